@@ -1,0 +1,156 @@
+"""What a user asks for: the settings of one run or one comparison, with their allowed ranges."""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from dataclasses import dataclass, field
+from typing import Any
+
+# With its three unpadded 5x5 convolutions and 2x2 poolings, the article's CNN needs
+# ((s - 4) // 2 - 4) // 2 - 4 >= 1, i.e. s >= 36.
+MIN_IMAGE_SIZE = 36
+
+
+class XlaMode(str, enum.Enum):
+    """How (and whether) XLA is switched on for a run."""
+
+    OFF = "off"  # jit_compile=False explicitly, no auto-clustering: the baseline
+    JIT = "jit"  # model.compile(jit_compile=True): the recommended way
+    AUTOCLUSTER = "autocluster"  # the article's tf.config.optimizer.set_jit(True)
+
+    @property
+    def asks_for_xla(self) -> bool:
+        return self is not XlaMode.OFF
+
+    @property
+    def label(self) -> str:
+        return {
+            XlaMode.OFF: "Baseline (XLA off)",
+            XlaMode.JIT: "XLA (jit_compile=True)",
+            XlaMode.AUTOCLUSTER: "XLA (auto-clustering, set_jit)",
+        }[self]
+
+
+class ConfigError(ValueError):
+    """A setting outside its allowed range; the message names the range."""
+
+
+@dataclass(frozen=True)
+class Range:
+    low: int
+    high: int
+
+    def check(self, name: str, value: Any) -> int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            try:
+                value = int(str(value), 10)
+            except ValueError:
+                raise ConfigError(f"{name} must be a whole number, got {value!r}") from None
+        if not self.low <= value <= self.high:
+            raise ConfigError(
+                f"{name} must be between {self.low} and {self.high}, got {value}"
+            )
+        return value
+
+
+RANGES: dict[str, Range] = {
+    "epochs": Range(1, 1000),
+    "batch_size": Range(1, 4096),
+    "image_size": Range(MIN_IMAGE_SIZE, 1024),
+    "repeats": Range(1, 20),
+    "seed": Range(0, 2**31 - 1),
+    "holdout_percent": Range(5, 50),
+}
+
+DEFAULTS: dict[str, Any] = {
+    "epochs": 50,
+    "batch_size": 64,
+    "image_size": 150,
+    "repeats": 1,
+    "seed": 0,
+    "holdout_percent": 20,
+    "device": "cpu",
+    "xla": "jit",
+    "augment": True,
+}
+
+
+def check_device(value: str) -> str:
+    """`cpu`, `gpu` (= gpu:0), `gpu:N` or `all` (every GPU through MirroredStrategy)."""
+    v = str(value).strip().lower()
+    if v in ("cpu", "all"):
+        return v
+    if v == "gpu":
+        return "gpu:0"
+    if v.startswith("gpu:") and v[4:].isdigit():
+        return v
+    raise ConfigError(f"device must be cpu, gpu, gpu:N or all, got {value!r}")
+
+
+def check_image_size(value: Any) -> int:
+    try:
+        return RANGES["image_size"].check("image size", value)
+    except ConfigError as exc:
+        if isinstance(value, int) and value < MIN_IMAGE_SIZE:
+            raise ConfigError(
+                f"image size {value} is too small: the article's CNN has three unpadded 5x5 "
+                f"convolutions each followed by 2x2 pooling, so the smallest image it accepts is "
+                f"{MIN_IMAGE_SIZE}x{MIN_IMAGE_SIZE}"
+            ) from None
+        raise exc
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """The settings shared by both sides of a comparison (everything but the XLA mode)."""
+
+    epochs: int = DEFAULTS["epochs"]
+    batch_size: int = DEFAULTS["batch_size"]
+    image_size: int = DEFAULTS["image_size"]
+    device: str = DEFAULTS["device"]
+    augment: bool = DEFAULTS["augment"]
+    seed: int = DEFAULTS["seed"]
+    repeats: int = DEFAULTS["repeats"]
+    xla: XlaMode = XlaMode.JIT  # the mode of the XLA side; the baseline is always OFF
+    holdout_percent: int = DEFAULTS["holdout_percent"]
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "epochs", RANGES["epochs"].check("epochs", self.epochs))
+        object.__setattr__(
+            self, "batch_size", RANGES["batch_size"].check("batch size", self.batch_size)
+        )
+        object.__setattr__(self, "image_size", check_image_size(self.image_size))
+        object.__setattr__(self, "repeats", RANGES["repeats"].check("repeats", self.repeats))
+        object.__setattr__(self, "seed", RANGES["seed"].check("seed", self.seed))
+        object.__setattr__(
+            self,
+            "holdout_percent",
+            RANGES["holdout_percent"].check("held-out percentage", self.holdout_percent),
+        )
+        object.__setattr__(self, "device", check_device(self.device))
+        try:
+            object.__setattr__(self, "xla", XlaMode(self.xla))
+        except ValueError:
+            raise ConfigError(
+                f"xla must be one of {', '.join(m.value for m in XlaMode)}, got {self.xla!r}"
+            ) from None
+        if not isinstance(self.augment, bool):
+            raise ConfigError(f"augment must be true or false, got {self.augment!r}")
+
+    def to_dict(self) -> dict[str, Any]:
+        d = dataclasses.asdict(self)
+        d["xla"] = self.xla.value
+        return d
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RunConfig:
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = set(data) - known
+        if unknown:
+            raise ConfigError(f"unknown setting(s): {', '.join(sorted(unknown))}")
+        return cls(**data)
+
+    def replace(self, **changes: Any) -> RunConfig:
+        return dataclasses.replace(self, **changes)
