@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, TextIO
@@ -26,8 +27,8 @@ class Event:
     t: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
-        d = {"type": self.type}
-        d.update(dataclasses.asdict(self))
+        d: dict[str, Any] = {"type": self.type}
+        d.update(_finite(dataclasses.asdict(self)))
         return d
 
     def to_json(self) -> str:
@@ -61,7 +62,7 @@ class BatchEvent(Event):
     type: ClassVar[str] = "batch"
     epoch: int = 0  # 1-based
     step: int = 0  # 1-based
-    loss: float = 0.0  # Keras' running mean over the epoch so far
+    loss: float | None = 0.0  # Keras' running mean over the epoch so far (None: not finite)
 
 
 @dataclass
@@ -121,6 +122,17 @@ def event_from_dict(data: dict[str, Any]) -> Event:
     if not isinstance(kwargs.get("t", 0.0), (int, float)):
         raise ProtocolError(f"{kind} event has a non-numeric time")
     return cls(**kwargs)
+
+
+def _finite(value: Any) -> Any:
+    """NaN and infinities (a diverging loss) become null: JSON has no spelling for them."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value
 
 
 def _required(f: dataclasses.Field[Any]) -> bool:

@@ -1,0 +1,236 @@
+"""`xlagui`: the desktop app with no arguments (or a folder), headless commands otherwise.
+
+    xlagui [DIR | --demo]                open the window (DIR or the demo set loaded)
+    xlagui scan DIR [--json]             what is in a dataset folder, and what is wrong with it
+    xlagui compare [DIR | --demo] ...    baseline vs XLA, headless, with a table and CSV/JSON
+    xlagui demo-data DIR                 write the demo elephant set to DIR
+
+Nothing here imports TensorFlow or Qt at module level: training runs in worker processes, and
+the GUI is imported only when the window is asked for.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import json
+import signal
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+from xlagui import __version__
+from xlagui.core.config import DEFAULTS, ConfigError, RunConfig, XlaMode
+
+COMMANDS = ("scan", "compare", "demo-data", "gui")
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_CANCELLED = 0, 1, 2, 130
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="xlagui",
+        description="Does XLA make my TensorFlow model train faster, by how much, and at what "
+        "cost? Run with no command to open the desktop app.",
+    )
+    p.add_argument("--version", action="version", version=f"xlagui {__version__}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+
+    g = sub.add_parser("gui", help="open the desktop app (the default)")
+    g.add_argument("dataset", nargs="?", help="a dataset folder to open")
+    g.add_argument("--demo", action="store_true", help="open with the demo dataset loaded")
+
+    s = sub.add_parser("scan", help="scan a dataset folder and report what is in it")
+    s.add_argument("dataset", help="the dataset folder")
+    s.add_argument("--json", action="store_true", help="print the scan as JSON")
+    s.add_argument("--holdout", type=int, default=DEFAULTS["holdout_percent"],
+                   help="percent held out for validation when there is no test folder (20)")
+    s.add_argument("--seed", type=int, default=DEFAULTS["seed"])
+
+    c = sub.add_parser("compare", help="train with and without XLA and compare, headless")
+    c.add_argument("dataset", nargs="?", help="the dataset folder (default: the demo set)")
+    c.add_argument("--demo", action="store_true", help="use the built-in demo dataset")
+    c.add_argument("--epochs", type=int, default=DEFAULTS["epochs"])
+    c.add_argument("--batch", type=int, default=DEFAULTS["batch_size"], help="batch size")
+    c.add_argument("--image-size", type=int, default=DEFAULTS["image_size"])
+    c.add_argument("--device", default=DEFAULTS["device"], help="cpu, gpu, gpu:N or all")
+    c.add_argument("--xla", default=DEFAULTS["xla"], choices=[m.value for m in XlaMode if m.asks_for_xla],
+                   help="how the XLA side turns XLA on (jit: jit_compile=True; autocluster: "
+                   "the article's set_jit(True))")
+    c.add_argument("--repeats", type=int, default=DEFAULTS["repeats"])
+    c.add_argument("--seed", type=int, default=DEFAULTS["seed"])
+    c.add_argument("--holdout", type=int, default=DEFAULTS["holdout_percent"])
+    c.add_argument("--no-augment", action="store_true", help="train without augmentation")
+    c.add_argument("--out", type=Path, help="output folder (default: ./xlagui-<date-time>)")
+    c.add_argument("--png", action="store_true", help="also render the PNG report (offscreen Qt)")
+    c.add_argument("--only", choices=["baseline", "xla"], help="run one side only")
+    c.add_argument("--events", action="store_true",
+                   help="print every event as a JSON line on stdout instead of progress bars")
+
+    d = sub.add_parser("demo-data", help="write the demo elephant dataset to a folder")
+    d.add_argument("dest", type=Path)
+    d.add_argument("--seed", type=int, default=DEFAULTS["seed"])
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args_in = list(sys.argv[1:] if argv is None else argv)
+    # `xlagui`, `xlagui DIR` and `xlagui --demo` open the window.
+    if not args_in or (args_in[0] not in COMMANDS and args_in[0] not in ("-h", "--help", "--version")):
+        args_in = ["gui", *args_in]
+    args = _parser().parse_args(args_in)
+    try:
+        if args.command == "scan":
+            return cmd_scan(args)
+        if args.command == "compare":
+            return cmd_compare(args)
+        if args.command == "demo-data":
+            return cmd_demo_data(args)
+        return cmd_gui(args)
+    except ConfigError as exc:
+        _console(stderr=True).print(f"[red]error:[/red] {exc}")
+        return EXIT_USAGE
+
+
+def _console(stderr: bool = False) -> Any:
+    from rich.console import Console
+
+    return Console(stderr=stderr, highlight=False)
+
+
+def cmd_gui(args: argparse.Namespace) -> int:
+    from xlagui.ui.app import run_app
+
+    return run_app(dataset=args.dataset, demo=args.demo)
+
+
+def _scan(path: str, holdout: int, seed: int) -> Any:
+    from xlagui.core.scan import DatasetError, scan_dataset
+
+    try:
+        return scan_dataset(path, holdout_percent=holdout, seed=seed)
+    except DatasetError as exc:
+        raise ConfigError(str(exc)) from None
+
+
+def cmd_scan(args: argparse.Namespace) -> int:
+    RunConfig(holdout_percent=args.holdout, seed=args.seed)  # range checks
+    scan = _scan(args.dataset, args.holdout, args.seed)
+    if args.json:
+        print(json.dumps(scan.to_dict(), indent=1))
+    else:
+        print(scan.summary_text())
+    return EXIT_OK if scan.ok else EXIT_FAILED
+
+
+def cmd_demo_data(args: argparse.Namespace) -> int:
+    from xlagui.core.demo import generate_demo_dataset
+
+    try:
+        path = generate_demo_dataset(args.dest, seed=args.seed)
+    except FileExistsError as exc:
+        raise ConfigError(str(exc)) from None
+    _console().print(f"demo dataset written to {path}")
+    return EXIT_OK
+
+
+def _install_sigint(state: Any, console: Any) -> None:
+    def handler(signum: int, frame: FrameType | None) -> None:
+        if state.is_interruption_requested():
+            raise KeyboardInterrupt
+        console.print("[yellow]stopping… (Ctrl+C again to abort at once)[/yellow]")
+        state.request_interruption()
+
+    signal.signal(signal.SIGINT, handler)
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from xlagui.core.compare import new_report, run_comparison
+    from xlagui.core.task import TaskState
+
+    config = RunConfig(
+        epochs=args.epochs,
+        batch_size=args.batch,
+        image_size=args.image_size,
+        device=args.device,
+        xla=args.xla,
+        repeats=args.repeats,
+        seed=args.seed,
+        holdout_percent=args.holdout,
+        augment=not args.no_augment,
+    )
+    console = _console(stderr=args.events)
+    demo = args.demo or args.dataset is None
+    if args.demo and args.dataset:
+        raise ConfigError("give either a dataset folder or --demo, not both")
+    if demo:
+        from xlagui.core.demo import ensure_demo_dataset
+
+        with console.status("preparing the demo dataset…"):
+            root = str(ensure_demo_dataset(seed=0))
+    else:
+        root = args.dataset
+    scan = _scan(root, config.holdout_percent, config.seed)
+    for p in scan.problems:
+        colour = {"error": "red", "warning": "yellow"}.get(p.severity, "dim")
+        console.print(f"[{colour}]{p.severity}:[/{colour}] {p.message}")
+    if not scan.ok:
+        console.print("[red]The dataset cannot be trained on; see the errors above.[/red]")
+        return EXIT_USAGE
+    train_count = len(scan.files_for("train"))
+    if config.batch_size > train_count:
+        raise ConfigError(
+            f"batch size {config.batch_size} is larger than the training set ({train_count} "
+            f"images): choose a batch size of at most {train_count}"
+        )
+    out = args.out or Path.cwd() / f"xlagui-{_dt.datetime.now():%Y%m%d-%H%M%S}"
+    out = out.resolve()
+    if _inside(out, Path(root).resolve()):
+        raise ConfigError("the output folder must not be inside the dataset folder")
+    report = new_report(scan, config, demo=demo)
+    state = TaskState()
+    _install_sigint(state, console)
+    console.print(
+        f"Comparing on [bold]{report.dataset['name']}[/bold] ({train_count} training images, "
+        f"{len(scan.files_for('test'))} validation) — {config.epochs} epochs, batch "
+        f"{config.batch_size}, {config.image_size} px, {config.device}, XLA mode {config.xla.value}"
+    )
+    only = {args.only} if args.only else None
+    if args.events:
+        run_comparison(
+            report, scan, out, state, only=only,
+            on_event=lambda entry, ev: print(json.dumps({"run_id": entry.run_id, **ev.to_dict()}),
+                                             flush=True),
+        )
+    else:
+        from xlagui.console import RichProgress
+
+        with RichProgress(console, report) as progress:
+            run_comparison(
+                report, scan, out, state, only=only,
+                on_event=progress.on_event, on_run_start=progress.on_run_start,
+                on_run_done=progress.on_run_done,
+            )
+    from xlagui.console import print_summary
+
+    print_summary(console, report)
+    if args.png:
+        from xlagui.ui.report_png import render_report_png
+
+        png = render_report_png(report, out / "comparison.png")
+        console.print(f"PNG report: {png}")
+    console.print(f"Written: {out / 'comparison.csv'}, {out / 'comparison.json'}")
+    if state.is_interruption_requested():
+        return EXIT_CANCELLED
+    failed = [r for r in report.runs if r.status == "error"]
+    c = report.comparison
+    return EXIT_FAILED if failed or (only is None and c is not None and not c.valid) else EXIT_OK
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    try:
+        path.relative_to(folder)
+        return True
+    except ValueError:
+        return False

@@ -1,0 +1,165 @@
+"""Terminal presentation of a comparison with rich: a progress bar per run, a final table."""
+
+from __future__ import annotations
+
+from types import TracebackType
+from typing import Any
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
+
+from xlagui.core.events import (
+    BatchEvent,
+    CancelledEvent,
+    EpochEvent,
+    ErrorEvent,
+    Event,
+    FinishedEvent,
+    StartedEvent,
+)
+from xlagui.core.report import ComparisonReport, RunEntry
+
+
+def run_label(entry: RunEntry) -> str:
+    side = "baseline" if entry.variant == "baseline" else f"XLA ({entry.xla_mode})"
+    return f"{side} #{entry.repeat}"
+
+
+class RichProgress:
+    """One bar per run, advanced by batch events; the description says the phase."""
+
+    def __init__(self, console: Console, report: ComparisonReport) -> None:
+        self.console = console
+        self.report = report
+        self.progress = Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[status]}"),
+            TimeElapsedColumn(),
+            TimeRemainingColumn(),
+            console=console,
+        )
+        self.tasks: dict[str, TaskID] = {}
+        self.steps: dict[str, int] = {}
+
+    def __enter__(self) -> RichProgress:
+        self.progress.__enter__()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.progress.__exit__(exc_type, exc, tb)
+
+    def on_run_start(self, entry: RunEntry) -> None:
+        self.tasks[entry.run_id] = self.progress.add_task(
+            f"{run_label(entry):<28}", total=None, status="starting TensorFlow…"
+        )
+
+    def on_event(self, entry: RunEntry, event: Event) -> None:
+        task = self.tasks.get(entry.run_id)
+        if task is None:
+            return
+        epochs = self.report.config.epochs
+        if isinstance(event, StartedEvent):
+            self.steps[entry.run_id] = event.steps_per_epoch
+            self.progress.update(task, total=epochs * event.steps_per_epoch, completed=0,
+                                 status="compiling / first steps…")
+        elif isinstance(event, BatchEvent):
+            steps = self.steps.get(entry.run_id, 0)
+            self.progress.update(task, completed=(event.epoch - 1) * steps + event.step,
+                                 status=f"epoch {event.epoch}/{epochs} loss {event.loss or 0:.3f}")
+        elif isinstance(event, EpochEvent):
+            steps = self.steps.get(entry.run_id, 0)
+            va = f" val acc {event.val_accuracy:.2f}" if event.val_accuracy is not None else ""
+            self.progress.update(task, completed=event.epoch * steps,
+                                 status=f"epoch {event.epoch}/{epochs} {event.epoch_seconds:.1f} s{va}")
+        elif isinstance(event, FinishedEvent):
+            s = event.summary
+            self.progress.update(task, status=f"[green]done[/green] {s.get('total_seconds', 0):.1f} s")
+        elif isinstance(event, CancelledEvent):
+            self.progress.update(task, status="[yellow]cancelled[/yellow]")
+        elif isinstance(event, ErrorEvent):
+            self.progress.update(task, status=f"[red]failed: {event.message[:60]}[/red]")
+
+    def on_run_done(self, entry: RunEntry) -> None:
+        err = entry.error
+        if isinstance(err, ErrorEvent):
+            self.console.print(f"[red]{run_label(entry)} failed:[/red] {err.message}")
+            if err.hint:
+                self.console.print(f"  {err.hint}")
+
+
+def _f(v: Any, fmt: str, suffix: str = "") -> str:
+    return "—" if v is None else format(v, fmt) + suffix
+
+
+def _evidence_text(summary: dict[str, Any]) -> str:
+    ev = summary.get("xla_evidence") or {}
+    if not ev.get("compiled"):
+        return "none"
+    parts = []
+    if ev.get("hlo_modules"):
+        parts.append(f"{ev['hlo_modules']} HLO modules, {ev.get('fusions', 0)} fusions")
+    if ev.get("compiled_log_line"):
+        parts.append("“Compiled cluster using XLA”")
+    return "; ".join(parts)
+
+
+def print_summary(console: Console, report: ComparisonReport) -> None:
+    runs = Table(title="Runs", title_justify="left")
+    for col in ("run", "status", "XLA in effect", "first epoch", "steady epoch", "total",
+                "peak RSS", "val acc", "XLA evidence"):
+        runs.add_column(col, justify="left" if col in ("run", "status", "XLA evidence") else "right")
+    for r in report.runs:
+        s = r.summary or {}
+        started = r.started
+        rss = s.get("peak_rss_bytes")
+        runs.add_row(
+            run_label(r),
+            r.status,
+            "—" if started is None else ("yes" if started.xla_in_effect else "no"),
+            _f(s.get("first_epoch_seconds"), ".2f", " s"),
+            _f(s.get("steady_epoch_seconds"), ".2f", " s"),
+            _f(s.get("total_seconds"), ".1f", " s"),
+            _f(rss / 2**20 if rss else None, ".0f", " MiB"),
+            _f(s.get("final_val_accuracy"), ".1%"),
+            _evidence_text(s) if s else "—",
+        )
+    console.print(runs)
+    c = report.comparison
+    if c is None:
+        return
+    t = Table(title="Comparison (baseline vs XLA)", title_justify="left", show_header=False)
+    t.add_column("what")
+    t.add_column("value")
+    if c.speedup is not None:
+        ci = (
+            f" (95% CI {c.speedup.low:.2f}–{c.speedup.high:.2f}×)"
+            if c.speedup.low is not None and c.speedup.high is not None
+            else ""
+        )
+        t.add_row("speed-up per steady epoch", f"{c.speedup.value:.2f}×{ci}; {c.speedup.method}")
+    t.add_row("total wall time, XLA ÷ baseline", _f(c.total_time_ratio, ".2f", "×"))
+    t.add_row("extra compile time (first epoch)", _f(c.extra_compile_seconds, ".1f", " s"))
+    t.add_row("break-even epoch", c.break_even_text or "—")
+    t.add_row("peak memory, XLA ÷ baseline", _f(c.memory_ratio, ".2f", "×"))
+    if c.device_memory_ratio is not None:
+        t.add_row("peak device memory, XLA ÷ baseline", _f(c.device_memory_ratio, ".2f", "×"))
+    t.add_row("accuracy", c.accuracy_text or "—")
+    console.print(t)
+    colour = "green" if c.valid else "red"
+    console.print(f"[bold {colour}]{c.verdict}[/bold {colour}]")

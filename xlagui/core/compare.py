@@ -1,0 +1,120 @@
+"""A comparison: the baseline and the XLA run, R times each, interleaved (B, X, B, X, ...).
+
+Each run is a fresh worker process with the same seed and data order. After every run the
+comparison files are rewritten atomically, so a crash or a kill never takes finished runs with it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from xlagui.core import export
+from xlagui.core.config import RunConfig, XlaMode
+from xlagui.core.events import Event
+from xlagui.core.report import ComparisonReport, RunEntry, host_environment
+from xlagui.core.runner import RunResult, RunSpec, run_worker, samples_from_scan
+from xlagui.core.task import TaskState
+
+RunWorker = Callable[[RunSpec, TaskState, Callable[[Event], None]], RunResult]
+
+
+def plan_runs(config: RunConfig) -> list[RunEntry]:
+    """The runs of a comparison in the order they run: B, X, B, X, ..."""
+    runs = []
+    for repeat in range(1, config.repeats + 1):
+        for variant, mode in (("baseline", XlaMode.OFF), ("xla", config.xla)):
+            index = len(runs) + 1
+            runs.append(
+                RunEntry(
+                    run_id=f"{index:02d}-{variant}-r{repeat}",
+                    variant=variant,
+                    repeat=repeat,
+                    xla_mode=mode.value,
+                )
+            )
+    return runs
+
+
+def dataset_info(scan: Any, demo: bool = False) -> dict[str, Any]:
+    return {
+        "root": scan.root,
+        "name": "demo elephants" if demo else Path(scan.root).name,
+        "demo": demo,
+        "layout": scan.layout,
+        "class_names": list(scan.class_names),
+        "counts": scan.counts(),
+        "fingerprint": scan.fingerprint(),
+        "holdout_percent": scan.holdout_percent,
+    }
+
+
+def new_report(scan: Any, config: RunConfig, *, demo: bool = False) -> ComparisonReport:
+    return ComparisonReport(
+        config=config,
+        dataset=dataset_info(scan, demo),
+        runs=plan_runs(config),
+        environment=host_environment(),
+    )
+
+
+def run_comparison(
+    report: ComparisonReport,
+    scan: Any,
+    out_dir: Path,
+    state: TaskState,
+    *,
+    on_event: Callable[[RunEntry, Event], None] | None = None,
+    on_run_start: Callable[[RunEntry], None] | None = None,
+    on_run_done: Callable[[RunEntry], None] | None = None,
+    only: set[str] | None = None,
+    worker: RunWorker | None = None,
+) -> ComparisonReport:
+    """Run every queued run of `report` in order (or only the variants in `only`).
+
+    Stops after the current run when `state` asks it to; the report keeps every run that
+    finished. Writes `comparison.csv` and `comparison.json` to `out_dir` after each run.
+    """
+    class_names, train, val = samples_from_scan(scan)
+    runner = worker or run_worker
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for entry in report.runs:
+        if entry.status != "queued" or (only is not None and entry.variant not in only):
+            continue
+        if state.is_interruption_requested():
+            entry.status = "cancelled"
+            continue
+        spec = RunSpec(
+            run_id=entry.run_id,
+            variant=entry.variant,
+            xla_mode=XlaMode(entry.xla_mode),
+            config=report.config,
+            class_names=class_names,
+            train=train,
+            val=val,
+            run_dir=out_dir / "runs" / entry.run_id,
+            repeat=entry.repeat,
+        )
+        entry.status = "running"
+        entry.events = []
+        if on_run_start is not None:
+            on_run_start(entry)
+
+        def relay(event: Event, entry: RunEntry = entry) -> None:
+            entry.events.append(event)
+            if on_event is not None:
+                on_event(entry, event)
+
+        result = runner(spec, state, relay)
+        entry.status = result.status
+        report.recompute()
+        export.write_all(report, out_dir)
+        if on_run_done is not None:
+            on_run_done(entry)
+    for entry in report.runs:
+        if entry.status == "queued" and only is None:
+            entry.status = "cancelled"
+    report.recompute()
+    export.write_all(report, out_dir)
+    return report

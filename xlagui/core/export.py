@@ -1,0 +1,155 @@
+"""CSV and JSON exports of a comparison, written atomically.
+
+The CSV is one file for all runs: a row per run per epoch, then summary rows, under one header,
+with `row` saying which kind a line is. The JSON holds everything needed to reproduce the
+comparison: config, dataset, environment, every event of every run, and the summary.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+from xlagui.core.atomic import atomic_write_text
+from xlagui.core.events import EpochEvent
+from xlagui.core.report import ComparisonReport
+
+CSV_COLUMNS = [
+    "row",
+    "run_id",
+    "variant",
+    "repeat",
+    "xla_mode",
+    "epoch",
+    "loss",
+    "accuracy",
+    "val_loss",
+    "val_accuracy",
+    "epoch_seconds",
+    "cumulative_seconds",
+    "metric",
+    "value",
+    "ci_low",
+    "ci_high",
+    "note",
+]
+
+
+def _num(v: Any) -> str:
+    if v is None:
+        return ""
+    if isinstance(v, float):
+        return repr(v)
+    return str(v)
+
+
+def summary_rows(report: ComparisonReport) -> list[dict[str, str]]:
+    c = report.comparison
+    rows: list[dict[str, str]] = []
+
+    def add(metric: str, value: Any, low: Any = None, high: Any = None, note: str = "") -> None:
+        rows.append(
+            {
+                "row": "summary",
+                "metric": metric,
+                "value": _num(value),
+                "ci_low": _num(low),
+                "ci_high": _num(high),
+                "note": note,
+            }
+        )
+
+    for r in report.runs:
+        s = r.summary or {}
+        for key in ("total_seconds", "first_epoch_seconds", "steady_epoch_seconds",
+                    "compile_overhead_seconds", "peak_rss_bytes", "peak_device_bytes",
+                    "final_accuracy", "final_val_accuracy"):
+            if key in s:
+                rows.append({"row": "run", "run_id": r.run_id, "variant": r.variant,
+                             "repeat": str(r.repeat), "xla_mode": r.xla_mode,
+                             "metric": key, "value": _num(s.get(key)), "note": r.status})
+        if not s:
+            rows.append({"row": "run", "run_id": r.run_id, "variant": r.variant,
+                         "repeat": str(r.repeat), "xla_mode": r.xla_mode,
+                         "metric": "status", "value": "", "note": r.status})
+    if c is None:
+        return rows
+    if c.speedup is not None:
+        add("speedup_steady_epoch", c.speedup.value, c.speedup.low, c.speedup.high,
+            c.speedup.method)
+    add("total_time_ratio", c.total_time_ratio, note="XLA total wall time / baseline")
+    add("baseline_steady_epoch_seconds", c.baseline_steady_seconds)
+    add("xla_steady_epoch_seconds", c.xla_steady_seconds)
+    add("extra_compile_seconds", c.extra_compile_seconds,
+        note="XLA first-epoch overhead minus the baseline's")
+    add("break_even_epoch", c.break_even_epoch, note=c.break_even_text)
+    add("memory_ratio", c.memory_ratio, note="XLA peak RSS / baseline")
+    add("device_memory_ratio", c.device_memory_ratio, note="XLA peak device memory / baseline")
+    add("baseline_val_accuracy", c.baseline_val_accuracy)
+    add("xla_val_accuracy", c.xla_val_accuracy, note=c.accuracy_text)
+    add("valid", c.valid, note="; ".join(c.problems))
+    add("verdict", "", note=c.verdict)
+    return rows
+
+
+def to_csv(report: ComparisonReport) -> str:
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=CSV_COLUMNS, restval="", lineterminator="\n")
+    writer.writeheader()
+    for r in report.runs:
+        for e in r.events:
+            if isinstance(e, EpochEvent):
+                writer.writerow(
+                    {
+                        "row": "epoch",
+                        "run_id": r.run_id,
+                        "variant": r.variant,
+                        "repeat": r.repeat,
+                        "xla_mode": r.xla_mode,
+                        "epoch": e.epoch,
+                        "loss": _num(e.loss),
+                        "accuracy": _num(e.accuracy),
+                        "val_loss": _num(e.val_loss),
+                        "val_accuracy": _num(e.val_accuracy),
+                        "epoch_seconds": _num(e.epoch_seconds),
+                        "cumulative_seconds": _num(e.cumulative_seconds),
+                    }
+                )
+    for row in summary_rows(report):
+        writer.writerow(row)
+    return buf.getvalue()
+
+
+def read_csv(path: Path) -> list[dict[str, str]]:
+    with path.open(encoding="utf-8", newline="") as fh:
+        return list(csv.DictReader(fh))
+
+
+def to_json(report: ComparisonReport) -> str:
+    return json.dumps(report.to_dict(), indent=1, allow_nan=False, default=str) + "\n"
+
+
+def write_csv(report: ComparisonReport, path: Path) -> Path:
+    atomic_write_text(path, to_csv(report))
+    return path
+
+
+def write_json(report: ComparisonReport, path: Path) -> Path:
+    atomic_write_text(path, to_json(report))
+    return path
+
+
+def read_json(path: Path) -> ComparisonReport:
+    return ComparisonReport.from_dict(json.loads(path.read_text(encoding="utf-8")))
+
+
+def write_all(report: ComparisonReport, out_dir: Path) -> list[Path]:
+    """comparison.csv and comparison.json in `out_dir` (created if needed)."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    return [
+        write_csv(report, out_dir / "comparison.csv"),
+        write_json(report, out_dir / "comparison.json"),
+    ]

@@ -1,0 +1,199 @@
+"""The tf.data input pipeline. Imported only inside the worker process (it loads TensorFlow).
+
+From the scan's file list (no second walk of the folder): decode and resize once, cache (in
+memory, or on disk under the run's folder when the set is too large), then per epoch a seeded
+shuffle, fixed-size batches, the article's augmentation and the 1/255 rescale, and prefetch.
+Augmentation runs here, outside the compiled model: the program XLA compiles is the model alone,
+and XLA never meets image ops it cannot compile.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+# Formats and modes TensorFlow's own decoders handle; anything else (CMYK JPEG, 16-bit PNG,
+# TIFF, WebP, ...) is decoded by Pillow inside the pipeline.
+TF_FORMATS = frozenset({"JPEG", "PNG", "GIF", "BMP"})
+TF_MODES = frozenset({"RGB", "RGBA", "L", "LA", "P", "PA", "1"})
+
+# Above this share of the memory available now, the decoded set is cached on disk instead.
+MEMORY_CACHE_SHARE = 0.25
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One image as the pipeline needs it: where it is, its class index, how to decode it."""
+
+    path: str
+    label: int
+    format: str = "JPEG"
+    mode: str = "RGB"
+
+    @property
+    def tf_decodable(self) -> bool:
+        return self.format in TF_FORMATS and self.mode in TF_MODES
+
+
+@dataclass
+class Datasets:
+    train: Any  # tf.data.Dataset of (float32 images in [0, 1], labels), batched
+    val: Any | None
+    steps_per_epoch: int
+    train_count: int
+    val_count: int
+    cache: str  # "memory" or the on-disk cache path
+    bases: tuple[Any, ...] = ()  # the cached, decoded datasets, for warm_cache()
+
+
+def cache_bytes(count: int, image_size: int) -> int:
+    """Bytes the decoded uint8 images take in the cache."""
+    return count * image_size * image_size * 3
+
+
+def choose_cache(count: int, image_size: int, cache_dir: Path | None) -> str:
+    import psutil
+
+    if cache_dir is None:
+        return "memory"
+    if cache_bytes(count, image_size) <= MEMORY_CACHE_SHARE * psutil.virtual_memory().available:
+        return "memory"
+    return str(cache_dir)
+
+
+def _pillow_decode(path: bytes, size: int) -> Any:
+    import numpy as np
+    from PIL import Image
+
+    with Image.open(path.decode()) as im:
+        im.seek(0)
+        if im.mode in ("I;16", "I;16B", "I;16L", "I"):
+            # 16-bit grayscale: scale to 8 bits before converting, or it clips to white.
+            arr = np.asarray(im, dtype=np.float32) / 257.0
+            im = Image.fromarray(np.clip(arr, 0, 255).astype(np.uint8), "L")
+        rgb = im.convert("RGB").resize((size, size), Image.Resampling.BILINEAR)
+        return np.asarray(rgb, dtype=np.uint8)
+
+
+def _decoded(samples: Sequence[Sample], image_size: int) -> Any:
+    """A dataset of (uint8 image [s, s, 3], label) in the order of `samples`."""
+    import tensorflow as tf
+
+    native = [s for s in samples if s.tf_decodable]
+    other = [s for s in samples if not s.tf_decodable]
+    autotune = tf.data.AUTOTUNE
+
+    def tf_decode(path: Any, label: Any) -> tuple[Any, Any]:
+        raw = tf.io.read_file(path)
+        img = tf.io.decode_image(raw, channels=3, expand_animations=False)
+        img = tf.image.resize(img, (image_size, image_size), antialias=True)
+        img = tf.cast(tf.clip_by_value(tf.round(img), 0, 255), tf.uint8)
+        return tf.ensure_shape(img, (image_size, image_size, 3)), label
+
+    def pil_decode(path: Any, label: Any) -> tuple[Any, Any]:
+        img = tf.numpy_function(_pillow_decode, [path, image_size], tf.uint8, stateful=False)
+        return tf.ensure_shape(img, (image_size, image_size, 3)), label
+
+    parts = []
+    for group, fn in ((native, tf_decode), (other, pil_decode)):
+        if group:
+            ds = tf.data.Dataset.from_tensor_slices(
+                ([s.path for s in group], [s.label for s in group])
+            )
+            parts.append(ds.map(fn, num_parallel_calls=autotune, deterministic=True))
+    ds = parts[0]
+    for extra in parts[1:]:
+        ds = ds.concatenate(extra)
+    return ds
+
+
+def augmentation(seed: int) -> Any:
+    """The article's ImageDataGenerator settings as Keras 3 preprocessing layers: horizontal
+    flip, zoom 0.2, shear 0.2."""
+    import keras
+
+    return keras.Sequential(
+        [
+            keras.layers.RandomFlip("horizontal", seed=seed),
+            keras.layers.RandomZoom(0.2, seed=seed + 1),
+            keras.layers.RandomShear(x_factor=0.2, seed=seed + 2),
+        ],
+        name="augmentation",
+    )
+
+
+def build_datasets(
+    train: Sequence[Sample],
+    val: Sequence[Sample],
+    *,
+    num_classes: int,
+    image_size: int,
+    batch_size: int,
+    seed: int,
+    augment: bool,
+    cache_dir: Path | None = None,
+) -> Datasets:
+    import tensorflow as tf
+
+    if not train:
+        raise ValueError("the training set is empty")
+    steps = len(train) // batch_size
+    if steps == 0:
+        raise ValueError(
+            f"batch size {batch_size} is larger than the training set ({len(train)} images): "
+            "choose a batch size of at most the number of training images"
+        )
+    label_dtype = tf.float32 if num_classes == 2 else tf.int32
+    autotune = tf.data.AUTOTUNE
+
+    def prepared(samples: Sequence[Sample], name: str) -> tuple[Any, str]:
+        ds = _decoded(samples, image_size)
+        ds = ds.map(lambda x, y: (x, tf.cast(y, label_dtype)))
+        where = choose_cache(len(samples), image_size, cache_dir)
+        if where == "memory":
+            return ds.cache(), where
+        Path(where).mkdir(parents=True, exist_ok=True)
+        path = str(Path(where) / name)
+        return ds.cache(path), path
+
+    train_base, where = prepared(train, "train")
+    train_ds = train_base.shuffle(len(train), seed=seed, reshuffle_each_iteration=True)
+    # A partial last batch has another shape and makes XLA compile the step a second time.
+    train_ds = train_ds.batch(batch_size, drop_remainder=True)
+    aug = augmentation(seed) if augment else None
+
+    def finish(x: Any, y: Any) -> tuple[Any, Any]:
+        x = tf.cast(x, tf.float32)
+        if aug is not None:
+            x = aug(x, training=True)
+        return x / 255.0, y
+
+    train_ds = train_ds.map(finish, num_parallel_calls=autotune).prefetch(autotune)
+
+    val_ds = None
+    if val:
+        val_base, _ = prepared(val, "val")
+        val_ds = (
+            val_base.batch(batch_size)
+            .map(lambda x, y: (tf.cast(x, tf.float32) / 255.0, y), num_parallel_calls=autotune)
+            .prefetch(autotune)
+        )
+    return Datasets(
+        train=train_ds,
+        val=val_ds,
+        steps_per_epoch=steps,
+        train_count=len(train),
+        val_count=len(val),
+        cache=where,
+        bases=(train_base, val_base) if val else (train_base,),
+    )
+
+
+def warm_cache(datasets: Datasets) -> None:
+    """Decode every image once, before training, so the first epoch times compiling and
+    training rather than JPEG decoding (which both sides of a comparison would pay alike)."""
+    for base in datasets.bases:
+        for _ in base.batch(256):
+            pass

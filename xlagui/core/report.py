@@ -1,0 +1,176 @@
+"""A comparison's full record: config, dataset, environment, every run's events, the summary.
+
+The same object feeds the CLI's table, the GUI, the history and the CSV/JSON/PNG exports, and it
+round-trips through JSON so a saved comparison can be reopened and recomputed.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import platform
+import shlex
+from dataclasses import dataclass, field
+from typing import Any
+
+from xlagui import __version__
+from xlagui.core.config import RunConfig
+from xlagui.core.events import Event, StartedEvent, event_from_dict
+from xlagui.core.stats import Comparison, RunRecord, compare_runs
+
+FORMAT_VERSION = 1
+
+
+@dataclass
+class RunEntry:
+    run_id: str
+    variant: str
+    repeat: int
+    xla_mode: str
+    status: str = "queued"  # queued, running, finished, cancelled, error
+    events: list[Event] = field(default_factory=list)
+
+    @property
+    def started(self) -> StartedEvent | None:
+        return next((e for e in self.events if isinstance(e, StartedEvent)), None)
+
+    @property
+    def summary(self) -> dict[str, Any] | None:
+        for e in self.events:
+            if e.type == "finished":
+                return e.summary  # type: ignore[attr-defined, no-any-return]
+        return None
+
+    @property
+    def error(self) -> Event | None:
+        return next((e for e in self.events if e.type == "error"), None)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "run_id": self.run_id,
+            "variant": self.variant,
+            "repeat": self.repeat,
+            "xla_mode": self.xla_mode,
+            "status": self.status,
+            "events": [e.to_dict() for e in self.events],
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> RunEntry:
+        return cls(
+            run_id=d["run_id"],
+            variant=d["variant"],
+            repeat=int(d["repeat"]),
+            xla_mode=d["xla_mode"],
+            status=d.get("status", "finished"),
+            events=[event_from_dict(e) for e in d.get("events", [])],
+        )
+
+
+@dataclass
+class ComparisonReport:
+    config: RunConfig
+    dataset: dict[str, Any]
+    runs: list[RunEntry] = field(default_factory=list)
+    created: str = field(
+        default_factory=lambda: _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+    )
+    environment: dict[str, Any] = field(default_factory=dict)
+    comparison: Comparison | None = None
+    app_version: str = __version__
+
+    def records(self) -> list[RunRecord]:
+        out = []
+        for r in self.runs:
+            if r.status == "finished" and r.summary is not None:
+                started = r.started
+                out.append(
+                    RunRecord(
+                        run_id=r.run_id,
+                        variant=r.variant,
+                        repeat=r.repeat,
+                        xla_mode=r.xla_mode,
+                        summary=r.summary,
+                        val_count=started.val_count if started else 0,
+                    )
+                )
+        return out
+
+    def recompute(self) -> Comparison:
+        self.comparison = compare_runs(self.records())
+        first = next((r.started for r in self.runs if r.started), None)
+        if first is not None:
+            self.environment = {
+                **self.environment,
+                "device_name": first.device_name,
+                "device_kind": first.device_kind,
+                **first.versions,
+            }
+        return self.comparison
+
+    def reproduce_command(self) -> str:
+        c = self.config
+        source = "--demo" if self.dataset.get("demo") else shlex.quote(str(self.dataset["root"]))
+        parts = [
+            "xlagui compare",
+            source,
+            f"--epochs {c.epochs}",
+            f"--batch {c.batch_size}",
+            f"--image-size {c.image_size}",
+            f"--device {c.device}",
+            f"--xla {c.xla.value}",
+            f"--repeats {c.repeats}",
+            f"--seed {c.seed}",
+        ]
+        if not c.augment:
+            parts.append("--no-augment")
+        return " ".join(parts)
+
+    def title(self) -> str:
+        name = self.dataset.get("name") or self.dataset.get("root", "")
+        return f"XLA vs baseline on {name}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "format": "xlagui-comparison",
+            "format_version": FORMAT_VERSION,
+            "app_version": self.app_version,
+            "created": self.created,
+            "reproduce": self.reproduce_command(),
+            "config": self.config.to_dict(),
+            "dataset": self.dataset,
+            "environment": self.environment,
+            "comparison": self.comparison.to_dict() if self.comparison else None,
+            "runs": [r.to_dict() for r in self.runs],
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> ComparisonReport:
+        if d.get("format") != "xlagui-comparison":
+            raise ValueError("not an xlagui comparison file")
+        if int(d.get("format_version", 0)) > FORMAT_VERSION:
+            raise ValueError(
+                f"this comparison was written by a newer xlagui (format {d['format_version']})"
+            )
+        report = cls(
+            config=RunConfig.from_dict(d["config"]),
+            dataset=d.get("dataset", {}),
+            runs=[RunEntry.from_dict(r) for r in d.get("runs", [])],
+            created=d.get("created", ""),
+            environment=d.get("environment", {}),
+            app_version=d.get("app_version", ""),
+        )
+        if d.get("comparison") is not None:
+            report.comparison = Comparison.from_dict(d["comparison"])
+        return report
+
+
+def host_environment() -> dict[str, Any]:
+    import os
+
+    return {
+        "hostname": platform.node(),
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+        "cpu_count": os.cpu_count(),
+        "xlagui": __version__,
+    }

@@ -1,0 +1,284 @@
+"""Supervise one worker process: start it, relay its events, cancel it, never leave it behind.
+
+`run_worker` is a plain blocking function that reports through a `TaskState`; the CLI calls it
+from its main thread, the GUI from a QThread.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from xlagui.core.config import RunConfig, XlaMode
+from xlagui.core.events import (
+    CancelledEvent,
+    ErrorEvent,
+    Event,
+    FinishedEvent,
+    ProtocolError,
+    StartedEvent,
+    parse_event,
+)
+from xlagui.core.task import TaskState
+
+# Cancel is cooperative first (the worker checks every batch), then enforced: a worker busy in a
+# long XLA compile cannot check, so after the grace period it is terminated, then killed.
+CANCEL_GRACE_SECONDS = 1.0
+TERMINATE_GRACE_SECONDS = 0.5
+LOG_TAIL_CHARS = 4000
+
+Sample = tuple[str, int, str, str]  # path, class index, format, mode
+
+
+@dataclass
+class RunSpec:
+    """Everything a worker needs to train once."""
+
+    run_id: str
+    variant: str  # "baseline" or "xla"
+    xla_mode: XlaMode
+    config: RunConfig
+    class_names: list[str]
+    train: list[Sample]
+    val: list[Sample]
+    run_dir: Path
+    repeat: int = 1
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "run_id": self.run_id,
+            "variant": self.variant,
+            "xla_mode": self.xla_mode.value,
+            "repeat": self.repeat,
+            "config": self.config.to_dict(),
+            "class_names": self.class_names,
+            "train": [list(s) for s in self.train],
+            "val": [list(s) for s in self.val],
+            "run_dir": str(self.run_dir),
+        }
+
+
+@dataclass
+class RunResult:
+    spec: RunSpec
+    status: str  # "finished", "cancelled" or "error"
+    events: list[Event] = field(default_factory=list)
+    returncode: int | None = None
+
+    @property
+    def started(self) -> StartedEvent | None:
+        return next((e for e in self.events if isinstance(e, StartedEvent)), None)
+
+    @property
+    def summary(self) -> dict[str, Any] | None:
+        fin = next((e for e in self.events if isinstance(e, FinishedEvent)), None)
+        return fin.summary if fin else None
+
+    @property
+    def error(self) -> ErrorEvent | None:
+        return next((e for e in self.events if isinstance(e, ErrorEvent)), None)
+
+
+def samples_from_scan(scan: Any) -> tuple[list[str], list[Sample], list[Sample]]:
+    """Class names and the train/validation samples of a `DatasetScan` (no second walk)."""
+    names = list(scan.class_names)
+    index = {n: i for i, n in enumerate(names)}
+
+    def samples(split: str) -> list[Sample]:
+        return [(f.path, index[f.label], f.format, f.mode) for f in scan.files_for(split)]
+
+    return names, samples("train"), samples("test")
+
+
+def worker_env(xla_mode: XlaMode, device: str, run_dir: Path) -> dict[str, str]:
+    """The environment a worker must have before it imports TensorFlow."""
+    env = dict(os.environ)
+    for key in ("TF_XLA_FLAGS", "XLA_FLAGS", "CUDA_VISIBLE_DEVICES"):
+        env.pop(key, None)
+    if device == "cpu":
+        env["CUDA_VISIBLE_DEVICES"] = ""  # hide every GPU
+    elif device.startswith("gpu:"):
+        env["CUDA_VISIBLE_DEVICES"] = device.split(":")[1]
+    if xla_mode is XlaMode.AUTOCLUSTER:
+        # set_jit(True) alone compiles nothing on CPU; these flags make auto-clustering engage.
+        env["TF_XLA_FLAGS"] = "--tf_xla_auto_jit=2 --tf_xla_cpu_global_jit"
+    if xla_mode is not XlaMode.OFF:
+        # The compiled HLO modules are the evidence that XLA did compile.
+        env["XLA_FLAGS"] = f"--xla_dump_to={run_dir / 'xla'} --xla_dump_hlo_as_text"
+    env["TF_CPP_MIN_LOG_LEVEL"] = "0"  # keep "Compiled cluster using XLA" in the log
+    env["PYTHONUNBUFFERED"] = "1"
+    env["PYTHONIOENCODING"] = "utf-8"
+    return env
+
+
+def worker_command(spec_path: Path) -> list[str]:
+    return [sys.executable, "-m", "xlagui.core.worker", str(spec_path)]
+
+
+def _reader(stream: IO[str], out: queue.Queue[str | None]) -> None:
+    for line in stream:
+        out.put(line)
+    out.put(None)
+
+
+def log_tail(path: Path, chars: int = LOG_TAIL_CHARS) -> str:
+    try:
+        with path.open("rb") as fh:
+            fh.seek(0, os.SEEK_END)
+            size = fh.tell()
+            fh.seek(max(0, size - chars))
+            return fh.read().decode("utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
+def died_event(returncode: int, log_path: Path) -> ErrorEvent:
+    """An error event for a worker that ended without saying why."""
+    if returncode < 0:
+        try:
+            name = signal.Signals(-returncode).name
+        except ValueError:
+            name = f"signal {-returncode}"
+        message = f"the worker process was killed ({name}) before it finished"
+        hint = (
+            "If nobody killed it on purpose, the system probably ran out of memory and the "
+            "kernel stopped it: try a smaller batch size or image size."
+        )
+    else:
+        message = f"the worker process exited with code {returncode} without a result"
+        hint = "See the run's log for what happened."
+    return ErrorEvent(
+        error_type="WorkerDied", message=message, hint=hint, details=log_tail(log_path)
+    )
+
+
+def run_worker(
+    spec: RunSpec,
+    state: TaskState,
+    on_event: Callable[[Event], None] | None = None,
+    *,
+    cancel_grace: float = CANCEL_GRACE_SECONDS,
+    terminate_grace: float = TERMINATE_GRACE_SECONDS,
+    command: Sequence[str] | None = None,
+) -> RunResult:
+    """Run one worker to its end and return what it said. Never raises for a worker failure:
+    a crash becomes an `error` event, a forced stop a `cancelled` event."""
+    run_dir = spec.run_dir
+    run_dir.mkdir(parents=True, exist_ok=True)
+    spec_path = run_dir / "spec.json"
+    spec_path.write_text(json.dumps(spec.to_dict(), indent=1), encoding="utf-8")
+    log_path = run_dir / "worker.log"
+    result = RunResult(spec=spec, status="error")
+    events_file = (run_dir / "events.jsonl").open("w", encoding="utf-8")
+    t0 = time.perf_counter()
+
+    def deliver(event: Event) -> None:
+        result.events.append(event)
+        events_file.write(event.to_json() + "\n")
+        events_file.flush()
+        if on_event is not None:
+            on_event(event)
+
+    with log_path.open("wb") as log, events_file:
+        proc = subprocess.Popen(
+            list(command) if command else worker_command(spec_path),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=log,
+            env=worker_env(spec.xla_mode, spec.config.device, run_dir),
+            text=True,
+            encoding="utf-8",
+            # Its own process group: a Ctrl+C in the terminal reaches the CLI, which cancels
+            # the worker properly, instead of killing the worker mid-write.
+            start_new_session=(os.name == "posix"),
+        )
+        assert proc.stdout is not None and proc.stdin is not None
+        lines: queue.Queue[str | None] = queue.Queue()
+        reader = threading.Thread(target=_reader, args=(proc.stdout, lines), daemon=True)
+        reader.start()
+        cancel_sent_at: float | None = None
+        terminated_at: float | None = None
+        forced = False
+        terminal: Event | None = None
+        try:
+            while True:
+                if state.is_interruption_requested() and cancel_sent_at is None:
+                    cancel_sent_at = time.monotonic()
+                    with contextlib.suppress(OSError):
+                        proc.stdin.write("cancel\n")
+                        proc.stdin.flush()
+                now = time.monotonic()
+                if cancel_sent_at is not None and proc.poll() is None:
+                    if terminated_at is None and now - cancel_sent_at >= cancel_grace:
+                        forced = True
+                        terminated_at = now
+                        proc.terminate()
+                    elif terminated_at is not None and now - terminated_at >= terminate_grace:
+                        proc.kill()
+                try:
+                    line = lines.get(timeout=0.05)
+                except queue.Empty:
+                    continue
+                if line is None:
+                    break
+                try:
+                    event = parse_event(line)
+                except ProtocolError:
+                    continue  # not ours (a library printing to stdout); the log has the rest
+                if isinstance(event, (FinishedEvent, CancelledEvent, ErrorEvent)):
+                    terminal = event
+                deliver(event)
+        finally:
+            # Whatever happened here (even an exception in a watcher), the worker goes too.
+            with contextlib.suppress(OSError):
+                proc.stdin.close()
+            try:
+                proc.wait(timeout=5 if terminal is not None else terminate_grace + 0.5)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+            reader.join(timeout=1)
+        result.returncode = proc.returncode
+        if terminal is None:
+            if cancel_sent_at is not None:
+                terminal = CancelledEvent(
+                    epochs_done=sum(1 for e in result.events if e.type == "epoch"),
+                    forced=forced,
+                    reason="cancelled by the user; the worker did not stop by itself and was "
+                    "terminated" if forced else "cancelled by the user",
+                )
+            else:
+                terminal = died_event(proc.returncode, log_path)
+            terminal.t = round(time.perf_counter() - t0, 6)
+            deliver(terminal)
+    result.status = terminal.type
+    return result
+
+
+def probe_devices(timeout: float = 120.0) -> list[dict[str, str]]:
+    """Ask a throwaway worker which devices TensorFlow sees (the GUI never imports it)."""
+    try:
+        out = subprocess.run(
+            [sys.executable, "-m", "xlagui.core.worker", "--probe"],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2"},
+        )
+        for line in out.stdout.splitlines():
+            if line.startswith("{"):
+                return list(json.loads(line).get("devices", []))
+    except (subprocess.TimeoutExpired, OSError, json.JSONDecodeError):
+        pass
+    return [{"id": "cpu", "name": "CPU", "kind": "CPU"}]

@@ -1,0 +1,295 @@
+"""Statistics of runs and comparisons, computed from event streams alone.
+
+The worker, the CLI, the GUI and tests all summarise with these functions, so a recorded stream
+replayed without TensorFlow gives exactly the figures the live run gave.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from xlagui.core.events import EpochEvent, Event
+
+
+def steady_epochs(epoch_seconds: Sequence[float]) -> list[float]:
+    """The epochs after the first: the first one pays for tracing, compiling and warm-up."""
+    return list(epoch_seconds[1:])
+
+
+def summarize_epochs(epochs: Sequence[EpochEvent]) -> dict[str, Any]:
+    """The timing and metric part of a run's summary."""
+    secs = [e.epoch_seconds for e in epochs]
+    steady = steady_epochs(secs)
+    last = epochs[-1] if epochs else None
+    median = statistics.median(steady) if steady else None
+    return {
+        "epochs_done": len(epochs),
+        "total_seconds": sum(secs),
+        "first_epoch_seconds": secs[0] if secs else None,
+        "steady_epoch_seconds": median,
+        "steady_epoch_stdev": statistics.stdev(steady) if len(steady) >= 2 else None,
+        "steady_epoch_min": min(steady) if steady else None,
+        "steady_epoch_max": max(steady) if steady else None,
+        # What the first epoch cost beyond a steady one: tracing, XLA compiling, warm-up.
+        "compile_overhead_seconds": (secs[0] - median) if median is not None else None,
+        "epoch_seconds": secs,
+        "cumulative_seconds": [e.cumulative_seconds for e in epochs],
+        "final_loss": last.loss if last else None,
+        "final_accuracy": last.accuracy if last else None,
+        "final_val_loss": last.val_loss if last else None,
+        "final_val_accuracy": last.val_accuracy if last else None,
+    }
+
+
+def epoch_events(events: Sequence[Event]) -> list[EpochEvent]:
+    return [e for e in events if isinstance(e, EpochEvent)]
+
+
+@dataclass
+class RunRecord:
+    """What a comparison needs of one finished run."""
+
+    run_id: str
+    variant: str  # "baseline" or "xla"
+    repeat: int
+    xla_mode: str
+    summary: dict[str, Any]
+    val_count: int = 0
+
+    @property
+    def xla_compiled(self) -> bool:
+        return bool(self.summary.get("xla_evidence", {}).get("compiled"))
+
+
+@dataclass
+class Interval:
+    value: float
+    low: float | None
+    high: float | None
+    method: str  # how the interval was obtained, in words
+
+
+@dataclass
+class Comparison:
+    """Baseline vs XLA. Ratios are baseline ÷ XLA for speed (above 1: XLA faster) and
+    XLA ÷ baseline for totals and memory (below 1: XLA smaller)."""
+
+    speedup: Interval | None = None
+    total_time_ratio: float | None = None
+    baseline_total_seconds: float | None = None
+    xla_total_seconds: float | None = None
+    baseline_steady_seconds: float | None = None
+    xla_steady_seconds: float | None = None
+    extra_compile_seconds: float | None = None
+    break_even_epoch: int | None = None
+    break_even_text: str = ""
+    memory_ratio: float | None = None
+    device_memory_ratio: float | None = None
+    baseline_val_accuracy: float | None = None
+    xla_val_accuracy: float | None = None
+    accuracy_differs: bool = False
+    accuracy_text: str = ""
+    valid: bool = True
+    problems: list[str] = field(default_factory=list)
+    runs_compared: dict[str, int] = field(default_factory=dict)
+    verdict: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Comparison:
+        d = dict(d)
+        if d.get("speedup") is not None:
+            d["speedup"] = Interval(**d["speedup"])
+        return cls(**d)
+
+
+def t_quantile(df: float, confidence: float = 0.95) -> float:
+    from scipy import stats as sps
+
+    return float(sps.t.ppf(0.5 + confidence / 2, df))
+
+
+def ratio_interval(base: Sequence[float], xla: Sequence[float], method: str) -> Interval:
+    """Ratio of geometric means base/xla with a 95% Welch interval on the log scale.
+
+    Timings are positive and skewed, so they are compared as logs: the interval is for the
+    ratio, and it is asymmetric around it as a ratio should be.
+    """
+    lb = [math.log(v) for v in base]
+    lx = [math.log(v) for v in xla]
+    diff = statistics.fmean(lb) - statistics.fmean(lx)
+    value = math.exp(diff)
+    if len(lb) < 2 or len(lx) < 2:
+        return Interval(value, None, None, method + " (too few values for an interval)")
+    vb = statistics.variance(lb) / len(lb)
+    vx = statistics.variance(lx) / len(lx)
+    se = math.sqrt(vb + vx)
+    if se == 0:
+        return Interval(value, value, value, method)
+    df = (vb + vx) ** 2 / (vb**2 / (len(lb) - 1) + vx**2 / (len(lx) - 1))
+    half = t_quantile(df) * se
+    return Interval(value, math.exp(diff - half), math.exp(diff + half), method)
+
+
+def _mean(values: Sequence[float | None]) -> float | None:
+    vals = [v for v in values if v is not None]
+    return statistics.fmean(vals) if vals else None
+
+
+def _mean_curve(curves: Sequence[Sequence[float]]) -> list[float]:
+    n = min((len(c) for c in curves), default=0)
+    return [statistics.fmean(c[i] for c in curves) for i in range(n)]
+
+
+def break_even(
+    base_cum: Sequence[float],
+    xla_cum: Sequence[float],
+    base_steady: float | None,
+    xla_steady: float | None,
+) -> tuple[int | None, str]:
+    """The first epoch at which XLA's cumulative time has caught up with the baseline's.
+
+    Beyond the measured epochs it extrapolates with the steady epoch times and says so.
+    """
+    n = min(len(base_cum), len(xla_cum))
+    for i in range(n):
+        if xla_cum[i] <= base_cum[i]:
+            return i + 1, f"epoch {i + 1}"
+    if n == 0:
+        return None, "unknown (no epochs)"
+    if base_steady is None or xla_steady is None or xla_steady >= base_steady:
+        return None, "never"
+    behind = xla_cum[n - 1] - base_cum[n - 1]
+    gain = base_steady - xla_steady
+    epoch = n + math.ceil(behind / gain)
+    return epoch, f"epoch {epoch} (extrapolated from the steady epoch times)"
+
+
+def compare_runs(runs: Sequence[RunRecord]) -> Comparison:
+    base = [r for r in runs if r.variant == "baseline" and r.summary.get("epochs_done")]
+    xla = [r for r in runs if r.variant == "xla" and r.summary.get("epochs_done")]
+    c = Comparison(runs_compared={"baseline": len(base), "xla": len(xla)})
+    for r in xla:
+        if not r.xla_compiled:
+            c.valid = False
+            c.problems.append(
+                f"run {r.run_id} asked for XLA ({r.xla_mode}) but XLA compiled nothing: "
+                "it is not an XLA run and is not compared as one"
+            )
+    for r in base:
+        if r.xla_compiled:
+            c.valid = False
+            c.problems.append(f"baseline run {r.run_id} shows XLA compiling: it is no baseline")
+    if not base or not xla:
+        c.valid = False
+        c.problems.append("a comparison needs at least one finished baseline and one XLA run")
+        c.verdict = "Not compared: " + c.problems[-1] + "."
+        return c
+
+    base_steady = [r.summary["steady_epoch_seconds"] for r in base]
+    xla_steady = [r.summary["steady_epoch_seconds"] for r in xla]
+    if len(base) >= 2 and len(xla) >= 2 and None not in base_steady + xla_steady:
+        c.speedup = ratio_interval(
+            base_steady, xla_steady, f"95% CI across {min(len(base), len(xla))} repeats"
+        )
+    else:
+        b_ep = [v for r in base for v in steady_epochs(r.summary["epoch_seconds"])]
+        x_ep = [v for r in xla for v in steady_epochs(r.summary["epoch_seconds"])]
+        if b_ep and x_ep:
+            c.speedup = ratio_interval(b_ep, x_ep, "95% CI across epochs after the first")
+        else:
+            c.problems.append("too few epochs for a steady-state time: run at least 2")
+
+    c.baseline_steady_seconds = _mean(base_steady)
+    c.xla_steady_seconds = _mean(xla_steady)
+    c.baseline_total_seconds = _mean([r.summary["total_seconds"] for r in base])
+    c.xla_total_seconds = _mean([r.summary["total_seconds"] for r in xla])
+    if c.baseline_total_seconds and c.xla_total_seconds is not None:
+        c.total_time_ratio = c.xla_total_seconds / c.baseline_total_seconds
+    bo = _mean([r.summary.get("compile_overhead_seconds") for r in base])
+    xo = _mean([r.summary.get("compile_overhead_seconds") for r in xla])
+    if bo is not None and xo is not None:
+        c.extra_compile_seconds = xo - bo
+    c.break_even_epoch, c.break_even_text = break_even(
+        _mean_curve([r.summary["cumulative_seconds"] for r in base]),
+        _mean_curve([r.summary["cumulative_seconds"] for r in xla]),
+        c.baseline_steady_seconds,
+        c.xla_steady_seconds,
+    )
+    brss = _mean([r.summary.get("peak_rss_bytes") for r in base])
+    xrss = _mean([r.summary.get("peak_rss_bytes") for r in xla])
+    if brss and xrss:
+        c.memory_ratio = xrss / brss
+    bdev = _mean([r.summary.get("peak_device_bytes") for r in base])
+    xdev = _mean([r.summary.get("peak_device_bytes") for r in xla])
+    if bdev and xdev:
+        c.device_memory_ratio = xdev / bdev
+    _accuracy_parity(c, base, xla)
+    c.verdict = verdict(c)
+    return c
+
+
+def _accuracy_parity(c: Comparison, base: Sequence[RunRecord], xla: Sequence[RunRecord]) -> None:
+    ba = _mean([r.summary.get("final_val_accuracy") for r in base])
+    xa = _mean([r.summary.get("final_val_accuracy") for r in xla])
+    c.baseline_val_accuracy, c.xla_val_accuracy = ba, xa
+    if ba is None or xa is None:
+        c.accuracy_text = "no validation accuracy to compare"
+        return
+    n = max(1, min(r.val_count for r in [*base, *xla]) or 1)
+    # Sampling noise of an accuracy measured on n images, both sides, two standard errors.
+    se = math.sqrt(ba * (1 - ba) / n / len(base) + xa * (1 - xa) / n / len(xla))
+    noise = max(2 * se, 1.0 / n)
+    delta = xa - ba
+    c.accuracy_differs = abs(delta) > noise
+    c.accuracy_text = (
+        f"validation accuracy {ba:.1%} baseline vs {xa:.1%} XLA "
+        + (
+            f"(differs by {abs(delta):.1%}, beyond the ±{noise:.1%} noise of {n} images)"
+            if c.accuracy_differs
+            else f"(same within the ±{noise:.1%} noise of {n} images)"
+        )
+    )
+
+
+def _fmt_seconds(s: float) -> str:
+    return f"{s:.0f} s" if abs(s) >= 10 else f"{s:.1f} s"
+
+
+def verdict(c: Comparison) -> str:
+    """The comparison in one or two plain sentences."""
+    if c.speedup is None:
+        return "Not enough epochs to compare steady-state speed. " + "; ".join(c.problems)
+    s = c.speedup.value
+    if c.speedup.low is not None and c.speedup.high is not None and c.speedup.low <= 1 <= c.speedup.high:
+        speed = f"XLA made no clear difference per epoch ({s:.2f}×, the interval includes 1)"
+    elif s >= 1:
+        speed = f"XLA was {s:.2f}× faster per epoch"
+    else:
+        speed = f"XLA was {1 / s:.2f}× slower per epoch"
+    compile_part = ""
+    extra = c.extra_compile_seconds
+    if c.break_even_epoch is None and extra is not None and extra > 0:
+        compile_part = f" and never pays back its {_fmt_seconds(extra)} compile"
+    elif c.break_even_epoch is not None and c.break_even_epoch > 1 and extra is not None:
+        compile_part = (
+            f"; its {_fmt_seconds(max(extra, 0))} compile is paid back by {c.break_even_text}"
+        )
+    total = ""
+    if c.total_time_ratio is not None:
+        pct = (1 - c.total_time_ratio) * 100
+        total = (
+            f" Total wall time: {abs(pct):.0f}% {'less' if pct >= 0 else 'more'} than the baseline."
+        )
+    text = speed + compile_part + "." + total
+    if c.accuracy_differs:
+        text += " Accuracy differs beyond noise: " + c.accuracy_text + "."
+    if not c.valid:
+        text = "NOT A VALID COMPARISON: " + "; ".join(c.problems) + ". " + text
+    return text
