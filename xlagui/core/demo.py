@@ -192,7 +192,7 @@ def _draw_background(rng: random.Random, img: Image.Image) -> float:
     img.paste(Image.fromarray(np.repeat(column[:, None, :], w, axis=1).astype(np.uint8)))
 
     draw = ImageDraw.Draw(img)
-    for _ in range(rng.randint(1, 6)):
+    for _ in range(rng.randint(0, 4)):
         cx = rng.uniform(0, w)
         rx = rng.uniform(0.04, 0.2) * w
         ry = rx * rng.uniform(0.3, 0.8)
@@ -213,7 +213,7 @@ def _draw_figure(rng: random.Random, kind: str, canvas: _Canvas, skin: RGB) -> N
     african = kind == "african"
     j = lambda v, s=0.08: _jitter(rng, v, s)  # noqa: E731 - a local shorthand
     far_skin = _shade(skin, rng.uniform(0.78, 0.9))
-    ear_skin = _shade(skin, rng.uniform(0.8, 1.05))
+    ear_skin = _shade(skin, rng.uniform(0.7, 0.9) if rng.random() < 0.5 else rng.uniform(1.1, 1.25))
     line_skin = _shade(skin, rng.uniform(0.3, 0.5))
     ground_y = j(0.55, 0.05)
 
@@ -296,6 +296,10 @@ def _draw_figure(rng: random.Random, kind: str, canvas: _Canvas, skin: RGB) -> N
             (hx - j(0.08), hy + j(0.2)),
         ]
         canvas.polygon(_smooth(ear), ear_skin, outline=line_skin, width=ear_line)
+        # Veins fanning out from where the ear meets the head.
+        root = (hx - 0.1, hy)
+        for tx, ty in ((0.3, -0.18), (0.36, 0.02), (0.28, 0.22)):
+            canvas.line([root, (hx - j(tx, 0.1), hy + j(ty, 0.15))], line_skin, ear_line * 0.5)
     else:
         # Small and rounded, low at the side of the head.
         canvas.polygon(
@@ -335,7 +339,7 @@ def draw_elephant(rng: random.Random, kind: str, size: int) -> Image.Image:
     _draw_background(rng, img)
 
     # The figure spans roughly x in [-0.65, 0.85], y in [-0.5, 0.6] of its own frame.
-    body_px = big * rng.uniform(0.5, 0.68)
+    body_px = big * rng.uniform(0.55, 0.7)
     span_x, span_y = 1.5 * body_px, 1.1 * body_px
     cx = rng.uniform(min(span_x / 2, big / 2), max(big - span_x / 2, big / 2)) + body_px * (
         -0.1 if rng.random() < 0.5 else 0.1

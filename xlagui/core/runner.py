@@ -249,6 +249,8 @@ def run_worker(
                 proc.kill()
                 proc.wait()
             reader.join(timeout=1)
+            with contextlib.suppress(OSError):
+                proc.stdout.close()
         result.returncode = proc.returncode
         if terminal is None:
             if cancel_sent_at is not None:

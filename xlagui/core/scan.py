@@ -42,9 +42,6 @@ TRAIN_FOLDER_NAMES = ("train", "training")
 # When several are present the first in this order is the test folder; the others are ignored.
 TEST_FOLDER_NAMES = ("test", "testing", "validation", "val", "valid")
 
-IMAGE_EXTENSIONS = frozenset(
-    {".jpg", ".jpeg", ".jpe", ".jfif", ".png", ".gif", ".bmp", ".webp", ".tif", ".tiff"}
-)
 # Files people keep next to their images. They are skipped without comment; any other file is
 # opened, because an image is recognised by its content, not its name.
 NON_IMAGE_EXTENSIONS = frozenset(
@@ -61,7 +58,7 @@ NON_IMAGE_EXTENSIONS = frozenset(
 LITTER_NAMES = frozenset({"thumbs.db", "ehthumbs.db", "desktop.ini", "__macosx", "icon\r"})
 
 # The formats an image extension promises; a mismatch is only worth a note.
-_EXTENSION_FORMATS: dict[str, frozenset[str]] = {
+EXTENSION_FORMATS: dict[str, frozenset[str]] = {
     ".jpg": frozenset({"JPEG", "MPO"}),
     ".jpeg": frozenset({"JPEG", "MPO"}),
     ".jpe": frozenset({"JPEG", "MPO"}),
@@ -73,6 +70,7 @@ _EXTENSION_FORMATS: dict[str, frozenset[str]] = {
     ".tif": frozenset({"TIFF"}),
     ".tiff": frozenset({"TIFF"}),
 }
+IMAGE_EXTENSIONS = frozenset(EXTENSION_FORMATS)
 # The first bytes of the formats we check for truncation: a file that starts like an image but
 # whose header cannot be read was cut short, not something else misnamed.
 _SIGNATURES = (b"\xff\xd8\xff", b"\x89PNG\r\n\x1a\n", b"GIF87a", b"GIF89a")
@@ -672,7 +670,7 @@ class _Scanner:
         if fmt == "PNG" and not _png_is_complete(fh, size):
             self.problem("truncated", f"{rel} is truncated: its PNG end chunk is missing", [path])
             return None
-        if cand.ext in _EXTENSION_FORMATS and fmt not in _EXTENSION_FORMATS[cand.ext]:
+        if cand.ext in EXTENSION_FORMATS and fmt not in EXTENSION_FORMATS[cand.ext]:
             self.problem(
                 "misnamed",
                 f"{rel} is a {fmt} image despite its {cand.ext} name; it is used as such",

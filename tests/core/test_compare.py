@@ -1,0 +1,133 @@
+"""A comparison driven by the fake worker: order, partial results, files written, round trips."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.helpers.images import make_split_dataset
+from tests.helpers.streams import FakeWorker, run_events
+from xlagui.core import export, history
+from xlagui.core.compare import new_report, plan_runs, run_comparison
+from xlagui.core.config import RunConfig
+from xlagui.core.events import ErrorEvent
+from xlagui.core.scan import DatasetScan, scan_dataset
+from xlagui.core.task import TaskState
+
+
+@pytest.fixture
+def scan(tmp_path: Path) -> DatasetScan:
+    make_split_dataset(tmp_path / "data", {"african": 6, "asian": 6}, {"african": 2, "asian": 2})
+    return scan_dataset(tmp_path / "data")
+
+
+def worker(delay: float = 0.0, **fail: ErrorEvent) -> FakeWorker:
+    return FakeWorker(
+        {
+            "baseline": run_events(variant="baseline", epoch_seconds=(3.0, 1.0, 1.0)),
+            "xla": run_events(variant="xla", xla_mode="jit", epoch_seconds=(6.0, 0.5, 0.5)),
+        },
+        delay=delay,
+        fail=fail,
+    )
+
+
+def test_runs_are_interleaved() -> None:
+    ids = [r.run_id for r in plan_runs(RunConfig(repeats=2, xla="autocluster"))]
+    assert ids == ["01-baseline-r1", "02-xla-r1", "03-baseline-r2", "04-xla-r2"]
+    assert [r.xla_mode for r in plan_runs(RunConfig(repeats=1, xla="autocluster"))] == [
+        "off", "autocluster"]
+
+
+def test_comparison_with_known_streams(scan: DatasetScan, tmp_path: Path) -> None:
+    report = new_report(scan, RunConfig(epochs=3, batch_size=4, image_size=48, repeats=2))
+    fake = worker()
+    run_comparison(report, scan, tmp_path / "out", TaskState(), worker=fake)
+    assert [s.variant for s in fake.specs] == ["baseline", "xla", "baseline", "xla"]
+    assert all(len(s.train) == 12 and len(s.val) == 4 for s in fake.specs)
+    c = report.comparison
+    assert c is not None and c.valid
+    assert c.speedup is not None and c.speedup.value == pytest.approx(2.0)
+    assert c.total_time_ratio == pytest.approx(7 / 5)
+    # 2 s behind after epoch 3, gaining 0.5 s per epoch: caught up 4 epochs later
+    assert c.break_even_text.startswith("epoch 7 (extrapolated")
+    assert "2.00× faster per epoch" in c.verdict
+
+
+def test_a_crashed_run_keeps_the_finished_ones(scan: DatasetScan, tmp_path: Path) -> None:
+    report = new_report(scan, RunConfig(epochs=3, batch_size=4, image_size=48))
+    crash = ErrorEvent(t=9.0, error_type="WorkerDied", message="killed", hint="memory")
+    run_comparison(report, scan, tmp_path / "out", TaskState(), worker=worker(xla=crash))
+    assert [r.status for r in report.runs] == ["finished", "error"]
+    saved = export.read_json(tmp_path / "out" / "comparison.json")
+    assert saved.runs[0].summary == report.runs[0].summary
+    assert saved.runs[1].error is not None
+    assert saved.comparison is not None and not saved.comparison.valid
+
+
+def test_cancel_stops_the_rest(scan: DatasetScan, tmp_path: Path) -> None:
+    report = new_report(scan, RunConfig(epochs=3, batch_size=4, image_size=48, repeats=2))
+    state = TaskState()
+    run_comparison(report, scan, tmp_path / "out", state, worker=worker(),
+                   on_run_done=lambda entry: state.request_interruption())
+    assert [r.status for r in report.runs] == ["finished", "cancelled", "cancelled", "cancelled"]
+
+
+def test_one_side_only(scan: DatasetScan, tmp_path: Path) -> None:
+    report = new_report(scan, RunConfig(epochs=3, batch_size=4, image_size=48))
+    run_comparison(report, scan, tmp_path / "out", TaskState(), worker=worker(), only={"xla"})
+    assert [r.status for r in report.runs] == ["queued", "finished"]
+
+
+def test_csv_and_json_round_trip(scan: DatasetScan, tmp_path: Path) -> None:
+    report = new_report(scan, RunConfig(epochs=3, batch_size=4, image_size=48))
+    run_comparison(report, scan, tmp_path / "out", TaskState(), worker=worker())
+    again = export.read_json(tmp_path / "out" / "comparison.json")
+    assert again.to_dict() == report.to_dict()
+    assert again.recompute() == report.comparison
+    rows = export.read_csv(tmp_path / "out" / "comparison.csv")
+    epochs = [r for r in rows if r["row"] == "epoch"]
+    assert len(epochs) == 6
+    base = [float(r["epoch_seconds"]) for r in epochs if r["variant"] == "baseline"]
+    assert base == [3.0, 1.0, 1.0]
+    summary = {r["metric"]: r for r in rows if r["row"] == "summary"}
+    assert float(summary["speedup_steady_epoch"]["value"]) == pytest.approx(2.0)
+    assert summary["verdict"]["note"] == report.comparison.verdict  # type: ignore[union-attr]
+    data = json.loads((tmp_path / "out" / "comparison.json").read_text())
+    assert data["reproduce"].startswith("xlagui compare ")
+    assert "--epochs 3 --batch 4 --image-size 48" in data["reproduce"]
+    assert data["dataset"]["fingerprint"] == scan.fingerprint()
+
+
+def test_exports_are_atomic_on_failure(
+    scan: DatasetScan, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    report = new_report(scan, RunConfig(epochs=3, batch_size=4, image_size=48))
+    out = tmp_path / "exp"
+    out.mkdir()
+    export.write_json(report, out / "comparison.json")
+    before = (out / "comparison.json").read_bytes()
+
+    def full_disk(*args: object, **kwargs: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr("os.fsync", full_disk)
+    report.runs[0].status = "finished"
+    with pytest.raises(OSError, match="No space"):
+        export.write_json(report, out / "comparison.json")
+    assert (out / "comparison.json").read_bytes() == before
+    assert sorted(p.name for p in out.iterdir()) == ["comparison.json"]
+
+
+def test_history_lists_and_reloads(scan: DatasetScan, tmp_path: Path) -> None:
+    root = tmp_path / "history"
+    folder = history.new_folder(root)
+    report = new_report(scan, RunConfig(epochs=3, batch_size=4, image_size=48))
+    run_comparison(report, scan, folder, TaskState(), worker=worker())
+    (root / "garbage").mkdir()
+    (root / "garbage" / "comparison.json").write_text("{not json")
+    items = history.list_items(root)
+    assert len(items) == 1 and items[0].runs_finished == 2
+    assert history.load(items[0]).to_dict() == report.to_dict()

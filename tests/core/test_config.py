@@ -1,0 +1,41 @@
+from __future__ import annotations
+
+import pytest
+
+from xlagui.core.config import MIN_IMAGE_SIZE, ConfigError, RunConfig, XlaMode
+
+
+def test_defaults_are_the_articles() -> None:
+    c = RunConfig()
+    assert (c.epochs, c.batch_size, c.image_size) == (50, 64, 150)
+    assert c.xla is XlaMode.JIT
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "needle"),
+    [
+        ("epochs", 0, "between 1 and 1000"),
+        ("batch_size", 100000, "between 1 and 4096"),
+        ("repeats", 21, "between 1 and 20"),
+        ("epochs", "ten", "whole number"),
+        ("device", "tpu", "cpu, gpu, gpu:N or all"),
+        ("xla", "fast", "off, jit, autocluster"),
+    ],
+)
+def test_out_of_range_is_refused_with_the_range(field: str, value: object, needle: str) -> None:
+    with pytest.raises(ConfigError, match=needle):
+        RunConfig(**{field: value})  # type: ignore[arg-type]
+
+
+def test_small_image_size_is_explained() -> None:
+    with pytest.raises(ConfigError, match=r"smallest image it accepts is 36x36"):
+        RunConfig(image_size=MIN_IMAGE_SIZE - 1)
+    assert RunConfig(image_size=MIN_IMAGE_SIZE).image_size == 36
+
+
+def test_round_trip_and_unknown_keys() -> None:
+    c = RunConfig(epochs=3, device="gpu", xla="autocluster")
+    assert c.device == "gpu:0"
+    assert RunConfig.from_dict(c.to_dict()) == c
+    with pytest.raises(ConfigError, match="unknown setting"):
+        RunConfig.from_dict({**c.to_dict(), "lr": 1})

@@ -1,0 +1,172 @@
+"""The supervisor of worker processes, driven with small fake workers (no TensorFlow)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+from tests.helpers.streams import run_events
+from xlagui.core.config import RunConfig, XlaMode
+from xlagui.core.events import Event, read_events
+from xlagui.core.runner import RunSpec, run_worker, worker_env
+from xlagui.core.task import TaskState
+
+
+def spec(tmp_path: Path, mode: XlaMode = XlaMode.OFF) -> RunSpec:
+    return RunSpec(
+        run_id="r1", variant="baseline" if mode is XlaMode.OFF else "xla", xla_mode=mode,
+        config=RunConfig(epochs=3, image_size=48, batch_size=4), class_names=["a", "b"],
+        train=[("x.jpg", 0, "JPEG", "RGB")], val=[], run_dir=tmp_path / "run",
+    )
+
+
+def fake(tmp_path: Path, body: str) -> list[str]:
+    """A worker script: `emit(line)` writes one protocol line."""
+    script = tmp_path / "fake_worker.py"
+    script.write_text(
+        "import sys, time, signal, os\n"
+        "def emit(line):\n    sys.stdout.write(line + '\\n'); sys.stdout.flush()\n"
+        + textwrap.dedent(body),
+        encoding="utf-8",
+    )
+    return [sys.executable, str(script)]
+
+
+def stream_lines() -> list[str]:
+    return [e.to_json() for e in run_events()]
+
+
+def test_finished_run_relays_every_event_and_records_them(tmp_path: Path) -> None:
+    lines = stream_lines()
+    cmd = fake(tmp_path, f"for line in {lines!r}:\n    emit(line)\nprint('noise on stdout')\n")
+    seen: list[Event] = []
+    result = run_worker(spec(tmp_path), TaskState(), seen.append, command=cmd)
+    assert result.status == "finished" and result.returncode == 0
+    assert [e.to_json() for e in seen] == lines
+    recorded = (tmp_path / "run" / "events.jsonl").read_text().splitlines()
+    assert list(read_events(recorded)) == seen
+    assert json.loads((tmp_path / "run" / "spec.json").read_text())["run_id"] == "r1"
+
+
+def test_cooperative_cancel(tmp_path: Path) -> None:
+    started = run_events()[0].to_json()
+    body = f"""
+    import threading
+    emit({started!r})
+    stop = threading.Event()
+    def watch():
+        for line in sys.stdin:
+            if line.strip() == 'cancel':
+                stop.set()
+    threading.Thread(target=watch, daemon=True).start()
+    while not stop.wait(0.01):
+        pass
+    emit('{{"type":"cancelled","t":1.0,"epochs_done":0}}')
+    """
+    state = TaskState()
+    result = run_worker(spec(tmp_path), state, lambda e: state.request_interruption(),
+                        command=fake(tmp_path, body))
+    assert result.status == "cancelled"
+    assert result.events[-1].forced is False  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("ignore_sigterm", [False, True])
+def test_a_worker_that_does_not_stop_is_terminated_then_killed(
+    tmp_path: Path, ignore_sigterm: bool
+) -> None:
+    started = run_events()[0].to_json()
+    body = ("signal.signal(signal.SIGTERM, signal.SIG_IGN)\n" if ignore_sigterm else "") + (
+        f"emit({started!r})\nsys.stdout.write('pid %d\\n' % os.getpid()); sys.stdout.flush()\n"
+        "time.sleep(60)\n"
+    )
+    state = TaskState()
+    t0 = time.monotonic()
+    result = run_worker(spec(tmp_path), state, lambda e: state.request_interruption(),
+                        command=fake(tmp_path, body), cancel_grace=0.3, terminate_grace=0.3)
+    elapsed = time.monotonic() - t0
+    assert result.status == "cancelled"
+    assert result.events[-1].forced is True  # type: ignore[attr-defined]
+    assert elapsed < 5
+    expected = -signal.SIGKILL if ignore_sigterm else -signal.SIGTERM
+    assert result.returncode == expected
+
+
+def test_worker_killed_mid_run_is_reported_in_plain_words(tmp_path: Path) -> None:
+    lines = stream_lines()[:3]
+    body = f"for line in {lines!r}:\n    emit(line)\nos.kill(os.getpid(), signal.SIGKILL)\n"
+    result = run_worker(spec(tmp_path), TaskState(), None, command=fake(tmp_path, body))
+    assert result.status == "error"
+    err = result.error
+    assert err is not None and "killed (SIGKILL)" in err.message
+    assert "memory" in err.hint
+    assert len(result.events) == 4  # what came before the crash is kept
+
+
+def test_worker_exits_when_its_parent_goes_away(tmp_path: Path) -> None:
+    """End of stdin means the supervisor is gone: the real worker must not live on."""
+    (tmp_path / "spec.json").write_text("{}")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "xlagui.core.worker", str(tmp_path / "spec.json")],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.close()
+    assert proc.wait(timeout=30) == 3
+    proc.stdout.close()
+
+
+def test_no_orphans_after_a_supervisor_exception(tmp_path: Path) -> None:
+    body = f"emit({stream_lines()[0]!r})\ntime.sleep(60)\n"
+    pids: list[int] = []
+
+    def boom(event: Event) -> None:
+        pids.extend(c.pid for c in psutil.Process().children(recursive=True))
+        raise RuntimeError("a watcher failed")
+
+    with pytest.raises(RuntimeError):
+        run_worker(spec(tmp_path), TaskState(), boom, command=fake(tmp_path, body),
+                   terminate_grace=0.2)
+    assert pids
+    for pid in pids:
+        assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+
+
+@pytest.mark.parametrize(
+    ("mode", "device", "expect"),
+    [
+        (XlaMode.OFF, "cpu", {"CUDA_VISIBLE_DEVICES": "", "TF_XLA_FLAGS": None, "XLA_FLAGS": None}),
+        (XlaMode.JIT, "gpu:1", {"CUDA_VISIBLE_DEVICES": "1", "TF_XLA_FLAGS": None}),
+        (XlaMode.AUTOCLUSTER, "cpu",
+         {"TF_XLA_FLAGS": "--tf_xla_auto_jit=2 --tf_xla_cpu_global_jit"}),
+    ],
+)
+def test_worker_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mode: XlaMode, device: str,
+    expect: dict[str, str | None],
+) -> None:
+    monkeypatch.setenv("XLA_FLAGS", "--user-setting")
+    env = worker_env(mode, device, tmp_path)
+    for key, value in expect.items():
+        assert env.get(key) == value
+    if mode is not XlaMode.OFF:
+        assert env["XLA_FLAGS"].startswith(f"--xla_dump_to={tmp_path / 'xla'}")
+
+
+def test_interrupt_from_another_thread(tmp_path: Path) -> None:
+    body = f"emit({stream_lines()[0]!r})\ntime.sleep(60)\n"
+    state = TaskState()
+    threading.Timer(0.5, state.request_interruption).start()
+    result = run_worker(spec(tmp_path), state, None, command=fake(tmp_path, body),
+                        cancel_grace=0.2, terminate_grace=0.2)
+    assert result.status == "cancelled"
+    assert os.path.exists(tmp_path / "run" / "worker.log")

@@ -1,0 +1,130 @@
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from tests.helpers.streams import run_events
+from xlagui.core.stats import (
+    RunRecord,
+    break_even,
+    compare_runs,
+    epoch_events,
+    ratio_interval,
+    summarize_epochs,
+)
+
+
+def record(variant: str, secs: tuple[float, ...], *, repeat: int = 1, rss: int = 100,
+           acc: float = 0.9, compiled: bool | None = None, val_count: int = 200) -> RunRecord:
+    mode = "off" if variant == "baseline" else "jit"
+    events = run_events(variant=variant, xla_mode=mode, epoch_seconds=secs,
+                        val_accuracy=[acc] * len(secs), peak_rss=rss, compiled=compiled)
+    summary = summarize_epochs(epoch_events(events))
+    summary["peak_rss_bytes"] = rss
+    summary["xla_evidence"] = {"compiled": (mode != "off") if compiled is None else compiled}
+    return RunRecord(f"{variant}{repeat}", variant, repeat, mode, summary, val_count)
+
+
+def test_run_summary_known_answers() -> None:
+    s = summarize_epochs(epoch_events(run_events(epoch_seconds=(10.0, 2.0, 4.0, 3.0))))
+    assert s["total_seconds"] == pytest.approx(19.0)
+    assert s["first_epoch_seconds"] == 10.0
+    assert s["steady_epoch_seconds"] == 3.0  # median of 2, 4, 3
+    assert s["compile_overhead_seconds"] == pytest.approx(7.0)
+    assert s["steady_epoch_stdev"] == pytest.approx(1.0)
+    assert s["cumulative_seconds"] == [10.0, 12.0, 16.0, 19.0]
+
+
+def test_speedup_across_epochs_with_interval() -> None:
+    c = compare_runs([record("baseline", (3, 2, 2.2, 1.8)), record("xla", (9, 1, 1.1, 0.9))])
+    assert c.speedup is not None
+    assert c.speedup.value == pytest.approx(2.0, rel=0.02)
+    assert c.speedup.low is not None and c.speedup.high is not None
+    assert c.speedup.low < 2.0 < c.speedup.high
+    assert "across epochs" in c.speedup.method
+    assert c.total_time_ratio == pytest.approx(12 / 9)
+    assert "faster per epoch" in c.verdict
+
+
+def test_speedup_across_repeats_when_repeated() -> None:
+    runs = [record("baseline", (3, 2, 2), repeat=1), record("xla", (5, 1, 1), repeat=1),
+            record("baseline", (3, 2.2, 2.2), repeat=2), record("xla", (5, 1.1, 1.1), repeat=2)]
+    c = compare_runs(runs)
+    assert c.speedup is not None and "across 2 repeats" in c.speedup.method
+    assert c.speedup.value == pytest.approx(2.0, rel=0.01)
+
+
+def test_identical_samples_give_a_degenerate_interval() -> None:
+    iv = ratio_interval([2.0, 2.0], [1.0, 1.0], "m")
+    assert (iv.value, iv.low, iv.high) == (2.0, 2.0, 2.0)
+
+
+def test_interval_matches_welch_by_hand() -> None:
+    b, x = [2.0, 2.2, 1.9], [1.0, 1.3]
+    iv = ratio_interval(b, x, "m")
+    lb, lx = [math.log(v) for v in b], [math.log(v) for v in x]
+    mb, mx = sum(lb) / 3, sum(lx) / 2
+    vb = sum((v - mb) ** 2 for v in lb) / 2 / 3
+    vx = sum((v - mx) ** 2 for v in lx) / 1 / 2
+    df = (vb + vx) ** 2 / (vb**2 / 2 + vx**2 / 1)
+    from scipy import stats
+
+    half = stats.t.ppf(0.975, df) * math.sqrt(vb + vx)
+    assert iv.low == pytest.approx(math.exp(mb - mx - half))
+    assert iv.high == pytest.approx(math.exp(mb - mx + half))
+
+
+def test_xla_slower_never_breaks_even() -> None:
+    c = compare_runs([record("baseline", (10, 10, 10)), record("xla", (48, 21, 21))])
+    assert c.break_even_epoch is None and c.break_even_text == "never"
+    assert c.speedup is not None and c.speedup.value == pytest.approx(10 / 21)
+    assert "2.10× slower per epoch" in c.verdict and "never pays back its 27 s compile" in c.verdict
+
+
+@pytest.mark.parametrize(
+    ("base", "xla", "expected"),
+    [
+        ([10, 20, 30], [15, 20, 25], 2),  # caught up at epoch 2 (equal counts)
+        ([10, 20, 30], [5, 10, 15], 1),
+        ([10, 20], [25, 30], 7),  # behind by 10 s after 2, gains 5 s/epoch: epoch 2 + 2 = 4?
+    ],
+)
+def test_break_even(base: list[float], xla: list[float], expected: int) -> None:
+    steady_b = base[-1] - base[-2] if len(base) > 1 else None
+    steady_x = xla[-1] - xla[-2] if len(xla) > 1 else None
+    epoch, text = break_even(base, xla, steady_b, steady_x)
+    if expected == 7:
+        # behind by 10 s after epoch 2, gaining 10 - 5 = 5 s per epoch: caught up 2 epochs later
+        assert epoch == 4 and "extrapolated" in text
+    else:
+        assert epoch == expected
+
+
+def test_run_that_asked_for_xla_and_got_none_is_not_compared_silently() -> None:
+    c = compare_runs([record("baseline", (3, 2, 2)), record("xla", (3, 2, 2), compiled=False)])
+    assert not c.valid
+    assert "compiled nothing" in c.problems[0]
+    assert c.verdict.startswith("NOT A VALID COMPARISON")
+
+
+def test_accuracy_parity_flags_only_beyond_noise() -> None:
+    same = compare_runs([record("baseline", (3, 2, 2), acc=0.90),
+                         record("xla", (3, 1, 1), acc=0.91)])
+    assert not same.accuracy_differs and "same within" in same.accuracy_text
+    differ = compare_runs([record("baseline", (3, 2, 2), acc=0.90),
+                           record("xla", (3, 1, 1), acc=0.60)])
+    assert differ.accuracy_differs and "beyond" in differ.accuracy_text
+
+
+def test_memory_ratio_and_missing_side() -> None:
+    c = compare_runs([record("baseline", (3, 2, 2), rss=100), record("xla", (3, 1, 1), rss=250)])
+    assert c.memory_ratio == pytest.approx(2.5)
+    lone = compare_runs([record("baseline", (3, 2, 2))])
+    assert not lone.valid and lone.speedup is None
+
+
+def test_one_epoch_has_no_steady_state() -> None:
+    c = compare_runs([record("baseline", (3,)), record("xla", (4,))])
+    assert c.speedup is None
+    assert any("at least 2" in p for p in c.problems)
