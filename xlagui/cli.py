@@ -44,8 +44,12 @@ def _parser() -> argparse.ArgumentParser:
     s = sub.add_parser("scan", help="scan a dataset folder and report what is in it")
     s.add_argument("dataset", help="the dataset folder")
     s.add_argument("--json", action="store_true", help="print the scan as JSON")
-    s.add_argument("--holdout", type=int, default=DEFAULTS["holdout_percent"],
-                   help="percent held out for validation when there is no test folder (20)")
+    s.add_argument(
+        "--holdout",
+        type=int,
+        default=DEFAULTS["holdout_percent"],
+        help="percent held out for validation when there is no test folder (20)",
+    )
     s.add_argument("--seed", type=int, default=DEFAULTS["seed"])
 
     c = sub.add_parser("compare", help="train with and without XLA and compare, headless")
@@ -55,9 +59,13 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--batch", type=int, default=DEFAULTS["batch_size"], help="batch size")
     c.add_argument("--image-size", type=int, default=DEFAULTS["image_size"])
     c.add_argument("--device", default=DEFAULTS["device"], help="cpu, gpu, gpu:N or all")
-    c.add_argument("--xla", default=DEFAULTS["xla"], choices=[m.value for m in XlaMode if m.asks_for_xla],
-                   help="how the XLA side turns XLA on (jit: jit_compile=True; autocluster: "
-                   "the article's set_jit(True))")
+    c.add_argument(
+        "--xla",
+        default=DEFAULTS["xla"],
+        choices=[m.value for m in XlaMode if m.asks_for_xla],
+        help="how the XLA side turns XLA on (jit: jit_compile=True; autocluster: "
+        "the article's set_jit(True))",
+    )
     c.add_argument("--repeats", type=int, default=DEFAULTS["repeats"])
     c.add_argument("--seed", type=int, default=DEFAULTS["seed"])
     c.add_argument("--holdout", type=int, default=DEFAULTS["holdout_percent"])
@@ -65,8 +73,11 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--out", type=Path, help="output folder (default: ./xlagui-<date-time>)")
     c.add_argument("--png", action="store_true", help="also render the PNG report (offscreen Qt)")
     c.add_argument("--only", choices=["baseline", "xla"], help="run one side only")
-    c.add_argument("--events", action="store_true",
-                   help="print every event as a JSON line on stdout instead of progress bars")
+    c.add_argument(
+        "--events",
+        action="store_true",
+        help="print every event as a JSON line on stdout instead of progress bars",
+    )
 
     d = sub.add_parser("demo-data", help="write the demo elephant dataset to a folder")
     d.add_argument("dest", type=Path)
@@ -77,7 +88,9 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args_in = list(sys.argv[1:] if argv is None else argv)
     # `xlagui`, `xlagui DIR` and `xlagui --demo` open the window.
-    if not args_in or (args_in[0] not in COMMANDS and args_in[0] not in ("-h", "--help", "--version")):
+    if not args_in or (
+        args_in[0] not in COMMANDS and args_in[0] not in ("-h", "--help", "--version")
+    ):
         args_in = ["gui", *args_in]
     args = _parser().parse_args(args_in)
     try:
@@ -89,7 +102,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_demo_data(args)
         return cmd_gui(args)
     except ConfigError as exc:
-        _console(stderr=True).print(f"[red]error:[/red] {exc}")
+        _console(stderr=True).print(f"[red]error:[/red] {exc}", soft_wrap=True)
         return EXIT_USAGE
 
 
@@ -199,17 +212,27 @@ def cmd_compare(args: argparse.Namespace) -> int:
     only = {args.only} if args.only else None
     if args.events:
         run_comparison(
-            report, scan, out, state, only=only,
-            on_event=lambda entry, ev: print(json.dumps({"run_id": entry.run_id, **ev.to_dict()}),
-                                             flush=True),
+            report,
+            scan,
+            out,
+            state,
+            only=only,
+            on_event=lambda entry, ev: print(
+                json.dumps({"run_id": entry.run_id, **ev.to_dict()}), flush=True
+            ),
         )
     else:
         from xlagui.console import RichProgress
 
         with RichProgress(console, report) as progress:
             run_comparison(
-                report, scan, out, state, only=only,
-                on_event=progress.on_event, on_run_start=progress.on_run_start,
+                report,
+                scan,
+                out,
+                state,
+                only=only,
+                on_event=progress.on_event,
+                on_run_start=progress.on_run_start,
                 on_run_done=progress.on_run_done,
             )
     from xlagui.console import print_summary

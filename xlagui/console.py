@@ -70,30 +70,67 @@ class RichProgress:
         )
 
     def on_event(self, entry: RunEntry, event: Event) -> None:
+        if not self.console.is_terminal:
+            # No live bars in a log file or CI: one line per milestone instead.
+            line = self._log_line(entry, event)
+            if line:
+                self.console.print(line, soft_wrap=True)
         task = self.tasks.get(entry.run_id)
         if task is None:
             return
         epochs = self.report.config.epochs
         if isinstance(event, StartedEvent):
             self.steps[entry.run_id] = event.steps_per_epoch
-            self.progress.update(task, total=epochs * event.steps_per_epoch, completed=0,
-                                 status="compiling / first steps…")
+            self.progress.update(
+                task,
+                total=epochs * event.steps_per_epoch,
+                completed=0,
+                status="compiling / first steps…",
+            )
         elif isinstance(event, BatchEvent):
             steps = self.steps.get(entry.run_id, 0)
-            self.progress.update(task, completed=(event.epoch - 1) * steps + event.step,
-                                 status=f"epoch {event.epoch}/{epochs} loss {event.loss or 0:.3f}")
+            self.progress.update(
+                task,
+                completed=(event.epoch - 1) * steps + event.step,
+                status=f"epoch {event.epoch}/{epochs} loss {event.loss or 0:.3f}",
+            )
         elif isinstance(event, EpochEvent):
             steps = self.steps.get(entry.run_id, 0)
             va = f" val acc {event.val_accuracy:.2f}" if event.val_accuracy is not None else ""
-            self.progress.update(task, completed=event.epoch * steps,
-                                 status=f"epoch {event.epoch}/{epochs} {event.epoch_seconds:.1f} s{va}")
+            self.progress.update(
+                task,
+                completed=event.epoch * steps,
+                status=f"epoch {event.epoch}/{epochs} {event.epoch_seconds:.1f} s{va}",
+            )
         elif isinstance(event, FinishedEvent):
             s = event.summary
-            self.progress.update(task, status=f"[green]done[/green] {s.get('total_seconds', 0):.1f} s")
+            self.progress.update(
+                task, status=f"[green]done[/green] {s.get('total_seconds', 0):.1f} s"
+            )
         elif isinstance(event, CancelledEvent):
             self.progress.update(task, status="[yellow]cancelled[/yellow]")
         elif isinstance(event, ErrorEvent):
             self.progress.update(task, status=f"[red]failed: {event.message[:60]}[/red]")
+
+    def _log_line(self, entry: RunEntry, event: Event) -> str:
+        label = run_label(entry)
+        if isinstance(event, StartedEvent):
+            return (
+                f"{label}: started on {event.device_name} ({event.device_kind}), XLA in "
+                f"effect: {'yes' if event.xla_in_effect else 'no'}, setup "
+                f"{event.setup_seconds:.1f} s"
+            )
+        if isinstance(event, EpochEvent):
+            va = f", val acc {event.val_accuracy:.3f}" if event.val_accuracy is not None else ""
+            return (
+                f"{label}: epoch {event.epoch}/{self.report.config.epochs} "
+                f"{event.epoch_seconds:.2f} s, loss {event.loss:.4f}{va}"
+            )
+        if isinstance(event, FinishedEvent):
+            return f"{label}: finished in {event.summary.get('total_seconds', 0):.1f} s"
+        if isinstance(event, CancelledEvent):
+            return f"{label}: cancelled"
+        return ""
 
     def on_run_done(self, entry: RunEntry) -> None:
         err = entry.error
@@ -121,9 +158,20 @@ def _evidence_text(summary: dict[str, Any]) -> str:
 
 def print_summary(console: Console, report: ComparisonReport) -> None:
     runs = Table(title="Runs", title_justify="left")
-    for col in ("run", "status", "XLA in effect", "first epoch", "steady epoch", "total",
-                "peak RSS", "val acc", "XLA evidence"):
-        runs.add_column(col, justify="left" if col in ("run", "status", "XLA evidence") else "right")
+    for col in (
+        "run",
+        "status",
+        "XLA in effect",
+        "first epoch",
+        "steady epoch",
+        "total",
+        "peak RSS",
+        "val acc",
+        "XLA evidence",
+    ):
+        runs.add_column(
+            col, justify="left" if col in ("run", "status", "XLA evidence") else "right"
+        )
     for r in report.runs:
         s = r.summary or {}
         started = r.started

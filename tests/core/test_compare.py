@@ -38,7 +38,9 @@ def test_runs_are_interleaved() -> None:
     ids = [r.run_id for r in plan_runs(RunConfig(repeats=2, xla="autocluster"))]
     assert ids == ["01-baseline-r1", "02-xla-r1", "03-baseline-r2", "04-xla-r2"]
     assert [r.xla_mode for r in plan_runs(RunConfig(repeats=1, xla="autocluster"))] == [
-        "off", "autocluster"]
+        "off",
+        "autocluster",
+    ]
 
 
 def test_comparison_with_known_streams(scan: DatasetScan, tmp_path: Path) -> None:
@@ -70,8 +72,14 @@ def test_a_crashed_run_keeps_the_finished_ones(scan: DatasetScan, tmp_path: Path
 def test_cancel_stops_the_rest(scan: DatasetScan, tmp_path: Path) -> None:
     report = new_report(scan, RunConfig(epochs=3, batch_size=4, image_size=48, repeats=2))
     state = TaskState()
-    run_comparison(report, scan, tmp_path / "out", state, worker=worker(),
-                   on_run_done=lambda entry: state.request_interruption())
+    run_comparison(
+        report,
+        scan,
+        tmp_path / "out",
+        state,
+        worker=worker(),
+        on_run_done=lambda entry: state.request_interruption(),
+    )
     assert [r.status for r in report.runs] == ["finished", "cancelled", "cancelled", "cancelled"]
 
 

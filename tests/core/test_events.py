@@ -36,7 +36,13 @@ def test_non_finite_numbers_become_null() -> None:
 
 @pytest.mark.parametrize(
     "line",
-    ["not json", "[1, 2]", '{"type": "nope", "t": 1}', '{"type": "epoch"}', '{"type":"batch","t":"x"}'],
+    [
+        "not json",
+        "[1, 2]",
+        '{"type": "nope", "t": 1}',
+        '{"type": "epoch"}',
+        '{"type":"batch","t":"x"}',
+    ],
 )
 def test_bad_lines_are_protocol_errors(line: str) -> None:
     with pytest.raises(ProtocolError):

@@ -24,9 +24,14 @@ from xlagui.core.task import TaskState
 
 def spec(tmp_path: Path, mode: XlaMode = XlaMode.OFF) -> RunSpec:
     return RunSpec(
-        run_id="r1", variant="baseline" if mode is XlaMode.OFF else "xla", xla_mode=mode,
-        config=RunConfig(epochs=3, image_size=48, batch_size=4), class_names=["a", "b"],
-        train=[("x.jpg", 0, "JPEG", "RGB")], val=[], run_dir=tmp_path / "run",
+        run_id="r1",
+        variant="baseline" if mode is XlaMode.OFF else "xla",
+        xla_mode=mode,
+        config=RunConfig(epochs=3, image_size=48, batch_size=4),
+        class_names=["a", "b"],
+        train=[("x.jpg", 0, "JPEG", "RGB")],
+        val=[],
+        run_dir=tmp_path / "run",
     )
 
 
@@ -74,8 +79,9 @@ def test_cooperative_cancel(tmp_path: Path) -> None:
     emit('{{"type":"cancelled","t":1.0,"epochs_done":0}}')
     """
     state = TaskState()
-    result = run_worker(spec(tmp_path), state, lambda e: state.request_interruption(),
-                        command=fake(tmp_path, body))
+    result = run_worker(
+        spec(tmp_path), state, lambda e: state.request_interruption(), command=fake(tmp_path, body)
+    )
     assert result.status == "cancelled"
     assert result.events[-1].forced is False  # type: ignore[attr-defined]
 
@@ -91,8 +97,14 @@ def test_a_worker_that_does_not_stop_is_terminated_then_killed(
     )
     state = TaskState()
     t0 = time.monotonic()
-    result = run_worker(spec(tmp_path), state, lambda e: state.request_interruption(),
-                        command=fake(tmp_path, body), cancel_grace=0.3, terminate_grace=0.3)
+    result = run_worker(
+        spec(tmp_path),
+        state,
+        lambda e: state.request_interruption(),
+        command=fake(tmp_path, body),
+        cancel_grace=0.3,
+        terminate_grace=0.3,
+    )
     elapsed = time.monotonic() - t0
     assert result.status == "cancelled"
     assert result.events[-1].forced is True  # type: ignore[attr-defined]
@@ -117,7 +129,9 @@ def test_worker_exits_when_its_parent_goes_away(tmp_path: Path) -> None:
     (tmp_path / "spec.json").write_text("{}")
     proc = subprocess.Popen(
         [sys.executable, "-m", "xlagui.core.worker", str(tmp_path / "spec.json")],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
     )
     assert proc.stdin is not None and proc.stdout is not None
     proc.stdin.close()
@@ -134,8 +148,9 @@ def test_no_orphans_after_a_supervisor_exception(tmp_path: Path) -> None:
         raise RuntimeError("a watcher failed")
 
     with pytest.raises(RuntimeError):
-        run_worker(spec(tmp_path), TaskState(), boom, command=fake(tmp_path, body),
-                   terminate_grace=0.2)
+        run_worker(
+            spec(tmp_path), TaskState(), boom, command=fake(tmp_path, body), terminate_grace=0.2
+        )
     assert pids
     for pid in pids:
         assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
@@ -146,12 +161,18 @@ def test_no_orphans_after_a_supervisor_exception(tmp_path: Path) -> None:
     [
         (XlaMode.OFF, "cpu", {"CUDA_VISIBLE_DEVICES": "", "TF_XLA_FLAGS": None, "XLA_FLAGS": None}),
         (XlaMode.JIT, "gpu:1", {"CUDA_VISIBLE_DEVICES": "1", "TF_XLA_FLAGS": None}),
-        (XlaMode.AUTOCLUSTER, "cpu",
-         {"TF_XLA_FLAGS": "--tf_xla_auto_jit=2 --tf_xla_cpu_global_jit"}),
+        (
+            XlaMode.AUTOCLUSTER,
+            "cpu",
+            {"TF_XLA_FLAGS": "--tf_xla_auto_jit=2 --tf_xla_cpu_global_jit"},
+        ),
     ],
 )
 def test_worker_environment(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mode: XlaMode, device: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    mode: XlaMode,
+    device: str,
     expect: dict[str, str | None],
 ) -> None:
     monkeypatch.setenv("XLA_FLAGS", "--user-setting")
@@ -166,7 +187,13 @@ def test_interrupt_from_another_thread(tmp_path: Path) -> None:
     body = f"emit({stream_lines()[0]!r})\ntime.sleep(60)\n"
     state = TaskState()
     threading.Timer(0.5, state.request_interruption).start()
-    result = run_worker(spec(tmp_path), state, None, command=fake(tmp_path, body),
-                        cancel_grace=0.2, terminate_grace=0.2)
+    result = run_worker(
+        spec(tmp_path),
+        state,
+        None,
+        command=fake(tmp_path, body),
+        cancel_grace=0.2,
+        terminate_grace=0.2,
+    )
     assert result.status == "cancelled"
     assert os.path.exists(tmp_path / "run" / "worker.log")

@@ -15,11 +15,25 @@ from xlagui.core.stats import (
 )
 
 
-def record(variant: str, secs: tuple[float, ...], *, repeat: int = 1, rss: int = 100,
-           acc: float = 0.9, compiled: bool | None = None, val_count: int = 200) -> RunRecord:
+def record(
+    variant: str,
+    secs: tuple[float, ...],
+    *,
+    repeat: int = 1,
+    rss: int = 100,
+    acc: float = 0.9,
+    compiled: bool | None = None,
+    val_count: int = 200,
+) -> RunRecord:
     mode = "off" if variant == "baseline" else "jit"
-    events = run_events(variant=variant, xla_mode=mode, epoch_seconds=secs,
-                        val_accuracy=[acc] * len(secs), peak_rss=rss, compiled=compiled)
+    events = run_events(
+        variant=variant,
+        xla_mode=mode,
+        epoch_seconds=secs,
+        val_accuracy=[acc] * len(secs),
+        peak_rss=rss,
+        compiled=compiled,
+    )
     summary = summarize_epochs(epoch_events(events))
     summary["peak_rss_bytes"] = rss
     summary["xla_evidence"] = {"compiled": (mode != "off") if compiled is None else compiled}
@@ -48,8 +62,12 @@ def test_speedup_across_epochs_with_interval() -> None:
 
 
 def test_speedup_across_repeats_when_repeated() -> None:
-    runs = [record("baseline", (3, 2, 2), repeat=1), record("xla", (5, 1, 1), repeat=1),
-            record("baseline", (3, 2.2, 2.2), repeat=2), record("xla", (5, 1.1, 1.1), repeat=2)]
+    runs = [
+        record("baseline", (3, 2, 2), repeat=1),
+        record("xla", (5, 1, 1), repeat=1),
+        record("baseline", (3, 2.2, 2.2), repeat=2),
+        record("xla", (5, 1.1, 1.1), repeat=2),
+    ]
     c = compare_runs(runs)
     assert c.speedup is not None and "across 2 repeats" in c.speedup.method
     assert c.speedup.value == pytest.approx(2.0, rel=0.01)
@@ -109,11 +127,13 @@ def test_run_that_asked_for_xla_and_got_none_is_not_compared_silently() -> None:
 
 
 def test_accuracy_parity_flags_only_beyond_noise() -> None:
-    same = compare_runs([record("baseline", (3, 2, 2), acc=0.90),
-                         record("xla", (3, 1, 1), acc=0.91)])
+    same = compare_runs(
+        [record("baseline", (3, 2, 2), acc=0.90), record("xla", (3, 1, 1), acc=0.91)]
+    )
     assert not same.accuracy_differs and "same within" in same.accuracy_text
-    differ = compare_runs([record("baseline", (3, 2, 2), acc=0.90),
-                           record("xla", (3, 1, 1), acc=0.60)])
+    differ = compare_runs(
+        [record("baseline", (3, 2, 2), acc=0.90), record("xla", (3, 1, 1), acc=0.60)]
+    )
     assert differ.accuracy_differs and "beyond" in differ.accuracy_text
 
 

@@ -40,10 +40,17 @@ def run_events(
     compiled = (xla_mode != "off") if compiled is None else compiled
     events: list[Event] = [
         StartedEvent(
-            t=1.0, run_id=run_id, variant=variant, xla_mode=xla_mode,
-            xla_in_effect=xla_mode != "off", device_name="Test CPU", device_kind="CPU",
+            t=1.0,
+            run_id=run_id,
+            variant=variant,
+            xla_mode=xla_mode,
+            xla_in_effect=xla_mode != "off",
+            device_name="Test CPU",
+            device_kind="CPU",
             versions={"python": "3", "tensorflow": "2.x", "keras": "3.x"},
-            class_names=["african", "asian"], train_count=steps * 8, val_count=val_count,
+            class_names=["african", "asian"],
+            train_count=steps * 8,
+            val_count=val_count,
             steps_per_epoch=steps,
         )
     ]
@@ -52,13 +59,24 @@ def run_events(
     cum = 0.0
     for i, secs in enumerate(epoch_seconds, start=1):
         for step in range(1, steps + 1):
-            events.append(BatchEvent(t=t + secs * step / steps, epoch=i, step=step,
-                                     loss=1.0 / (i + step / steps)))
+            events.append(
+                BatchEvent(
+                    t=t + secs * step / steps, epoch=i, step=step, loss=1.0 / (i + step / steps)
+                )
+            )
         t += secs
         cum += secs
         acc = val_accuracy[i - 1] if val_accuracy else 0.5 + 0.4 * i / len(epoch_seconds)
-        ep = EpochEvent(t=t, epoch=i, loss=1.0 / (i + 1), accuracy=acc, val_loss=1.1 / (i + 1),
-                        val_accuracy=acc, epoch_seconds=secs, cumulative_seconds=cum)
+        ep = EpochEvent(
+            t=t,
+            epoch=i,
+            loss=1.0 / (i + 1),
+            accuracy=acc,
+            val_loss=1.1 / (i + 1),
+            val_accuracy=acc,
+            epoch_seconds=secs,
+            cumulative_seconds=cum,
+        )
         events.append(ep)
         epochs.append(ep)
     summary = summarize_epochs(epochs)
@@ -66,8 +84,11 @@ def run_events(
     summary["peak_device_bytes"] = None
     summary["xla_mode"] = xla_mode
     summary["xla_evidence"] = {
-        "hlo_modules": 2 if compiled else 0, "fusions": 40 if compiled else 0,
-        "compiled_log_line": compiled, "dump_dir": "", "compiled": compiled,
+        "hlo_modules": 2 if compiled else 0,
+        "fusions": 40 if compiled else 0,
+        "compiled_log_line": compiled,
+        "dump_dir": "",
+        "compiled": compiled,
     }
     events.append(FinishedEvent(t=t + 0.1, summary=summary))
     return events

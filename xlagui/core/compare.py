@@ -22,7 +22,7 @@ RunWorker = Callable[[RunSpec, TaskState, Callable[[Event], None]], RunResult]
 
 def plan_runs(config: RunConfig) -> list[RunEntry]:
     """The runs of a comparison in the order they run: B, X, B, X, ..."""
-    runs = []
+    runs: list[RunEntry] = []
     for repeat in range(1, config.repeats + 1):
         for variant, mode in (("baseline", XlaMode.OFF), ("xla", config.xla)):
             index = len(runs) + 1

@@ -48,9 +48,7 @@ class Range:
             except ValueError:
                 raise ConfigError(f"{name} must be a whole number, got {value!r}") from None
         if not self.low <= value <= self.high:
-            raise ConfigError(
-                f"{name} must be between {self.low} and {self.high}, got {value}"
-            )
+            raise ConfigError(f"{name} must be between {self.low} and {self.high}, got {value}")
         return value
 
 

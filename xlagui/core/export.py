@@ -64,27 +64,56 @@ def summary_rows(report: ComparisonReport) -> list[dict[str, str]]:
 
     for r in report.runs:
         s = r.summary or {}
-        for key in ("total_seconds", "first_epoch_seconds", "steady_epoch_seconds",
-                    "compile_overhead_seconds", "peak_rss_bytes", "peak_device_bytes",
-                    "final_accuracy", "final_val_accuracy"):
+        for key in (
+            "total_seconds",
+            "first_epoch_seconds",
+            "steady_epoch_seconds",
+            "compile_overhead_seconds",
+            "peak_rss_bytes",
+            "peak_device_bytes",
+            "final_accuracy",
+            "final_val_accuracy",
+        ):
             if key in s:
-                rows.append({"row": "run", "run_id": r.run_id, "variant": r.variant,
-                             "repeat": str(r.repeat), "xla_mode": r.xla_mode,
-                             "metric": key, "value": _num(s.get(key)), "note": r.status})
+                rows.append(
+                    {
+                        "row": "run",
+                        "run_id": r.run_id,
+                        "variant": r.variant,
+                        "repeat": str(r.repeat),
+                        "xla_mode": r.xla_mode,
+                        "metric": key,
+                        "value": _num(s.get(key)),
+                        "note": r.status,
+                    }
+                )
         if not s:
-            rows.append({"row": "run", "run_id": r.run_id, "variant": r.variant,
-                         "repeat": str(r.repeat), "xla_mode": r.xla_mode,
-                         "metric": "status", "value": "", "note": r.status})
+            rows.append(
+                {
+                    "row": "run",
+                    "run_id": r.run_id,
+                    "variant": r.variant,
+                    "repeat": str(r.repeat),
+                    "xla_mode": r.xla_mode,
+                    "metric": "status",
+                    "value": "",
+                    "note": r.status,
+                }
+            )
     if c is None:
         return rows
     if c.speedup is not None:
-        add("speedup_steady_epoch", c.speedup.value, c.speedup.low, c.speedup.high,
-            c.speedup.method)
+        add(
+            "speedup_steady_epoch", c.speedup.value, c.speedup.low, c.speedup.high, c.speedup.method
+        )
     add("total_time_ratio", c.total_time_ratio, note="XLA total wall time / baseline")
     add("baseline_steady_epoch_seconds", c.baseline_steady_seconds)
     add("xla_steady_epoch_seconds", c.xla_steady_seconds)
-    add("extra_compile_seconds", c.extra_compile_seconds,
-        note="XLA first-epoch overhead minus the baseline's")
+    add(
+        "extra_compile_seconds",
+        c.extra_compile_seconds,
+        note="XLA first-epoch overhead minus the baseline's",
+    )
     add("break_even_epoch", c.break_even_epoch, note=c.break_even_text)
     add("memory_ratio", c.memory_ratio, note="XLA peak RSS / baseline")
     add("device_memory_ratio", c.device_memory_ratio, note="XLA peak device memory / baseline")

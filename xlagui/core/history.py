@@ -46,7 +46,7 @@ def save(report: ComparisonReport, folder: Path) -> Path:
 def list_items(root: Path | None = None) -> list[HistoryItem]:
     """Newest first. Unreadable entries are skipped, never fatal."""
     root = root or paths.history_dir()
-    items = []
+    items: list[HistoryItem] = []
     if not root.is_dir():
         return items
     for folder in root.iterdir():

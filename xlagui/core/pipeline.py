@@ -67,11 +67,12 @@ def _pillow_decode(path: bytes, size: int) -> Any:
     import numpy as np
     from PIL import Image
 
-    with Image.open(path.decode()) as im:
-        im.seek(0)
-        if im.mode in ("I;16", "I;16B", "I;16L", "I"):
+    with Image.open(path.decode()) as src:
+        src.seek(0)
+        im: Image.Image = src
+        if src.mode in ("I;16", "I;16B", "I;16L", "I"):
             # 16-bit grayscale: scale to 8 bits before converting, or it clips to white.
-            arr = np.asarray(im, dtype=np.float32) / 257.0
+            arr = np.asarray(src, dtype=np.float32) / 257.0
             im = Image.fromarray(np.clip(arr, 0, 255).astype(np.uint8), "L")
         rgb = im.convert("RGB").resize((size, size), Image.Resampling.BILINEAR)
         return np.asarray(rgb, dtype=np.uint8)
@@ -124,6 +125,37 @@ def augmentation(seed: int) -> Any:
     )
 
 
+def training_batches(base: Any, count: int, *, batch_size: int, seed: int, augment: bool) -> Any:
+    """Per epoch: a seeded reshuffle of the cached uint8 images, full batches, augmentation
+    and the 1/255 rescale, prefetched."""
+    import tensorflow as tf
+
+    autotune = tf.data.AUTOTUNE
+    ds = base.shuffle(count, seed=seed, reshuffle_each_iteration=True)
+    # A partial last batch has another shape and makes XLA compile the step a second time.
+    ds = ds.batch(batch_size, drop_remainder=True)
+    aug = augmentation(seed) if augment else None
+
+    def finish(x: Any, y: Any) -> tuple[Any, Any]:
+        x = tf.cast(x, tf.float32)
+        if aug is not None:
+            x = aug(x, training=True)
+        return x / 255.0, y
+
+    return ds.map(finish, num_parallel_calls=autotune).prefetch(autotune)
+
+
+def validation_batches(base: Any, batch_size: int) -> Any:
+    import tensorflow as tf
+
+    autotune = tf.data.AUTOTUNE
+    return (
+        base.batch(batch_size)
+        .map(lambda x, y: (tf.cast(x, tf.float32) / 255.0, y), num_parallel_calls=autotune)
+        .prefetch(autotune)
+    )
+
+
 def build_datasets(
     train: Sequence[Sample],
     val: Sequence[Sample],
@@ -146,7 +178,6 @@ def build_datasets(
             "choose a batch size of at most the number of training images"
         )
     label_dtype = tf.float32 if num_classes == 2 else tf.int32
-    autotune = tf.data.AUTOTUNE
 
     def prepared(samples: Sequence[Sample], name: str) -> tuple[Any, str]:
         ds = _decoded(samples, image_size)
@@ -159,27 +190,13 @@ def build_datasets(
         return ds.cache(path), path
 
     train_base, where = prepared(train, "train")
-    train_ds = train_base.shuffle(len(train), seed=seed, reshuffle_each_iteration=True)
-    # A partial last batch has another shape and makes XLA compile the step a second time.
-    train_ds = train_ds.batch(batch_size, drop_remainder=True)
-    aug = augmentation(seed) if augment else None
-
-    def finish(x: Any, y: Any) -> tuple[Any, Any]:
-        x = tf.cast(x, tf.float32)
-        if aug is not None:
-            x = aug(x, training=True)
-        return x / 255.0, y
-
-    train_ds = train_ds.map(finish, num_parallel_calls=autotune).prefetch(autotune)
-
-    val_ds = None
+    train_ds = training_batches(
+        train_base, len(train), batch_size=batch_size, seed=seed, augment=augment
+    )
+    val_ds = val_base = None
     if val:
         val_base, _ = prepared(val, "val")
-        val_ds = (
-            val_base.batch(batch_size)
-            .map(lambda x, y: (tf.cast(x, tf.float32) / 255.0, y), num_parallel_calls=autotune)
-            .prefetch(autotune)
-        )
+        val_ds = validation_batches(val_base, batch_size)
     return Datasets(
         train=train_ds,
         val=val_ds,
@@ -187,7 +204,7 @@ def build_datasets(
         train_count=len(train),
         val_count=len(val),
         cache=where,
-        bases=(train_base, val_base) if val else (train_base,),
+        bases=(train_base, val_base) if val_base is not None else (train_base,),
     )
 
 

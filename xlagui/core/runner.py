@@ -258,7 +258,9 @@ def run_worker(
                     epochs_done=sum(1 for e in result.events if e.type == "epoch"),
                     forced=forced,
                     reason="cancelled by the user; the worker did not stop by itself and was "
-                    "terminated" if forced else "cancelled by the user",
+                    "terminated"
+                    if forced
+                    else "cancelled by the user",
                 )
             else:
                 terminal = died_event(proc.returncode, log_path)

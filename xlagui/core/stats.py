@@ -248,13 +248,10 @@ def _accuracy_parity(c: Comparison, base: Sequence[RunRecord], xla: Sequence[Run
     noise = max(2 * se, 1.0 / n)
     delta = xa - ba
     c.accuracy_differs = abs(delta) > noise
-    c.accuracy_text = (
-        f"validation accuracy {ba:.1%} baseline vs {xa:.1%} XLA "
-        + (
-            f"(differs by {abs(delta):.1%}, beyond the ±{noise:.1%} noise of {n} images)"
-            if c.accuracy_differs
-            else f"(same within the ±{noise:.1%} noise of {n} images)"
-        )
+    c.accuracy_text = f"validation accuracy {ba:.1%} baseline vs {xa:.1%} XLA " + (
+        f"(differs by {abs(delta):.1%}, beyond the ±{noise:.1%} noise of {n} images)"
+        if c.accuracy_differs
+        else f"(same within the ±{noise:.1%} noise of {n} images)"
     )
 
 
@@ -267,7 +264,11 @@ def verdict(c: Comparison) -> str:
     if c.speedup is None:
         return "Not enough epochs to compare steady-state speed. " + "; ".join(c.problems)
     s = c.speedup.value
-    if c.speedup.low is not None and c.speedup.high is not None and c.speedup.low <= 1 <= c.speedup.high:
+    if (
+        c.speedup.low is not None
+        and c.speedup.high is not None
+        and c.speedup.low <= 1 <= c.speedup.high
+    ):
         speed = f"XLA made no clear difference per epoch ({s:.2f}×, the interval includes 1)"
     elif s >= 1:
         speed = f"XLA was {s:.2f}× faster per epoch"

@@ -1,0 +1,138 @@
+"""The headless CLI, as a user in a terminal or a CI job would run it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.helpers.datasets import tiny_split_dataset
+from tests.helpers.images import make_class_folders, tree_snapshot
+from xlagui.cli import main
+
+
+def cli(
+    *args: str, cwd: Path | None = None, timeout: float = 600
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "xlagui", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=timeout,
+    )
+
+
+def test_version() -> None:
+    from xlagui import __version__
+
+    out = cli("--version")
+    assert out.returncode == 0 and out.stdout.strip() == f"xlagui {__version__}"
+
+
+def test_scan_prints_a_summary_and_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    make_class_folders(tmp_path / "d", {"cats": 5, "dogs": 5})
+    assert main(["scan", str(tmp_path / "d")]) == 0
+    text = capsys.readouterr().out
+    assert "cats" in text and "dogs" in text
+    assert main(["scan", str(tmp_path / "d"), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["layout"] == "auto-split" and data["class_names"] == ["cats", "dogs"]
+
+
+def test_scan_refuses_one_class(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    make_class_folders(tmp_path / "d", {"cats": 5})
+    assert main(["scan", str(tmp_path / "d")]) == 1
+
+
+def test_missing_folder_is_a_clear_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["scan", str(tmp_path / "nope")]) == 2
+    assert "nope" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["--epochs", "0"], "epochs must be between 1 and 1000"),
+        (["--image-size", "20"], "smallest image it accepts is 36x36"),
+        (["--batch", "500"], "larger than the training set"),
+        (["--device", "tpu"], "device must be cpu, gpu, gpu:N or all"),
+    ],
+)
+def test_compare_refuses_bad_settings(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str], needle: str
+) -> None:
+    data = tiny_split_dataset(tmp_path / "d", train=4, test=1)
+    assert main(["compare", str(data), "--out", str(tmp_path / "o"), *args]) == 2
+    assert needle in capsys.readouterr().err.replace("\n", " ")
+
+
+def test_output_inside_the_dataset_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = tiny_split_dataset(tmp_path / "d", train=4, test=1)
+    assert main(["compare", str(data), "--batch", "4", "--out", str(data / "out")]) == 2
+    assert "must not be inside the dataset" in capsys.readouterr().err
+
+
+@pytest.mark.tf
+def test_compare_end_to_end(tmp_path: Path) -> None:
+    data = tiny_split_dataset(tmp_path / "d")
+    before = tree_snapshot(data)
+    out = tmp_path / "report"
+    res = cli(
+        "compare",
+        str(data),
+        "--epochs",
+        "2",
+        "--batch",
+        "8",
+        "--image-size",
+        "48",
+        "--out",
+        str(out),
+        cwd=tmp_path,
+    )
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert "speed-up per steady epoch" in res.stdout and "break-even epoch" in res.stdout
+    report = json.loads((out / "comparison.json").read_text())
+    runs = {r["variant"]: r for r in report["runs"]}
+    finished = {v: next(e for e in r["events"] if e["type"] == "finished") for v, r in runs.items()}
+    assert finished["xla"]["summary"]["xla_evidence"]["compiled"] is True
+    assert finished["baseline"]["summary"]["xla_evidence"]["compiled"] is False
+    started = next(e for e in runs["xla"]["events"] if e["type"] == "started")
+    assert started["xla_in_effect"] is True
+    assert report["comparison"]["valid"] is True
+    rows = (out / "comparison.csv").read_text().splitlines()
+    assert (
+        rows[0].startswith("row,run_id,variant") and sum(r.startswith("epoch,") for r in rows) == 4
+    )
+    assert tree_snapshot(data) == before  # nothing written into the dataset
+
+
+@pytest.mark.tf
+def test_events_mode_streams_json_lines(tmp_path: Path) -> None:
+    data = tiny_split_dataset(tmp_path / "d", train=8, test=2)
+    res = cli(
+        "compare",
+        str(data),
+        "--epochs",
+        "1",
+        "--batch",
+        "8",
+        "--image-size",
+        "48",
+        "--only",
+        "baseline",
+        "--events",
+        "--out",
+        str(tmp_path / "o"),
+    )
+    assert res.returncode == 0, res.stderr
+    types = [json.loads(line)["type"] for line in res.stdout.splitlines() if line.startswith("{")]
+    assert types[0] == "started" and types[-1] == "finished" and "epoch" in types
