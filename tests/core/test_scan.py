@@ -61,7 +61,9 @@ def two_classes(root: Path, n: int = 5, ext: str = ".jpg") -> None:
 
 @pytest.mark.parametrize("test_folder", ["test", "val", "validation", "VAL", "Test"])
 def test_split_layout_uses_the_train_and_test_folders(tmp_path: Path, test_folder: str) -> None:
-    make_split_dataset(tmp_path, {"cats": 4, "dogs": 3}, {"cats": 2, "dogs": 1}, test_folder=test_folder)
+    make_split_dataset(
+        tmp_path, {"cats": 4, "dogs": 3}, {"cats": 2, "dogs": 1}, test_folder=test_folder
+    )
 
     scan = scan_dataset(tmp_path)
 
@@ -71,8 +73,10 @@ def test_split_layout_uses_the_train_and_test_folders(tmp_path: Path, test_folde
     assert scan.class_names == ["cats", "dogs"]
     assert scan.counts() == {"train": {"cats": 4, "dogs": 3}, "test": {"cats": 2, "dogs": 1}}
     assert scan.ok and scan.problems == []
-    assert all(f.rel.startswith(f"{f.split if f.split == 'train' else test_folder}/{f.label}/")
-               for f in scan.files)
+    assert all(
+        f.rel.startswith(f"{f.split if f.split == 'train' else test_folder}/{f.label}/")
+        for f in scan.files
+    )
     assert f"{test_folder}/" in scan.summary_text()
 
 
@@ -131,8 +135,12 @@ def test_auto_split_keeps_identical_copies_on_one_side(tmp_path: Path) -> None:
 
     for seed in range(10):
         scan = scan_dataset(tmp_path, seed=seed)
-        sides = {f.split for f in scan.files if f.rel in
-                 ("cats/cats_0000.jpg", "cats/again_0.jpg", "cats/again_1.jpg", "cats/again_2.jpg")}
+        sides = {
+            f.split
+            for f in scan.files
+            if f.rel
+            in ("cats/cats_0000.jpg", "cats/again_0.jpg", "cats/again_1.jpg", "cats/again_2.jpg")
+        }
         assert len(sides) == 1
         assert "leakage" not in kinds(scan)
         assert "duplicate_in_class" in kinds(scan)
@@ -150,7 +158,7 @@ def test_train_without_test_folder_is_auto_split_and_said_so(tmp_path: Path) -> 
     assert "train/ with no test folder" in scan.summary_text()
 
 
-def test_files_directly_in_the_dataset_folder_are_ignored_with_a_note(tmp_path: Path) -> None:
+def test_images_directly_in_the_dataset_folder_are_ignored_with_a_note(tmp_path: Path) -> None:
     two_classes(tmp_path)
     make_jpeg(tmp_path / "loose.jpg")
     make_file(tmp_path / "README.md", "my data")
@@ -158,7 +166,7 @@ def test_files_directly_in_the_dataset_folder_are_ignored_with_a_note(tmp_path: 
     scan = scan_dataset(tmp_path)
 
     stray = [p for p in scan.problems if p.kind == "stray_file"]
-    assert sorted(Path(p.paths[0]).name for p in stray) == ["README.md", "loose.jpg"]
+    assert sorted(Path(p.paths[0]).name for p in stray) == ["loose.jpg"]  # README.md is normal
     assert all(p.severity == "info" for p in stray)
     assert scan.ok and len(scan.files) == 10
 
@@ -304,6 +312,54 @@ def test_fifo_named_jpg_does_not_block(tmp_path: Path) -> None:
     assert "cats/pipe.jpg" not in rels(scan) and len(scan.files) == 10
 
 
+def _jpeg_variants(tmp_path: Path) -> list[Path]:
+    exif = Image.Exif()
+    exif[0x010F] = "Camera maker"
+    exif[0x0112] = 6  # orientation: the scan reports the stored size, as Pillow does
+    icc = b"\0" * 70000  # larger than one APP2 segment: split over several
+    variants: list[tuple[str, str, dict[str, Any]]] = [
+        ("rgb", "RGB", {}),
+        ("gray", "L", {}),
+        ("cmyk", "CMYK", {}),
+        ("progressive", "RGB", {"progressive": True}),
+        ("optimized", "RGB", {"optimize": True, "quality": 30}),
+        ("no_subsampling", "RGB", {"subsampling": 0}),
+        ("exif", "RGB", {"exif": exif.tobytes()}),
+        ("icc", "RGB", {"icc_profile": icc}),
+        ("comment", "RGB", {"comment": b"made for a test"}),
+        ("restarts", "RGB", {"restart_marker_blocks": 1}),
+    ]
+    paths = [
+        make_jpeg(tmp_path / f"{name}.jpg", size=(33, 17), mode=mode, **options)
+        for name, mode, options in variants
+    ]
+    paths.append(make_jpeg(tmp_path / "one_pixel.jpg", size=(1, 1)))
+    mpo = tmp_path / "stereo.jpg"
+    first, second = (make_jpeg(tmp_path / f"half{i}.jpg", size=(9, 9)) for i in range(2))
+    with Image.open(first) as a, Image.open(second) as b:
+        a.save(mpo, "MPO", save_all=True, append_images=[b])
+    paths.append(mpo)
+    return paths
+
+
+def test_jpeg_variants_are_scanned_like_pillow_sees_them(tmp_path: Path) -> None:
+    _jpeg_variants(tmp_path / "a")
+    _jpeg_variants(tmp_path / "b")  # noise seeded from the path: no duplicates of a/
+
+    scan = scan_dataset(tmp_path)
+
+    assert scan.ok and scan.problems == []  # none truncated, misnamed or animated
+    assert len(scan.files) == 28  # 12 variants and the 2 halves of the MPO, in each class
+    for f in scan.files:
+        with Image.open(f.path) as im:
+            assert (f.width, f.height, f.mode, f.format) == (
+                im.width,
+                im.height,
+                im.mode,
+                im.format,
+            )
+
+
 # -- colour modes, sizes, frames --------------------------------------------------------------
 
 
@@ -428,15 +484,15 @@ def test_pixel_limit_is_configurable(tmp_path: Path) -> None:
 def test_permission_denied_is_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     two_classes(tmp_path)
     locked = make_jpeg(tmp_path / "cats" / "locked.jpg")
-    real_open = open
+    real_open = os.open
 
     def guarded_open(path: Any, *args: Any, **kwargs: Any) -> Any:
         if os.fspath(path) == str(locked):
             raise PermissionError(13, "Permission denied", str(path))
         return real_open(path, *args, **kwargs)
 
-    # The scan opens files with the builtin `open`; shadow it inside the module only.
-    monkeypatch.setattr(scan_module, "open", guarded_open, raising=False)
+    # We run as root here, where chmod alone would not stop the read.
+    monkeypatch.setattr(os, "open", guarded_open)
 
     scan = scan_dataset(tmp_path)
 
@@ -561,7 +617,11 @@ def test_non_ascii_and_space_paths(tmp_path: Path) -> None:
     scan = scan_dataset(tmp_path)
 
     assert scan.class_names == ["chats été", "dogs & co"]
-    assert sorted(rels(scan)) == ["chats été/ïmage 1.jpg", "chats été/日本 語.png", "dogs & co/a b.jpeg"]
+    assert sorted(rels(scan)) == [
+        "chats été/ïmage 1.jpg",
+        "chats été/日本 語.png",
+        "dogs & co/a b.jpeg",
+    ]
     assert all(Path(f.path).is_file() for f in scan.files)
     json.dumps(scan.to_dict())
 

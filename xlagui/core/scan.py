@@ -79,6 +79,7 @@ _JPEG_EOI = b"\xff\xd9"
 # Some writers pad files to a block size after the end marker; a few bytes of that are fine.
 _PADDING = b"\x00 \t\r\n\xff"
 _TAIL_BYTES = 64
+_O_BINARY = getattr(os, "O_BINARY", 0)  # Windows would otherwise translate line ends
 
 SEVERITIES = ("error", "warning", "info")
 
@@ -247,7 +248,9 @@ class DatasetScan:
         counts = self.counts()
         for split in (TRAIN, TEST):
             per_class = counts.get(split, {})
-            lines.append(f"{split}: {_plural(sum(per_class.values()), 'image')}")
+            folder = self.train_folder if split == TRAIN else self.test_folder
+            where = f" (from {folder}/)" if self.layout == "split" and folder else ""
+            lines.append(f"{split}{where}: {_plural(sum(per_class.values()), 'image')}")
             width = max((len(c) for c in per_class), default=0)
             for label, n in per_class.items():
                 if not n:
@@ -292,7 +295,10 @@ class DatasetScan:
 
     def _layout_words(self) -> str:
         if self.layout == "split":
-            return f"{self.train_folder or TRAIN}/ and {self.test_folder}/ folders, one class each"
+            return (
+                f"{self.train_folder or TRAIN}/ and {self.test_folder}/ folders, "
+                "each with one sub-folder per class"
+            )
         held_out = (
             f"the scan held out {self.holdout_percent}% of each class for testing "
             f"(seed {self.seed}, the same files every time; at least one per class of two or more)"
@@ -361,6 +367,9 @@ class _Scanner:
         self.pixel_limit = pixel_limit
         self.state = state
         self.problems: list[Problem] = []
+        # path -> the file's last bytes, read anyway for the truncation check; with the size
+        # they tell most different files apart without hashing them.
+        self.tails: dict[str, bytes] = {}
 
     def problem(self, kind: str, message: str, paths: list[str], severity: str = "") -> None:
         self.problems.append(Problem(kind, severity or PROBLEM_KINDS[kind], message, paths))
@@ -519,6 +528,8 @@ class _Scanner:
         return dict(dirs)
 
     def stray(self, path: str, where: str) -> None:
+        if os.path.splitext(path)[1].lower() in NON_IMAGE_EXTENSIONS:
+            return  # a README or a labels file next to the data is normal, not a problem
         self.problem(
             "stray_file",
             f"{self.rel(path)} is ignored: files directly in {where} belong to no class "
@@ -582,12 +593,15 @@ class _Scanner:
     def probe(self, cand: _Candidate) -> ImageFile | None:
         path, rel = cand.path, cand.rel
         try:
-            st = os.stat(path)
+            # Non-blocking, so that a pipe put in place of a listed file cannot hang the scan;
+            # it changes nothing for regular files.
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | _O_BINARY)
         except FileNotFoundError:
             if os.path.islink(path):
-                target = _readlink(path)
                 self.problem(
-                    "unreadable", f"{rel} is a broken link (to {target}, which is missing)", [path]
+                    "unreadable",
+                    f"{rel} is a broken link (to {_readlink(path)}, which is missing)",
+                    [path],
                 )
             else:
                 self.problem("vanished", f"{rel} vanished during the scan", [path])
@@ -595,30 +609,72 @@ class _Scanner:
         except OSError as exc:
             self.problem("unreadable", f"{rel} cannot be read: {_reason(exc)}", [path])
             return None
-        if not stat.S_ISREG(st.st_mode):
-            return None  # replaced by a folder or a pipe since it was listed: not an image
-        if st.st_size == 0:
-            self.problem("not_an_image", f"{rel} is empty (0 bytes)", [path])
-            return None
-        try:
-            fh = open(path, "rb")  # closed by the with block below
-        except FileNotFoundError:
-            self.problem("vanished", f"{rel} vanished during the scan", [path])
-            return None
-        except OSError as exc:
-            self.problem("unreadable", f"{rel} cannot be read: {_reason(exc)}", [path])
-            return None
-        with fh:
+        with os.fdopen(fd, "rb") as fh:
             try:
+                st = os.fstat(fd)
+                if not stat.S_ISREG(st.st_mode):
+                    return None  # replaced by a folder or a pipe since it was listed
+                if st.st_size == 0:
+                    self.problem("not_an_image", f"{rel} is empty (0 bytes)", [path])
+                    return None
                 return self.probe_open(cand, fh, st.st_size)
             except OSError as exc:
-                if isinstance(exc, FileNotFoundError):
-                    self.problem("vanished", f"{rel} vanished during the scan", [path])
-                else:
-                    self.problem("unreadable", f"{rel} cannot be read: {_reason(exc)}", [path])
+                self.problem("unreadable", f"{rel} cannot be read: {_reason(exc)}", [path])
                 return None
 
     def probe_open(self, cand: _Candidate, fh: BinaryIO, size: int) -> ImageFile | None:
+        path, rel = cand.path, cand.rel
+        fh.seek(0)
+        header = self.pillow_header(cand, fh)
+        if header is None:
+            return None
+        width, height, fmt, mode, frames, color = header
+        if width * height > self.pixel_limit:
+            self.problem(
+                "too_large",
+                f"{rel} is refused: {width}x{height} is {width * height:,} pixels, more than the "
+                f"limit of {self.pixel_limit:,} (a possible decompression bomb)",
+                [path],
+            )
+            return None
+        fh.seek(max(0, size - _TAIL_BYTES))
+        tail = fh.read(_TAIL_BYTES)
+        if fmt in ("JPEG", "MPO") and not _jpeg_is_complete(fh, tail):
+            self.problem("truncated", f"{rel} is truncated: its JPEG end marker is missing", [path])
+            return None
+        if fmt == "PNG" and not _png_is_complete(fh, size, tail):
+            self.problem("truncated", f"{rel} is truncated: its PNG end chunk is missing", [path])
+            return None
+        if cand.ext in EXTENSION_FORMATS and fmt not in EXTENSION_FORMATS[cand.ext]:
+            self.problem(
+                "misnamed",
+                f"{rel} is a {fmt} image despite its {cand.ext} name; it is used as such",
+                [path],
+            )
+        self.tails[path] = tail
+        if frames > 1:
+            self.problem(
+                "animated", f"{rel} is animated ({frames} frames); the first frame is used", [path]
+            )
+        return ImageFile(
+            path=path,
+            rel=rel,
+            split=cand.split,
+            label=cand.label,
+            width=width,
+            height=height,
+            format=fmt,
+            mode=mode,
+            size_bytes=size,
+            frames=frames,
+            color=color,
+        )
+
+    def pillow_header(
+        self, cand: _Candidate, fh: BinaryIO
+    ) -> tuple[int, int, str, str, int, str] | None:
+        """(width, height, format, mode, frames, colour word) as Pillow reads them from the
+        header, or None after reporting why the file is unusable."""
         path, rel = cand.path, cand.rel
         try:
             im = Image.open(fh)
@@ -656,52 +712,16 @@ class _Scanner:
                     "truncated", f"{rel} is cut short or damaged: its frames cannot be read", [path]
                 )
                 return None
-        if width * height > self.pixel_limit:
-            self.problem(
-                "too_large",
-                f"{rel} is refused: {width}x{height} is {width * height:,} pixels, more than the "
-                f"limit of {self.pixel_limit:,} (a possible decompression bomb)",
-                [path],
-            )
-            return None
-        if fmt in ("JPEG", "MPO") and not _jpeg_is_complete(fh, size):
-            self.problem("truncated", f"{rel} is truncated: its JPEG end marker is missing", [path])
-            return None
-        if fmt == "PNG" and not _png_is_complete(fh, size):
-            self.problem("truncated", f"{rel} is truncated: its PNG end chunk is missing", [path])
-            return None
-        if cand.ext in EXTENSION_FORMATS and fmt not in EXTENSION_FORMATS[cand.ext]:
-            self.problem(
-                "misnamed",
-                f"{rel} is a {fmt} image despite its {cand.ext} name; it is used as such",
-                [path],
-            )
-        if frames > 1:
-            self.problem(
-                "animated", f"{rel} is animated ({frames} frames); the first frame is used", [path]
-            )
-        return ImageFile(
-            path=path,
-            rel=rel,
-            split=cand.split,
-            label=cand.label,
-            width=width,
-            height=height,
-            format=fmt,
-            mode=mode,
-            size_bytes=size,
-            frames=frames,
-            color=color,
-        )
+        return width, height, fmt, mode, frames, color
 
     # -- duplicates -------------------------------------------------------------------------
 
     def find_identical(self, files: list[ImageFile]) -> dict[str, str]:
-        """path -> content digest for every file whose size equals another's ("" if it could
-        not be read again). Files with a size of their own cannot have a twin and are not read."""
-        by_size: dict[int, list[ImageFile]] = defaultdict(list)
+        """path -> content digest for every file whose size and last bytes equal another's (""
+        if it could not be read again). Only those can have a twin, so only those are read."""
+        by_size: dict[tuple[int, bytes], list[ImageFile]] = defaultdict(list)
         for f in files:
-            by_size[f.size_bytes].append(f)
+            by_size[(f.size_bytes, self.tails.get(f.path, b""))].append(f)
         to_hash = [f for group in by_size.values() if len(group) > 1 for f in group]
         digests: dict[str, str] = {}
         total = max(1, len(to_hash))
@@ -909,15 +929,13 @@ def _is_sixteen_bit(im: Image.Image) -> bool:
     return False
 
 
-def _jpeg_is_complete(fh: BinaryIO, size: int) -> bool:
+def _jpeg_is_complete(fh: BinaryIO, tail: bytes) -> bool:
     """Whether the JPEG's end-of-image marker is there, read from the last bytes only.
 
     Phones append data after the marker (motion photos, trailers); only then is the file read
     once, to look for the marker after the start of the main image's compressed data.
     """
-    fh.seek(max(0, size - _TAIL_BYTES))
-    tail = fh.read(_TAIL_BYTES).rstrip(_PADDING)
-    if tail.endswith(_JPEG_EOI):
+    if tail.rstrip(_PADDING).endswith(_JPEG_EOI):
         return True
     fh.seek(0)
     data = fh.read()
@@ -946,11 +964,10 @@ def _jpeg_scan_start(data: bytes) -> int | None:
     return None
 
 
-def _png_is_complete(fh: BinaryIO, size: int) -> bool:
+def _png_is_complete(fh: BinaryIO, size: int, tail: bytes) -> bool:
     """Whether the PNG's IEND chunk is there: at the very end, or (when something follows it)
     found by hopping over the chunks by their lengths, which reads 8 bytes per chunk."""
-    fh.seek(max(0, size - _TAIL_BYTES))
-    if fh.read(_TAIL_BYTES).rstrip(_PADDING).endswith(_PNG_IEND):
+    if tail.rstrip(_PADDING).endswith(_PNG_IEND):
         return True
     pos = 8
     while pos + 8 <= size:

@@ -1,0 +1,171 @@
+"""How long does scanning a dataset folder take? Goal: 10,000 files in at most 3 s (2 cores).
+
+    python bench/bench_scan.py [--files 10000] [--repeats 3] [--write]
+
+Writes small real JPEG and PNG files (a few sizes, 2 classes, train/ and test/) to a temporary
+folder (not timed), scans it `--repeats` times and prints the median as a Markdown snippet.
+With `--write` the snippet replaces the section between `<!-- bench:scan -->` and
+`<!-- /bench:scan -->` in BENCHMARKS.md at the repository root (created if missing).
+
+The page cache is warm after the files are written, so this measures the scan's own work (header
+parsing, stat, listing), not the disk; a first scan of a cold network share will be slower.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import io
+import os
+import platform
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from PIL import Image
+
+REPO = Path(__file__).resolve().parent.parent
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))  # run from a checkout without installing
+
+from xlagui.core.atomic import atomic_open  # noqa: E402
+from xlagui.core.scan import scan_dataset  # noqa: E402
+
+GOAL_SECONDS = 3.0
+GOAL_FILES = 10_000
+BEGIN = "<!-- bench:scan -->"
+END = "<!-- /bench:scan -->"
+SIZES = ((64, 64), (48, 48), (96, 72), (128, 96))
+
+
+def make_dataset(root: Path, n_files: int) -> None:
+    """`n_files` distinct small images: 80% in train/, 20% in test/, two classes, 3 JPEG : 1 PNG."""
+    for i in range(n_files):
+        split = "test" if i % 5 == 0 else "train"
+        label = ("cats", "dogs")[i % 2]
+        size = SIZES[i % len(SIZES)]
+        folder = root / split / label
+        folder.mkdir(parents=True, exist_ok=True)
+        # Noise makes every file's bytes (and mostly its size) unique, as in a real dataset.
+        image = Image.frombytes("RGB", size, os.urandom(size[0] * size[1] * 3))
+        buf = io.BytesIO()
+        if i % 4 == 3:
+            image.save(buf, "PNG")
+            name = f"{i:06d}.png"
+        else:
+            image.save(buf, "JPEG", quality=85)
+            name = f"{i:06d}.jpg"
+        (folder / name).write_bytes(buf.getvalue())
+
+
+def machine() -> str:
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    try:
+        usable = len(os.sched_getaffinity(0))
+    except AttributeError:
+        usable = os.cpu_count() or 1
+    return (
+        f"{cpu}, {usable} usable cores ({os.cpu_count()} in the machine), "
+        f"{platform.system()} {platform.release()}, Python {platform.python_version()}, "
+        f"Pillow {Image.__version__}"
+    )
+
+
+def load_average() -> str:
+    try:
+        return ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    except (AttributeError, OSError):
+        return "unknown"
+
+
+def snippet(
+    n_files: int, times: list[float], cpu_times: list[float], scanned: int, load: str
+) -> str:
+    median = statistics.median(times)
+    verdict = "met" if median <= GOAL_SECONDS * n_files / GOAL_FILES else "MISSED"
+    runs = ", ".join(f"{t:.2f}" for t in times)
+    return "\n".join(
+        [
+            BEGIN,
+            "## Dataset scan",
+            "",
+            f"`python bench/bench_scan.py --files {n_files}`: {n_files:,} small JPEG and PNG "
+            "files (3 JPEG to 1 PNG, 48 to 128 px, 2 classes, train/ and test/), page cache warm, "
+            f"median of {len(times)} scans.",
+            "",
+            "| files | median wall | median CPU | files/s | runs, wall (s) | goal |",
+            "|---|---|---|---|---|---|",
+            f"| {scanned:,} | {median:.2f} s | {statistics.median(cpu_times):.2f} s | "
+            f"{scanned / median:,.0f} | {runs} | "
+            f"10,000 files in at most {GOAL_SECONDS:.0f} s: {verdict} |",
+            "",
+            # The scan is single-threaded: CPU time is what it costs on an idle machine, and
+            # wall time above it means other programs were competing for the cores.
+            f"Machine: {machine()}; load average before the scans {load}. "
+            f"Measured {datetime.date.today().isoformat()}.",
+            END,
+        ]
+    )
+
+
+def write_section(path: Path, text: str) -> None:
+    """Replace (or append) this benchmark's section of `path`, leaving the rest as it was."""
+    old = path.read_text(encoding="utf-8") if path.exists() else "# Benchmarks\n"
+    start, stop = old.find(BEGIN), old.find(END)
+    if start != -1 and stop > start:
+        new = old[:start] + text + old[stop + len(END) :]
+    else:
+        new = old.rstrip("\n") + "\n\n" + text + "\n"
+    with atomic_open(path, "w", encoding="utf-8") as fh:
+        fh.write(new)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--files", type=int, default=GOAL_FILES, help="how many images")
+    parser.add_argument("--repeats", type=int, default=3, help="how many timed scans")
+    parser.add_argument("--write", action="store_true", help="update BENCHMARKS.md")
+    args = parser.parse_args(argv)
+
+    with tempfile.TemporaryDirectory(prefix="xlagui-bench-scan-") as tmp:
+        root = Path(tmp)
+        started = time.perf_counter()
+        make_dataset(root, args.files)
+        print(
+            f"wrote {args.files:,} files in {time.perf_counter() - started:.1f} s (not timed)",
+            file=sys.stderr,
+        )
+        times: list[float] = []
+        cpu_times: list[float] = []
+        scanned = 0
+        load = load_average()
+        for _ in range(args.repeats):
+            started, cpu_started = time.perf_counter(), time.process_time()
+            scan = scan_dataset(root)
+            times.append(time.perf_counter() - started)
+            cpu_times.append(time.process_time() - cpu_started)
+            scanned = len(scan.files)
+            if scanned != args.files or not scan.ok:
+                print(scan.summary_text(), file=sys.stderr)
+                raise SystemExit("the scan did not find every file; the timing would mislead")
+
+    text = snippet(args.files, times, cpu_times, scanned, load)
+    print(text)
+    if args.write:
+        target = REPO / "BENCHMARKS.md"
+        write_section(target, text)
+        print(f"updated {target}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
