@@ -87,6 +87,12 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args_in = list(sys.argv[1:] if argv is None else argv)
+    if args_in[:2] == ["-m", "xlagui.core.worker"]:
+        # A frozen bundle has no `python -m`: its executable is this program, so the runner's
+        # `[sys.executable, "-m", "xlagui.core.worker", SPEC]` arrives here.
+        from xlagui.core.worker import entry
+
+        entry(args_in[2:])
     # `xlagui`, `xlagui DIR` and `xlagui --demo` open the window.
     if not args_in or (
         args_in[0] not in COMMANDS and args_in[0] not in ("-h", "--help", "--version")

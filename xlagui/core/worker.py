@@ -376,9 +376,13 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-if __name__ == "__main__":
-    code = main()
+def entry(argv: list[str] | None = None) -> None:
+    code = main(argv)
     sys.stdout.flush()
     sys.stderr.flush()
     # Skip interpreter teardown: TensorFlow's can take seconds and the results are out.
     os._exit(code)
+
+
+if __name__ == "__main__":
+    entry()
