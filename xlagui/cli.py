@@ -165,7 +165,8 @@ def _install_sigint(state: Any, console: Any) -> None:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from xlagui.core.compare import new_report, run_comparison
+    from xlagui.console import print_summary
+    from xlagui.core.compare import SaveError, check_writable, new_report
     from xlagui.core.task import TaskState
 
     config = RunConfig(
@@ -207,6 +208,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
     out = out.resolve()
     if _inside(out, Path(root).resolve()):
         raise ConfigError("the output folder must not be inside the dataset folder")
+    try:
+        check_writable(out)
+    except SaveError as exc:
+        raise ConfigError(str(exc)) from None
     report = new_report(scan, config, demo=demo)
     state = TaskState()
     _install_sigint(state, console)
@@ -216,6 +221,42 @@ def cmd_compare(args: argparse.Namespace) -> int:
         f"{config.batch_size}, {config.image_size} px, {config.device}, XLA mode {config.xla.value}"
     )
     only = {args.only} if args.only else None
+    try:
+        _run(args, report, scan, out, state, only, console)
+    except SaveError as exc:
+        print_summary(console, report)
+        console.print(f"[red]error:[/red] {exc}", soft_wrap=True)
+        return EXIT_FAILED
+    print_summary(console, report)
+    if args.png:
+        from xlagui.ui.report_png import render_report_png
+
+        try:
+            png = render_report_png(report, out / "comparison.png")
+        except OSError as exc:
+            console.print(f"[red]error:[/red] could not write the PNG: {exc}", soft_wrap=True)
+            return EXIT_FAILED
+        console.print(f"PNG report: {png}")
+    console.print(f"Written: {out / 'comparison.csv'}, {out / 'comparison.json'}")
+    if state.is_interruption_requested():
+        return EXIT_CANCELLED
+    failed = [r for r in report.runs if r.status == "error"]
+    c = report.comparison
+    return EXIT_FAILED if failed or (only is None and c is not None and not c.valid) else EXIT_OK
+
+
+def _run(
+    args: argparse.Namespace,
+    report: Any,
+    scan: Any,
+    out: Path,
+    state: Any,
+    only: set[str] | None,
+    console: Any,
+) -> None:
+    from xlagui.console import print_run_failure
+    from xlagui.core.compare import run_comparison
+
     if args.events:
         run_comparison(
             report,
@@ -226,6 +267,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
             on_event=lambda entry, ev: print(
                 json.dumps({"run_id": entry.run_id, **ev.to_dict()}), flush=True
             ),
+            on_run_done=lambda entry: print_run_failure(console, entry),
         )
     else:
         from xlagui.console import RichProgress
@@ -241,20 +283,6 @@ def cmd_compare(args: argparse.Namespace) -> int:
                 on_run_start=progress.on_run_start,
                 on_run_done=progress.on_run_done,
             )
-    from xlagui.console import print_summary
-
-    print_summary(console, report)
-    if args.png:
-        from xlagui.ui.report_png import render_report_png
-
-        png = render_report_png(report, out / "comparison.png")
-        console.print(f"PNG report: {png}")
-    console.print(f"Written: {out / 'comparison.csv'}, {out / 'comparison.json'}")
-    if state.is_interruption_requested():
-        return EXIT_CANCELLED
-    failed = [r for r in report.runs if r.status == "error"]
-    c = report.comparison
-    return EXIT_FAILED if failed or (only is None and c is not None and not c.valid) else EXIT_OK
 
 
 def _inside(path: Path, folder: Path) -> bool:

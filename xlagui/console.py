@@ -133,11 +133,16 @@ class RichProgress:
         return ""
 
     def on_run_done(self, entry: RunEntry) -> None:
-        err = entry.error
-        if isinstance(err, ErrorEvent):
-            self.console.print(f"[red]{run_label(entry)} failed:[/red] {err.message}")
-            if err.hint:
-                self.console.print(f"  {err.hint}")
+        print_run_failure(self.console, entry)
+
+
+def print_run_failure(console: Console, entry: RunEntry) -> None:
+    """A failed run in plain words: what happened and what to do about it."""
+    err = entry.error
+    if isinstance(err, ErrorEvent):
+        console.print(f"[red]{run_label(entry)} failed:[/red] {err.message}", soft_wrap=True)
+        if err.hint:
+            console.print(f"  {err.hint}", soft_wrap=True)
 
 
 def _f(v: Any, fmt: str, suffix: str = "") -> str:

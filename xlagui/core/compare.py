@@ -20,6 +20,33 @@ from xlagui.core.task import TaskState
 RunWorker = Callable[[RunSpec, TaskState, Callable[[Event], None]], RunResult]
 
 
+class SaveError(OSError):
+    """The comparison ran but its files could not be written (read-only folder, full disk).
+    The report in memory is complete; nothing partial was left on disk."""
+
+
+def check_writable(out_dir: Path) -> None:
+    """Fail before any training when the output folder cannot take the files."""
+    import tempfile
+
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=out_dir):
+            pass
+    except OSError as exc:
+        raise SaveError(
+            f"cannot write to the output folder {out_dir}: {exc.strerror or exc}"
+        ) from exc
+
+
+def _save(report: ComparisonReport, out_dir: Path, errors: list[str]) -> None:
+    try:
+        export.write_all(report, out_dir)
+    except OSError as exc:
+        # Keep training: the runs are in memory and the next save may succeed.
+        errors.append(f"could not save the comparison to {out_dir}: {exc.strerror or exc}")
+
+
 def plan_runs(config: RunConfig) -> list[RunEntry]:
     """The runs of a comparison in the order they run: B, X, B, X, ..."""
     runs: list[RunEntry] = []
@@ -78,7 +105,8 @@ def run_comparison(
     """
     class_names, train, val = samples_from_scan(scan)
     runner = worker or run_worker
-    out_dir.mkdir(parents=True, exist_ok=True)
+    check_writable(out_dir)
+    save_errors: list[str] = []
     for entry in report.runs:
         if entry.status != "queued" or (only is not None and entry.variant not in only):
             continue
@@ -109,12 +137,15 @@ def run_comparison(
         result = runner(spec, state, relay)
         entry.status = result.status
         report.recompute()
-        export.write_all(report, out_dir)
+        _save(report, out_dir, save_errors)
         if on_run_done is not None:
             on_run_done(entry)
     for entry in report.runs:
         if entry.status == "queued" and only is None:
             entry.status = "cancelled"
     report.recompute()
-    export.write_all(report, out_dir)
+    save_errors.clear()
+    _save(report, out_dir, save_errors)
+    if save_errors:
+        raise SaveError(save_errors[-1])
     return report

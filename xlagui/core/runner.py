@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from xlagui.core import paths
 from xlagui.core.config import RunConfig, XlaMode
 from xlagui.core.events import (
     CancelledEvent,
@@ -117,6 +118,8 @@ def worker_env(xla_mode: XlaMode, device: str, run_dir: Path) -> dict[str, str]:
         # The compiled HLO modules are the evidence that XLA did compile.
         env["XLA_FLAGS"] = f"--xla_dump_to={run_dir / 'xla'} --xla_dump_hlo_as_text"
     env["TF_CPP_MIN_LOG_LEVEL"] = "0"  # keep "Compiled cluster using XLA" in the log
+    # Keras writes ~/.keras/keras.json on import; keep it in our own cache folder instead.
+    env.setdefault("KERAS_HOME", str(paths.cache_dir() / "keras"))
     env["PYTHONUNBUFFERED"] = "1"
     env["PYTHONIOENCODING"] = "utf-8"
     return env
@@ -143,8 +146,28 @@ def log_tail(path: Path, chars: int = LOG_TAIL_CHARS) -> str:
         return ""
 
 
+# What TensorFlow, the C++ runtime and Python print when an allocation fails.
+OOM_MARKERS = (
+    "bad_alloc",
+    "ResourceExhausted",
+    "OOM when allocating",
+    "MemoryError",
+    "Cannot allocate memory",
+    "out of memory",
+)
+
+
 def died_event(returncode: int, log_path: Path) -> ErrorEvent:
     """An error event for a worker that ended without saying why."""
+    tail = log_tail(log_path)
+    if any(marker in tail for marker in OOM_MARKERS):
+        return ErrorEvent(
+            error_type="OutOfMemory",
+            message="the worker ran out of memory",
+            hint="The images, the batch and the model did not fit in memory: try a smaller "
+            "batch size or image size (memory grows with batch × image size²).",
+            details=tail,
+        )
     if returncode < 0:
         try:
             name = signal.Signals(-returncode).name
@@ -158,9 +181,7 @@ def died_event(returncode: int, log_path: Path) -> ErrorEvent:
     else:
         message = f"the worker process exited with code {returncode} without a result"
         hint = "See the run's log for what happened."
-    return ErrorEvent(
-        error_type="WorkerDied", message=message, hint=hint, details=log_tail(log_path)
-    )
+    return ErrorEvent(error_type="WorkerDied", message=message, hint=hint, details=tail)
 
 
 def run_worker(

@@ -87,7 +87,12 @@ def peak_rss_bytes() -> int | None:
 def error_hint(exc: BaseException, config: dict[str, Any]) -> str:
     name = type(exc).__name__
     text = str(exc)
-    if name == "ResourceExhaustedError" or isinstance(exc, MemoryError) or "OOM" in text:
+    if (
+        name == "ResourceExhaustedError"
+        or isinstance(exc, MemoryError)
+        or "OOM" in text
+        or "bad_alloc" in text
+    ):
         return (
             f"The run ran out of memory with batch size {config.get('batch_size')} and image size "
             f"{config.get('image_size')}. Try a smaller batch size or image size."
@@ -312,7 +317,7 @@ def run(spec: dict[str, Any], sink: EventSink, cancel: threading.Event) -> None:
         sink.emit(
             ErrorEvent(
                 error_type=type(exc).__name__,
-                message=_first_line(str(exc)) or type(exc).__name__,
+                message=error_message(exc),
                 hint=error_hint(exc, config),
                 details=traceback.format_exc(),
             )
@@ -320,11 +325,18 @@ def run(spec: dict[str, Any], sink: EventSink, cancel: threading.Event) -> None:
         raise
 
 
-def _first_line(text: str) -> str:
-    for line in text.strip().splitlines():
-        if line.strip():
-            return line.strip()[:500]
-    return ""
+def error_message(exc: BaseException) -> str:
+    """One line a person can read; TensorFlow's first line is often just "Graph execution
+    error:", with the cause further down."""
+    text = str(exc)
+    for line in text.splitlines():
+        if "OOM when allocating" in line:
+            return "out of memory: " + line.strip()[:300]
+    for line in text.splitlines():
+        line = line.strip()
+        if line and line.rstrip(":") not in ("Graph execution error", "Detected at node"):
+            return line[:500]
+    return type(exc).__name__
 
 
 def _cpu_name() -> str:

@@ -1,0 +1,163 @@
+"""Faults: killed workers, a killed app, out of memory, unwritable output. Nothing finished is
+lost, every failure is said in plain words, and no process is left behind."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import psutil
+import pytest
+
+from tests.helpers.datasets import tiny_split_dataset
+from tests.helpers.streams import FakeWorker, run_events
+from xlagui.cli import main
+from xlagui.core import history
+from xlagui.core.compare import SaveError, new_report, run_comparison
+from xlagui.core.config import RunConfig, XlaMode
+from xlagui.core.runner import RunSpec, run_worker, samples_from_scan
+from xlagui.core.scan import scan_dataset
+from xlagui.core.task import TaskState
+
+
+def start_cli(args: list[str], env: dict[str, str] | None = None) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "xlagui", "compare", *args, "--events"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, **(env or {})},
+    )
+
+
+def events_until(proc: subprocess.Popen[str], stop: Any) -> list[dict[str, Any]]:
+    """Read event lines until `stop(event)` is true (or the stream ends)."""
+    assert proc.stdout is not None
+    seen = []
+    for line in proc.stdout:
+        if line.startswith("{"):
+            event = json.loads(line)
+            seen.append(event)
+            if stop(event):
+                break
+    return seen
+
+
+def gone(pid: int, within: float = 10.0) -> bool:
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        if not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+@pytest.mark.tf
+def test_kill_9_of_a_worker_mid_epoch(tmp_path: Path) -> None:
+    data = tiny_split_dataset(tmp_path / "d")
+    out = tmp_path / "out"
+    proc = start_cli(
+        [str(data), "--epochs", "20", "--batch", "8", "--image-size", "48", "--out", str(out)]
+    )
+    seen = events_until(proc, lambda e: e["type"] == "epoch")
+    worker_pid = next(e["pid"] for e in seen if e["type"] == "started")
+    os.kill(worker_pid, signal.SIGKILL)
+    stdout, stderr = proc.communicate(timeout=600)
+    assert proc.returncode == 1
+    lines = [json.loads(x) for x in stdout.splitlines() if x.startswith("{")]
+    error = next(e for e in lines if e["type"] == "error")
+    assert error["run_id"].endswith("baseline-r1")
+    assert "killed (SIGKILL)" in error["message"] and "memory" in error["hint"]
+    assert "failed" in stderr and "killed" in stderr
+    report = json.loads((out / "comparison.json").read_text())
+    assert [r["status"] for r in report["runs"]] == ["error", "finished"]
+    baseline_epochs = [e for e in report["runs"][0]["events"] if e["type"] == "epoch"]
+    assert len(baseline_epochs) >= 1  # what it finished before the kill is kept
+    assert gone(worker_pid)
+
+
+@pytest.mark.tf
+def test_kill_9_of_the_app_mid_comparison_keeps_finished_runs(tmp_path: Path) -> None:
+    data = tiny_split_dataset(tmp_path / "d")
+    root = tmp_path / "appdata" / "history"
+    out = history.new_folder(root)
+    proc = start_cli(
+        [str(data), "--epochs", "2", "--batch", "8", "--image-size", "48", "--out", str(out)]
+    )
+    seen = events_until(proc, lambda e: e["type"] == "started" and e["run_id"].endswith("xla-r1"))
+    xla_worker = seen[-1]["pid"]
+    proc.kill()
+    proc.wait()
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()
+    proc.stderr.close()
+    assert gone(xla_worker), "the worker outlived the app"
+    items = history.list_items(root)
+    assert len(items) == 1 and items[0].runs_finished == 1
+    report = history.load(items[0])
+    assert report.runs[0].status == "finished" and report.runs[0].summary is not None
+    assert report.runs[0].summary["epochs_done"] == 2
+
+
+@pytest.mark.tf
+def test_out_of_memory_names_the_cause_and_what_to_change(tmp_path: Path) -> None:
+    scan = scan_dataset(tiny_split_dataset(tmp_path / "d"))
+    names, train, val = samples_from_scan(scan)
+    cfg = RunConfig(epochs=1, batch_size=32, image_size=600)
+    spec = RunSpec("r", "baseline", XlaMode.OFF, cfg, names, train, val, tmp_path / "run")
+    limit = 5 * 2**30  # the machine may have far more; the worker gets this much address space
+    cmd = [
+        sys.executable,
+        "-c",
+        f"import resource, sys; resource.setrlimit(resource.RLIMIT_AS, ({limit}, {limit})); "
+        "from xlagui.core.worker import entry; entry([sys.argv[1]])",
+        str(spec.run_dir / "spec.json"),
+    ]
+    result = run_worker(spec, TaskState(), None, command=cmd)
+    assert result.status == "error"
+    err = result.error
+    assert err is not None
+    assert "out of memory" in err.message
+    assert "batch size 32" in err.hint and "image size 600" in err.hint
+
+
+def test_unwritable_output_folder_is_refused_before_training(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = tiny_split_dataset(tmp_path / "d", train=4, test=1)
+
+    def denied(*args: object, **kwargs: object) -> None:
+        raise PermissionError(13, "Permission denied")
+
+    # Root can write anywhere, so a read-only folder is simulated where the probe writes.
+    monkeypatch.setattr("tempfile.TemporaryFile", denied)
+    assert main(["compare", str(data), "--batch", "4", "--out", str(tmp_path / "ro")]) == 2
+    err = capsys.readouterr().err
+    assert "cannot write to the output folder" in err and "Permission denied" in err
+
+
+def test_full_disk_while_saving_keeps_every_run_in_memory_and_no_partial_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.helpers.images import make_split_dataset
+
+    make_split_dataset(tmp_path / "d", {"a": 4, "b": 4}, {"a": 1, "b": 1})
+    scan = scan_dataset(tmp_path / "d")
+    report = new_report(scan, RunConfig(epochs=3, batch_size=4, image_size=48))
+    fake = FakeWorker({"baseline": run_events(), "xla": run_events(variant="xla", xla_mode="jit")})
+
+    def full(*args: object, **kwargs: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr("os.fsync", full)
+    with pytest.raises(SaveError, match="No space left on device"):
+        run_comparison(report, scan, tmp_path / "out", TaskState(), worker=fake)
+    assert [r.status for r in report.runs] == ["finished", "finished"]
+    assert report.comparison is not None and report.comparison.valid
+    assert [p.name for p in (tmp_path / "out").iterdir() if p.is_file()] == []
