@@ -1,0 +1,186 @@
+"""P1 and P2: what xlagui's harness and input pipeline cost, measured side by side.
+
+    python bench/bench_training.py [--epochs 4] [--repeats 2] [--image-size 150] [--write]
+
+P1: the steady epoch of an xlagui run (worker process, event stream, callbacks; augmentation
+    off) ÷ a plain Keras `fit` on the same images as in-memory tensors. Goal ≤ 1.03.
+P2: the steady epoch of an xlagui run reading the folder of JPEGs (augmentation on) ÷ the same
+    tf.data stages fed from in-memory tensors. Goal ≤ 1.05.
+
+Every measurement is a fresh process; the two sides of a ratio alternate (A, B, A, B) so drift
+on the machine hits both. Steady epoch = median of the epochs after the first.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from _common import ROOT, load_average, machine, today, write_section
+
+from xlagui.core.config import RunConfig, XlaMode
+from xlagui.core.demo import ensure_demo_dataset
+from xlagui.core.runner import RunSpec, run_worker, samples_from_scan
+from xlagui.core.scan import DatasetScan, scan_dataset
+from xlagui.core.task import TaskState
+
+
+def arrays(scan: DatasetScan, size: int, path: Path) -> Path:
+    """Decode the scan's images once to uint8 tensors, as the in-memory side gets them."""
+    import numpy as np
+    from PIL import Image
+
+    def load(split: str) -> tuple[np.ndarray, np.ndarray]:
+        files = scan.files_for(split)
+        index = {n: i for i, n in enumerate(scan.class_names)}
+        x = np.stack(
+            [
+                np.asarray(Image.open(f.path).convert("RGB").resize((size, size), Image.BILINEAR))
+                for f in files
+            ]
+        )
+        return x, np.array([index[f.label] for f in files])
+
+    x, y = load("train")
+    xv, yv = load("test")
+    np.savez(path, x=x, y=y, xv=xv, yv=yv)
+    return path
+
+
+def xlagui_run(scan: DatasetScan, cfg: RunConfig, run_dir: Path) -> list[float]:
+    names, train, val = samples_from_scan(scan)
+    spec = RunSpec("bench", "baseline", XlaMode.OFF, cfg, names, train, val, run_dir)
+    result = run_worker(spec, TaskState())
+    if result.status != "finished" or result.summary is None:
+        raise SystemExit(f"xlagui run failed: {result.error}")
+    return list(result.summary["epoch_seconds"])
+
+
+def memory_run(npz: Path, kind: str, cfg: RunConfig) -> list[float]:
+    out = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "bench" / "_fit_in_memory.py"),
+            str(npz),
+            kind,
+            str(cfg.epochs),
+            str(cfg.batch_size),
+            "1" if cfg.augment else "0",
+            str(cfg.seed),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={"CUDA_VISIBLE_DEVICES": "", **_env()},
+    )
+    line = [ln for ln in out.stdout.splitlines() if ln.startswith("{")][-1]
+    return list(json.loads(line)["epoch_seconds"])
+
+
+def _env() -> dict[str, str]:
+    import os
+
+    env = dict(os.environ)
+    env.pop("TF_XLA_FLAGS", None)
+    env.pop("XLA_FLAGS", None)
+    return env
+
+
+def steady(epoch_seconds: list[float]) -> float:
+    return statistics.median(epoch_seconds[1:])
+
+
+def measure(name: str, a: callable, b: callable, repeats: int) -> dict[str, object]:  # type: ignore[valid-type]
+    sa, sb = [], []
+    for i in range(repeats):
+        ea = a()
+        eb = b()
+        sa.append(steady(ea))
+        sb.append(steady(eb))
+        print(f"{name} repeat {i + 1}: xlagui {ea} | reference {eb}", flush=True)
+    ratio = statistics.median(sa) / statistics.median(sb)
+    return {"xlagui": sa, "reference": sb, "ratio": ratio}
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--epochs", type=int, default=4)
+    p.add_argument("--repeats", type=int, default=2)
+    p.add_argument("--image-size", type=int, default=150)
+    p.add_argument("--batch", type=int, default=64)
+    p.add_argument("--write", action="store_true", help="update BENCHMARKS.md")
+    args = p.parse_args(argv)
+    load_before = load_average()
+    scan = scan_dataset(ensure_demo_dataset())
+    base = RunConfig(
+        epochs=args.epochs, batch_size=args.batch, image_size=args.image_size, device="cpu", seed=0
+    )
+    with tempfile.TemporaryDirectory() as tmp:
+        t = Path(tmp)
+        npz = arrays(scan, args.image_size, t / "arrays.npz")
+        runs = iter(range(1000))
+        no_aug = base.replace(augment=False)
+        p1 = measure(
+            "P1",
+            lambda: xlagui_run(scan, no_aug, t / f"r{next(runs)}"),
+            lambda: memory_run(npz, "plain", no_aug),
+            args.repeats,
+        )
+        p2 = measure(
+            "P2",
+            lambda: xlagui_run(scan, base, t / f"r{next(runs)}"),
+            lambda: memory_run(npz, "pipeline", base),
+            args.repeats,
+        )
+    import keras
+    import tensorflow as tf
+
+    def row(label: str, m: dict[str, object], goal: float) -> str:
+        xs, rs = m["xlagui"], m["reference"]
+        ratio = float(m["ratio"])  # type: ignore[arg-type]
+        return (
+            f"| {label} | {statistics.median(xs):.2f} s | {statistics.median(rs):.2f} s | "  # type: ignore[arg-type]
+            f"**{ratio:.3f}** | ≤ {goal} | {'met' if ratio <= goal else 'MISSED'} |"
+        )
+
+    n_train = len(scan.files_for("train"))
+    text = "\n".join(
+        [
+            "## Training harness and input pipeline (P1, P2)",
+            "",
+            f"`python bench/bench_training.py --epochs {args.epochs} --repeats {args.repeats}`: "
+            f"the demo set ({n_train} training images, {len(scan.files_for('test'))} validation), the "
+            f"article's CNN at {args.image_size} px, batch {args.batch}, XLA off, CPU. Steady "
+            "epoch = median of the epochs after the first (training and validation); the median over "
+            f"{args.repeats} fresh processes per side, the sides alternating.",
+            "",
+            "| ratio | xlagui | reference | ratio | goal | |",
+            "|---|---|---|---|---|---|",
+            row(
+                "P1: xlagui run ÷ plain Keras `fit` on in-memory tensors (no augmentation)",
+                p1,
+                1.03,
+            ),
+            row(
+                "P2: JPEG folder ÷ in-memory tensors, same tf.data stages (augmentation on)",
+                p2,
+                1.05,
+            ),
+            "",
+            f"Machine: {machine(f'TensorFlow {tf.__version__}', f'Keras {keras.__version__}')}; "
+            f"load average before {load_before}. Measured {today()}.",
+        ]
+    )
+    print(text)
+    if args.write:
+        write_section("training", text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
