@@ -154,10 +154,10 @@ def main(argv: list[str] | None = None) -> int:
             "## Training harness and input pipeline (P1, P2)",
             "",
             f"`python bench/bench_training.py --epochs {args.epochs} --repeats {args.repeats}`: "
-            f"the demo set ({n_train} training images, {len(scan.files_for('test'))} validation), the "
-            f"article's CNN at {args.image_size} px, batch {args.batch}, XLA off, CPU. Steady "
-            "epoch = median of the epochs after the first (training and validation); the median over "
-            f"{args.repeats} fresh processes per side, the sides alternating.",
+            f"the demo set ({n_train} training images, {len(scan.files_for('test'))} "
+            f"validation), the article's CNN at {args.image_size} px, batch {args.batch}, XLA "
+            "off, CPU. Steady epoch = median of the epochs after the first (training and "
+            f"validation); the median over {args.repeats} fresh processes per side, the sides alternating.",
             "",
             "| ratio | xlagui | reference | ratio | goal | |",
             "|---|---|---|---|---|---|",
