@@ -157,7 +157,8 @@ def main(argv: list[str] | None = None) -> int:
             f"the demo set ({n_train} training images, {len(scan.files_for('test'))} "
             f"validation), the article's CNN at {args.image_size} px, batch {args.batch}, XLA "
             "off, CPU. Steady epoch = median of the epochs after the first (training and "
-            f"validation); the median over {args.repeats} fresh processes per side, the sides alternating.",
+            f"validation); the median over {args.repeats} fresh processes per side, the sides "
+            "alternating.",
             "",
             "| ratio | xlagui | reference | ratio | goal | |",
             "|---|---|---|---|---|---|",
