@@ -87,6 +87,11 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args_in = list(sys.argv[1:] if argv is None else argv)
+    for stream in (sys.stdout, sys.stderr):
+        # A file or folder name that is not valid UTF-8 must print, not crash the command.
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="replace")
     if args_in[:2] == ["-m", "xlagui.core.worker"]:
         # A frozen bundle has no `python -m`: its executable is this program, so the runner's
         # `[sys.executable, "-m", "xlagui.core.worker", SPEC]` arrives here.

@@ -9,6 +9,7 @@ and XLA never meets image ops it cannot compile.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,7 +17,9 @@ from typing import Any
 
 # Formats and modes TensorFlow's own decoders handle; anything else (CMYK JPEG, 16-bit PNG,
 # TIFF, WebP, ...) is decoded by Pillow inside the pipeline.
-TF_FORMATS = frozenset({"JPEG", "PNG", "GIF", "BMP"})
+# GIFs go to Pillow too: TensorFlow refuses colour indices past a short colour table, which
+# Pillow (and every image viewer) accepts.
+TF_FORMATS = frozenset({"JPEG", "PNG", "BMP"})
 TF_MODES = frozenset({"RGB", "RGBA", "L", "LA", "P", "PA", "1"})
 
 # Above this share of the memory available now, the decoded set is cached on disk instead.
@@ -67,7 +70,7 @@ def _pillow_decode(path: bytes, size: int) -> Any:
     import numpy as np
     from PIL import Image
 
-    with Image.open(path.decode()) as src:
+    with Image.open(os.fsdecode(path)) as src:
         src.seek(0)
         im: Image.Image = src
         if src.mode in ("I;16", "I;16B", "I;16L", "I"):
@@ -100,8 +103,9 @@ def _decoded(samples: Sequence[Sample], image_size: int) -> Any:
     parts = []
     for group, fn in ((native, tf_decode), (other, pil_decode)):
         if group:
+            # Bytes, not str: a file name that is not valid UTF-8 still names its file.
             ds = tf.data.Dataset.from_tensor_slices(
-                ([s.path for s in group], [s.label for s in group])
+                ([os.fsencode(s.path) for s in group], [s.label for s in group])
             )
             parts.append(ds.map(fn, num_parallel_calls=autotune, deterministic=True))
     ds = parts[0]

@@ -20,6 +20,7 @@ import dataclasses
 import hashlib
 import json
 import os
+import re
 import stat
 import threading
 import time
@@ -291,7 +292,7 @@ class DatasetScan:
         lines.append(
             f"Scanned {_plural(self.scanned_files, 'file')} in {self.seconds:.2f} s: {verdict}."
         )
-        return "\n".join(lines)
+        return _printable("\n".join(lines))
 
     def _layout_words(self) -> str:
         if self.layout == "split":
@@ -372,6 +373,8 @@ class _Scanner:
         self.tails: dict[str, bytes] = {}
 
     def problem(self, kind: str, message: str, paths: list[str], severity: str = "") -> None:
+        # `paths` keep names exactly as on disk; the message is for people and any terminal.
+        message = _printable(message)
         self.problems.append(Problem(kind, severity or PROBLEM_KINDS[kind], message, paths))
 
     def check_stop(self) -> None:
@@ -505,12 +508,15 @@ class _Scanner:
             name = entry.name
             if name.startswith(".") or name.lower() in LITTER_NAMES:
                 continue
+            is_link = False
             try:
+                # Asked first: a link to itself (or a chain too long) fails the other two, and
+                # must still reach the probe, which reports it as unreadable.
+                is_link = entry.is_symlink()
                 is_dir = entry.is_dir()
                 is_file = not is_dir and entry.is_file()
-                is_link = entry.is_symlink()
             except OSError:
-                is_dir = is_file = is_link = False
+                is_dir = is_file = False
             if is_dir:
                 dirs.append((name, entry.path))
             elif not all_files and os.path.splitext(name)[1].lower() in NON_IMAGE_EXTENSIONS:
@@ -563,9 +569,18 @@ class _Scanner:
                 for name, file_path in files
             )
             for name, sub in reversed(dirs):
-                key = _dir_key(sub)
-                if key is None:
+                try:
+                    st = os.stat(sub)
+                except FileNotFoundError:
                     continue  # gone already; nothing in it to report
+                except OSError as exc:  # a path longer than the system allows, for one
+                    self.problem(
+                        "unreadable",
+                        f"Folder {prefix}{name}/ cannot be read: {_reason(exc)}",
+                        [sub],
+                    )
+                    continue
+                key = (st.st_dev, st.st_ino)
                 if key in above:
                     self.problem(
                         "symlink_loop",
@@ -1015,6 +1030,15 @@ def _readlink(path: str) -> str:
 def _names(files: list[ImageFile], limit: int = 4) -> str:
     shown = ", ".join(f.rel for f in files[:limit])
     return shown if len(files) <= limit else f"{shown} and {len(files) - limit} more"
+
+
+def _printable(text: str) -> str:
+    """`text` with each byte of a name that is not valid UTF-8 (which Python keeps as a lone
+    surrogate) shown as U+FFFD: a strict UTF-8 terminal or file cannot encode a surrogate."""
+    return _SURROGATES.sub("\ufffd", text)
+
+
+_SURROGATES = re.compile("[\ud800-\udfff]")
 
 
 def _plural(n: int, word: str) -> str:
