@@ -3,15 +3,17 @@
 The article trains on photos of African and Asian elephants. We cannot ship those, so we draw
 elephants with Pillow instead. The two kinds differ only in shape, the way the real animals do:
 
-- African: large fan-shaped ears that reach above the shoulder, a saddle (concave) back whose
-  highest point is the shoulder, a single-domed head held below the shoulder.
-- Asian: small rounded ears low on the head, an arched (convex) back, a twin-domed head that is
-  the highest point of the animal.
+- African: large, veined, fan-shaped ears covering the shoulder, a saddle (concave) back between
+  shoulder and hip humps, a single-domed head.
+- Asian: small rounded ears low on the head, one arched (convex) back, a twin-domed head that
+  rises above the back line.
 
-Everything else — pose, size, body colour, ear shade, tusks, background, blobs, noise — is drawn
-from the same distribution for both kinds, so a classifier cannot get by on mean colour or a fixed
-pixel; it has to learn the shapes. Generation is deterministic: every image has its own random
-stream derived from (seed, split, index), so the same seed gives byte-identical files.
+Everything else — pose, flip, size, where the animal stands, body colour, ear shade, tusks,
+background, blobs, blur, noise — is drawn from the same distribution for both kinds, so a
+classifier cannot get by on mean colour or a fixed pixel; it has to learn the shapes. (The
+African's ear rim and veins do give it somewhat more dark outline pixels: a consequence of the
+shape, not a colour rule.) Generation is deterministic: every image has its own random stream
+derived from (seed, split, index), so the same seed gives byte-identical files.
 """
 
 from __future__ import annotations
@@ -126,12 +128,18 @@ class _Canvas:
         width: float = 0.0,
     ) -> None:
         self.draw.polygon(
-            self.place(points), fill=fill, outline=outline, width=max(1, round(width * self.scale))
+            self.place(points),
+            fill=(*fill, 255),
+            outline=None if outline is None else (*outline, 255),
+            width=max(1, round(width * self.scale)),
         )
 
     def line(self, points: Sequence[Point], fill: RGB, width: float) -> None:
         self.draw.line(
-            self.place(points), fill=fill, width=max(1, round(width * self.scale)), joint="curve"
+            self.place(points),
+            fill=(*fill, 255),
+            width=max(1, round(width * self.scale)),
+            joint="curve",
         )
 
 
@@ -188,8 +196,8 @@ def _draw_background(rng: random.Random, img: Image.Image) -> float:
         np.array(ground_far, np.float32) * (1 - t_ground)
         + np.array(ground_near, np.float32) * t_ground
     )
-    column = np.where(rows < horizon, sky, ground)
-    img.paste(Image.fromarray(np.repeat(column[:, None, :], w, axis=1).astype(np.uint8)))
+    column = np.where(rows < horizon, sky, ground).astype(np.uint8)
+    img.paste(Image.fromarray(column[:, None, :]).resize((w, h), Image.Resampling.NEAREST))
 
     draw = ImageDraw.Draw(img)
     for _ in range(rng.randint(0, 4)):
@@ -202,7 +210,7 @@ def _draw_background(rng: random.Random, img: Image.Image) -> float:
             colour: RGB = (grey, grey, min(255, grey + rng.randint(0, 15)))
         else:  # a bush, a tree crown or a rock on the ground
             cy = rng.uniform(horizon - ry * 0.5, h)
-            colour = rng.choice(ground_palette + [_body_colour(rng)])
+            colour = rng.choice([*ground_palette, _body_colour(rng)])
             colour = _shade(colour, rng.uniform(0.6, 1.0))
         draw.ellipse((cx - rx, cy - ry, cx + rx, cy + ry), fill=colour)
     return horizon
@@ -211,9 +219,15 @@ def _draw_background(rng: random.Random, img: Image.Image) -> float:
 def _draw_figure(rng: random.Random, kind: str, canvas: _Canvas, skin: RGB) -> None:
     """The elephant itself, in its own frame: body length 1, centre of the body at (0, 0)."""
     african = kind == "african"
-    j = lambda v, s=0.08: _jitter(rng, v, s)  # noqa: E731 - a local shorthand
+
+    def j(value: float, spread: float = 0.08) -> float:
+        return _jitter(rng, value, spread)
+
     far_skin = _shade(skin, rng.uniform(0.78, 0.9))
-    ear_skin = _shade(skin, rng.uniform(0.7, 0.9) if rng.random() < 0.5 else rng.uniform(1.1, 1.25))
+    # The ear is a shade darker or lighter than the body, at the same odds for both kinds, so it
+    # reads as a region of its own without its brightness saying anything.
+    ear_factor = rng.uniform(0.7, 0.9) if rng.random() < 0.5 else rng.uniform(1.1, 1.25)
+    ear_skin = _shade(skin, ear_factor)
     line_skin = _shade(skin, rng.uniform(0.3, 0.5))
     ground_y = j(0.55, 0.05)
 
@@ -258,7 +272,7 @@ def _draw_figure(rng: random.Random, kind: str, canvas: _Canvas, skin: RGB) -> N
         ]
     # Every blob first a little larger in the line colour, then in skin: what shows of the dark
     # ring is the outline of the union, i.e. the silhouette.
-    rim = j(0.025, 0.2)
+    rim = j(0.035, 0.2)
     for cx, cy, rx, ry in blobs:
         canvas.polygon(_ellipse(cx, cy, rx + rim, ry + rim), fill=line_skin)
     for cx, cy, rx, ry in blobs:
@@ -282,24 +296,26 @@ def _draw_figure(rng: random.Random, kind: str, canvas: _Canvas, skin: RGB) -> N
         canvas.polygon(_thick_curve(tusk, [0.045 - 0.035 * k / 10 for k in range(11)]), ivory)
 
     # Ears, over the head and neck.
-    ear_line = j(0.03, 0.2)
+    ear_line = j(0.05, 0.2)
     if african:
-        # A large fan: top edge above the shoulder, lower lobe hanging below the jaw.
-        top = hy - j(0.28)
+        # A large fan shaped a little like the map of Africa: broad at the top, level with the
+        # shoulder, tapering to a point that hangs below the jaw.
         ear = [
-            (hx - 0.06, hy - j(0.12)),
-            (hx - j(0.16), top),
-            (hx - j(0.36), top + j(0.04)),
-            (hx - j(0.45), hy + j(0.05)),
-            (hx - j(0.36), hy + j(0.28)),
-            (hx - j(0.2), hy + j(0.36)),
-            (hx - j(0.08), hy + j(0.2)),
+            (hx - 0.06, hy - j(0.14)),
+            (hx - j(0.2), hy - j(0.3)),
+            (hx - j(0.38), hy - j(0.26)),
+            (hx - j(0.44), hy - j(0.05, 0.3)),
+            (hx - j(0.32), hy + j(0.18)),
+            (hx - j(0.16), hy + j(0.4)),
+            (hx - j(0.08), hy + j(0.16)),
         ]
-        canvas.polygon(_smooth(ear), ear_skin, outline=line_skin, width=ear_line)
-        # Veins fanning out from where the ear meets the head.
-        root = (hx - 0.1, hy)
-        for tx, ty in ((0.3, -0.18), (0.36, 0.02), (0.28, 0.22)):
-            canvas.line([root, (hx - j(tx, 0.1), hy + j(ty, 0.15))], line_skin, ear_line * 0.5)
+        canvas.polygon(_smooth(ear, rounds=1), ear_skin, outline=line_skin, width=ear_line)
+        # Veins, curving back from where the ear meets the head.
+        root = (hx - 0.07, hy - 0.04)
+        for tx, ty in ((0.3, -0.22), (0.4, -0.08), (0.36, 0.1), (0.2, 0.3)):
+            tip = (hx - j(tx, 0.1), hy + j(ty, 0.15))
+            bend = ((root[0] + tip[0]) / 2, (root[1] + tip[1]) / 2 - 0.05)
+            canvas.line(_bezier(root, bend, tip, n=6), line_skin, ear_line * 0.8)
     else:
         # Small and rounded, low at the side of the head.
         canvas.polygon(
@@ -338,28 +354,32 @@ def draw_elephant(rng: random.Random, kind: str, size: int) -> Image.Image:
     img = Image.new("RGB", (big, big))
     _draw_background(rng, img)
 
-    # The figure spans roughly x in [-0.65, 0.85], y in [-0.5, 0.6] of its own frame.
-    body_px = big * rng.uniform(0.55, 0.7)
-    span_x, span_y = 1.5 * body_px, 1.1 * body_px
-    cx = rng.uniform(min(span_x / 2, big / 2), max(big - span_x / 2, big / 2)) + body_px * (
-        -0.1 if rng.random() < 0.5 else 0.1
-    )
-    cy = rng.uniform(min(span_y / 2, big / 2), max(big - span_y / 2, big / 2))
-    flip = rng.random() < 0.5
-    # Shift so the figure's centre (x = 0.1 facing right) lands on (cx, cy).
+    # The figure is drawn on its own transparent layer, then its bounding box is placed
+    # uniformly in the frame: where the animal stands must not depend on its kind, or the
+    # layout alone (where the dark pixels are) would give the class away.
+    body_px = big * rng.uniform(0.6, 0.72)
+    layer = Image.new("RGBA", (2 * big, 2 * big), (0, 0, 0, 0))
     canvas = _Canvas(
-        ImageDraw.Draw(img),
+        ImageDraw.Draw(layer),
         scale=body_px,
         angle=math.radians(rng.uniform(-8, 8)),
-        flip=flip,
-        offset=(cx - (-0.1 if flip else 0.1) * body_px, cy - 0.05 * body_px),
+        flip=rng.random() < 0.5,
+        offset=(big, big),
     )
     _draw_figure(rng, kind, canvas, _body_colour(rng))
+    bbox = layer.getbbox(alpha_only=True)
+    if bbox is not None:
+        figure = layer.crop(bbox)
+        w, h = figure.size
+        # A figure larger than the frame is cut at a random place rather than always centred.
+        x = round(rng.uniform(min(0, big - w), max(0, big - w)))
+        y = round(rng.uniform(min(0, big - h), max(0, big - h)))
+        img.paste(figure, (x, y), figure)
 
     img = img.reduce(_SUPERSAMPLE)
-    if rng.random() < 0.3:
+    if rng.random() < 0.15:
         img = img.filter(ImageFilter.GaussianBlur(rng.uniform(0.3, 1.0)))
-    sigma = rng.uniform(0.0, 10.0)
+    sigma = rng.uniform(0.0, 6.0)
     if sigma > 0.5:
         noise_rng = np.random.default_rng(rng.getrandbits(64))
         arr = np.asarray(img, dtype=np.float32)
@@ -429,7 +449,9 @@ def _write_split(
         rng = random.Random(f"xlagui-demo/{seed}/{split}/{index}")
         img = draw_elephant(rng, kind, image_size)
         # Pillow's JPEG encoder is deterministic for the same pixels and options.
-        img.save(folder / split / label / f"elephant-{index:04d}.jpg", "JPEG", quality=_JPEG_QUALITY)
+        img.save(
+            folder / split / label / f"elephant-{index:04d}.jpg", "JPEG", quality=_JPEG_QUALITY
+        )
 
 
 def _build(
@@ -458,8 +480,8 @@ def _build(
 
     tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent))
     try:
-        _write_split(tmp, "train", seed, train_per_class, image_size, shuffle_labels)
-        _write_split(tmp, "test", seed, test_per_class, image_size, shuffle_labels)
+        for split, per_class in zip(SPLITS, (train_per_class, test_per_class), strict=True):
+            _write_split(tmp, split, seed, per_class, image_size, shuffle_labels)
         # Written last: a folder with a marker is complete.
         (tmp / MARKER_NAME).write_text(json.dumps(marker, indent=2) + "\n", encoding="utf-8")
         os.chmod(tmp, 0o755)  # mkdtemp makes it private; the set is ordinary user data
