@@ -254,7 +254,7 @@ def main() -> int:
     from PySide6 import __version__ as pyside_version
 
     display = os.environ.get("DISPLAY")
-    platform_words = f"X server {display}" if display else "Qt offscreen platform"
+    platform_words = f"an X server (DISPLAY={display})" if display else "Qt offscreen platform"
     rows = [
         "| what | measured | goal |",
         "|---|---|---|",

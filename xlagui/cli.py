@@ -124,7 +124,10 @@ def _console(stderr: bool = False) -> Any:
 
 
 def cmd_gui(args: argparse.Namespace) -> int:
-    from xlagui.ui.app import run_app
+    try:
+        from xlagui.ui.app import run_app
+    except ImportError as exc:  # no usable Qt: say so instead of a traceback
+        raise ConfigError(f"the window cannot open: {exc}") from None
 
     return run_app(dataset=args.dataset, demo=args.demo)
 
@@ -217,6 +220,13 @@ def cmd_compare(args: argparse.Namespace) -> int:
         check_writable(out)
     except SaveError as exc:
         raise ConfigError(str(exc)) from None
+    render_report_png: Any = None
+    if args.png:
+        try:  # before training, not hours later
+            from xlagui.ui import report_png
+        except ImportError as exc:
+            raise ConfigError(f"--png needs a working Qt: {exc}") from None
+        render_report_png = report_png.render_report_png
     report = new_report(scan, config, demo=demo)
     state = TaskState()
     _install_sigint(state, console)
@@ -233,9 +243,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         console.print(f"[red]error:[/red] {exc}", soft_wrap=True)
         return EXIT_FAILED
     print_summary(console, report)
-    if args.png:
-        from xlagui.ui.report_png import render_report_png
-
+    if render_report_png is not None:
         try:
             png = render_report_png(report, out / "comparison.png")
         except OSError as exc:

@@ -1,0 +1,24 @@
+"""Shared test setup: Qt without a display, and xlagui's own folders inside the session's tmp."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+import pytest
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _xlagui_dirs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """History and caches go to temporary folders, never the user's."""
+    saved = {k: os.environ.get(k) for k in ("XLAGUI_DATA_DIR", "XLAGUI_CACHE_DIR")}
+    os.environ["XLAGUI_DATA_DIR"] = str(tmp_path_factory.mktemp("xlagui-data"))
+    os.environ["XLAGUI_CACHE_DIR"] = str(tmp_path_factory.mktemp("xlagui-cache"))
+    yield
+    for key, value in saved.items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value

@@ -1,0 +1,132 @@
+"""Starting the app: names and icon, the crash handler, launching without TensorFlow."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from PySide6.QtWidgets import QApplication, QWidget
+from pytestqt.qtbot import QtBot
+
+from xlagui.ui import app as app_module
+from xlagui.ui import dialogs
+
+
+def test_the_application_has_its_names_and_icon(qtbot: QtBot) -> None:
+    app = app_module.make_application()
+    assert isinstance(app, QApplication)
+    assert app.organizationName() == "xlagui"
+    assert app.applicationName() == "xlagui"
+    icon = app_module.app_icon()
+    assert not icon.isNull()
+    assert not icon.pixmap(64, 64).isNull()
+
+
+def test_the_crash_handler_shows_a_dialog_and_keeps_the_app(
+        qtbot: QtBot, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    window = QWidget()
+    qtbot.addWidget(window)
+    shown: list[tuple[str, str, str, str]] = []
+
+    def record(parent: QWidget | None, title: str, message: str, hint: str = "",
+               details: str = "") -> None:
+        shown.append((title, message, hint, details))
+
+    monkeypatch.setattr(dialogs, "show_error", record)
+    previous = sys.excepthook
+    handler = app_module.CrashHandler(lambda: window).install()
+    try:
+        assert sys.excepthook is handler
+        try:
+            raise ZeroDivisionError("division by zero")
+        except ZeroDivisionError as exc:
+            sys.excepthook(type(exc), exc, exc.__traceback__)
+    finally:
+        handler.uninstall()
+    assert sys.excepthook is previous
+    assert len(shown) == 1
+    title, message, hint, details = shown[0]
+    assert title == "Something unexpected went wrong"
+    assert "ZeroDivisionError: division by zero" in message
+    assert "saved in the history" in hint
+    assert "Traceback" in details and "test_app.py" in details
+    assert "ZeroDivisionError" in capsys.readouterr().err  # and on stderr for a report
+
+
+def test_a_slot_raising_reaches_the_handler(qtbot: QtBot,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    from PySide6.QtCore import QTimer
+
+    window = QWidget()
+    qtbot.addWidget(window)
+    shown: list[str] = []
+    monkeypatch.setattr(dialogs, "show_error",
+                        lambda parent, title, message, hint="", details="": shown.append(message))
+    handler = app_module.CrashHandler(lambda: window)
+
+    def boom() -> None:
+        raise RuntimeError("a bug in a slot")
+
+    with qtbot.capture_exceptions() as caught:
+        QTimer.singleShot(0, boom)
+        qtbot.waitUntil(lambda: bool(caught), timeout=2_000)
+    # pytest-qt takes the hook while testing; hand it what the app's hook would have got.
+    exc_type, exc, tb = caught[0]
+    handler(exc_type, exc, tb)
+    assert shown == ["xlagui hit an unexpected problem: RuntimeError: a bug in a slot"]
+
+
+def test_launching_shows_the_window_without_tensorflow(tmp_path: Path) -> None:
+    """`python -m xlagui` opens the window (the launch probe closes it at once) and never
+    imports TensorFlow, Keras or SciPy on the way."""
+    code = (
+        "import sys, runpy\n"
+        "sys.argv = ['xlagui']\n"
+        "try:\n"
+        "    runpy.run_module('xlagui', run_name='__main__')\n"
+        "except SystemExit as exc:\n"
+        "    code = exc.code\n"
+        "bad = [m for m in ('tensorflow', 'keras', 'scipy') if m in sys.modules]\n"
+        "print('heavy=' + ','.join(bad))\n"
+        "sys.exit(code)\n"
+    )
+    env = {**os.environ, "XLAGUI_LAUNCH_PROBE": "1", "QT_QPA_PLATFORM": "offscreen",
+           "XDG_CONFIG_HOME": str(tmp_path / "config"),
+           "XLAGUI_DATA_DIR": str(tmp_path / "data")}
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120, env=env)
+    assert res.returncode == 0, res.stderr[-3000:]
+    lines = res.stdout.splitlines()
+    assert any(line.startswith("shown_at=") for line in lines)
+    assert "heavy=" in lines
+
+
+def test_launching_with_a_folder_opens_it(tmp_path: Path) -> None:
+    from tests.helpers.images import make_class_folders
+
+    make_class_folders(tmp_path / "pets", {"cats": 3, "dogs": 3})
+    code = (
+        "import sys\n"
+        "from PySide6.QtCore import QTimer\n"
+        "from PySide6.QtWidgets import QApplication\n"
+        "import xlagui.ui.main_window as mw\n"
+        "import xlagui.ui.app as app\n"
+        "app._probe_devices = lambda: [{'id': 'cpu', 'name': 'CPU', 'kind': 'CPU'}]\n"
+        "def check():\n"
+        "    w = next(x for x in QApplication.topLevelWidgets() if isinstance(x, mw.MainWindow))\n"
+        "    w.dataset_loaded.connect(lambda scan: (print('title=' + w.windowTitle()),"
+        " w.close()))\n"
+        "QTimer.singleShot(0, check)\n"
+        "from xlagui.cli import main\n"
+        f"sys.exit(main([{str(tmp_path / 'pets')!r}]))\n"
+    )
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen",
+           "XDG_CONFIG_HOME": str(tmp_path / "config"),
+           "XLAGUI_DATA_DIR": str(tmp_path / "data")}
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120, env=env)
+    assert res.returncode == 0, res.stderr[-3000:]
+    assert "title=xlagui — pets" in res.stdout

@@ -1,0 +1,93 @@
+"""History: every comparison is saved and listed; reopening one shows its plots and summary."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PySide6.QtWidgets import QWidget
+from pytestqt.qtbot import QtBot
+
+from tests.ui.conftest import WindowFactory
+from xlagui.ui import dialogs
+from xlagui.ui.main_window import TAB_RUNS, MainWindow
+
+
+def curve(item: object) -> list[float]:
+    _x, y = item.getData()  # type: ignore[attr-defined]
+    return [] if y is None else list(np.round(y, 6))
+
+
+def test_a_finished_comparison_is_listed_and_reopens(qtbot: QtBot, loaded_window: MainWindow,
+                                                     make_window: WindowFactory,
+                                                     tmp_path: Path) -> None:
+    window = loaded_window
+    panel = window.history_panel
+    with qtbot.waitSignal(panel.refreshed, timeout=20_000):
+        with qtbot.waitSignal(window.comparison_finished, timeout=20_000):
+            assert window.start_comparison()
+    assert len(panel.items) == 1
+    item = panel.items[0]
+    assert item.title == "XLA vs baseline on elephants"
+    assert "2.00× faster" in item.verdict
+    assert (item.folder / "comparison.json").is_file()
+    assert panel.tree.topLevelItemCount() == 1
+    row = panel.tree.topLevelItem(0)
+    assert row is not None and row.text(2) == "2" and "2.00× faster" in row.text(3)
+    assert panel.selected_folder() == item.folder  # the new one is selected
+    live = window.runs_view.columns["xla"]
+    live_loss = curve(live.batch_smooth)
+    live_time = curve(live._time_curves[0])
+
+    # A fresh window (as after a restart) lists it and replays it into the same columns.
+    other = make_window(show=True)
+    with qtbot.waitSignal(other.history_panel.refreshed, timeout=10_000):
+        other.history_panel.refresh()
+    assert [i.folder for i in other.history_panel.items] == [item.folder]
+    with qtbot.waitSignal(other.report_shown, timeout=10_000):
+        other.history_panel.select_folder(item.folder)
+        other.history_panel.open_button.click()
+    assert other.tabs.currentIndex() == TAB_RUNS
+    view = other.runs_view
+    xla = view.columns["xla"]
+    assert xla.status_text == "Finished"
+    assert curve(xla.batch_smooth) == live_loss
+    assert curve(xla._time_curves[0]) == live_time
+    assert "2.00× faster" in view.comparison.verdict.text()
+    assert view.comparison.rows["Speed per steady epoch"].text() == "2.00× faster"
+    assert item.folder.name in view.folder_link.text()
+    assert other.export_action.isEnabled()
+
+
+def test_a_damaged_history_entry_is_explained(qtbot: QtBot, window: MainWindow,
+                                              tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    folder = tmp_path / "history" / "broken"
+    folder.mkdir(parents=True)
+    (folder / "comparison.json").write_text('{"format": "something else"}')
+    shown: list[str] = []
+
+    def record(parent: QWidget | None, title: str, message: str, hint: str = "",
+               details: str = "") -> None:
+        shown.append(title)
+
+    monkeypatch.setattr(dialogs, "show_error", record)
+    assert not window.open_history_item(folder)
+    assert shown == ["Cannot reopen"]
+    assert window.report is None
+
+
+def test_reopening_waits_while_a_comparison_runs(qtbot: QtBot, make_window: WindowFactory,
+                                                 dataset: Path, tmp_path: Path) -> None:
+    from tests.ui.conftest import fake_worker
+
+    window = make_window(worker=fake_worker(delay=0.03))
+    with qtbot.waitSignal(window.dataset_loaded, timeout=10_000):
+        window.open_dataset(dataset)
+    window.settings_panel.batch_size.setValue(4)
+    with qtbot.waitSignal(window.comparison_finished, timeout=20_000) as blocker:
+        assert window.start_comparison()
+        assert not window.open_history_item(tmp_path)
+        assert "running" in window.message_bar.text()
+    assert blocker.args[0].runs[0].status == "finished"

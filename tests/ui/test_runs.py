@@ -1,0 +1,216 @@
+"""A comparison driven by the fake worker: live plots, summary, stop, errors, closing."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QWidget
+from pytestqt.qtbot import QtBot
+
+from tests.ui.conftest import WindowFactory, fake_worker
+from xlagui.core.events import ErrorEvent
+from xlagui.ui import dialogs
+from xlagui.ui.main_window import TAB_RUNS, MainWindow
+
+
+def run_to_end(qtbot: QtBot, window: MainWindow, only: set[str] | None = None,
+               timeout: int = 20_000) -> object:
+    with qtbot.waitSignal(window.comparison_finished, timeout=timeout) as blocker:
+        assert window.start_comparison(only=only)
+    return blocker.args[0]
+
+
+def xy(item: object) -> tuple[list[float], list[float]]:
+    x, y = item.getData()  # type: ignore[attr-defined]
+    return ([] if x is None else list(np.round(x, 6)), [] if y is None else list(np.round(y, 6)))
+
+
+def test_a_comparison_fills_both_columns_and_the_summary(qtbot: QtBot,
+                                                         loaded_window: MainWindow) -> None:
+    window = loaded_window
+    report = run_to_end(qtbot, window)
+    assert window.tabs.currentIndex() == TAB_RUNS
+    view = window.runs_view
+    base, xla = view.columns["baseline"], view.columns["xla"]
+    assert base.status_text == "Finished" and xla.status_text == "Finished"
+    assert base.progress.value() == 1000
+    # The plots got the streams: 4 batches per epoch, 3 epochs.
+    bx, by = xy(base.batch_smooth)
+    assert len(bx) == 12 and bx[0] == 0.25 and bx[-1] == 3.0
+    assert by[0] == pytest.approx(0.8)  # 1 / (1 + 1/4)
+    assert xy(base.epoch_train)[0] == [1.0, 2.0, 3.0]
+    assert xy(base.epoch_val)[1] == pytest.approx([0.55, 1.1 / 3, 0.275])
+    # Cumulative wall time per epoch, from 0.
+    assert xy(base._time_curves[0]) == ([0.0, 1.0, 2.0, 3.0], [0.0, 3.0, 4.0, 5.0])
+    assert xy(xla._time_curves[0]) == ([0.0, 1.0, 2.0, 3.0], [0.0, 6.0, 6.5, 7.0])
+    # The overlay has both sides.
+    overlay = view.comparison._curves
+    assert xy(overlay[("baseline", 0)])[1] == [0.0, 3.0, 4.0, 5.0]
+    assert xy(overlay[("xla", 0)])[1] == [0.0, 6.0, 6.5, 7.0]
+    # Key figures from the summaries.
+    assert base.figures["steady"].text() == "1.00 s"
+    assert xla.figures["steady"].text() == "0.50 s"
+    assert xla.figures["first"].text() == "6.00 s"
+    assert xla.figures["memory"].text() == "500 MB"
+    assert "2 HLO modules, 40 fusions" in xla.figures["evidence"].text()
+    assert "compiled nothing" in base.figures["evidence"].text()
+    # The comparison in words.
+    panel = view.comparison
+    assert "XLA was 2.00× faster per epoch" in panel.verdict.text()
+    assert panel.rows["Speed per steady epoch"].text() == "2.00× faster"
+    assert "7.00 s with XLA vs 5.00 s without (1.40×, 40% more)" in \
+        panel.rows["Total wall time"].text()
+    assert panel.rows["Break-even"].text().startswith("epoch 7")
+    assert panel.rows["Compile cost"].text() == "+3.50 s in XLA's first epoch"
+    assert "same within" in panel.rows["Accuracy"].text()
+    assert window.report is report
+    assert window.export_action.isEnabled()
+    assert window.run_button.isEnabled()  # ready for the next one
+
+
+def test_events_reach_the_plots_on_the_next_redraw_tick(qtbot: QtBot) -> None:
+    from tests.helpers.streams import run_events
+    from xlagui.core.compare import plan_runs
+    from xlagui.core.config import RunConfig
+    from xlagui.core.report import ComparisonReport
+    from xlagui.ui.runs_view import RunsView
+
+    view = RunsView()
+    qtbot.addWidget(view)
+    config = RunConfig(epochs=3, batch_size=4, image_size=48)
+    report = ComparisonReport(config=config, dataset={"name": "x"}, runs=plan_runs(config))
+    view.begin(report)
+    view.on_run_started("01-baseline-r1", "baseline", 1)
+    events = run_events()
+    for event in events[:3]:  # started and two batches
+        view.on_event("01-baseline-r1", event)
+    column = view.columns["baseline"]
+    assert xy(column.batch_smooth) == ([], [])  # appending is all an event costs
+    with qtbot.waitSignal(view.redrawn, timeout=1_000):
+        pass
+    assert xy(column.batch_smooth)[0] == [0.25, 0.5]
+    assert column.status_text == "Epoch 1 of 3"
+
+
+def test_one_side_alone(qtbot: QtBot, loaded_window: MainWindow) -> None:
+    window = loaded_window
+    window.settings_panel.xla.setChecked(False)
+    with qtbot.waitSignal(window.comparison_finished, timeout=20_000) as blocker:
+        assert window.start_one_side()
+    report = blocker.args[0]
+    assert [r.status for r in report.runs] == ["finished", "queued"]
+    view = window.runs_view
+    assert view.columns["baseline"].status_text == "Finished"
+    assert view.columns["xla"].status_text == "Not part of this run"
+    assert window.worker.specs[-1].variant == "baseline"  # type: ignore[union-attr]
+    assert "Not compared" in view.comparison.verdict.text()
+
+
+def test_stop_ends_the_run_quickly(qtbot: QtBot, make_window: WindowFactory,
+                                   dataset: object) -> None:
+    window = make_window(worker=fake_worker(delay=0.05, steps=40))
+    with qtbot.waitSignal(window.dataset_loaded, timeout=10_000):
+        window.open_dataset(dataset)  # type: ignore[arg-type]
+    window.settings_panel.batch_size.setValue(4)
+    assert window.start_comparison()
+    column = window.runs_view.columns["baseline"]
+    qtbot.waitUntil(lambda: column.trace is not None and column.trace.steps_done > 2,
+                    timeout=10_000)
+    assert window.stop_action.isEnabled()
+    started = time.monotonic()
+    with qtbot.waitSignal(window.comparison_finished, timeout=5_000) as blocker:
+        window.stop_action.trigger()
+        assert window.stop_button.text() == "Stopping…"
+        assert column.status_text == "Stopping…"
+    assert time.monotonic() - started < 2.0
+    report = blocker.args[0]
+    assert [r.status for r in report.runs] == ["cancelled", "cancelled"]
+    assert column.status_text == "Cancelled"
+    assert "Stopped" in window.message_bar.text()
+    assert len(window.worker.specs) == 1  # type: ignore[union-attr]  # XLA never started
+
+
+def test_one_comparison_at_a_time(qtbot: QtBot, make_window: WindowFactory,
+                                  dataset: object) -> None:
+    window = make_window(worker=fake_worker(delay=0.02))
+    with qtbot.waitSignal(window.dataset_loaded, timeout=10_000):
+        window.open_dataset(dataset)  # type: ignore[arg-type]
+    window.settings_panel.batch_size.setValue(4)
+    with qtbot.waitSignal(window.comparison_finished, timeout=20_000):
+        assert window.start_comparison()
+        assert not window.run_button.isEnabled()
+        assert not window.start_comparison()
+        assert "running" in window.message_bar.text()
+
+
+def test_a_failed_run_shows_a_dialog_and_the_app_stays_usable(
+        qtbot: QtBot, make_window: WindowFactory, dataset: object,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    error = ErrorEvent(t=9.0, error_type="ResourceExhaustedError",
+                       message="out of memory while compiling the XLA cluster",
+                       hint="Try a smaller batch size or image size.",
+                       details="Traceback (most recent call last): ...")
+    window = make_window(worker=fake_worker(xla=error))
+    shown: list[tuple[str, ...]] = []
+
+    def record(parent: QWidget | None, title: str, message: str, hint: str = "",
+               details: str = "") -> None:
+        shown.append((title, message, hint, details))
+
+    monkeypatch.setattr(dialogs, "show_error", record)
+    with qtbot.waitSignal(window.dataset_loaded, timeout=10_000):
+        window.open_dataset(dataset)  # type: ignore[arg-type]
+    window.settings_panel.batch_size.setValue(4)
+    report = run_to_end(qtbot, window)
+    assert [r.status for r in report.runs] == ["finished", "error"]  # type: ignore[attr-defined]
+    assert shown == [("The XLA run failed", error.message, error.hint, error.details)]
+    xla = window.runs_view.columns["xla"]
+    assert xla.status_text == "Failed"
+    assert error.message in xla.detail.text()
+    # Still usable: the next comparison runs.
+    window.worker = fake_worker()
+    report = run_to_end(qtbot, window)
+    assert [r.status for r in report.runs] == ["finished", "finished"]  # type: ignore[attr-defined]
+
+
+def test_the_error_dialog_has_details_on_demand(qtbot: QtBot, window: MainWindow) -> None:
+    box = dialogs.show_error(window, "The XLA run failed", "out of memory", "Try less.",
+                             "Traceback ...")
+    qtbot.addWidget(box)
+    assert box.text() == "Out of memory."
+    assert box.informativeText() == "Try less."
+    assert box.detailedText() == "Traceback ..."
+    # Open but not blocking: a run in progress goes on behind it.
+    assert box.isVisible()
+    assert box.windowModality() == Qt.WindowModality.WindowModal
+    box.close()
+
+
+def test_closing_during_a_run_asks_then_stops_and_waits(
+        qtbot: QtBot, make_window: WindowFactory, dataset: object,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    window = make_window(worker=fake_worker(delay=0.05, steps=40))
+    with qtbot.waitSignal(window.dataset_loaded, timeout=10_000):
+        window.open_dataset(dataset)  # type: ignore[arg-type]
+    window.settings_panel.batch_size.setValue(4)
+    assert window.start_comparison()
+    answers = [False, True]
+    asked: list[str] = []
+
+    def answer(parent: QWidget | None, title: str, text: str, yes: str, no: str = "") -> bool:
+        asked.append(title)
+        return answers.pop(0)
+
+    monkeypatch.setattr(dialogs, "ask", answer)
+    assert not window.close()  # "Keep running"
+    assert window.isVisible() and window.is_running()
+    with qtbot.waitSignal(window.comparison_finished, timeout=5_000) as blocker:
+        window.close()  # "Stop and close": stops first, closes when the run has ended
+        assert window.isVisible()
+    qtbot.waitUntil(lambda: not window.isVisible(), timeout=5_000)
+    assert window.supervisor is None
+    assert [r.status for r in blocker.args[0].runs] == ["cancelled", "cancelled"]
+    assert asked == ["Stop the comparison?", "Stop the comparison?"]

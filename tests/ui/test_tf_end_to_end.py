@@ -1,0 +1,90 @@
+"""The whole way with real TensorFlow: the window, the runner, two worker processes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from pytestqt.qtbot import QtBot
+
+from tests.helpers.images import make_class_folders
+from tests.ui.conftest import WindowFactory
+
+
+@pytest.mark.tf
+def test_a_real_comparison_on_a_tiny_dataset(qtbot: QtBot, make_window: WindowFactory,
+                                             tmp_path: Path) -> None:
+    root = tmp_path / "tiny"
+    make_class_folders(root, {"african": 12, "asian": 12}, size=(48, 48))
+    window = make_window(real_worker=True)
+    with qtbot.waitSignal(window.dataset_loaded, timeout=30_000):
+        window.open_dataset(root)
+    panel = window.settings_panel
+    panel.epochs.setValue(2)
+    panel.batch_size.setValue(8)
+    panel.image_size.setValue(48)
+    panel.augment.setChecked(False)
+    assert window.cannot_run_reason() == ""
+    with qtbot.waitSignal(window.comparison_finished, timeout=600_000) as blocker:
+        assert window.start_comparison()
+    report = blocker.args[0]
+    assert [r.status for r in report.runs] == ["finished", "finished"], [
+        (r.run_id, r.error) for r in report.runs]
+    view = window.runs_view
+    for variant in ("baseline", "xla"):
+        column = view.columns[variant]
+        assert column.status_text == "Finished"
+        x, _y = column.epoch_train.getData()
+        assert list(np.round(x)) == [1.0, 2.0]
+        trace = column.trace
+        assert trace is not None and trace.started is not None
+        assert trace.started.device_kind == "CPU"
+    xla = report.runs[1].summary
+    assert xla["xla_evidence"]["compiled"], xla["xla_evidence"]
+    assert report.comparison is not None and report.comparison.verdict
+    assert view.comparison.verdict.text() == report.comparison.verdict
+    assert (window.report_folder / "comparison.json").is_file()
+
+
+@pytest.mark.tf
+def test_closing_mid_run_stops_the_worker_within_seconds(
+        qtbot: QtBot, make_window: WindowFactory, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Closing asks, stops the run (cancel, then terminate, then kill) and waits for it: no
+    worker process is left behind, even one busy starting TensorFlow or compiling."""
+    import time
+
+    import psutil
+
+    from xlagui.ui import dialogs
+
+    root = tmp_path / "tiny"
+    make_class_folders(root, {"african": 12, "asian": 12}, size=(48, 48))
+    window = make_window(real_worker=True)
+    with qtbot.waitSignal(window.dataset_loaded, timeout=30_000):
+        window.open_dataset(root)
+    window.settings_panel.epochs.setValue(50)
+    window.settings_panel.batch_size.setValue(8)
+    window.settings_panel.image_size.setValue(48)
+    monkeypatch.setattr(dialogs, "ask", lambda *args, **kwargs: True)
+    pids: list[int] = []
+
+    def on_event(_run_id: str, event: object) -> None:
+        if getattr(event, "type", "") == "started":
+            pids.append(event.pid)  # type: ignore[attr-defined]
+
+    assert window.start_comparison()
+    assert window.supervisor is not None
+    window.supervisor.event_received.connect(on_event)
+    qtbot.waitUntil(lambda: bool(pids), timeout=300_000)
+    assert psutil.pid_exists(pids[0])
+    started = time.monotonic()
+    with qtbot.waitSignal(window.comparison_finished, timeout=10_000) as blocker:
+        window.close()
+    stopped_after = time.monotonic() - started
+    qtbot.waitUntil(lambda: not window.isVisible(), timeout=5_000)
+    assert stopped_after < 2.5, stopped_after
+    assert not psutil.pid_exists(pids[0]) or \
+        psutil.Process(pids[0]).status() == psutil.STATUS_ZOMBIE
+    assert [r.status for r in blocker.args[0].runs] == ["cancelled", "cancelled"]

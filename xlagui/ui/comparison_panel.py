@@ -1,0 +1,174 @@
+"""Below the two run columns: both runs' cumulative wall time, and the comparison in words."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QFrame,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QScrollArea,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
+
+from xlagui.core.stats import Comparison
+from xlagui.ui import format as fmt
+from xlagui.ui import plots
+from xlagui.ui.theme import SEVERITY_COLORS, VARIANT_TITLES
+from xlagui.ui.traces import RunTrace
+
+WAITING = "The comparison appears here when both sides have finished a run."
+WAITING_STYLE = "color: #6b6f76; font-size: 11pt;"
+
+
+class ComparisonPanel(QFrame):
+    """The overlay of both sides' cumulative wall time per epoch, and the summary.
+
+    Signals: none. `redraw` takes the runs' traces; `show_comparison` the core's `Comparison`.
+    """
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("Card")
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(12, 10, 12, 10)
+        layout.setSpacing(14)
+
+        self.overlay = plots.make_plot("Cumulative wall time, both sides", "epoch",
+                                       "seconds since training began")
+        self.overlay.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Expanding)
+        self._range = plots.StickyYRange(self.overlay)
+        plots.legend(self.overlay, corner="top-left")
+        self._curves: dict[tuple[str, int], Any] = {}
+        self._drawn: dict[tuple[str, int], tuple[int, bool]] = {}
+        self._break_even = plots.pg.InfiniteLine(
+            angle=90, movable=False,
+            pen=plots.pg.mkPen("#6b6f76", width=1, style=Qt.PenStyle.DotLine),
+            label="break-even", labelOpts={"position": 0.92, "color": "#6b6f76"},
+        )
+        self._break_even.setVisible(False)
+        self.overlay.getPlotItem().addItem(self._break_even, ignoreBounds=True)
+        layout.addWidget(self.overlay, 1)
+
+        # The summary scrolls rather than clip when the panel is short.
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        body = QWidget()
+        body.setObjectName("SummaryBody")
+        body.setStyleSheet("QWidget#SummaryBody { background: transparent; }")
+        scroll.viewport().setAutoFillBackground(False)
+        scroll.setWidget(body)
+        right = QVBoxLayout(body)
+        right.setContentsMargins(0, 0, 6, 0)
+        right.setSpacing(8)
+        heading = QLabel("Comparison")
+        heading.setObjectName("ColumnTitle")
+        right.addWidget(heading)
+        self.verdict = QLabel(WAITING)
+        self.verdict.setStyleSheet(WAITING_STYLE)
+        self.verdict.setWordWrap(True)
+        self.verdict.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        right.addWidget(self.verdict)
+        grid = QGridLayout()
+        grid.setHorizontalSpacing(14)
+        grid.setVerticalSpacing(4)
+        self.rows: dict[str, QLabel] = {}
+        for i, (name, _) in enumerate(fmt.comparison_rows(Comparison())):
+            cap = QLabel(name)
+            cap.setObjectName("Caption")
+            cap.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop)
+            value = QLabel(fmt.DASH)
+            value.setWordWrap(True)
+            value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            grid.addWidget(cap, i, 0)
+            grid.addWidget(value, i, 1)
+            self.rows[name] = value
+        grid.setColumnStretch(1, 1)
+        right.addLayout(grid)
+        self.problems = QLabel()
+        self.problems.setWordWrap(True)
+        self.problems.setStyleSheet(f"color: {SEVERITY_COLORS['error']};")
+        self.problems.setVisible(False)
+        right.addWidget(self.problems)
+        right.addStretch(1)
+        layout.addWidget(scroll, 1)
+        self.comparison: Comparison | None = None
+
+    def set_epochs(self, epochs: int) -> None:
+        """The planned epochs: a fixed x range, so the axis does not move as they go by."""
+        if epochs > 0:
+            self.overlay.getPlotItem().setXRange(0, epochs, padding=0.02)
+
+    def clear(self) -> None:
+        for curve in self._curves.values():
+            self.overlay.getPlotItem().removeItem(curve)
+        self._curves = {}
+        self._drawn = {}
+        self._range.reset()
+        self._break_even.setVisible(False)
+        self.show_comparison(None)
+
+    def redraw(self, traces: dict[str, list[RunTrace]]) -> None:
+        """Feed the overlay the runs' cumulative times; curves whose run gained no epoch since
+        the last call, and whose style did not change, are left alone."""
+        changed = False
+        for variant, runs in traces.items():
+            last = len(runs) - 1
+            for i, trace in enumerate(runs):
+                key = (variant, i)
+                curve = self._curves.get(key)
+                if curve is None:
+                    name = VARIANT_TITLES.get(variant, variant) if i == 0 else None
+                    curve = plots.line(self.overlay, plots.color(variant), width=2, symbol="o",
+                                       name=name)
+                    self._curves[key] = curve
+                style = (len(trace.epochs), i == last)
+                if self._drawn.get(key) == style:
+                    continue
+                if self._drawn.get(key, (None, None))[1] != (i == last):
+                    col = plots.color(variant, 255 if i == last else 110)
+                    curve.setPen(plots.pg.mkPen(col, width=2.2 if i == last else 1.2))
+                    curve.setSymbolBrush(plots.pg.mkBrush(col))
+                self._drawn[key] = style
+                plots.set_cumulative(curve, trace)
+                changed = True
+        runs = [t for variant_runs in traces.values() for t in variant_runs]
+        done = bool(runs) and all(t.terminal is not None for t in runs)
+        if changed or done:
+            if done:
+                self._range.reset()  # fit what was measured
+            self._range.update(0.0, max((t.expected_total() for t in runs), default=0.0))
+
+    def show_comparison(self, c: Comparison | None) -> None:
+        self.comparison = c
+        if c is None:
+            self.verdict.setText(WAITING)
+            self.verdict.setStyleSheet(WAITING_STYLE)
+            for label in self.rows.values():
+                label.setText(fmt.DASH)
+            self.problems.setVisible(False)
+            self._break_even.setVisible(False)
+            return
+        self.verdict.setText(c.verdict)
+        # Red only for a comparison that is not valid; a valid one reads as plain text,
+        # whatever it says about XLA.
+        colour = "#202124" if c.valid else SEVERITY_COLORS["error"]
+        self.verdict.setStyleSheet(f"color: {colour}; font-size: 10.5pt; font-weight: 600;")
+        for name, value in fmt.comparison_rows(c):
+            self.rows[name].setText(value)
+        self.rows["Speed per steady epoch"].setToolTip(c.speedup.method if c.speedup else "")
+        shown = [p for p in c.problems if p not in c.verdict]
+        self.problems.setText("\n".join(f"• {p}" for p in shown))
+        self.problems.setVisible(bool(shown))
+        if c.break_even_epoch is not None and c.break_even_epoch > 1:
+            self._break_even.setValue(c.break_even_epoch)
+            self._break_even.setVisible(True)
+        else:
+            self._break_even.setVisible(False)

@@ -1,0 +1,466 @@
+"""The Dataset tab: what the scan found (layout, classes, sizes, problems) and the images.
+
+The panel shows a `DatasetScan` and forwards what the user asks for; the scan itself runs in
+the background, started by the main window.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import defaultdict
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Qt, QThreadPool, Signal
+from PySide6.QtGui import QBrush, QColor, QFont, QPixmap
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFrame,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QSplitter,
+    QStackedWidget,
+    QTableWidget,
+    QTableWidgetItem,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from xlagui.ui import dialogs
+from xlagui.ui import format as fmt
+from xlagui.ui.tasks import BackgroundTask, TaskKeeper
+from xlagui.ui.theme import SEVERITY_COLORS
+from xlagui.ui.thumbnails import ThumbnailModel, ThumbnailView, decode_image
+from xlagui.ui.widgets import ImageLabel
+
+if TYPE_CHECKING:
+    from xlagui.core.scan import DatasetScan, ImageFile, Problem
+
+PREVIEW_SIZE = 360
+SEVERITY_WORDS = {"error": "Errors", "warning": "Warnings", "info": "Notes"}
+KIND_WORDS = {
+    "not_an_image": "not images",
+    "unreadable": "unreadable files",
+    "truncated": "cut-off files",
+    "too_large": "images too large to load",
+    "vanished": "files that disappeared",
+    "misnamed": "extension does not match the content",
+    "animated": "animated images (first frame used)",
+    "stray_file": "stray files",
+    "ignored_folder": "ignored folders",
+    "symlink_loop": "link loops",
+    "no_test_folder": "no test folder",
+    "empty_class": "empty classes",
+    "class_mismatch": "classes differ between train and test",
+    "too_few_classes": "too few classes",
+    "no_images": "no images",
+    "duplicate_in_class": "duplicates within a class",
+    "label_conflict": "same image in different classes",
+    "leakage": "train/test leakage",
+    "imbalance": "class imbalance",
+}
+
+
+class ImagePreview(QFrame):
+    """One image shown larger, with its file name, pixel size and format.
+
+    Signals: none.
+    """
+
+    def __init__(self, pool: QThreadPool, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("Card")
+        self._pool = pool
+        self._tasks = TaskKeeper()
+        self.file: ImageFile | None = None
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(10, 10, 10, 10)
+        self.image = ImageLabel("Click a thumbnail to see it larger")
+        self.image.setObjectName("Placeholder")
+        self.image.setMinimumSize(220, 220)
+        self.name = QLabel()
+        self.name.setObjectName("Figure")
+        self.name.setWordWrap(True)
+        self.name.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.info = QLabel()
+        self.info.setObjectName("Caption")
+        self.info.setWordWrap(True)
+        layout.addWidget(self.image, 1)
+        layout.addWidget(self.name)
+        layout.addWidget(self.info)
+
+    def show_file(self, f: ImageFile) -> None:
+        self.file = f
+        self.name.setText(os.path.basename(f.path))
+        self.info.setText(
+            f"{f.width} × {f.height} px · {f.format} · {f.color or f.mode} · "
+            f"{fmt.size_bytes(f.size_bytes)}\n{f.split} / {f.label} · {f.rel}"
+        )
+        self.image.clear_image("Loading…")
+        def decode(_state: object, path: str = f.path) -> object:
+            return decode_image(path, PREVIEW_SIZE)
+
+        task = BackgroundTask(decode)
+        task.done.connect(lambda image, path=f.path: self._on_preview_done(path, image))
+        task.failed.connect(lambda exc, _tb, path=f.path: self._on_preview_failed(path, exc))
+        self._tasks.keep(task).start(self._pool)
+
+    def clear(self) -> None:
+        self.file = None
+        self.image.clear_image("Click a thumbnail to see it larger")
+        self.name.setText("")
+        self.info.setText("")
+
+    def _on_preview_done(self, path: str, image: object) -> None:
+        if self.file is None or self.file.path != path:
+            return
+        self.image.set_image(QPixmap.fromImage(image))  # type: ignore[arg-type]
+
+    def _on_preview_failed(self, path: str, exc: object) -> None:
+        if self.file is not None and self.file.path == path:
+            self.image.clear_image(f"Cannot show this image: {exc}")
+
+
+class DatasetPanel(QWidget):
+    """Layout, classes with counts per split, sizes, problems, and a thumbnail grid per class.
+
+    Signals:
+        browse_requested(): the user wants to choose a folder.
+        demo_requested(): the user wants the built-in demo dataset.
+        rescan_requested(): the user wants the current folder scanned again.
+        cancel_scan_requested(): the user wants the running scan stopped.
+    """
+
+    browse_requested = Signal()
+    demo_requested = Signal()
+    rescan_requested = Signal()
+    cancel_scan_requested = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.scan: DatasetScan | None = None
+        self._files_by_class: dict[tuple[str, str], list[ImageFile]] = {}
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(10, 8, 10, 10)
+        layout.setSpacing(8)
+
+        # Header: name, path, actions, progress.
+        head = QHBoxLayout()
+        titles = QVBoxLayout()
+        titles.setSpacing(0)
+        self.heading = QLabel("No dataset")
+        self.heading.setObjectName("Heading")
+        self.path_label = QLabel("Drop a folder of images anywhere on this window")
+        self.path_label.setObjectName("SubHeading")
+        self.path_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        titles.addWidget(self.heading)
+        titles.addWidget(self.path_label)
+        head.addLayout(titles, 1)
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 100)
+        self.progress.setFixedWidth(180)
+        self.progress.setTextVisible(False)
+        self.progress.setVisible(False)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setVisible(False)
+        self.cancel_button.clicked.connect(self.cancel_scan_requested)
+        self.rescan_button = QPushButton("Rescan")
+        self.rescan_button.setToolTip("Scan the folder again (after you changed files in it)")
+        self.rescan_button.clicked.connect(self.rescan_requested)
+        self.rescan_button.setEnabled(False)
+        self.details_button = QPushButton("Details…")
+        self.details_button.setToolTip("The full scan report as text")
+        self.details_button.clicked.connect(self._on_details_clicked)
+        self.details_button.setEnabled(False)
+        browse = QPushButton("Browse…")
+        browse.setToolTip("Choose a dataset folder (Ctrl+O)")
+        browse.clicked.connect(self.browse_requested)
+        for w in (self.progress, self.cancel_button, self.rescan_button, self.details_button,
+                  browse):
+            head.addWidget(w, 0, Qt.AlignmentFlag.AlignVCenter)
+        layout.addLayout(head)
+
+        self.stack = QStackedWidget()
+        self.stack.addWidget(self._build_empty_page())
+        self.stack.addWidget(self._build_loaded_page())
+        layout.addWidget(self.stack, 1)
+
+    # -- construction -------------------------------------------------------------------------
+
+    def _build_empty_page(self) -> QWidget:
+        page = QFrame()
+        page.setObjectName("DropZone")
+        page.setStyleSheet("QFrame#DropZone { border: 2px dashed #c3c8cf; border-radius: 12px; }")
+        box = QVBoxLayout(page)
+        box.addStretch(2)
+        big = QLabel("Drop a dataset folder here")
+        f = QFont()
+        f.setPointSizeF(18)
+        f.setWeight(QFont.Weight.DemiBold)
+        big.setFont(f)
+        big.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        small = QLabel(
+            "One folder per class (for example african/ and asian/), or train/ and test/ "
+            "folders that each hold the class folders.\nThe scan reads file headers only and "
+            "never changes anything in the folder."
+        )
+        small.setObjectName("Placeholder")
+        small.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        small.setWordWrap(True)
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        browse = QPushButton("Browse…")
+        browse.setObjectName("Primary")
+        browse.clicked.connect(self.browse_requested)
+        demo = QPushButton("Try the demo dataset")
+        demo.setToolTip("Drawn African and Asian elephants, generated on first use")
+        demo.clicked.connect(self.demo_requested)
+        buttons.addWidget(browse)
+        buttons.addWidget(demo)
+        buttons.addStretch(1)
+        box.addWidget(big)
+        box.addSpacing(8)
+        box.addWidget(small)
+        box.addSpacing(16)
+        box.addLayout(buttons)
+        box.addStretch(3)
+        return page
+
+    def _build_loaded_page(self) -> QWidget:
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.setChildrenCollapsible(False)
+
+        left = QWidget()
+        lv = QVBoxLayout(left)
+        lv.setContentsMargins(0, 0, 0, 0)
+        lv.setSpacing(6)
+        self.layout_label = QLabel()
+        self.layout_label.setWordWrap(True)
+        self.status_label = QLabel()
+        self.status_label.setWordWrap(True)
+        lv.addWidget(self.layout_label)
+        lv.addWidget(self.status_label)
+        self.class_table = QTableWidget(0, 5)
+        self.class_table.setHorizontalHeaderLabels(["Class", "Train", "Test", "Sizes (px)",
+                                                    "Colour"])
+        self.class_table.verticalHeader().setVisible(False)
+        self.class_table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.class_table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
+        self.class_table.setAlternatingRowColors(True)
+        hh = self.class_table.horizontalHeader()
+        hh.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        hh.setStretchLastSection(True)
+        self.class_table.itemSelectionChanged.connect(self._on_class_table_selection_changed)
+        lv.addWidget(self.class_table)
+        problems_title = QLabel("Problems")
+        problems_title.setObjectName("Figure")
+        lv.addWidget(problems_title)
+        self.problem_tree = QTreeWidget()
+        self.problem_tree.setHeaderHidden(True)
+        self.problem_tree.setWordWrap(True)
+        self.problem_tree.setUniformRowHeights(False)
+        lv.addWidget(self.problem_tree, 1)
+        lv.addStretch(0)
+        split.addWidget(left)
+
+        right = QWidget()
+        rv = QVBoxLayout(right)
+        rv.setContentsMargins(0, 0, 0, 0)
+        rv.setSpacing(6)
+        pick = QHBoxLayout()
+        self.class_combo = QComboBox()
+        self.class_combo.setMinimumWidth(160)
+        self.split_combo = QComboBox()
+        self.split_combo.addItem("Training images", "train")
+        self.split_combo.addItem("Test images", "test")
+        self.count_label = QLabel()
+        self.count_label.setObjectName("Caption")
+        pick.addWidget(QLabel("Class"))
+        pick.addWidget(self.class_combo)
+        pick.addWidget(self.split_combo)
+        pick.addWidget(self.count_label, 1)
+        rv.addLayout(pick)
+        self.class_combo.currentIndexChanged.connect(self._on_class_combo_changed)
+        self.split_combo.currentIndexChanged.connect(self._on_class_combo_changed)
+        gallery = QSplitter(Qt.Orientation.Horizontal)
+        gallery.setChildrenCollapsible(False)
+        self.thumbnails = ThumbnailModel(self)
+        self.grid = ThumbnailView()
+        self.grid.setModel(self.thumbnails)
+        self.grid.image_activated.connect(self._on_grid_image_activated)
+        self.preview = ImagePreview(self.thumbnails.pool)
+        gallery.addWidget(self.grid)
+        gallery.addWidget(self.preview)
+        gallery.setStretchFactor(0, 3)
+        gallery.setStretchFactor(1, 2)
+        rv.addWidget(gallery, 1)
+        split.addWidget(right)
+        split.setStretchFactor(0, 2)
+        split.setStretchFactor(1, 3)
+        split.setSizes([440, 860])
+        return split
+
+    # -- what the main window calls -------------------------------------------------------
+
+    def show_scanning(self, path: str) -> None:
+        self.heading.setText(os.path.basename(os.path.normpath(path)) or path)
+        self.path_label.setText(f"Scanning {path}…")
+        self.progress.setValue(0)
+        self.progress.setVisible(True)
+        self.cancel_button.setVisible(True)
+        self.rescan_button.setEnabled(False)
+
+    def set_progress(self, fraction: float) -> None:
+        self.progress.setValue(round(fraction * 100))
+
+    def scan_ended(self) -> None:
+        self.progress.setVisible(False)
+        self.cancel_button.setVisible(False)
+        self.rescan_button.setEnabled(self.scan is not None)
+
+    def show_scan(self, scan: DatasetScan, name: str | None = None) -> None:
+        self.scan = scan
+        self.scan_ended()
+        self.heading.setText(name or os.path.basename(os.path.normpath(scan.root)))
+        self.path_label.setText(scan.root)
+        self.details_button.setEnabled(True)
+        self.rescan_button.setEnabled(True)
+        self.layout_label.setText(f"<b>Layout:</b> {layout_words(scan)}")
+        train = len(scan.files_for("train"))
+        test = len(scan.files_for("test"))
+        state = ("ready to train" if scan.ok else "training refused until the errors are fixed")
+        colour = SEVERITY_COLORS["ok"] if scan.ok else SEVERITY_COLORS["error"]
+        self.status_label.setText(
+            f"{len(scan.class_names)} classes · {train:,} training and {test:,} test images · "
+            f"<span style='color:{colour}; font-weight:600'>{state}</span>"
+        )
+        self._fill_classes(scan)
+        self._fill_problems(scan.problems)
+        self._files_by_class = defaultdict(list)
+        for f in scan.files:
+            self._files_by_class[(f.split, f.label)].append(f)
+        self.class_combo.blockSignals(True)
+        self.class_combo.clear()
+        for label in scan.class_names:
+            self.class_combo.addItem(label, label)
+        self.class_combo.blockSignals(False)
+        self.preview.clear()
+        self._on_class_combo_changed()
+        self.stack.setCurrentIndex(1)
+
+    def show_empty(self) -> None:
+        self.scan = None
+        self.heading.setText("No dataset")
+        self.path_label.setText("Drop a folder of images anywhere on this window")
+        self.details_button.setEnabled(False)
+        self.rescan_button.setEnabled(False)
+        self.thumbnails.set_files([])
+        self.stack.setCurrentIndex(0)
+
+    def shutdown(self) -> None:
+        self.thumbnails.shutdown()
+
+    # -- filling ----------------------------------------------------------------------------
+
+    def _fill_classes(self, scan: DatasetScan) -> None:
+        counts = scan.counts()
+        table = self.class_table
+        table.setRowCount(0)
+        for label in scan.class_names:
+            row = table.rowCount()
+            table.insertRow(row)
+            lo_w, lo_h, hi_w, hi_h = scan.size_range("train", label)
+            sizes = (f"{lo_w}×{lo_h}" if (lo_w, lo_h) == (hi_w, hi_h)
+                     else f"{lo_w}×{lo_h} to {hi_w}×{hi_h}")
+            modes = ", ".join(f"{c} {m}" for m, c in scan.color_modes("train", label).items())
+            cells = [label, f"{counts['train'].get(label, 0):,}",
+                     f"{counts['test'].get(label, 0):,}", sizes, modes]
+            for col, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                if col in (1, 2):
+                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight
+                                          | Qt.AlignmentFlag.AlignVCenter)
+                item.setData(Qt.ItemDataRole.UserRole, label)
+                table.setItem(row, col, item)
+        # As tall as its rows (up to a dozen), so the problems below get the rest.
+        shown = min(table.rowCount(), 12)
+        height = table.horizontalHeader().height() + 2 * table.frameWidth()
+        height += sum(table.rowHeight(r) for r in range(shown))
+        table.setFixedHeight(height + (0 if shown == table.rowCount() else 4))
+
+    def _fill_problems(self, problems: list[Problem]) -> None:
+        tree = self.problem_tree
+        tree.clear()
+        if not problems:
+            item = QTreeWidgetItem(["No problems found"])
+            item.setForeground(0, _brush(SEVERITY_COLORS["ok"]))
+            tree.addTopLevelItem(item)
+            tree.setMaximumHeight(tree.sizeHintForRow(0) + 2 * tree.frameWidth() + 6)
+            return
+        tree.setMaximumHeight(16_777_215)
+        groups: dict[tuple[str, str], list[Problem]] = defaultdict(list)
+        for p in problems:
+            groups[(p.severity, p.kind)].append(p)
+        order = {"error": 0, "warning": 1, "info": 2}
+        for (severity, kind), group in sorted(groups.items(),
+                                              key=lambda kv: (order.get(kv[0][0], 3), kv[0][1])):
+            words = KIND_WORDS.get(kind, kind.replace("_", " "))
+            top = QTreeWidgetItem([f"{severity.capitalize()}: {words} ({len(group)})"])
+            top.setForeground(0, _brush(SEVERITY_COLORS.get(severity, "#000")))
+            f = top.font(0)
+            f.setBold(True)
+            top.setFont(0, f)
+            for p in group:
+                child = QTreeWidgetItem([p.message])
+                child.setToolTip(0, "\n".join(p.paths) or p.message)
+                for path in p.paths[:50]:
+                    leaf = QTreeWidgetItem([path])
+                    leaf.setForeground(0, _brush("#6b6f76"))
+                    child.addChild(leaf)
+                top.addChild(child)
+            tree.addTopLevelItem(top)
+            # Errors are what stops a training: show them open; the rest on demand.
+            top.setExpanded(severity == "error")
+
+    # -- slots ----------------------------------------------------------------------------
+
+    def _on_class_combo_changed(self, _index: int = 0) -> None:
+        label = self.class_combo.currentData()
+        split = self.split_combo.currentData()
+        files = self._files_by_class.get((split, label), []) if label is not None else []
+        self.thumbnails.set_files(files)
+        self.count_label.setText(f"{len(files):,} images")
+
+    def _on_class_table_selection_changed(self) -> None:
+        items = self.class_table.selectedItems()
+        if items:
+            label = items[0].data(Qt.ItemDataRole.UserRole)
+            i = self.class_combo.findData(label)
+            if i >= 0:
+                self.class_combo.setCurrentIndex(i)
+
+    def _on_grid_image_activated(self, f: ImageFile) -> None:
+        self.preview.show_file(f)
+
+    def _on_details_clicked(self) -> None:
+        if self.scan is not None:
+            dialogs.show_text(self, "Scan report", self.scan.summary_text(max_paths=50))
+
+
+def _brush(colour: str) -> QBrush:
+    return QBrush(QColor(colour))
+
+
+def layout_words(scan: DatasetScan) -> str:
+    """The scan's own sentence about the folder layout (the "Layout:" line of its summary)."""
+    public = getattr(scan, "layout_words", None)
+    if callable(public):
+        return str(public())
+    for line in scan.summary_text(max_paths=0).splitlines():
+        if line.startswith("Layout: "):
+            return line[len("Layout: "):]
+    return scan.layout

@@ -1,0 +1,158 @@
+"""The History tab: every comparison saved in the user's data folder, newest first."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Qt, QUrl, Signal
+from PySide6.QtGui import QDesktopServices
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from xlagui.ui import format as fmt
+from xlagui.ui.tasks import BackgroundTask, TaskKeeper
+
+if TYPE_CHECKING:
+    from xlagui.core.history import HistoryItem
+
+PathRole = Qt.ItemDataRole.UserRole
+
+
+class HistoryPanel(QWidget):
+    """The saved comparisons, with Open, Show folder and Refresh.
+
+    Signals:
+        open_requested(object Path): the user wants this comparison folder reopened.
+        refreshed(): the list was read again (in the background) and is shown.
+    """
+
+    open_requested = Signal(object)
+    refreshed = Signal()
+
+    def __init__(self, root: Path | None = None, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.root = root
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(10, 8, 10, 10)
+        head = QHBoxLayout()
+        titles = QVBoxLayout()
+        titles.setSpacing(0)
+        heading = QLabel("History")
+        heading.setObjectName("Heading")
+        self.where = QLabel()
+        self.where.setObjectName("SubHeading")
+        self.where.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        titles.addWidget(heading)
+        titles.addWidget(self.where)
+        head.addLayout(titles, 1)
+        self.open_button = QPushButton("Open")
+        self.open_button.setObjectName("Primary")
+        self.open_button.setToolTip("Show this comparison's plots and summary in the Runs tab")
+        self.folder_button = QPushButton("Show folder")
+        refresh = QPushButton("Refresh")
+        self.open_button.clicked.connect(self._on_open_clicked)
+        self.folder_button.clicked.connect(self._on_folder_clicked)
+        refresh.clicked.connect(self.refresh)
+        for b in (self.open_button, self.folder_button, refresh):
+            head.addWidget(b, 0, Qt.AlignmentFlag.AlignVCenter)
+        layout.addLayout(head)
+
+        self.tree = QTreeWidget()
+        self.tree.setColumnCount(4)
+        self.tree.setHeaderLabels(["When", "Comparison", "Runs", "Verdict"])
+        self.tree.setRootIsDecorated(False)
+        self.tree.setAlternatingRowColors(True)
+        self.tree.setUniformRowHeights(True)
+        self.tree.setWordWrap(False)
+        header = self.tree.header()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
+        header.setStretchLastSection(True)
+        self.tree.itemDoubleClicked.connect(self._on_tree_item_double_clicked)
+        self.tree.itemSelectionChanged.connect(self._on_tree_selection_changed)
+        layout.addWidget(self.tree, 1)
+        self.empty = QLabel("No comparisons yet: each one you run is saved here automatically.")
+        self.empty.setObjectName("Placeholder")
+        self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        layout.addWidget(self.empty)
+        self.items: list[HistoryItem] = []
+        self._tasks = TaskKeeper()
+        self._generation = 0
+        self._select_after: Path | None = None
+        self._on_tree_selection_changed()
+
+    def refresh(self, select: Path | None = None) -> None:
+        """Read the saved comparisons again, off the GUI thread (each is a JSON file)."""
+        from xlagui.core import history, paths
+
+        root = self.root or paths.history_dir()
+        self.where.setText(f"Saved in {root}")
+        self._generation += 1
+        self._select_after = select
+        task = BackgroundTask(lambda _state: history.list_items(root))
+        task.done.connect(lambda items, g=self._generation: self._on_list_done(g, items))
+        self._tasks.keep(task).start()
+
+    def _on_list_done(self, generation: int, items: list[HistoryItem]) -> None:
+        if generation != self._generation:
+            return
+        current = self.selected_folder()
+        self.items = items
+        self.tree.clear()
+        for item in self.items:
+            row = QTreeWidgetItem([
+                fmt.created(item.created),
+                item.title,
+                str(item.runs_finished),
+                item.verdict or "not compared",
+            ])
+            row.setData(0, PathRole, str(item.folder))
+            row.setToolTip(3, item.verdict)
+            row.setToolTip(1, str(item.folder))
+            self.tree.addTopLevelItem(row)
+        self.empty.setVisible(not self.items)
+        self.tree.setVisible(bool(self.items))
+        wanted = self._select_after or current
+        if wanted is not None:
+            self.select_folder(wanted)
+        self._on_tree_selection_changed()
+        self.refreshed.emit()
+
+    def select_folder(self, folder: Path) -> None:
+        for i in range(self.tree.topLevelItemCount()):
+            row = self.tree.topLevelItem(i)
+            if row is not None and row.data(0, PathRole) == str(folder):
+                self.tree.setCurrentItem(row)
+                return
+
+    def selected_folder(self) -> Path | None:
+        row = self.tree.currentItem()
+        return Path(row.data(0, PathRole)) if row is not None else None
+
+    def _on_open_clicked(self) -> None:
+        folder = self.selected_folder()
+        if folder is not None:
+            self.open_requested.emit(folder)
+
+    def _on_folder_clicked(self) -> None:
+        folder = self.selected_folder()
+        if folder is not None:
+            QDesktopServices.openUrl(QUrl.fromLocalFile(str(folder)))
+
+    def _on_tree_item_double_clicked(self, row: QTreeWidgetItem, _column: int) -> None:
+        self.open_requested.emit(Path(row.data(0, PathRole)))
+
+    def _on_tree_selection_changed(self) -> None:
+        has = self.tree.currentItem() is not None
+        self.open_button.setEnabled(has)
+        self.folder_button.setEnabled(has)

@@ -1,0 +1,186 @@
+"""pyqtgraph plots in the app's style, and the colours of the two sides.
+
+This module imports pyqtgraph, which takes a while; the main window loads it after it is shown.
+Plots are created once and later only fed with `setData`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QFont
+from PySide6.QtWidgets import QGraphicsItem
+
+from xlagui.ui.theme import VARIANT_COLORS
+from xlagui.ui.traces import RunTrace
+
+# Live plots draw without antialiasing: it costs most of a repaint on a busy machine, and the
+# window redraws them up to 15 times a second. The PNG report turns it on per plot.
+pg.setConfigOptions(antialias=False, background="w", foreground="#3a3a3a")
+
+AXIS_PEN = "#9a9a9a"
+
+
+def color(variant: str, alpha: int = 255) -> QColor:
+    c = QColor(VARIANT_COLORS.get(variant, "#555555"))
+    c.setAlpha(alpha)
+    return c
+
+
+def make_plot(
+    title: str,
+    x_label: str,
+    y_label: str,
+    *,
+    font_pt: float = 9.0,
+    interactive: bool = True,
+    antialias: bool = False,
+) -> pg.PlotWidget:
+    """A white plot with a title, labelled axes and a faint grid."""
+    widget = pg.PlotWidget(background="w")
+    widget.setAntialiasing(antialias)
+    widget.antialias = antialias
+    item = widget.getPlotItem()
+    item.setTitle(title, size=f"{font_pt + 1:.0f}pt", color="#222222")
+    tick_font = QFont()
+    tick_font.setPointSizeF(font_pt - 0.5)
+    label_style = {"font-size": f"{font_pt:.0f}pt", "color": "#444444"}
+    for side, text in (("bottom", x_label), ("left", y_label)):
+        axis = item.getAxis(side)
+        axis.setPen(pg.mkPen(AXIS_PEN))
+        axis.setTextPen(pg.mkPen("#444444"))
+        axis.setStyle(tickFont=tick_font)
+        axis.enableAutoSIPrefix(False)
+        item.setLabel(side, text, **label_style)
+    item.showGrid(x=True, y=True, alpha=0.15)
+    item.hideButtons()
+    # Axes and title keep a rendered copy: a curve changing inside the view then repaints
+    # without drawing their text again (most of a repaint's cost on a busy machine).
+    for side in ("bottom", "left"):
+        item.getAxis(side).setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+    item.titleLabel.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+    item.setMenuEnabled(interactive)
+    item.getViewBox().setMouseEnabled(x=interactive, y=interactive)
+    widget.setMinimumSize(200, 150)
+    return widget
+
+
+def key_html(key: list[tuple[str, QColor, str]], size: str = "8.5pt") -> str:
+    """A one-line key (glyph, colour, words) for a QLabel next to small plots: a legend
+    inside them would cover their curves, and a long title would widen them."""
+    return "&nbsp;&nbsp;&nbsp;".join(
+        f"<span style='color:{col.name()}; font-size:{size}'>{glyph}</span>"
+        f"<span style='color:#5f6368; font-size:{size}'>&nbsp;{words}</span>"
+        for glyph, col, words in key
+    )
+
+
+def loss_key(variant: str) -> list[tuple[str, QColor, str]]:
+    col = color(variant)
+    return [("━━", col, "loss per batch (smoothed)"),
+            ("●", col.darker(140), "train loss per epoch"),
+            ("▪╍", color("val"), "validation loss")]
+
+
+LEGEND_OFFSETS = {"top-left": (8, 8), "top-right": (-8, 8), "bottom-left": (8, -8)}
+
+
+def legend(widget: pg.PlotWidget, font_pt: float = 8.0, corner: str = "top-right"
+           ) -> pg.LegendItem:
+    """A legend in the corner the curves leave free: top left for times rising from the
+    origin, bottom left for losses falling from the top left."""
+    item = widget.getPlotItem().addLegend(offset=LEGEND_OFFSETS[corner],
+                                          labelTextSize=f"{font_pt:.0f}pt", verSpacing=-6)
+    item.setBrush(pg.mkBrush(255, 255, 255, 200))
+    item.setPen(pg.mkPen("#d0d0d0"))
+    item.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+    return item
+
+
+def line(widget: pg.PlotWidget, col: QColor, *, width: float = 2.0, dashed: bool = False,
+         symbol: str | None = None, name: str | None = None) -> pg.PlotDataItem:
+    style = Qt.PenStyle.DashLine if dashed else Qt.PenStyle.SolidLine
+    pen = pg.mkPen(col, width=width, style=style)
+    kwargs: dict[str, object] = {"pen": pen, "name": name,
+                                 "antialias": getattr(widget, "antialias", False)}
+    if symbol:
+        kwargs.update(symbol=symbol, symbolSize=6, symbolBrush=pg.mkBrush(col), symbolPen=None)
+    item = widget.getPlotItem().plot([], [], **kwargs)
+    return item
+
+
+def dots(widget: pg.PlotWidget, col: QColor, *, symbol: str = "o", size: float = 7,
+         name: str | None = None) -> pg.PlotDataItem:
+    return widget.getPlotItem().plot(
+        [], [], pen=None, symbol=symbol, symbolSize=size, symbolBrush=pg.mkBrush(col),
+        symbolPen=pg.mkPen("w", width=1), name=name,
+        antialias=getattr(widget, "antialias", False),
+    )
+
+
+def set_xy(item: pg.PlotDataItem, x: Sequence[float], y: Sequence[float]) -> None:
+    """Feed a curve; NaN values leave gaps instead of breaking the line."""
+    xs = np.asarray(x, dtype=float)
+    ys = np.asarray(y, dtype=float)
+    n = min(len(xs), len(ys))
+    item.setData(xs[:n], ys[:n], connect="finite")
+
+
+def set_cumulative(item: pg.PlotDataItem, trace: RunTrace) -> None:
+    """Cumulative wall time per epoch, starting from (0, 0): training begins at no time."""
+    if trace.epoch_x:
+        set_xy(item, [0.0, *trace.epoch_x], [0.0, *trace.cumulative])
+    else:
+        item.setData([], [])
+
+
+class StickyYRange:
+    """Keeps a plot's y range still while the data stays inside it.
+
+    Autoranging on every update moves the axis, which then lays out and draws its labels
+    again: the costliest part of a repaint. This range changes only when the data (or what it
+    is expected to reach) leaves it, or fills less than a third of it; then it takes some
+    headroom so that the next change is a while away.
+    """
+
+    def __init__(self, widget: pg.PlotWidget, headroom: float = 0.15) -> None:
+        self.widget = widget
+        self.headroom = headroom
+        self.range: tuple[float, float] | None = None
+        widget.getPlotItem().enableAutoRange(y=False)
+
+    def reset(self) -> None:
+        self.range = None
+
+    def update(self, low: float, high: float) -> bool:
+        """Make sure [low, high] is in view; True if the range had to change."""
+        if not (low == low and high == high):  # NaN
+            return False
+        # At least a tenth of the values' size: a flat loss stays flat instead of having its
+        # noise blown up to the full height.
+        least = max(abs(low), abs(high)) * 0.1 or 1e-9
+        if high - low < least:
+            middle = (high + low) / 2
+            low, high = (max(0.0, middle - least / 2) if low >= 0 else middle - least / 2,
+                         middle + least / 2)
+        if self.range is not None:
+            r_low, r_high = self.range
+            if r_low <= low and high <= r_high and (high - low) >= (r_high - r_low) / 3:
+                return False
+        pad = (high - low) * self.headroom
+        self.range = (low if low == 0 else low - pad, high + pad)
+        self.widget.getPlotItem().setYRange(*self.range, padding=0)
+        return True
+
+
+def finite_max(*series: Sequence[float]) -> float:
+    values = [v for s in series for v in s if v == v]
+    return max(values) if values else float("nan")
+
+
+def finite_min(*series: Sequence[float]) -> float:
+    values = [v for s in series for v in s if v == v]
+    return min(values) if values else float("nan")

@@ -1,0 +1,336 @@
+"""The comparison as one PNG: title, dataset, environment, both runs' plots, the summary.
+
+The figure is a dedicated widget laid out at 1600 px wide, rendered offscreen and grabbed; it
+works without a display (the CLI's `compare --png`) and is written atomically.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QBuffer, QByteArray, QCoreApplication, QIODevice, Qt
+from PySide6.QtGui import QPixmap
+from PySide6.QtWidgets import (
+    QApplication,
+    QFrame,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QVBoxLayout,
+    QWidget,
+)
+
+from xlagui.core.atomic import atomic_write_bytes
+from xlagui.core.report import ComparisonReport, RunEntry
+from xlagui.ui import format as fmt
+from xlagui.ui import plots
+from xlagui.ui.run_column import mode_words
+from xlagui.ui.theme import SEVERITY_COLORS, VARIANT_TITLES
+from xlagui.ui.traces import RunTrace, trace_of
+
+WIDTH = 1600
+_app: QApplication | None = None  # an application this module had to create, kept alive
+
+FIGURE_STYLE = """
+QWidget#ReportFigure { background: #ffffff; }
+QWidget#ReportFigure QLabel { color: #202124; font-size: 15px; background: transparent; }
+QWidget#ReportFigure QLabel#Title { font-size: 32px; font-weight: 700; }
+QWidget#ReportFigure QLabel#Sub { color: #5f6368; font-size: 16px; }
+QWidget#ReportFigure QLabel#Section { font-size: 19px; font-weight: 700; }
+QWidget#ReportFigure QLabel#Key { color: #5f6368; font-size: 14px; }
+QWidget#ReportFigure QLabel#Mono { font-family: monospace; font-size: 13px; color: #3c4043; }
+QFrame#Box { background: #f8f9fa; border: 1px solid #dadce0; border-radius: 8px; }
+"""
+
+
+def ensure_app() -> QApplication:
+    """The running QApplication, or a new one (offscreen when there is no display)."""
+    global _app
+    existing = QCoreApplication.instance()
+    if isinstance(existing, QApplication):
+        return existing
+    if existing is not None:
+        raise RuntimeError(
+            "rendering the PNG report needs a QApplication, but a "
+            f"{type(existing).__name__} is already running"
+        )
+    headless = not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+    if headless and sys.platform not in ("darwin", "win32"):
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    _app = QApplication([sys.argv[0] if sys.argv else "xlagui"])
+    return _app
+
+
+def _label(text: str, name: str = "", *, rich: bool = False, wrap: bool = True) -> QLabel:
+    label = QLabel(text)
+    label.setTextFormat(Qt.TextFormat.RichText if rich else Qt.TextFormat.PlainText)
+    if name:
+        label.setObjectName(name)
+    label.setWordWrap(wrap)
+    return label
+
+
+def _kv(pairs: list[tuple[str, str]]) -> QGridLayout:
+    grid = QGridLayout()
+    grid.setHorizontalSpacing(14)
+    grid.setVerticalSpacing(3)
+    for i, (key, value) in enumerate(pairs):
+        k = _label(key, "Key", wrap=False)
+        k.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop)
+        grid.addWidget(k, i, 0)
+        grid.addWidget(_label(value), i, 1)
+    grid.setColumnStretch(1, 1)
+    return grid
+
+
+def _box(title: str, body: QGridLayout | QVBoxLayout | QHBoxLayout) -> QFrame:
+    frame = QFrame()
+    frame.setObjectName("Box")
+    v = QVBoxLayout(frame)
+    v.setContentsMargins(16, 12, 16, 12)
+    v.setSpacing(8)
+    if title:
+        v.addWidget(_label(title, "Section"))
+    v.addLayout(body)
+    v.addStretch(1)
+    return frame
+
+
+def dataset_words(report: ComparisonReport) -> list[tuple[str, str]]:
+    d = report.dataset
+    counts = d.get("counts") or {}
+    train = sum((counts.get("train") or {}).values())
+    test = sum((counts.get("test") or {}).values())
+    classes = d.get("class_names") or []
+    return [
+        ("Name", str(d.get("name", "?"))),
+        ("Folder", str(d.get("root", "?"))),
+        ("Classes", f"{len(classes)}: {', '.join(classes)}"),
+        ("Images", f"{train:,} training, {test:,} test ({d.get('layout', '?')} layout)"),
+        ("Fingerprint", str(d.get("fingerprint", ""))[:16]),
+    ]
+
+
+def environment_words(report: ComparisonReport) -> list[tuple[str, str]]:
+    e = report.environment
+    c = report.config
+    return [
+        ("Device", f"{e.get('device_name') or '?'} ({e.get('device_kind') or c.device})"),
+        ("Software", f"TensorFlow {e.get('tensorflow', '?')}, Keras {e.get('keras', '?')}, "
+                     f"Python {e.get('python', '?')}"),
+        ("Machine", f"{e.get('hostname', '?')}, {e.get('platform', '?')}, "
+                    f"{e.get('cpu_count', '?')} CPUs"),
+        ("Settings", f"{c.epochs} epochs, batch {c.batch_size}, {c.image_size} px, augmentation "
+                     f"{'on' if c.augment else 'off'}, seed {c.seed}, {c.repeats} "
+                     f"repeat{'s' if c.repeats != 1 else ''}"),
+        ("XLA side", mode_words("xla", c.xla.value)),
+    ]
+
+
+def run_rows(report: ComparisonReport) -> list[list[str]]:
+    rows = []
+    for r in report.runs:
+        s = r.summary or {}
+        started = r.started
+        rows.append([
+            f"{VARIANT_TITLES.get(r.variant, r.variant)} #{r.repeat}",
+            r.status,
+            "—" if started is None else ("yes" if started.xla_in_effect else "no"),
+            fmt.seconds(s.get("first_epoch_seconds")),
+            fmt.seconds(s.get("steady_epoch_seconds")),
+            fmt.seconds(s.get("total_seconds")),
+            fmt.size_bytes(s.get("peak_rss_bytes")),
+            fmt.percent(s.get("final_val_accuracy")),
+            fmt.evidence(s) if s else "—",
+        ])
+    return rows
+
+
+class _SidePlots(QFrame):
+    """A static copy of a run column's plots, for the report."""
+
+    def __init__(self, variant: str, entries: list[RunEntry], epochs: int, xla_mode: str) -> None:
+        super().__init__()
+        self.setObjectName("Box")
+        v = QVBoxLayout(self)
+        v.setContentsMargins(14, 10, 14, 12)
+        title = _label(
+            f"<span style='color:{plots.color(variant).name()}'>■</span> "
+            f"{VARIANT_TITLES.get(variant, variant)} "
+            f"<span style='color:#5f6368; font-size:15px; font-weight:400'>"
+            f"{html.escape(mode_words(variant, xla_mode))}</span>", "Section", rich=True)
+        v.addWidget(title)
+        traces = [trace_of(e.events, epochs, e.run_id, e.repeat) for e in entries if e.events]
+        v.addWidget(_label(plots.key_html(plots.loss_key(variant), size="13px"), rich=True))
+        row = QHBoxLayout()
+        self.loss = plots.make_plot("Training loss", "epoch", "loss", font_pt=10.5,
+                                    interactive=False, antialias=True)
+        self.time = plots.make_plot("Wall time", "epoch", "seconds (cumulative)", font_pt=10.5,
+                                    interactive=False, antialias=True)
+        for w in (self.loss, self.time):
+            w.setFixedHeight(300)
+            row.addWidget(w, 1)
+        v.addLayout(row)
+        if traces:
+            draw_loss(self.loss, variant, traces[-1])
+            for i, trace in enumerate(traces):
+                alpha = 255 if i == len(traces) - 1 else 90
+                curve = plots.line(self.time, plots.color(variant, alpha), width=2, symbol="o")
+                plots.set_cumulative(curve, trace)
+        last = traces[-1] if traces else None
+        s = (last.summary if last else None) or {}
+        figures = [
+            ("Steady epoch", fmt.seconds(s.get("steady_epoch_seconds"))),
+            ("First epoch", fmt.seconds(s.get("first_epoch_seconds"))),
+            ("Peak memory", fmt.size_bytes(s.get("peak_rss_bytes"))),
+            ("Val. accuracy", fmt.percent(s.get("final_val_accuracy"))),
+            ("XLA evidence", fmt.evidence(s) if s else fmt.DASH),
+        ]
+        if last is None:
+            figures.insert(0, ("Status", "not run"))
+        elif last.summary is None:
+            figures.insert(0, ("Status", entries[-1].status))
+        v.addLayout(_kv(figures))
+
+
+def draw_loss(widget: Any, variant: str, trace: RunTrace) -> None:
+    col = plots.color(variant)
+    plots.set_xy(plots.line(widget, col, width=2, name="per batch (smoothed)"), trace.batch_x,
+                 trace.batch_smooth)
+    plots.set_xy(plots.dots(widget, col.darker(140), name="train (epoch)"), trace.epoch_x,
+                 trace.train_loss)
+    plots.set_xy(plots.line(widget, plots.color("val"), width=1.5, dashed=True, symbol="s",
+                            name="validation"), trace.epoch_x, trace.val_loss)
+
+
+class ReportFigure(QWidget):
+    """The whole report as one widget, WIDTH pixels wide, for grabbing into a PNG.
+
+    Signals: none.
+    """
+
+    def __init__(self, report: ComparisonReport, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("ReportFigure")
+        self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
+        self.setStyleSheet(FIGURE_STYLE)
+        c = report.config
+        root = self._root = QVBoxLayout(self)
+        # No size constraint: the figure is sized by `render`, and a top-level minimum size
+        # makes some platforms (offscreen) complain.
+        root.setSizeConstraint(QVBoxLayout.SizeConstraint.SetNoConstraint)
+        root.setContentsMargins(36, 28, 36, 28)
+        root.setSpacing(16)
+
+        root.addWidget(_label(report.title(), "Title"))
+        root.addWidget(_label(
+            f"Baseline (XLA off) vs XLA ({mode_words('xla', c.xla.value)}) · "
+            f"{fmt.created(report.created)} · xlagui {report.app_version}", "Sub"))
+
+        info = QHBoxLayout()
+        info.setSpacing(16)
+        info.addWidget(_box("Dataset", _kv(dataset_words(report))), 1)
+        info.addWidget(_box("Environment", _kv(environment_words(report))), 1)
+        root.addLayout(info)
+
+        comp = report.comparison
+        verdict = comp.verdict if comp is not None else "Not compared yet."
+        colour = "#202124" if comp is not None and comp.valid else SEVERITY_COLORS["error"]
+        v = _label(verdict, "Section")
+        v.setStyleSheet(f"color: {colour}; font-size: 21px;")
+        root.addWidget(v)
+
+        sides = QHBoxLayout()
+        sides.setSpacing(16)
+        for variant in ("baseline", "xla"):
+            entries = [r for r in report.runs if r.variant == variant]
+            sides.addWidget(_SidePlots(variant, entries, c.epochs, c.xla.value), 1)
+        root.addLayout(sides)
+
+        bottom = QHBoxLayout()
+        bottom.setSpacing(16)
+        overlay = plots.make_plot("Cumulative wall time, both sides", "epoch",
+                                  "seconds since training began", font_pt=10.5,
+                                  interactive=False, antialias=True)
+        overlay.setFixedHeight(330)
+        plots.legend(overlay, font_pt=9.5, corner="top-left")
+        for variant in ("baseline", "xla"):
+            entries = [r for r in report.runs if r.variant == variant and r.events]
+            for i, entry in enumerate(entries):
+                trace = trace_of(entry.events, c.epochs)
+                curve = plots.line(overlay, plots.color(variant, 255 if i == 0 else 120),
+                                   width=2, symbol="o",
+                                   name=VARIANT_TITLES[variant] if i == 0 else None)
+                plots.set_cumulative(curve, trace)
+        frame = QFrame()
+        frame.setObjectName("Box")
+        fv = QVBoxLayout(frame)
+        fv.setContentsMargins(8, 8, 8, 8)
+        fv.addWidget(overlay)
+        bottom.addWidget(frame, 5)
+        summary = _kv(fmt.comparison_rows(comp) if comp is not None else [])
+        bottom.addWidget(_box("Summary", summary), 6)
+        root.addLayout(bottom)
+
+        runs = QGridLayout()
+        runs.setHorizontalSpacing(18)
+        runs.setVerticalSpacing(3)
+        header = ["Run", "Status", "XLA in effect", "First epoch", "Steady epoch", "Total",
+                  "Peak RSS", "Val. acc.", "XLA evidence"]
+        for col, text in enumerate(header):
+            runs.addWidget(_label(text, "Key", wrap=False), 0, col)
+        for i, row in enumerate(run_rows(report), start=1):
+            for col, text in enumerate(row):
+                runs.addWidget(_label(text, wrap=col == len(row) - 1), i, col)
+        runs.setColumnStretch(len(header) - 1, 1)
+        root.addWidget(_box("Runs", runs))
+        if comp is not None and comp.problems:
+            problems = QVBoxLayout()
+            for p in comp.problems:
+                lab = _label(f"• {p}")
+                lab.setStyleSheet(f"color: {SEVERITY_COLORS['error']};")
+                problems.addWidget(lab)
+            root.addWidget(_box("Problems", problems))
+        root.addWidget(_label(f"Reproduce: {report.reproduce_command()}", "Mono"))
+
+    def render_pixmap(self) -> QPixmap:
+        """Lay the figure out offscreen at WIDTH pixels and grab it."""
+        self.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
+        layout = self._root
+        height = layout.totalHeightForWidth(WIDTH) if layout.hasHeightForWidth() else -1
+        self.resize(WIDTH, height if height > 0 else layout.sizeHint().height())
+        self.show()
+        # Layout requests are posted events; deliver them (and only them, no user input).
+        for _ in range(3):
+            QCoreApplication.sendPostedEvents()
+        pixmap = self.grab()
+        self.hide()
+        return pixmap
+
+
+def png_bytes(pixmap: QPixmap) -> bytes:
+    array = QByteArray()
+    buffer = QBuffer(array)
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    if not pixmap.save(buffer, "PNG"):
+        raise OSError("Qt could not encode the report as PNG")
+    buffer.close()
+    return bytes(array.data())
+
+
+def render_report_png(report: ComparisonReport, path: Path) -> Path:
+    """Write `report` as a PNG figure to `path` (atomically) and return `path`."""
+    ensure_app()
+    figure = ReportFigure(report)
+    try:
+        data = png_bytes(figure.render_pixmap())
+    finally:
+        figure.close()
+        del figure  # no parent: Python owns it, and deletes it here
+    path = Path(path)
+    atomic_write_bytes(path, data)
+    return path

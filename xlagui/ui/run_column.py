@@ -1,0 +1,397 @@
+"""One side of a comparison on screen: Baseline or XLA, with status, progress, plots, figures."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QPalette
+from PySide6.QtWidgets import (
+    QFrame,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QProgressBar,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
+
+from xlagui.core.config import XlaMode
+from xlagui.core.events import CancelledEvent, ErrorEvent, Event, FinishedEvent
+from xlagui.ui import format as fmt
+from xlagui.ui import plots
+from xlagui.ui.theme import VARIANT_TITLES, chip_style
+from xlagui.ui.traces import RunTrace
+from xlagui.ui.widgets import ElidedLabel
+
+# Key figures, three to a row; the XLA evidence gets a row of its own.
+FIGURES = (
+    ("steady", "Steady epoch"),
+    ("first", "First epoch"),
+    ("compile", "Compile + warm-up"),
+    ("memory", "Peak memory"),
+    ("accuracy", "Val. accuracy"),
+    ("device", "Device"),
+    ("evidence", "XLA evidence"),
+)
+
+
+def mode_words(variant: str, xla_mode: str) -> str:
+    if variant == "baseline":
+        return "XLA off (jit_compile=False)"
+    if xla_mode == XlaMode.AUTOCLUSTER.value:
+        return "auto-clustering (set_jit, the article's way)"
+    return "jit_compile=True"
+
+
+class RunColumn(QFrame):
+    """The live view of one side (Baseline or XLA) of a comparison.
+
+    Signals: none. The runs view feeds it events with `apply_event` (cheap: appends to the
+    run's trace) and calls `redraw` at a bounded rate; only then do plots and labels change,
+    and only those whose data changed. Labels have fixed sizes so that changing text never
+    lays out (and repaints) the plots again.
+    """
+
+    def __init__(self, variant: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.variant = variant
+        self.setObjectName("Card")
+        self.traces: list[RunTrace] = []
+        self.state = "idle"
+        self.epochs_planned = 0
+        self.runs_planned = 0
+        self._status_text = ""
+        self._dirty = False
+        self._loss_dirty = False
+        self._time_dirty = False
+        self._time_curves: list[Any] = []
+        self._styled_traces = 0
+        self._build()
+        self.reset(epochs=0, xla_mode="off", runs_planned=0, included=True)
+
+    # -- construction ----------------------------------------------------------------------
+
+    def _build(self) -> None:
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(12, 10, 12, 10)
+        layout.setSpacing(6)
+
+        head = QHBoxLayout()
+        self.title = QLabel(VARIANT_TITLES.get(self.variant, self.variant))
+        self.title.setObjectName("ColumnTitle")
+        bar = QFrame()
+        bar.setFixedSize(4, 22)
+        bar.setStyleSheet(f"background: {plots.color(self.variant).name()}; border-radius: 2px;")
+        self.subtitle = ElidedLabel()
+        self.subtitle.setObjectName("SubHeading")
+        self.chip = QLabel()
+        self.chip.setObjectName("Chip")
+        self.chip.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.chip.setMinimumWidth(self.chip.fontMetrics().horizontalAdvance("Epoch 000 of 000")
+                                  + 28)
+        head.addWidget(bar)
+        head.addWidget(self.title)
+        head.addSpacing(6)
+        head.addWidget(self.subtitle, 1)
+        head.addWidget(self.chip)
+        layout.addLayout(head)
+
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 1000)
+        self.progress.setTextVisible(False)
+        self.progress.setFixedHeight(10)
+        # The side's colour through the palette: a style sheet would make every step of the
+        # bar a slow, styled repaint.
+        palette = self.progress.palette()
+        palette.setColor(QPalette.ColorRole.Highlight, plots.color(self.variant))
+        self.progress.setPalette(palette)
+        layout.addWidget(self.progress)
+        detail = QHBoxLayout()
+        self.detail = ElidedLabel()
+        self.detail.setObjectName("Caption")
+        self.eta = QLabel()
+        self.eta.setObjectName("Caption")
+        self.eta.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        self.eta.setMinimumWidth(self.eta.fontMetrics().horizontalAdvance("ETA 00:00:00") + 4)
+        detail.addWidget(self.detail, 1)
+        detail.addWidget(self.eta)
+        layout.addLayout(detail)
+
+        row = QHBoxLayout()
+        row.setSpacing(8)
+        col = plots.color(self.variant)
+        self.loss_plot = plots.make_plot("Training loss", "epoch", "loss")
+        key_label = QLabel(plots.key_html(plots.loss_key(self.variant)))
+        key_label.setTextFormat(Qt.TextFormat.RichText)
+        key_label.setWordWrap(True)
+        key_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        layout.addWidget(key_label)
+        self.batch_smooth = plots.line(self.loss_plot, col, width=2, name="per batch (smoothed)")
+        # Thousands of batches on a few hundred pixels: draw at most a couple per pixel.
+        self.batch_smooth.setDownsampling(auto=True, method="peak")
+        self.batch_smooth.setClipToView(True)
+        self.epoch_train = plots.dots(self.loss_plot, col.darker(140), name="train (epoch)")
+        self.epoch_val = plots.line(self.loss_plot, plots.color("val"), width=1.5, dashed=True,
+                                    symbol="s", name="validation")
+        self.time_plot = plots.make_plot("Wall time", "epoch", "seconds (cumulative)")
+        self._loss_range = plots.StickyYRange(self.loss_plot, headroom=0.25)
+        self._time_range = plots.StickyYRange(self.time_plot)
+        for w in (self.loss_plot, self.time_plot):
+            w.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Expanding)
+            row.addWidget(w, 1)
+        layout.addLayout(row, 1)
+
+        grid = QGridLayout()
+        grid.setHorizontalSpacing(18)
+        grid.setVerticalSpacing(0)
+        self.figures: dict[str, ElidedLabel] = {}
+        for i, (key, caption) in enumerate(FIGURES):
+            r, c = divmod(i, 3)
+            cap = QLabel(caption)
+            cap.setObjectName("Caption")
+            value = ElidedLabel(fmt.DASH)
+            value.setObjectName("Figure")
+            value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            span = 3 if key == "evidence" else 1
+            grid.addWidget(cap, r * 2, c, 1, span)
+            grid.addWidget(value, r * 2 + 1, c, 1, span)
+            if r < 2:
+                grid.setRowMinimumHeight(r * 2 + 1, value.sizeHint().height() + 6)
+            self.figures[key] = value
+        for c in range(3):
+            grid.setColumnStretch(c, 1)
+        layout.addLayout(grid)
+
+    # -- what the runs view calls -----------------------------------------------------------
+
+    def reset(self, *, epochs: int, xla_mode: str, runs_planned: int, included: bool) -> None:
+        """Forget every run and wait for new ones (`included`: this side will run at all)."""
+        self.traces = []
+        self.epochs_planned = epochs
+        self.runs_planned = runs_planned
+        self.subtitle.setText(mode_words(self.variant, xla_mode))
+        for curve in (self.batch_smooth, self.epoch_train, self.epoch_val):
+            curve.setData([], [])
+        for curve in self._time_curves:
+            self.time_plot.getPlotItem().removeItem(curve)
+        self._time_curves = []
+        self._styled_traces = 0
+        self._loss_range.reset()
+        self._time_range.reset()
+        for label in self.figures.values():
+            label.setText(fmt.DASH)
+            label.setToolTip("")
+        self.detail.setToolTip("")
+        self.progress.setValue(0)
+        self.eta.setText("")
+        if epochs > 0:
+            # A fixed x range: the axis is not laid out again as the epochs go by.
+            for w in (self.loss_plot, self.time_plot):
+                w.getPlotItem().setXRange(0, epochs, padding=0.02)
+        if epochs == 0:
+            self._set_state("idle", "No run yet")
+            self.detail.setText("")
+        elif included:
+            self._set_state("queued", "Queued")
+            self.detail.setText(f"{epochs} epochs planned"
+                                + (f", {runs_planned} runs" if runs_planned > 1 else ""))
+        else:
+            self._set_state("not run", "Not part of this run")
+            self.detail.setText("Only the other side was asked for")
+        self._dirty = self._loss_dirty = self._time_dirty = False
+
+    def begin_run(self, run_id: str, repeat: int) -> None:
+        self.traces.append(RunTrace(run_id=run_id, repeat=repeat,
+                                    epochs_planned=self.epochs_planned))
+        self._set_state("starting", "Starting…")
+        self.detail.setText(self._run_words() + "starting the worker and TensorFlow…")
+        self.progress.setValue(0)
+        self.eta.setText("")
+        self._dirty = self._loss_dirty = self._time_dirty = True
+
+    def apply_event(self, event: Event) -> None:
+        if not self.traces:
+            self.begin_run("", 1)
+        self.traces[-1].add(event)
+        self._dirty = True
+        kind = event.type
+        if kind == "batch":
+            self._loss_dirty = True
+        elif kind == "epoch":
+            self._loss_dirty = self._time_dirty = True
+
+    def mark_stopping(self) -> None:
+        if self.state in ("starting", "compiling", "running"):
+            self._set_state("stopping", "Stopping…")
+
+    def end_run(self, status: str) -> None:
+        """The run ended with `status` even if no terminal event said so."""
+        if self.traces and self.traces[-1].terminal is None:
+            self._set_state("cancelled" if status == "cancelled" else "error",
+                            "Cancelled" if status == "cancelled" else "Failed")
+        self._dirty = self._time_dirty = True
+
+    @property
+    def trace(self) -> RunTrace | None:
+        return self.traces[-1] if self.traces else None
+
+    @property
+    def status_text(self) -> str:
+        return self._status_text
+
+    # -- drawing --------------------------------------------------------------------------
+
+    def redraw(self, plots_too: bool = True) -> bool:
+        """Bring labels (and, with `plots_too`, plots) up to date if anything changed since
+        the last call; say whether something did."""
+        changed = self.redraw_labels()
+        if plots_too:
+            for _name, draw in self.plot_jobs():
+                draw()
+                changed = True
+        return changed
+
+    def redraw_labels(self) -> bool:
+        """Status, progress and figures: cheap, small repaints."""
+        if not self._dirty:
+            return False
+        self._dirty = False
+        trace = self.trace
+        if trace is None:
+            return False
+        self._update_status(trace)
+        self._update_figures(trace)
+        return True
+
+    def plot_jobs(self) -> list[tuple[str, Callable[[], None]]]:
+        """The plots whose data changed, each with what redraws it. A plot repaint is the
+        costly part of a redraw; the runs view spreads these over its ticks."""
+        jobs: list[tuple[str, Callable[[], None]]] = []
+        if self.trace is None:
+            return jobs
+        if self._loss_dirty:
+            jobs.append(("loss", self._draw_loss))
+        if self._time_dirty:
+            jobs.append(("time", self._draw_time))
+        return jobs
+
+    def _draw_loss(self) -> None:
+        trace = self.trace
+        self._loss_dirty = False
+        if trace is None:
+            return
+        plots.set_xy(self.batch_smooth, trace.batch_x, trace.batch_smooth)
+        plots.set_xy(self.epoch_train, trace.epoch_x, trace.train_loss)
+        plots.set_xy(self.epoch_val, trace.epoch_x, trace.val_loss)
+        series = (trace.batch_loss, trace.train_loss, trace.val_loss)
+        self._loss_range.update(plots.finite_min(*series), plots.finite_max(*series))
+
+    def _draw_time(self) -> None:
+        self._time_dirty = False
+        if self.traces:
+            self._draw_time_curves()
+
+    def _draw_time_curves(self) -> None:
+        while len(self._time_curves) < len(self.traces):
+            self._time_curves.append(plots.line(self.time_plot, plots.color(self.variant),
+                                                width=2, symbol="o"))
+        if self._styled_traces != len(self.traces):
+            # Earlier repeats fade; restyled only when a run is added.
+            self._styled_traces = len(self.traces)
+            last = len(self.traces) - 1
+            for i, curve in enumerate(self._time_curves):
+                col = plots.color(self.variant, 255 if i == last else 90)
+                curve.setPen(plots.pg.mkPen(col, width=2 if i == last else 1.2))
+                curve.setSymbolBrush(plots.pg.mkBrush(col))
+        plots.set_cumulative(self._time_curves[-1], self.traces[-1])
+        if len(self.traces) > 1:
+            plots.set_cumulative(self._time_curves[-2], self.traces[-2])
+        if all(t.terminal is not None for t in self.traces):
+            # Done: fit what was measured.
+            self._time_range.reset()
+        self._time_range.update(0.0, max(t.expected_total() for t in self.traces))
+
+    def _run_words(self) -> str:
+        trace = self.trace
+        if self.runs_planned > 1 and trace is not None:
+            return f"Run {trace.repeat} of {self.runs_planned} · "
+        return ""
+
+    def _update_status(self, trace: RunTrace) -> None:
+        self.progress.setValue(round(trace.fraction * 1000))
+        term = trace.terminal
+        if isinstance(term, FinishedEvent):
+            total = (trace.summary or {}).get("total_seconds")
+            self._set_state("finished", "Finished")
+            self.detail.setText(self._run_words()
+                                + f"{len(trace.epochs)} epochs in {fmt.seconds(total)}")
+            self.progress.setValue(1000)
+            self.eta.setText("")
+        elif isinstance(term, CancelledEvent):
+            self._set_state("cancelled", "Cancelled")
+            forced = " (the worker was stopped by force)" if term.forced else ""
+            self.detail.setText(self._run_words()
+                                + f"stopped after {term.epochs_done} epochs{forced}")
+            self.eta.setText("")
+        elif isinstance(term, ErrorEvent):
+            self._set_state("error", "Failed")
+            self.detail.setText(self._run_words() + term.message)
+            self.detail.setToolTip(f"{term.message}\n{term.hint}".strip())
+            self.eta.setText("")
+        elif self.state == "stopping":
+            pass
+        elif trace.started is not None and trace.first_batch_t is None:
+            self._set_state("compiling", "Compiling…")
+            what = "tracing the model" + (" and compiling it with XLA"
+                                          if self.variant == "xla" else "")
+            self.detail.setText(self._run_words() + f"{what}; the first batch is on its way")
+        elif trace.started is not None:
+            epoch = max(trace.current_epoch, 1)
+            self._set_state("running", f"Epoch {epoch} of {self.epochs_planned}")
+            self.detail.setText(self._run_words()
+                                + f"step {trace.steps_done:,} of {trace.total_steps:,}")
+            eta = trace.eta_seconds()
+            self.eta.setText("" if eta is None else f"ETA {fmt.duration(eta)}")
+
+    def _update_figures(self, trace: RunTrace) -> None:
+        s = trace.summary or {}
+        epochs = trace.epochs
+        f = self.figures
+        if s:
+            f["steady"].setText(fmt.seconds(s.get("steady_epoch_seconds")))
+            f["first"].setText(fmt.seconds(s.get("first_epoch_seconds")))
+            f["compile"].setText(fmt.seconds(s.get("compile_overhead_seconds")))
+            mem = fmt.size_bytes(s.get("peak_rss_bytes"))
+            if s.get("peak_device_bytes"):
+                mem += f" RAM, {fmt.size_bytes(s['peak_device_bytes'])} GPU"
+            f["memory"].setText(mem)
+            f["accuracy"].setText(fmt.percent(s.get("final_val_accuracy")))
+            f["evidence"].setText(fmt.evidence(s))
+            ev = s.get("xla_evidence") or {}
+            if ev.get("dump_dir"):
+                f["evidence"].setToolTip(f"{fmt.evidence(s)}\nHLO dump: {ev['dump_dir']}")
+        elif epochs:
+            # Live: the figures so far, labelled as such; the summary replaces them at the end.
+            f["steady"].setText(f"last {fmt.seconds(epochs[-1].epoch_seconds)}"
+                                if len(epochs) > 1 else fmt.DASH)
+            f["first"].setText(fmt.seconds(epochs[0].epoch_seconds))
+            f["accuracy"].setText(fmt.percent(epochs[-1].val_accuracy))
+        started = trace.started
+        if started is not None:
+            f["device"].setText(started.device_name or started.device_kind)
+            if not s:
+                f["evidence"].setText(
+                    ("XLA in effect" if started.xla_in_effect else "XLA off")
+                    + " (read back after compiling); compiled modules are counted at the end"
+                )
+
+    def _set_state(self, state: str, text: str) -> None:
+        if state != self.state:
+            self.state = state
+            self.chip.setStyleSheet(chip_style(state))  # restyling is costly: on change only
+        if text != self._status_text:
+            self._status_text = text
+            self.chip.setText(text)

@@ -1,0 +1,199 @@
+"""The Runs tab: Baseline | XLA side by side, and the comparison below them.
+
+Live runs and reopened ones go through the same path: `begin`, then `on_run_started`,
+`on_event` and `on_run_done` per run, then `finish`. Events only append to traces; a timer
+redraws what changed at most REDRAW_HZ times a second, so a fast stream never floods the GUI.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from PySide6.QtCore import Qt, QTimer, QUrl, Signal
+from PySide6.QtGui import QDesktopServices
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QSplitter, QVBoxLayout, QWidget
+
+from xlagui.core.events import Event
+from xlagui.core.report import ComparisonReport
+from xlagui.core.stats import Comparison
+from xlagui.ui.comparison_panel import ComparisonPanel
+from xlagui.ui.run_column import RunColumn
+
+REDRAW_HZ = 15
+VARIANTS = ("baseline", "xla")
+
+
+def config_words(report: ComparisonReport) -> str:
+    c = report.config
+    return (
+        f"{c.epochs} epochs · batch {c.batch_size} · {c.image_size} px · {c.device.upper()} · "
+        f"augmentation {'on' if c.augment else 'off'} · seed {c.seed}"
+        + (f" · {c.repeats} repeats" if c.repeats > 1 else "")
+    )
+
+
+class RunsView(QWidget):
+    """Both sides of the current (or reopened) comparison.
+
+    Signals:
+        redrawn(): the plots were brought up to date (tests and the bench wait on it).
+    """
+
+    redrawn = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(10, 8, 10, 10)
+        layout.setSpacing(8)
+
+        head = QHBoxLayout()
+        self.heading = QLabel("No comparison yet")
+        self.heading.setObjectName("Heading")
+        self.subheading = QLabel(
+            "Load a dataset, check the settings on the left, and press Run comparison."
+        )
+        self.subheading.setObjectName("SubHeading")
+        self.folder_link = QLabel()
+        self.folder_link.setObjectName("Caption")
+        self.folder_link.linkActivated.connect(self._on_folder_link_activated)
+        titles = QVBoxLayout()
+        titles.setSpacing(0)
+        titles.addWidget(self.heading)
+        titles.addWidget(self.subheading)
+        head.addLayout(titles, 1)
+        head.addWidget(self.folder_link, 0, Qt.AlignmentFlag.AlignBottom)
+        layout.addLayout(head)
+
+        splitter = QSplitter(Qt.Orientation.Vertical)
+        splitter.setChildrenCollapsible(False)
+        top = QWidget()
+        cols = QHBoxLayout(top)
+        cols.setContentsMargins(0, 0, 0, 0)
+        cols.setSpacing(10)
+        self.columns = {v: RunColumn(v) for v in VARIANTS}
+        for column in self.columns.values():
+            cols.addWidget(column, 1)
+        splitter.addWidget(top)
+        self.comparison = ComparisonPanel()
+        splitter.addWidget(self.comparison)
+        splitter.setStretchFactor(0, 5)
+        splitter.setStretchFactor(1, 4)
+        layout.addWidget(splitter, 1)
+
+        self.report: ComparisonReport | None = None
+        self.folder: Path | None = None
+        self._variant_of: dict[str, str] = {}
+        self._pending: dict[str, Callable[[], None]] = {}  # plot redraws, oldest first
+        self._timer = QTimer(self)
+        self._timer.setInterval(1000 // REDRAW_HZ)
+        self._timer.timeout.connect(self._on_redraw_timer_timeout)
+
+    # -- the life of a comparison -----------------------------------------------------------
+
+    def begin(self, report: ComparisonReport, *, only: set[str] | None = None,
+              folder: Path | None = None, live: bool = True) -> None:
+        self.report = report
+        self.folder = folder
+        self._variant_of = {r.run_id: r.variant for r in report.runs}
+        self._pending.clear()
+        planned = {v: sum(1 for r in report.runs if r.variant == v) for v in VARIANTS}
+        for variant, column in self.columns.items():
+            column.reset(
+                epochs=report.config.epochs,
+                xla_mode=report.config.xla.value,
+                runs_planned=planned[variant],
+                included=only is None or variant in only,
+            )
+        self.comparison.clear()
+        self.comparison.set_epochs(report.config.epochs)
+        self.heading.setText(report.title())
+        self.subheading.setText(config_words(report))
+        self._show_folder(folder)
+        if live:
+            self._timer.start()
+
+    def on_run_started(self, run_id: str, variant: str, repeat: int) -> None:
+        self._variant_of[run_id] = variant
+        self.columns[variant].begin_run(run_id, repeat)
+
+    def on_event(self, run_id: str, event: Event) -> None:
+        column = self.columns.get(self._variant_of.get(run_id, ""))
+        if column is not None:
+            column.apply_event(event)
+
+    def on_run_done(self, run_id: str, status: str, comparison: Comparison | None) -> None:
+        column = self.columns.get(self._variant_of.get(run_id, ""))
+        if column is not None:
+            column.end_run(status)
+        if not self._timer.isActive():
+            self._redraw_all(force=True)
+        if comparison is not None and comparison.runs_compared.get("baseline") and \
+                comparison.runs_compared.get("xla"):
+            self.comparison.show_comparison(comparison)
+
+    def mark_stopping(self) -> None:
+        for column in self.columns.values():
+            column.mark_stopping()
+
+    def finish(self, report: ComparisonReport) -> None:
+        self._timer.stop()
+        self._redraw_all(force=True)
+        self.comparison.show_comparison(report.comparison)
+
+    def show_report(self, report: ComparisonReport, folder: Path | None = None) -> None:
+        """Replay a saved comparison into the same columns a live one uses."""
+        self.begin(report, folder=folder, live=False)
+        for entry in report.runs:
+            if not entry.events:
+                continue
+            self.on_run_started(entry.run_id, entry.variant, entry.repeat)
+            for event in entry.events:
+                self.on_event(entry.run_id, event)
+            self.columns[entry.variant].end_run(entry.status)
+        self.finish(report)
+
+    # -- drawing ----------------------------------------------------------------------------
+
+    def _on_redraw_timer_timeout(self) -> None:
+        self._redraw_all()
+
+    def _redraw_all(self, force: bool = False) -> None:
+        """Labels of both sides, then plots. Qt paints every plot changed in one pass at
+        once, and a plot whose axis moved can take tens of milliseconds to paint on a busy
+        machine; so, unless `force`, one plot per tick, the one that has waited longest."""
+        changed = any([column.redraw_labels() for column in self.columns.values()])
+        for variant, column in self.columns.items():
+            for name, draw in column.plot_jobs():
+                self._pending.setdefault(f"{variant}:{name}", draw)
+                if name == "time":
+                    self._pending.setdefault("overlay", self._draw_overlay)
+        if force:
+            jobs = list(self._pending.values())
+            self._pending.clear()
+        elif self._pending:
+            key = next(iter(self._pending))
+            jobs = [self._pending.pop(key)]
+        else:
+            jobs = []
+        for draw in jobs:
+            draw()
+        if force:
+            self._draw_overlay()
+        if changed or jobs or force:
+            self.redrawn.emit()
+
+    def _draw_overlay(self) -> None:
+        self.comparison.redraw({v: c.traces for v, c in self.columns.items()})
+
+    def _show_folder(self, folder: Path | None) -> None:
+        if folder is None:
+            self.folder_link.setText("")
+            return
+        url = QUrl.fromLocalFile(str(folder)).toString()
+        self.folder_link.setText(f'Saved in <a href="{url}">{folder.name}</a>')
+        self.folder_link.setToolTip(str(folder))
+
+    def _on_folder_link_activated(self, link: str) -> None:
+        QDesktopServices.openUrl(QUrl(link))

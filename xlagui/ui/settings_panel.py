@@ -1,0 +1,384 @@
+"""The settings of a comparison, checked as they are typed, with the reason next to the field.
+
+Ranges come from `core.config` (`RANGES`, `MIN_IMAGE_SIZE`); a value the core would refuse is
+shown with the core's own explanation, and the run buttons stay off until it is fixed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from PySide6.QtCore import QSettings, Qt, Signal
+from PySide6.QtGui import QStandardItem, QStandardItemModel
+from PySide6.QtWidgets import (
+    QButtonGroup,
+    QCheckBox,
+    QComboBox,
+    QFormLayout,
+    QGroupBox,
+    QLabel,
+    QRadioButton,
+    QSpinBox,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from xlagui.core.config import (
+    DEFAULTS,
+    MIN_IMAGE_SIZE,
+    RANGES,
+    ConfigError,
+    RunConfig,
+    XlaMode,
+    check_image_size,
+)
+from xlagui.ui.theme import SEVERITY_COLORS
+
+SETTINGS_GROUP = "settings"
+GPU_NONE_TIP = (
+    "TensorFlow sees no GPU on this machine (no CUDA device, or a TensorFlow build without "
+    "GPU support), so runs use the CPU."
+)
+
+
+@dataclass
+class Note:
+    """A remark on one field: "error" blocks a run, "warning" and "info" only explain."""
+
+    severity: str
+    text: str
+
+
+class SettingsPanel(QWidget):
+    """Epochs, batch size, image size, device, XLA, augmentation, repeats, seed.
+
+    Signals:
+        changed(): any setting changed (the window re-checks what it can run).
+        holdout_changed(int): the held-out percentage changed (the scan depends on it).
+        xla_toggled(bool): the XLA switch, which picks the side a single run uses.
+    """
+
+    changed = Signal()
+    holdout_changed = Signal(int)
+    xla_toggled = Signal(bool)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.train_count: int | None = None
+        self.auto_split = True
+        self.notes: dict[str, Note] = {}
+        self._note_labels: dict[str, QLabel] = {}
+        self.gpu_available = False
+        self._preferred_device = "cpu"
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.setSpacing(10)
+
+        # Training ------------------------------------------------------------------------
+        training = QGroupBox("Training")
+        form = self._form(training)
+        self.epochs = self._spin("epochs", RANGES["epochs"].low, RANGES["epochs"].high)
+        self.batch_size = self._spin("batch_size", RANGES["batch_size"].low,
+                                     RANGES["batch_size"].high)
+        # The box accepts sizes below the minimum on purpose: the note explains why not.
+        self.image_size = self._spin("image_size", 1, RANGES["image_size"].high, suffix=" px")
+        self.image_size.setSingleStep(8)
+        self.augment = QCheckBox("Augment (random flips, rotations, zoom)")
+        self.augment.setToolTip("The article's augmentation layers, applied to training batches")
+        self.augment.toggled.connect(self._on_value_changed)
+        self.device = QComboBox()
+        self.device.setModel(QStandardItemModel(self.device))
+        self.device.currentIndexChanged.connect(self._on_device_changed)
+        self._add_row(form, "Epochs", self.epochs, "epochs")
+        self._add_row(form, "Batch size", self.batch_size, "batch_size")
+        self._add_row(form, "Image size", self.image_size, "image_size")
+        self._add_row(form, "Device", self.device, "device")
+        form.addRow(self.augment)
+        outer.addWidget(training)
+
+        # XLA -----------------------------------------------------------------------------
+        xla = QGroupBox("XLA")
+        xv = QVBoxLayout(xla)
+        self.xla = QCheckBox("XLA on")
+        self.xla.setChecked(True)
+        self.xla.setToolTip(
+            "Which side “Run one side” trains: with XLA (on) or the baseline (off).\n"
+            "“Run comparison” always trains both."
+        )
+        self.xla.toggled.connect(self._on_xla_toggled)
+        xv.addWidget(self.xla)
+        self.advanced_button = QToolButton()
+        self.advanced_button.setText("Advanced")
+        self.advanced_button.setCheckable(True)
+        self.advanced_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.advanced_button.setArrowType(Qt.ArrowType.RightArrow)
+        self.advanced_button.setStyleSheet("QToolButton { border: none; }")
+        self.advanced_button.toggled.connect(self._on_advanced_toggled)
+        xv.addWidget(self.advanced_button)
+        self.advanced = QWidget()
+        av = QVBoxLayout(self.advanced)
+        av.setContentsMargins(18, 0, 0, 0)
+        self.mode_jit = QRadioButton("jit_compile=True (recommended)")
+        self.mode_jit.setToolTip("model.compile(jit_compile=True): XLA compiles the whole "
+                                 "training step, on CPU and GPU")
+        self.mode_auto = QRadioButton("Auto-clustering (the article's set_jit)")
+        self.mode_auto.setToolTip("tf.config.optimizer.set_jit(True): XLA compiles the "
+                                  "clusters it chooses; on CPU it needs extra flags, which xlagui "
+                                  "sets")
+        self.mode_group = QButtonGroup(self)
+        self.mode_group.addButton(self.mode_jit)
+        self.mode_group.addButton(self.mode_auto)
+        self.mode_jit.setChecked(True)
+        self.mode_jit.toggled.connect(self._on_value_changed)
+        av.addWidget(self.mode_jit)
+        av.addWidget(self.mode_auto)
+        self.advanced.setVisible(False)
+        xv.addWidget(self.advanced)
+        outer.addWidget(xla)
+
+        # Measurement ---------------------------------------------------------------------
+        measure = QGroupBox("Measurement")
+        mform = self._form(measure)
+        self.repeats = self._spin("repeats", RANGES["repeats"].low, RANGES["repeats"].high)
+        self.seed = self._spin("seed", RANGES["seed"].low, RANGES["seed"].high)
+        self.holdout = self._spin("holdout_percent", RANGES["holdout_percent"].low,
+                                  RANGES["holdout_percent"].high, suffix=" %")
+        self.holdout.setToolTip("Share of each class held out for testing when the folder has "
+                                "no test folder")
+        self.holdout.valueChanged.connect(self.holdout_changed)
+        self._add_row(mform, "Repeats", self.repeats, "repeats")
+        self._add_row(mform, "Seed", self.seed, "seed")
+        self._add_row(mform, "Held out", self.holdout, "holdout_percent")
+        outer.addWidget(measure)
+        outer.addStretch(1)
+
+        self.set_devices(None)
+        self.reset_defaults()
+
+    # -- construction helpers ----------------------------------------------------------------
+
+    def _form(self, box: QGroupBox) -> QFormLayout:
+        form = QFormLayout(box)
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        form.setLabelAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        form.setVerticalSpacing(4)
+        return form
+
+    def _spin(self, name: str, low: int, high: int, suffix: str = "") -> QSpinBox:
+        box = QSpinBox()
+        box.setObjectName(name)
+        box.setRange(low, high)
+        box.setSuffix(suffix)
+        box.setAccelerated(True)
+        box.setKeyboardTracking(True)
+        box.valueChanged.connect(self._on_value_changed)
+        return box
+
+    def _add_row(self, form: QFormLayout, label: str, field: QWidget, key: str) -> None:
+        form.addRow(label, field)
+        note = QLabel()
+        note.setObjectName("Note")
+        note.setWordWrap(True)
+        note.setVisible(False)
+        form.addRow("", note)
+        self._note_labels[key] = note
+
+    # -- what the window calls ---------------------------------------------------------------
+
+    def reset_defaults(self) -> None:
+        self.epochs.setValue(DEFAULTS["epochs"])
+        self.batch_size.setValue(DEFAULTS["batch_size"])
+        self.image_size.setValue(DEFAULTS["image_size"])
+        self.repeats.setValue(DEFAULTS["repeats"])
+        self.seed.setValue(DEFAULTS["seed"])
+        self.holdout.setValue(DEFAULTS["holdout_percent"])
+        self.augment.setChecked(DEFAULTS["augment"])
+        self.mode_jit.setChecked(True)
+        self.validate()
+
+    def set_dataset(self, train_count: int | None, auto_split: bool = True) -> None:
+        """The training set size (to check the batch size) and whether the scan chose the
+        test set (only then does the held-out percentage matter)."""
+        self.train_count = train_count
+        self.auto_split = auto_split
+        self.holdout.setEnabled(auto_split)
+        self.validate()
+
+    def set_devices(self, devices: list[dict[str, str]] | None) -> None:
+        """Fill the device list: CPU first; GPUs disabled with a reason when none is found.
+        `None` means the probe has not answered yet."""
+        model: QStandardItemModel = self.device.model()  # type: ignore[assignment]
+        self.device.blockSignals(True)
+        model.clear()
+        unknown = devices is None
+        found = list(devices or [])
+        cpu = next((d for d in found if d.get("kind") == "CPU"), None)
+        name = (cpu or {}).get("name", "")
+        cpu_item = QStandardItem(f"CPU — {name}" if name and name != "CPU" else "CPU")
+        cpu_item.setData("cpu", Qt.ItemDataRole.UserRole)
+        model.appendRow(cpu_item)
+        gpus = [d for d in found if d.get("kind") == "GPU"]
+        for d in gpus:
+            label = d["name"] if d["id"] == "all" else f"GPU {d['id'][4:]} — {d['name']}"
+            item = QStandardItem(label)
+            item.setData(d["id"], Qt.ItemDataRole.UserRole)
+            model.appendRow(item)
+        if not gpus:
+            item = QStandardItem("GPU — looking for GPUs…" if unknown else "GPU — none found")
+            item.setData("gpu:0", Qt.ItemDataRole.UserRole)
+            item.setEnabled(False)
+            item.setToolTip("Asking TensorFlow which devices it sees, in a helper process…"
+                            if unknown else GPU_NONE_TIP)
+            model.appendRow(item)
+        self.gpu_available = bool(gpus)
+        self.device.setToolTip("" if gpus or unknown else GPU_NONE_TIP)
+        self._select_device(self._preferred_device)
+        self.device.blockSignals(False)
+        self.validate()
+
+    def _select_device(self, device_id: str) -> None:
+        model: QStandardItemModel = self.device.model()  # type: ignore[assignment]
+        row = next((r for r in range(model.rowCount())
+                    if model.item(r).data(Qt.ItemDataRole.UserRole) == device_id
+                    and model.item(r).isEnabled()), 0)
+        blocked = self.device.blockSignals(True)
+        self.device.setCurrentIndex(row)
+        self.device.blockSignals(blocked)
+
+    @property
+    def xla_mode(self) -> XlaMode:
+        return XlaMode.AUTOCLUSTER if self.mode_auto.isChecked() else XlaMode.JIT
+
+    def values(self) -> dict[str, Any]:
+        return {
+            "epochs": self.epochs.value(),
+            "batch_size": self.batch_size.value(),
+            "image_size": self.image_size.value(),
+            "device": self.device.currentData() or "cpu",
+            "augment": self.augment.isChecked(),
+            "seed": self.seed.value(),
+            "repeats": self.repeats.value(),
+            "xla": self.xla_mode.value,
+            "holdout_percent": self.holdout.value(),
+        }
+
+    def config(self) -> RunConfig | None:
+        """The settings as a `RunConfig`, or None while any of them is in error."""
+        if any(n.severity == "error" for n in self.notes.values()):
+            return None
+        try:
+            return RunConfig(**self.values())
+        except ConfigError:
+            return None
+
+    def errors(self) -> list[str]:
+        return [n.text for n in self.notes.values() if n.severity == "error"]
+
+    def validate(self) -> None:
+        """Check every field and show the notes; emits nothing (callers emit `changed`)."""
+        notes: dict[str, Note] = {}
+        v = self.values()
+        try:
+            check_image_size(v["image_size"])
+        except ConfigError as exc:
+            notes["image_size"] = Note("error", str(exc)[0].upper() + str(exc)[1:] + ".")
+        else:
+            if v["image_size"] < 64:
+                notes["image_size"] = Note(
+                    "info", f"Small images train fast but leave XLA little to speed up "
+                    f"(the smallest is {MIN_IMAGE_SIZE} px).")
+        if self.train_count is not None and v["batch_size"] > self.train_count:
+            notes["batch_size"] = Note(
+                "error",
+                f"Batch size {v['batch_size']} is larger than the training set "
+                f"({self.train_count:,} images): choose at most {self.train_count:,}.",
+            )
+        elif self.train_count:
+            steps = -(-self.train_count // v["batch_size"])
+            notes["batch_size"] = Note(
+                "info", f"{self.train_count:,} training images: {steps:,} "
+                f"step{'s' if steps != 1 else ''} per epoch.")
+        if v["epochs"] == 1:
+            notes["epochs"] = Note(
+                "warning", "With one epoch there is no steady epoch to compare: the first "
+                "epoch includes tracing and compiling. Use 2 or more.")
+        if v["repeats"] > 1:
+            notes["repeats"] = Note(
+                "info", f"{v['repeats']} runs per side, interleaved (baseline, XLA, …); the "
+                "speed-up interval comes from the repeats.")
+        if not self.auto_split:
+            notes["holdout_percent"] = Note(
+                "info", "Not used: the dataset has its own test folder.")
+        if v["device"] == "cpu" and self.gpu_available:
+            notes["device"] = Note("info", "A GPU is available; XLA usually gains more there.")
+        self.notes = notes
+        for key, label in self._note_labels.items():
+            note = notes.get(key)
+            label.setVisible(note is not None)
+            if note is not None:
+                label.setText(note.text)
+                label.setStyleSheet(f"color: {SEVERITY_COLORS[note.severity]};")
+
+    # -- persistence --------------------------------------------------------------------------
+
+    def save(self, settings: QSettings) -> None:
+        settings.beginGroup(SETTINGS_GROUP)
+        for key, value in self.values().items():
+            settings.setValue(key, value)
+        settings.setValue("xla_on", self.xla.isChecked())
+        settings.setValue("advanced_open", self.advanced_button.isChecked())
+        settings.endGroup()
+
+    def restore(self, settings: QSettings) -> None:
+        settings.beginGroup(SETTINGS_GROUP)
+        try:
+            for key, box in (("epochs", self.epochs), ("batch_size", self.batch_size),
+                             ("image_size", self.image_size), ("repeats", self.repeats),
+                             ("seed", self.seed), ("holdout_percent", self.holdout)):
+                value = settings.value(key)
+                if value is not None:
+                    try:
+                        box.setValue(int(str(value)))
+                    except ValueError:
+                        pass
+            self.augment.setChecked(_bool(settings.value("augment"), DEFAULTS["augment"]))
+            self.xla.setChecked(_bool(settings.value("xla_on"), True))
+            if settings.value("xla") == XlaMode.AUTOCLUSTER.value:
+                self.mode_auto.setChecked(True)
+            self.advanced_button.setChecked(_bool(settings.value("advanced_open"), False))
+            device = settings.value("device")
+            if isinstance(device, str):
+                self._preferred_device = device
+                self._select_device(device)
+        finally:
+            settings.endGroup()
+        self.validate()
+
+    # -- slots ------------------------------------------------------------------------------
+
+    def _on_value_changed(self, *_args: object) -> None:
+        self.validate()
+        self.changed.emit()
+
+    def _on_device_changed(self, _index: int) -> None:
+        self._preferred_device = self.device.currentData() or "cpu"
+        self._on_value_changed()
+
+    def _on_xla_toggled(self, on: bool) -> None:
+        self.xla_toggled.emit(on)
+        self.changed.emit()
+
+    def _on_advanced_toggled(self, on: bool) -> None:
+        self.advanced.setVisible(on)
+        self.advanced_button.setArrowType(Qt.ArrowType.DownArrow if on
+                                          else Qt.ArrowType.RightArrow)
+
+
+def _bool(value: object, default: bool) -> bool:
+    if value is None:
+        return default
+    if isinstance(value, bool):
+        return value
+    return str(value).lower() in ("true", "1", "yes")

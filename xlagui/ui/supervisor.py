@@ -1,0 +1,91 @@
+"""The QThread that supervises one comparison: `compare.run_comparison` off the GUI thread.
+
+The thread only hosts the supervision; the training runs in worker processes started by
+`runner.run_worker` (or whatever `worker` a test injects). Everything the GUI learns crosses as
+queued signals, in the order it happened, and the GUI never touches the report while this runs.
+"""
+
+from __future__ import annotations
+
+import traceback
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QObject, QThread, Signal
+
+from xlagui.core.compare import RunWorker, run_comparison
+from xlagui.core.events import Event
+from xlagui.core.report import ComparisonReport, RunEntry
+from xlagui.core.task import TaskState
+
+
+class ComparisonSupervisor(QThread):
+    """Runs the queued runs of `report` one after the other, each in its worker process.
+
+    Signals:
+        run_started(str run_id, str variant, int repeat): a run is about to start its worker.
+        event_received(str run_id, object event): one event of that run (`core.events.Event`).
+        run_done(str run_id, str status, object comparison): the run ended ("finished",
+            "cancelled" or "error"); `comparison` is the report's recomputed `Comparison`.
+        crashed(str message, str details): the supervision itself failed unexpectedly; the
+            runs finished before it are kept in the report and its folder.
+        finished(): (QThread's) the comparison is over; `report` is final.
+    """
+
+    run_started = Signal(str, str, int)
+    event_received = Signal(str, object)
+    run_done = Signal(str, str, object)
+    crashed = Signal(str, str)
+
+    def __init__(
+        self,
+        report: ComparisonReport,
+        scan: Any,
+        out_dir: Path,
+        *,
+        only: set[str] | None = None,
+        worker: RunWorker | None = None,
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.report = report
+        self.scan = scan
+        self.out_dir = out_dir
+        self.only = only
+        self.worker = worker
+        self.state = TaskState()
+        self.setObjectName("xlagui-comparison")
+
+    def request_stop(self) -> None:
+        """Ask the current run to stop (the runner escalates to terminate, then kill) and
+        skip the runs after it. Safe to call from the GUI thread at any time."""
+        self.state.request_interruption()
+
+    @property
+    def stop_requested(self) -> bool:
+        return self.state.is_interruption_requested()
+
+    def run(self) -> None:
+        try:
+            run_comparison(
+                self.report,
+                self.scan,
+                self.out_dir,
+                self.state,
+                on_event=self._relay_event,
+                on_run_start=self._relay_start,
+                on_run_done=self._relay_done,
+                only=self.only,
+                worker=self.worker,
+            )
+        except Exception as exc:  # the supervision must never take the app down
+            self.crashed.emit(f"{type(exc).__name__}: {exc}", traceback.format_exc())
+
+    def _relay_start(self, entry: RunEntry) -> None:
+        self.run_started.emit(entry.run_id, entry.variant, entry.repeat)
+
+    def _relay_event(self, entry: RunEntry, event: Event) -> None:
+        self.event_received.emit(entry.run_id, event)
+
+    def _relay_done(self, entry: RunEntry) -> None:
+        self.run_done.emit(entry.run_id, entry.status, self.report.comparison)

@@ -1,0 +1,40 @@
+"""Colours and the style sheet shared by the window and the PNG report."""
+
+from __future__ import annotations
+
+VARIANT_COLORS = {"baseline": "#3b6ea8", "xla": "#e07b22", "val": "#4d5560"}
+VARIANT_TITLES = {"baseline": "Baseline", "xla": "XLA"}
+
+# Status chips: (text colour, background)
+STATUS_COLORS = {
+    "idle": ("#5f6368", "#eceff1"),
+    "queued": ("#5f6368", "#eceff1"),
+    "not run": ("#5f6368", "#eceff1"),
+    "starting": ("#1a5fb4", "#e3edfb"),
+    "compiling": ("#6a3fb0", "#efe7fb"),
+    "running": ("#1a5fb4", "#e3edfb"),
+    "stopping": ("#8a5a00", "#fdf0d5"),
+    "finished": ("#1e7b34", "#e3f4e6"),
+    "cancelled": ("#8a5a00", "#fdf0d5"),
+    "error": ("#b3261e", "#fbe4e2"),
+}
+
+SEVERITY_COLORS = {"error": "#b3261e", "warning": "#9a6700", "info": "#5f6368", "ok": "#1e7b34"}
+
+APP_STYLE = """
+QLabel#Heading { font-size: 15pt; font-weight: 600; }
+QLabel#SubHeading { color: #5f6368; }
+QLabel#ColumnTitle { font-size: 14pt; font-weight: 600; }
+QLabel#Caption { color: #6b6f76; font-size: 8.5pt; }
+QLabel#Figure { font-weight: 600; }
+QLabel#Placeholder { color: #6b6f76; font-size: 12pt; }
+QLabel#Note { font-size: 8.5pt; }
+QLabel#Chip { border-radius: 9px; padding: 2px 10px; font-weight: 600; }
+QFrame#Card { background: palette(base); border: 1px solid #d8dce1; border-radius: 6px; }
+QPushButton#Primary { font-weight: 600; padding: 6px 14px; }
+"""
+
+
+def chip_style(state: str) -> str:
+    fg, bg = STATUS_COLORS.get(state, STATUS_COLORS["idle"])
+    return f"color: {fg}; background: {bg};"

@@ -1,0 +1,120 @@
+"""What a run's plots show, gathered from its events (Qt-free, so it is cheap to test).
+
+A trace only appends: events arrive on the GUI thread and cost a few list appends; the plots
+read the lists at their own, bounded rate.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from xlagui.core.events import (
+    BatchEvent,
+    CancelledEvent,
+    EpochEvent,
+    ErrorEvent,
+    Event,
+    FinishedEvent,
+    StartedEvent,
+)
+
+# Weight of the newest batch in the smoothed loss curve (an exponential moving average).
+SMOOTHING = 0.15
+
+
+@dataclass
+class RunTrace:
+    """One run's curves and state, in the order its events came."""
+
+    run_id: str = ""
+    repeat: int = 1
+    epochs_planned: int = 0
+    steps_per_epoch: int = 0
+    started: StartedEvent | None = None
+    batch_x: list[float] = field(default_factory=list)  # fractional epoch: 0.5 = half of epoch 1
+    batch_loss: list[float] = field(default_factory=list)
+    batch_smooth: list[float] = field(default_factory=list)
+    epoch_x: list[float] = field(default_factory=list)
+    train_loss: list[float] = field(default_factory=list)
+    val_loss: list[float] = field(default_factory=list)  # NaN where there was none
+    cumulative: list[float] = field(default_factory=list)
+    epochs: list[EpochEvent] = field(default_factory=list)
+    summary: dict[str, Any] | None = None
+    terminal: Event | None = None
+    first_batch_t: float | None = None
+    first_batch_step: int = 0
+    last_t: float = 0.0
+    current_epoch: int = 0
+    steps_done: int = 0
+
+    def add(self, event: Event) -> None:
+        self.last_t = max(self.last_t, event.t)
+        if isinstance(event, StartedEvent):
+            self.started = event
+            self.steps_per_epoch = event.steps_per_epoch
+        elif isinstance(event, BatchEvent):
+            self.current_epoch = event.epoch
+            self.steps_done = (event.epoch - 1) * self.steps_per_epoch + event.step
+            if self.first_batch_t is None:
+                self.first_batch_t = event.t
+                self.first_batch_step = self.steps_done
+            if event.loss is None:
+                return
+            steps = max(self.steps_per_epoch, event.step, 1)
+            self.batch_x.append(event.epoch - 1 + event.step / steps)
+            self.batch_loss.append(event.loss)
+            prev = self.batch_smooth[-1] if self.batch_smooth else event.loss
+            self.batch_smooth.append(prev + SMOOTHING * (event.loss - prev))
+        elif isinstance(event, EpochEvent):
+            self.epochs.append(event)
+            self.current_epoch = event.epoch
+            self.steps_done = event.epoch * self.steps_per_epoch
+            self.epoch_x.append(float(event.epoch))
+            self.train_loss.append(event.loss)
+            self.val_loss.append(float("nan") if event.val_loss is None else event.val_loss)
+            self.cumulative.append(event.cumulative_seconds)
+        elif isinstance(event, FinishedEvent):
+            self.summary = event.summary
+            self.terminal = event
+        elif isinstance(event, (CancelledEvent, ErrorEvent)):
+            self.terminal = event
+
+    @property
+    def total_steps(self) -> int:
+        return self.epochs_planned * self.steps_per_epoch
+
+    @property
+    def fraction(self) -> float:
+        total = self.total_steps
+        return min(1.0, self.steps_done / total) if total else 0.0
+
+    def expected_total(self) -> float:
+        """Where the cumulative time is heading: so far, plus the epochs left at the last
+        pace (what a wall-time axis should already have room for)."""
+        if not self.epochs:
+            return 0.0
+        left = max(self.epochs_planned - len(self.epochs), 0)
+        return self.cumulative[-1] + left * self.epochs[-1].epoch_seconds
+
+    def eta_seconds(self) -> float | None:
+        """Seconds left at the pace since the first batch; None until there is a pace.
+
+        The first batch is excluded from the pace: it carries tracing and XLA compiling.
+        """
+        if self.first_batch_t is None or self.total_steps == 0:
+            return None
+        done = self.steps_done - self.first_batch_step
+        if done <= 0 or self.last_t <= self.first_batch_t:
+            return None
+        pace = (self.last_t - self.first_batch_t) / done
+        return pace * (self.total_steps - self.steps_done)
+
+
+def trace_of(events: Iterable[Event], epochs_planned: int, run_id: str = "",
+             repeat: int = 1) -> RunTrace:
+    trace = RunTrace(run_id=run_id, repeat=repeat, epochs_planned=epochs_planned)
+    for event in events:
+        trace.add(event)
+    return trace

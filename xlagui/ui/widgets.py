@@ -1,0 +1,83 @@
+"""Small widgets shared by the panels."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QPixmap, QResizeEvent
+from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
+
+
+class ElidedLabel(QLabel):
+    """A one-line label that shortens its text with “…” rather than widening its layout.
+
+    Live figures change their text many times a second; a label that grows with its text
+    would make the whole column (and its plots) lay out and repaint again each time.
+
+    Signals: none. `text()` returns the full text; the tooltip shows it when shortened.
+    """
+
+    def __init__(self, text: str = "", parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._full = ""
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+        self.setTextFormat(Qt.TextFormat.PlainText)
+        self.setText(text)
+
+    def setText(self, text: str) -> None:
+        if text == self._full and super().text():
+            return
+        self._full = text
+        self._elide()
+
+    def text(self) -> str:
+        return self._full
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._elide()
+
+    def _elide(self) -> None:
+        width = self.width() if self.isVisible() or self.width() > 0 else 10_000
+        shown = self.fontMetrics().elidedText(self._full, Qt.TextElideMode.ElideRight, width)
+        super().setText(shown)
+        if shown != self._full:
+            self.setToolTip(self._full)
+
+
+class ImageLabel(QLabel):
+    """Shows a picture as large as fits, keeping its proportions (small images are enlarged,
+    smoothly, so a 160 px image is not a stamp in a large pane).
+
+    Signals: none.
+    """
+
+    def __init__(self, text: str = "", parent: QWidget | None = None) -> None:
+        super().__init__(text, parent)
+        self._source = QPixmap()
+        self.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Ignored)
+
+    def set_image(self, pixmap: QPixmap) -> None:
+        self._source = pixmap
+        self._rescale()
+
+    def clear_image(self, text: str = "") -> None:
+        self._source = QPixmap()
+        super().setPixmap(QPixmap())
+        self.setText(text)
+
+    def source(self) -> QPixmap:
+        return self._source
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._rescale()
+
+    def _rescale(self) -> None:
+        if self._source.isNull():
+            return
+        size = self.contentsRect().size()
+        if size.width() < 2 or size.height() < 2:
+            return
+        super().setPixmap(self._source.scaled(size, Qt.AspectRatioMode.KeepAspectRatio,
+                                              Qt.TransformationMode.SmoothTransformation))
