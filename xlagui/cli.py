@@ -120,7 +120,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _console(stderr: bool = False) -> Any:
     from rich.console import Console
 
-    return Console(stderr=stderr, highlight=False)
+    stream = sys.stderr if stderr else sys.stdout
+    # Rich assumes 80 columns when it is not writing to a terminal; a CI log is wider.
+    width = None if stream.isatty() else 120
+    return Console(stderr=stderr, highlight=False, width=width)
 
 
 def cmd_gui(args: argparse.Namespace) -> int:

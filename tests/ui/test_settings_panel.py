@@ -50,7 +50,7 @@ def test_a_batch_larger_than_the_training_set_is_explained(loaded_window: MainWi
     assert "at most 12" in note.text()
     assert not loaded_window.run_button.isEnabled()
     panel.batch_size.setValue(5)
-    assert "3 steps per epoch" in note.text()
+    assert "2 full batches per epoch, 2 left out" in note.text()
     assert loaded_window.run_button.isEnabled()
 
 

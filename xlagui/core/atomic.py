@@ -13,6 +13,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
+# mkstemp creates files readable by the owner only; an export should get the permissions any
+# other new file would. Read the umask once (setting it is the only way to read it).
+_UMASK = os.umask(0o022)
+os.umask(_UMASK)
+
 
 @contextlib.contextmanager
 def atomic_open(path: str | os.PathLike[str], mode: str = "w", **kwargs: object) -> Iterator[IO]:
@@ -27,6 +32,7 @@ def atomic_open(path: str | os.PathLike[str], mode: str = "w", **kwargs: object)
             yield fh
             fh.flush()
             os.fsync(fh.fileno())
+        os.chmod(tmp, 0o666 & ~_UMASK)
         os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(OSError):

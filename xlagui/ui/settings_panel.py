@@ -85,7 +85,7 @@ class SettingsPanel(QWidget):
         # The box accepts sizes below the minimum on purpose: the note explains why not.
         self.image_size = self._spin("image_size", 1, RANGES["image_size"].high, suffix=" px")
         self.image_size.setSingleStep(8)
-        self.augment = QCheckBox("Augment (random flips, rotations, zoom)")
+        self.augment = QCheckBox("Augment (horizontal flip, zoom 0.2, shear 0.2)")
         self.augment.setToolTip("The article's augmentation layers, applied to training batches")
         self.augment.toggled.connect(self._on_value_changed)
         self.device = QComboBox()
@@ -296,10 +296,12 @@ class SettingsPanel(QWidget):
                 f"({self.train_count:,} images): choose at most {self.train_count:,}.",
             )
         elif self.train_count:
-            steps = -(-self.train_count // v["batch_size"])
+            # Full batches only (a partial one would make XLA compile a second program).
+            steps, left = divmod(self.train_count, v["batch_size"])
+            rest = f", {left:,} left out of each shuffled epoch" if left else ""
             notes["batch_size"] = Note(
-                "info", f"{self.train_count:,} training images: {steps:,} "
-                f"step{'s' if steps != 1 else ''} per epoch.")
+                "info", f"{self.train_count:,} training images: {steps:,} full "
+                f"batch{'es' if steps != 1 else ''} per epoch{rest}.")
         if v["epochs"] == 1:
             notes["epochs"] = Note(
                 "warning", "With one epoch there is no steady epoch to compare: the first "
