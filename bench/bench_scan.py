@@ -17,26 +17,19 @@ import argparse
 import datetime
 import io
 import os
-import platform
 import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+from _common import load_average, machine, write_section
 from PIL import Image
 
-REPO = Path(__file__).resolve().parent.parent
-if str(REPO) not in sys.path:
-    sys.path.insert(0, str(REPO))  # run from a checkout without installing
-
-from xlagui.core.atomic import atomic_open  # noqa: E402
-from xlagui.core.scan import scan_dataset  # noqa: E402
+from xlagui.core.scan import scan_dataset
 
 GOAL_SECONDS = 3.0
 GOAL_FILES = 10_000
-BEGIN = "<!-- bench:scan -->"
-END = "<!-- /bench:scan -->"
 SIZES = ((64, 64), (48, 48), (96, 72), (128, 96))
 
 
@@ -60,33 +53,6 @@ def make_dataset(root: Path, n_files: int) -> None:
         (folder / name).write_bytes(buf.getvalue())
 
 
-def machine() -> str:
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    try:
-        usable = len(os.sched_getaffinity(0))
-    except AttributeError:
-        usable = os.cpu_count() or 1
-    return (
-        f"{cpu}, {usable} usable cores ({os.cpu_count()} in the machine), "
-        f"{platform.system()} {platform.release()}, Python {platform.python_version()}, "
-        f"Pillow {Image.__version__}"
-    )
-
-
-def load_average() -> str:
-    try:
-        return ", ".join(f"{x:.1f}" for x in os.getloadavg())
-    except (AttributeError, OSError):
-        return "unknown"
-
-
 def snippet(
     n_files: int, times: list[float], cpu_times: list[float], scanned: int, load: str
 ) -> str:
@@ -95,7 +61,6 @@ def snippet(
     runs = ", ".join(f"{t:.2f}" for t in times)
     return "\n".join(
         [
-            BEGIN,
             "## Dataset scan",
             "",
             f"`python bench/bench_scan.py --files {n_files}`: {n_files:,} small JPEG and PNG "
@@ -110,23 +75,11 @@ def snippet(
             "",
             # The scan is single-threaded: CPU time is what it costs on an idle machine, and
             # wall time above it means other programs were competing for the cores.
-            f"Machine: {machine()}; load average before the scans {load}. "
+            f"Machine: {machine(f'Pillow {Image.__version__}')}; load average before the "
+            f"scans {load}. "
             f"Measured {datetime.date.today().isoformat()}.",
-            END,
         ]
     )
-
-
-def write_section(path: Path, text: str) -> None:
-    """Replace (or append) this benchmark's section of `path`, leaving the rest as it was."""
-    old = path.read_text(encoding="utf-8") if path.exists() else "# Benchmarks\n"
-    start, stop = old.find(BEGIN), old.find(END)
-    if start != -1 and stop > start:
-        new = old[:start] + text + old[stop + len(END) :]
-    else:
-        new = old.rstrip("\n") + "\n\n" + text + "\n"
-    with atomic_open(path, "w", encoding="utf-8") as fh:
-        fh.write(new)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -161,9 +114,7 @@ def main(argv: list[str] | None = None) -> int:
     text = snippet(args.files, times, cpu_times, scanned, load)
     print(text)
     if args.write:
-        target = REPO / "BENCHMARKS.md"
-        write_section(target, text)
-        print(f"updated {target}", file=sys.stderr)
+        write_section("scan", text)
     return 0
 
 

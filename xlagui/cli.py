@@ -274,31 +274,27 @@ def _run(
     from xlagui.core.compare import run_comparison
 
     if args.events:
+        hooks: dict[str, Any] = {
+            "on_event": lambda entry, ev: print(
+                json.dumps({"run_id": entry.run_id, **ev.to_dict()}), flush=True
+            ),
+            "on_run_done": lambda entry: print_run_failure(console, entry),
+        }
+        run_comparison(report, scan, out, state, only=only, **hooks)
+        return
+    from xlagui.console import RichProgress
+
+    with RichProgress(console, report) as progress:
         run_comparison(
             report,
             scan,
             out,
             state,
             only=only,
-            on_event=lambda entry, ev: print(
-                json.dumps({"run_id": entry.run_id, **ev.to_dict()}), flush=True
-            ),
-            on_run_done=lambda entry: print_run_failure(console, entry),
+            on_event=progress.on_event,
+            on_run_start=progress.on_run_start,
+            on_run_done=progress.on_run_done,
         )
-    else:
-        from xlagui.console import RichProgress
-
-        with RichProgress(console, report) as progress:
-            run_comparison(
-                report,
-                scan,
-                out,
-                state,
-                only=only,
-                on_event=progress.on_event,
-                on_run_start=progress.on_run_start,
-                on_run_done=progress.on_run_done,
-            )
 
 
 def _inside(path: Path, folder: Path) -> bool:

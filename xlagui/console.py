@@ -26,6 +26,7 @@ from xlagui.core.events import (
     FinishedEvent,
     StartedEvent,
 )
+from xlagui.core.evidence import describe
 from xlagui.core.report import ComparisonReport, RunEntry
 
 
@@ -149,18 +150,6 @@ def _f(v: Any, fmt: str, suffix: str = "") -> str:
     return "—" if v is None else format(v, fmt) + suffix
 
 
-def _evidence_text(summary: dict[str, Any]) -> str:
-    ev = summary.get("xla_evidence") or {}
-    if not ev.get("compiled"):
-        return "none"
-    parts = []
-    if ev.get("hlo_modules"):
-        parts.append(f"{ev['hlo_modules']} HLO modules, {ev.get('fusions', 0)} fusions")
-    if ev.get("compiled_log_line"):
-        parts.append("“Compiled cluster using XLA”")
-    return "; ".join(parts)
-
-
 def print_summary(console: Console, report: ComparisonReport) -> None:
     runs = Table(title="Runs", title_justify="left")
     for col in (
@@ -190,7 +179,7 @@ def print_summary(console: Console, report: ComparisonReport) -> None:
             _f(s.get("total_seconds"), ".1f", " s"),
             _f(rss / 2**20 if rss else None, ".0f", " MiB"),
             _f(s.get("final_val_accuracy"), ".1%"),
-            _evidence_text(s) if s else "—",
+            describe(s.get("xla_evidence")) if s else "—",
         )
     console.print(runs)
     c = report.comparison

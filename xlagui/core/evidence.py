@@ -68,3 +68,16 @@ def collect(dump_dir: Path, log_path: Path) -> XlaEvidence:
         compiled_log_line=log_has_compiled_line(log_path),
         dump_dir=str(dump_dir),
     )
+
+
+def describe(evidence: dict[str, Any] | None) -> str:
+    """What shows that XLA compiled (or did not) in one run, in words."""
+    ev = evidence or {}
+    if not ev.get("compiled"):
+        return "none: XLA compiled nothing"
+    parts = []
+    if ev.get("hlo_modules"):
+        parts.append(f"{ev['hlo_modules']} HLO modules, {ev.get('fusions', 0)} fusions")
+    if ev.get("compiled_log_line"):
+        parts.append("log: “Compiled cluster using XLA”")
+    return "; ".join(parts) or "compiled"

@@ -46,6 +46,18 @@ def _num(v: Any) -> str:
     return str(v)
 
 
+RUN_METRICS = (
+    "total_seconds",
+    "first_epoch_seconds",
+    "steady_epoch_seconds",
+    "compile_overhead_seconds",
+    "peak_rss_bytes",
+    "peak_device_bytes",
+    "final_accuracy",
+    "final_val_accuracy",
+)
+
+
 def summary_rows(report: ComparisonReport) -> list[dict[str, str]]:
     c = report.comparison
     rows: list[dict[str, str]] = []
@@ -64,42 +76,17 @@ def summary_rows(report: ComparisonReport) -> list[dict[str, str]]:
 
     for r in report.runs:
         s = r.summary or {}
-        for key in (
-            "total_seconds",
-            "first_epoch_seconds",
-            "steady_epoch_seconds",
-            "compile_overhead_seconds",
-            "peak_rss_bytes",
-            "peak_device_bytes",
-            "final_accuracy",
-            "final_val_accuracy",
-        ):
-            if key in s:
-                rows.append(
-                    {
-                        "row": "run",
-                        "run_id": r.run_id,
-                        "variant": r.variant,
-                        "repeat": str(r.repeat),
-                        "xla_mode": r.xla_mode,
-                        "metric": key,
-                        "value": _num(s.get(key)),
-                        "note": r.status,
-                    }
-                )
-        if not s:
-            rows.append(
-                {
-                    "row": "run",
-                    "run_id": r.run_id,
-                    "variant": r.variant,
-                    "repeat": str(r.repeat),
-                    "xla_mode": r.xla_mode,
-                    "metric": "status",
-                    "value": "",
-                    "note": r.status,
-                }
-            )
+        run = {
+            "row": "run",
+            "run_id": r.run_id,
+            "variant": r.variant,
+            "repeat": str(r.repeat),
+            "xla_mode": r.xla_mode,
+            "note": r.status,
+        }
+        present = [k for k in RUN_METRICS if k in s] if s else []
+        for key in present or ["status"]:
+            rows.append({**run, "metric": key, "value": _num(s.get(key))})
     if c is None:
         return rows
     if c.speedup is not None:

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from xlagui.core.evidence import describe
+
 if TYPE_CHECKING:
     from xlagui.core.stats import Comparison
 
@@ -70,17 +72,7 @@ def ratio(value: float | None) -> str:
 
 def evidence(summary: dict[str, Any] | None) -> str:
     """What shows that XLA compiled (or did not) in one run, in words."""
-    if not summary:
-        return DASH
-    ev = summary.get("xla_evidence") or {}
-    if not ev.get("compiled"):
-        return "none: XLA compiled nothing"
-    parts = []
-    if ev.get("hlo_modules"):
-        parts.append(f"{ev['hlo_modules']} HLO modules, {ev.get('fusions', 0)} fusions")
-    if ev.get("compiled_log_line"):
-        parts.append("log: “Compiled cluster using XLA”")
-    return "; ".join(parts) or "compiled"
+    return describe(summary.get("xla_evidence")) if summary else DASH
 
 
 def speedup(c: Comparison) -> str:
@@ -128,8 +120,11 @@ def comparison_rows(c: Comparison) -> list[tuple[str, str]]:
     """The comparison as (what, value) rows, shared by the window and the PNG report."""
     return [
         ("Speed per steady epoch", speedup(c)),
-        ("Steady epoch", f"{seconds(c.xla_steady_seconds)} with XLA vs "
-                         f"{seconds(c.baseline_steady_seconds)} without"),
+        (
+            "Steady epoch",
+            f"{seconds(c.xla_steady_seconds)} with XLA vs "
+            f"{seconds(c.baseline_steady_seconds)} without",
+        ),
         ("Total wall time", total_time(c)),
         ("Compile cost", compile_cost(c)),
         ("Break-even", c.break_even_text or DASH),
