@@ -125,6 +125,25 @@ def test_settings_and_geometry_are_remembered(qtbot: QtBot, make_window: WindowF
     assert second.height() == first.height() == 560
 
 
+def test_a_tampered_settings_file_is_refused_with_the_allowed_range(
+        qtbot: QtBot, make_window: WindowFactory, settings: QSettings) -> None:
+    settings.setValue("settings/epochs", 0)
+    settings.setValue("settings/image_size", "20")
+    settings.setValue("settings/batch_size", "lots")
+    settings.setValue("settings/seed", 5)
+    settings.sync()
+    window = make_window(show=False)
+    panel = window.settings_panel
+    assert panel.epochs.value() == 50 and panel.image_size.value() == 150  # defaults kept
+    assert panel.batch_size.value() == 64
+    assert panel.seed.value() == 5  # the valid one is applied
+    problems = " ".join(panel.restore_problems)
+    assert "epochs must be between 1 and 1000, got 0" in problems
+    assert "smallest image it accepts is 36x36" in problems
+    assert "batch size must be a whole number" in problems
+    assert "The saved epochs was ignored" in window.message_bar.label.text()
+
+
 def test_shortcuts(window: MainWindow) -> None:
     def keys(action: object) -> list[str]:
         return [k.toString() for k in action.shortcuts()]  # type: ignore[attr-defined]

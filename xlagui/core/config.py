@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import enum
 from dataclasses import dataclass, field
@@ -90,6 +91,8 @@ def check_image_size(value: Any) -> int:
     try:
         return RANGES["image_size"].check("image size", value)
     except ConfigError as exc:
+        with contextlib.suppress(ValueError, TypeError):
+            value = int(str(value), 10)
         if isinstance(value, int) and value < MIN_IMAGE_SIZE:
             raise ConfigError(
                 f"image size {value} is too small: the article's CNN has three unpadded 5x5 "

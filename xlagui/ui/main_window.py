@@ -415,6 +415,10 @@ class MainWindow(QMainWindow):
         if splitter is not None:
             self.splitter.restoreState(splitter)  # type: ignore[arg-type]
         self.settings_panel.restore(s)
+        if self.settings_panel.restore_problems:
+            self.message_bar.show_message(
+                "warning", html.escape(" ".join(self.settings_panel.restore_problems))
+            )
 
     # -- dataset ----------------------------------------------------------------------------
 

@@ -69,6 +69,7 @@ class SettingsPanel(QWidget):
         self.train_count: int | None = None
         self.auto_split = True
         self.notes: dict[str, Note] = {}
+        self.restore_problems: list[str] = []  # saved settings refused by the last restore()
         self._note_labels: dict[str, QLabel] = {}
         self.gpu_available = False
         self._preferred_device = "cpu"
@@ -334,17 +335,28 @@ class SettingsPanel(QWidget):
         settings.endGroup()
 
     def restore(self, settings: QSettings) -> None:
+        """Apply saved settings; `restore_problems` says which were refused and why."""
         settings.beginGroup(SETTINGS_GROUP)
+        # A settings file is the user's to edit (or to break): a value out of its range is not
+        # clamped silently but left at the default, and said.
+        self.restore_problems.clear()
         try:
-            for key, box in (("epochs", self.epochs), ("batch_size", self.batch_size),
-                             ("image_size", self.image_size), ("repeats", self.repeats),
-                             ("seed", self.seed), ("holdout_percent", self.holdout)):
+            for key, label, box in (("epochs", "epochs", self.epochs),
+                                    ("batch_size", "batch size", self.batch_size),
+                                    ("image_size", "image size", self.image_size),
+                                    ("repeats", "repeats", self.repeats),
+                                    ("seed", "seed", self.seed),
+                                    ("holdout_percent", "held-out percentage", self.holdout)):
                 value = settings.value(key)
-                if value is not None:
-                    try:
-                        box.setValue(int(str(value)))
-                    except ValueError:
-                        pass
+                if value is None:
+                    continue
+                try:
+                    if key == "image_size":
+                        box.setValue(check_image_size(str(value)))
+                    else:
+                        box.setValue(RANGES[key].check(label, str(value)))
+                except ConfigError as exc:
+                    self.restore_problems.append(f"The saved {label} was ignored: {exc}.")
             self.augment.setChecked(_bool(settings.value("augment"), DEFAULTS["augment"]))
             self.xla.setChecked(_bool(settings.value("xla_on"), True))
             if settings.value("xla") == XlaMode.AUTOCLUSTER.value:
