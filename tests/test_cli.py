@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -15,7 +16,7 @@ from xlagui.cli import main
 
 
 def cli(
-    *args: str, cwd: Path | None = None, timeout: float = 600
+    *args: str, cwd: Path | None = None, timeout: float = 600, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "xlagui", *args],
@@ -23,6 +24,7 @@ def cli(
         text=True,
         cwd=cwd,
         timeout=timeout,
+        env=env,
     )
 
 
@@ -85,6 +87,11 @@ def test_compare_end_to_end(tmp_path: Path) -> None:
     data = tiny_split_dataset(tmp_path / "d")
     before = tree_snapshot(data)
     out = tmp_path / "report"
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("XLAGUI_", "XDG_"))}
+    env.update(HOME=str(home), TMPDIR=str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
     res = cli(
         "compare",
         str(data),
@@ -97,6 +104,7 @@ def test_compare_end_to_end(tmp_path: Path) -> None:
         "--out",
         str(out),
         cwd=tmp_path,
+        env=env,
     )
     assert res.returncode == 0, res.stdout + res.stderr
     assert "speed-up per steady epoch" in res.stdout and "break-even epoch" in res.stdout
@@ -113,6 +121,11 @@ def test_compare_end_to_end(tmp_path: Path) -> None:
         rows[0].startswith("row,run_id,variant") and sum(r.startswith("epoch,") for r in rows) == 4
     )
     assert tree_snapshot(data) == before  # nothing written into the dataset
+    # Outside the output folder, xlagui wrote only into its own cache folder (Keras' config
+    # included): nothing else in the home folder, nothing left in the temporary folder.
+    written = sorted(str(p.relative_to(home)) for p in home.rglob("*") if p.is_file())
+    assert all(w.startswith(".cache/xlagui/") for w in written), written
+    assert list((tmp_path / "tmp").iterdir()) == []
 
 
 @pytest.mark.tf
