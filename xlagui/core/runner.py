@@ -10,6 +10,7 @@ import contextlib
 import json
 import os
 import queue
+import shutil
 import signal
 import subprocess
 import sys
@@ -120,6 +121,10 @@ def worker_env(xla_mode: XlaMode, device: str, run_dir: Path) -> dict[str, str]:
     env["TF_CPP_MIN_LOG_LEVEL"] = "0"  # keep "Compiled cluster using XLA" in the log
     # Keras writes ~/.keras/keras.json on import; keep it in our own cache folder instead.
     env.setdefault("KERAS_HOME", str(paths.cache_dir() / "keras"))
+    # TensorFlow's autograph leaves generated source files in the temporary folder; give the
+    # worker one of its own, which the runner removes when the worker has ended.
+    for key in ("TMPDIR", "TEMP", "TMP"):
+        env[key] = str(run_dir / "tmp")
     env["PYTHONUNBUFFERED"] = "1"
     env["PYTHONIOENCODING"] = "utf-8"
     return env
@@ -200,6 +205,7 @@ def run_worker(
     spec_path = run_dir / "spec.json"
     spec_path.write_text(json.dumps(spec.to_dict(), indent=1), encoding="utf-8")
     log_path = run_dir / "worker.log"
+    (run_dir / "tmp").mkdir(exist_ok=True)
     result = RunResult(spec=spec, status="error")
     events_file = (run_dir / "events.jsonl").open("w", encoding="utf-8")
     t0 = time.perf_counter()
@@ -272,6 +278,7 @@ def run_worker(
             reader.join(timeout=1)
             with contextlib.suppress(OSError):
                 proc.stdout.close()
+            shutil.rmtree(run_dir / "tmp", ignore_errors=True)
         result.returncode = proc.returncode
         if terminal is None:
             if cancel_sent_at is not None:
