@@ -119,6 +119,24 @@ def test_break_even(base: list[float], xla: list[float], expected: int) -> None:
         assert epoch == expected
 
 
+def test_no_extrapolation_when_xla_is_not_clearly_faster() -> None:
+    """Medians a little in XLA's favour, a speed-up interval that includes 1: the break-even
+    must not be extrapolated from noise."""
+    c = compare_runs([record("baseline", (33, 30, 40, 45)), record("xla", (59, 33, 40, 39))])
+    assert c.speedup is not None and c.speedup.low is not None and c.speedup.high is not None
+    assert c.speedup.low < 1 < c.speedup.high
+    assert c.break_even_epoch is None
+    assert c.break_even_text.startswith("not within the 4 measured epochs")
+    assert "was not paid back within the measured epochs" in c.verdict
+
+
+def test_extrapolation_when_xla_is_clearly_faster() -> None:
+    c = compare_runs([record("baseline", (10, 10, 10.2, 9.8)), record("xla", (30, 5, 5.1, 4.9))])
+    assert c.speedup is not None and c.speedup.low is not None and c.speedup.low > 1
+    # 5 s behind after 4 epochs (45 vs 40), gaining 5 s per epoch: caught up one epoch later
+    assert c.break_even_epoch == 5 and "extrapolated" in c.break_even_text
+
+
 def test_run_that_asked_for_xla_and_got_none_is_not_compared_silently() -> None:
     c = compare_runs([record("baseline", (3, 2, 2)), record("xla", (3, 2, 2), compiled=False)])
     assert not c.valid

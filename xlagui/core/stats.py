@@ -152,10 +152,13 @@ def break_even(
     xla_cum: Sequence[float],
     base_steady: float | None,
     xla_steady: float | None,
+    speedup: Interval | None = None,
 ) -> tuple[int | None, str]:
     """The first epoch at which XLA's cumulative time has caught up with the baseline's.
 
-    Beyond the measured epochs it extrapolates with the steady epoch times and says so.
+    Beyond the measured epochs it extrapolates with the steady epoch times, and says so, but
+    only when XLA is clearly faster per epoch (the speed-up's interval lies above 1): with no
+    clear difference, an extrapolation would be noise divided by noise.
     """
     n = min(len(base_cum), len(xla_cum))
     for i in range(n):
@@ -163,6 +166,16 @@ def break_even(
             return i + 1, f"epoch {i + 1}"
     if n == 0:
         return None, "unknown (no epochs)"
+    if speedup is not None:
+        clearly_faster = speedup.value > 1 and (speedup.low is None or speedup.low > 1)
+        clearly_slower = speedup.value <= 1 and (speedup.high is None or speedup.high < 1)
+        if clearly_slower:
+            return None, "never"
+        if not clearly_faster:
+            return None, (
+                f"not within the {n} measured epochs (XLA is not clearly faster per epoch, "
+                "so it may never catch up)"
+            )
     if base_steady is None or xla_steady is None or xla_steady >= base_steady:
         return None, "never"
     behind = xla_cum[n - 1] - base_cum[n - 1]
@@ -221,6 +234,7 @@ def compare_runs(runs: Sequence[RunRecord]) -> Comparison:
         _mean_curve([r.summary["cumulative_seconds"] for r in xla]),
         c.baseline_steady_seconds,
         c.xla_steady_seconds,
+        c.speedup,
     )
     brss = _mean([r.summary.get("peak_rss_bytes") for r in base])
     xrss = _mean([r.summary.get("peak_rss_bytes") for r in xla])
@@ -276,8 +290,12 @@ def verdict(c: Comparison) -> str:
         speed = f"XLA was {1 / s:.2f}× slower per epoch"
     compile_part = ""
     extra = c.extra_compile_seconds
-    if c.break_even_epoch is None and extra is not None and extra > 0:
+    if c.break_even_text == "never" and extra is not None and extra > 0:
         compile_part = f" and never pays back its {_fmt_seconds(extra)} compile"
+    elif c.break_even_epoch is None and extra is not None and extra > 0:
+        compile_part = (
+            f"; its {_fmt_seconds(extra)} compile was not paid back within the measured epochs"
+        )
     elif c.break_even_epoch is not None and c.break_even_epoch > 1 and extra is not None:
         compile_part = (
             f"; its {_fmt_seconds(max(extra, 0))} compile is paid back by {c.break_even_text}"
