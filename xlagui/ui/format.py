@@ -62,6 +62,16 @@ def size_bytes(value: float | None) -> str:
     return f"{size:.0f} {units[unit]}" if unit == 0 or size >= 100 else f"{size:.1f} {units[unit]}"
 
 
+def overhead(value: float | None) -> str:
+    """A first epoch's extra time; below zero it was faster than the steady median, i.e. the
+    overhead is lost in the epoch-to-epoch noise, and the raw figure says by how much."""
+    if value is None:
+        return DASH
+    if value < 0:
+        return f"none measurable ({seconds(value)})"
+    return seconds(value)
+
+
 def percent(value: float | None) -> str:
     return DASH if value is None else f"{value:.1%}"
 

@@ -363,7 +363,7 @@ class RunColumn(QFrame):
         if s:
             f["steady"].setText(fmt.seconds(s.get("steady_epoch_seconds")))
             f["first"].setText(fmt.seconds(s.get("first_epoch_seconds")))
-            f["compile"].setText(fmt.seconds(s.get("compile_overhead_seconds")))
+            f["compile"].setText(fmt.overhead(s.get("compile_overhead_seconds")))
             mem = fmt.size_bytes(s.get("peak_rss_bytes"))
             if s.get("peak_device_bytes"):
                 mem += f" RAM, {fmt.size_bytes(s['peak_device_bytes'])} GPU"
