@@ -162,6 +162,12 @@ def test_memory_ratio_and_missing_side() -> None:
     assert not lone.valid and lone.speedup is None
 
 
+def test_a_single_steady_epoch_is_said_to_be_one_measurement() -> None:
+    c = compare_runs([record("baseline", (3, 1.0)), record("xla", (9, 0.5))])
+    assert c.speedup is not None and c.speedup.low is None
+    assert "2.00× faster per epoch (too few epochs for an interval" in c.verdict
+
+
 def test_one_epoch_has_no_steady_state() -> None:
     c = compare_runs([record("baseline", (3,)), record("xla", (4,))])
     assert c.speedup is None

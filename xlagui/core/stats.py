@@ -288,6 +288,8 @@ def verdict(c: Comparison) -> str:
         speed = f"XLA was {s:.2f}× faster per epoch"
     else:
         speed = f"XLA was {1 / s:.2f}× slower per epoch"
+    if c.speedup.low is None:
+        speed += " (too few epochs for an interval: a single measurement)"
     compile_part = ""
     extra = c.extra_compile_seconds
     if c.break_even_text == "never" and extra is not None and extra > 0:
