@@ -74,6 +74,23 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--png", action="store_true", help="also render the PNG report (offscreen Qt)")
     c.add_argument("--only", choices=["baseline", "xla"], help="run one side only")
     c.add_argument(
+        "--quick",
+        action="store_true",
+        help="measure speed only (interleaved), without the training runs",
+    )
+    c.add_argument(
+        "--budget",
+        type=int,
+        default=DEFAULTS["budget_seconds"],
+        help="seconds of interleaved measuring at most (default %(default)s)",
+    )
+    c.add_argument(
+        "--target",
+        type=float,
+        default=DEFAULTS["target_percent"],
+        help="stop measuring once the 95%% interval is within ± this percent (default %(default)s)",
+    )
+    c.add_argument(
         "--events",
         action="store_true",
         help="print every event as a JSON line on stdout instead of progress bars",
@@ -190,7 +207,12 @@ def cmd_compare(args: argparse.Namespace) -> int:
         seed=args.seed,
         holdout_percent=args.holdout,
         augment=not args.no_augment,
+        budget_seconds=args.budget,
+        target_percent=args.target,
+        quick=args.quick,
     )
+    if args.quick and args.only:
+        raise ConfigError("--quick measures both sides against each other; drop --only")
     console = _console(stderr=args.events)
     demo = args.demo or args.dataset is None
     if args.demo and args.dataset:
@@ -256,7 +278,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     console.print(f"Written: {out / 'comparison.csv'}, {out / 'comparison.json'}")
     if state.is_interruption_requested():
         return EXIT_CANCELLED
-    failed = [r for r in report.runs if r.status == "error"]
+    failed = [r for r in [*report.measure_runs, *report.runs] if r.status == "error"]
     c = report.comparison
     return EXIT_FAILED if failed or (only is None and c is not None and not c.valid) else EXIT_OK
 
@@ -270,9 +292,32 @@ def _run(
     only: set[str] | None,
     console: Any,
 ) -> None:
-    from xlagui.console import print_run_failure
-    from xlagui.core.compare import run_comparison
+    from xlagui.console import MeasureProgress, print_run_failure
+    from xlagui.core.compare import run_comparison, run_measurement
 
+    if only is None:
+        if args.events:
+            run_measurement(
+                report,
+                scan,
+                out,
+                state,
+                on_event=lambda entry, ev: print(
+                    json.dumps({"run_id": entry.run_id, **ev.to_dict()}), flush=True
+                ),
+            )
+        else:
+            with MeasureProgress(console, report) as measuring:
+                run_measurement(
+                    report,
+                    scan,
+                    out,
+                    state,
+                    on_event=measuring.on_event,
+                    on_round=measuring.on_round,
+                )
+        if report.config.quick or state.is_interruption_requested():
+            return
     if args.events:
         hooks: dict[str, Any] = {
             "on_event": lambda entry, ev: print(

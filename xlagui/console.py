@@ -25,9 +25,11 @@ from xlagui.core.events import (
     Event,
     FinishedEvent,
     StartedEvent,
+    WarmupEvent,
 )
 from xlagui.core.evidence import describe
 from xlagui.core.report import ComparisonReport, RunEntry
+from xlagui.core.stats import stop_sentence
 
 
 def run_label(entry: RunEntry) -> str:
@@ -137,6 +139,70 @@ class RichProgress:
         print_run_failure(self.console, entry)
 
 
+class MeasureProgress:
+    """The interleaved measurement on a terminal: one line that says the phase and the
+    running estimate; on a log (no terminal) one line per milestone and every few pairs."""
+
+    def __init__(self, console: Console, report: ComparisonReport) -> None:
+        self.console = console
+        self.report = report
+        self.status = console.status("Measuring speed: starting two workers…")
+        self._warm: set[str] = set()
+        self._printed_pairs = 0
+
+    def __enter__(self) -> MeasureProgress:
+        if self.console.is_terminal:
+            self.status.__enter__()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if self.console.is_terminal:
+            self.status.__exit__(exc_type, exc, tb)
+
+    def _say(self, text: str) -> None:
+        if self.console.is_terminal:
+            self.status.update(text)
+        else:
+            self.console.print(text, soft_wrap=True)
+
+    def on_event(self, entry: RunEntry, event: Event) -> None:
+        label = run_label(entry)
+        if isinstance(event, StartedEvent):
+            self._say(f"Measuring speed: {label} ready (setup {event.setup_seconds:.1f} s)")
+        elif isinstance(event, WarmupEvent):
+            self._warm.add(entry.run_id)
+            self._say(
+                f"Measuring speed: {label} warmed up (first step {event.first_step_seconds:.2f}"
+                f" s, then {min(event.warm_step_seconds):.2f} s per step)"
+            )
+        elif isinstance(event, ErrorEvent):
+            self.console.print(f"[red]{label} failed:[/red] {event.message}", soft_wrap=True)
+            if event.hint:
+                self.console.print(f"  {event.hint}", soft_wrap=True)
+
+    def on_round(self, report: ComparisonReport) -> None:
+        c = report.comparison
+        i = c.interleaved if c is not None else None
+        if i is None or i.ratio is None:
+            return
+        hw = f"±{i.half_width:.1%}" if i.half_width is not None else "interval after 6 pairs"
+        text = (
+            f"Measuring speed: {i.pairs} pairs of {i.block_steps}-step blocks, XLA ÷ baseline "
+            f"step time {i.ratio:.3f} ({hw}, goal ±{report.config.target_percent:g}%), "
+            f"{i.measuring_seconds or 0:.0f}/{report.config.budget_seconds} s"
+        )
+        if self.console.is_terminal:
+            self.status.update(text)
+        elif i.pairs - self._printed_pairs >= 5 or i.pairs <= 1:
+            self._printed_pairs = i.pairs
+            self.console.print(text, soft_wrap=True)
+
+
 def print_run_failure(console: Console, entry: RunEntry) -> None:
     """A failed run in plain words: what happened and what to do about it."""
     err = entry.error
@@ -181,10 +247,15 @@ def print_summary(console: Console, report: ComparisonReport) -> None:
             _f(s.get("final_val_accuracy"), ".1%"),
             describe(s.get("xla_evidence")) if s else "—",
         )
-    console.print(runs)
+    if report.runs:
+        console.print(runs)
     c = report.comparison
     if c is None:
         return
+    if c.interleaved is not None:
+        console.print(measure_table(c.interleaved))
+        for line in measure_lines(c.interleaved):
+            console.print(line, soft_wrap=True)
     t = Table(title="Comparison (baseline vs XLA)", title_justify="left", show_header=False)
     t.add_column("what")
     t.add_column("value")
@@ -194,14 +265,59 @@ def print_summary(console: Console, report: ComparisonReport) -> None:
             if c.speedup.low is not None and c.speedup.high is not None
             else ""
         )
-        t.add_row("speed-up per steady epoch", f"{c.speedup.value:.2f}×{ci}; {c.speedup.method}")
-    t.add_row("total wall time, XLA ÷ baseline", _f(c.total_time_ratio, ".2f", "×"))
-    t.add_row("extra compile time (first epoch)", _f(c.extra_compile_seconds, ".1f", " s"))
-    t.add_row("break-even epoch", c.break_even_text or "—")
+        unit = "per training step" if c.interleaved is not None else "per steady epoch"
+        t.add_row(f"speed-up {unit}", f"{c.speedup.value:.2f}×{ci}; {c.speedup.method}")
+    if c.speedup_epochs is not None and c.interleaved is not None:
+        e = c.speedup_epochs
+        ci = f" (95% CI {e.low:.2f}–{e.high:.2f}×)" if e.low is not None and e.high else ""
+        t.add_row("speed-up per steady epoch", f"{e.value:.2f}×{ci}; {e.method}")
+    if c.runs_compared.get("xla"):
+        t.add_row("total wall time, XLA ÷ baseline", _f(c.total_time_ratio, ".2f", "×"))
+    t.add_row(
+        "extra compile time",
+        "not measurable"
+        if c.extra_compile_seconds is None
+        else f"{c.extra_compile_seconds:.1f} s ({c.compile_measured_on})",
+    )
+    if c.runs_compared.get("xla"):
+        t.add_row("break-even epoch", c.break_even_text or "—")
     t.add_row("peak memory, XLA ÷ baseline", _f(c.memory_ratio, ".2f", "×"))
     if c.device_memory_ratio is not None:
         t.add_row("peak device memory, XLA ÷ baseline", _f(c.device_memory_ratio, ".2f", "×"))
-    t.add_row("accuracy", c.accuracy_text or "—")
+    if c.runs_compared.get("xla"):
+        t.add_row("accuracy", c.accuracy_text or "—")
     console.print(t)
     colour = "green" if c.valid else "red"
     console.print(f"[bold {colour}]{c.verdict}[/bold {colour}]")
+
+
+def measure_table(i: Any) -> Table:
+    """The interleaved measurement: each side's step times and how the measurement ended."""
+    t = Table(title="Speed, measured interleaved", title_justify="left")
+    for col in ("side", "first step", "steady step", "compile", "blocks"):
+        t.add_column(col, justify="left" if col == "side" else "right")
+    for side in (i.baseline, i.xla):
+        if side is None:
+            continue
+        t.add_row(
+            "baseline" if side.arm == "baseline" else f"XLA ({side.xla_mode})",
+            _f(side.first_step_seconds, ".2f", " s"),
+            _f(side.steady_step_seconds, ".3f", " s"),
+            "not measurable" if side.compile_seconds is None else f"{side.compile_seconds:.2f} s",
+            str(side.blocks),
+        )
+    return t
+
+
+def measure_lines(i: Any) -> list[str]:
+    ratio = "—" if i.ratio is None else f"{i.ratio:.3f}"
+    if i.low is not None and i.high is not None:
+        ratio += f" (95% CI {i.low:.3f}–{i.high:.3f}, ±{i.half_width:.1%})"
+    lines = [
+        f"XLA ÷ baseline step time: {ratio}",
+        f"{i.pairs} pairs of {i.block_steps}-step blocks, {i.outliers} outlier(s) flagged and "
+        f"kept; stopped by {i.stopped_by or '—'} after {i.measuring_seconds or 0:.0f} s of "
+        "measuring.",
+    ]
+    stop = stop_sentence(i)
+    return [*lines, stop] if stop else lines

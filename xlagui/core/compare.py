@@ -1,4 +1,6 @@
-"""A comparison: the baseline and the XLA run, R times each, interleaved (B, X, B, X, ...).
+"""A comparison: first the interleaved speed measurement (two live workers alternating blocks
+of steps, the headline figure), then unless `quick` the training runs: the baseline and the XLA
+run, R times each, interleaved (B, X, B, X, ...), for total wall time, accuracy and the curves.
 
 Each run is a fresh worker process with the same seed and data order. After every run the
 comparison files are rewritten atomically, so a crash or a kill never takes finished runs with it.
@@ -13,7 +15,8 @@ from typing import Any
 from xlagui.core import export
 from xlagui.core.config import RunConfig, XlaMode
 from xlagui.core.events import Event
-from xlagui.core.report import ComparisonReport, RunEntry, host_environment
+from xlagui.core.interleave import MeasureSettings, measure_interleaved
+from xlagui.core.report import ComparisonReport, MeasurementRecord, RunEntry, host_environment
 from xlagui.core.runner import RunResult, RunSpec, run_worker, samples_from_scan
 from xlagui.core.task import TaskState
 
@@ -48,8 +51,11 @@ def _save(report: ComparisonReport, out_dir: Path, errors: list[str]) -> None:
 
 
 def plan_runs(config: RunConfig) -> list[RunEntry]:
-    """The runs of a comparison in the order they run: B, X, B, X, ..."""
+    """The training runs of a comparison in the order they run: B, X, B, X, ... (none when
+    the comparison is `quick`: the interleaved measurement only)."""
     runs: list[RunEntry] = []
+    if config.quick:
+        return runs
     for repeat in range(1, config.repeats + 1):
         for variant, mode in (("baseline", XlaMode.OFF), ("xla", config.xla)):
             index = len(runs) + 1
@@ -82,8 +88,88 @@ def new_report(scan: Any, config: RunConfig, *, demo: bool = False) -> Compariso
         config=config,
         dataset=dataset_info(scan, demo),
         runs=plan_runs(config),
+        measure_runs=[
+            RunEntry(run_id="m1-baseline", variant="baseline", repeat=1, xla_mode="off"),
+            RunEntry(run_id="m2-xla", variant="xla", repeat=1, xla_mode=config.xla.value),
+        ],
         environment=host_environment(),
     )
+
+
+def run_measurement(
+    report: ComparisonReport,
+    scan: Any,
+    out_dir: Path,
+    state: TaskState,
+    *,
+    on_event: Callable[[RunEntry, Event], None] | None = None,
+    on_round: Callable[[ComparisonReport], None] | None = None,
+    command_for: Callable[[RunSpec], list[str] | None] | None = None,
+) -> ComparisonReport:
+    """The interleaved speed measurement of `report.measure_runs` (baseline first).
+
+    Keeps every pair that finished whatever happens (a stop, a worker dying), records how it
+    ended, recomputes the comparison after every round and writes the files at the end.
+    """
+    class_names, train, val = samples_from_scan(scan)
+    check_writable(out_dir)
+    entries = report.measure_runs
+    specs = [
+        RunSpec(
+            run_id=e.run_id,
+            variant=e.variant,
+            xla_mode=XlaMode(e.xla_mode),
+            config=report.config,
+            class_names=class_names,
+            train=train,
+            val=val,
+            run_dir=out_dir / "runs" / e.run_id,
+            mode="measure",
+        )
+        for e in entries
+    ]
+    by_id = {e.run_id: e for e in entries}
+    for e in entries:
+        e.status, e.events = "running", []
+    report.measurement = MeasurementRecord()
+
+    def relay(spec: RunSpec, event: Event) -> None:
+        entry = by_id[spec.run_id]
+        entry.events.append(event)
+        if on_event is not None:
+            on_event(entry, event)
+
+    def round_done(_seq: int, elapsed: float) -> None:
+        assert report.measurement is not None
+        report.measurement.measuring_seconds = elapsed
+        report.recompute()
+        if on_round is not None:
+            on_round(report)
+
+    c = report.config
+    outcome = measure_interleaved(
+        specs,
+        state,
+        MeasureSettings(budget_seconds=float(c.budget_seconds), target=c.target_percent / 100),
+        on_event=relay,
+        on_round=round_done,
+        command_for=command_for,
+    )
+    report.measurement = MeasurementRecord(
+        stopped_by=outcome.stopped_by,
+        measuring_seconds=outcome.measuring_seconds,
+        block_steps=outcome.block_steps,
+        error=outcome.error.message if outcome.error is not None else "",
+    )
+    for e in entries:
+        last = e.events[-1].type if e.events else "cancelled"
+        e.status = last if last in ("finished", "cancelled", "error") else "cancelled"
+    report.recompute()
+    errors: list[str] = []
+    _save(report, out_dir, errors)
+    if errors:
+        raise SaveError(errors[-1])
+    return report
 
 
 def run_comparison(

@@ -60,7 +60,10 @@ RANGES: dict[str, Range] = {
     "repeats": Range(1, 20),
     "seed": Range(0, 2**31 - 1),
     "holdout_percent": Range(5, 50),
+    "budget_seconds": Range(10, 3600),
 }
+# The interleaved measurement's precision goal: stop at a 95% interval of ±target percent.
+TARGET_PERCENT_RANGE = (0.5, 50.0)
 
 DEFAULTS: dict[str, Any] = {
     "epochs": 50,
@@ -72,6 +75,9 @@ DEFAULTS: dict[str, Any] = {
     "device": "cpu",
     "xla": "jit",
     "augment": True,
+    "budget_seconds": 120,
+    "target_percent": 3.0,
+    "quick": False,
 }
 
 
@@ -115,6 +121,12 @@ class RunConfig:
     repeats: int = DEFAULTS["repeats"]
     xla: XlaMode = XlaMode.JIT  # the mode of the XLA side; the baseline is always OFF
     holdout_percent: int = DEFAULTS["holdout_percent"]
+    # The interleaved speed measurement that starts every comparison: at most `budget_seconds`
+    # of measuring, or until the interval is within ±`target_percent`. `quick`: nothing else
+    # (no training runs afterwards).
+    budget_seconds: int = DEFAULTS["budget_seconds"]
+    target_percent: float = DEFAULTS["target_percent"]
+    quick: bool = DEFAULTS["quick"]
     extra: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -139,6 +151,21 @@ class RunConfig:
             ) from None
         if not isinstance(self.augment, bool):
             raise ConfigError(f"augment must be true or false, got {self.augment!r}")
+        if not isinstance(self.quick, bool):
+            raise ConfigError(f"quick must be true or false, got {self.quick!r}")
+        object.__setattr__(
+            self, "budget_seconds", RANGES["budget_seconds"].check("budget", self.budget_seconds)
+        )
+        low, high = TARGET_PERCENT_RANGE
+        try:
+            target = float(self.target_percent)
+        except (TypeError, ValueError):
+            raise ConfigError(f"target must be a number, got {self.target_percent!r}") from None
+        if isinstance(self.target_percent, bool) or not low <= target <= high:
+            raise ConfigError(
+                f"target must be between {low:g} and {high:g} percent, got {self.target_percent!r}"
+            )
+        object.__setattr__(self, "target_percent", target)
 
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)

@@ -3,6 +3,15 @@
 A run emits typed events, serialised as one JSON object per line. The worker process writes
 them, the CLI and the GUI read the very same stream, and tests replay recorded streams without
 TensorFlow. Every event carries `t`, the seconds since the run started.
+
+Two kinds of run speak it. A *training* run (`mode="train"`) streams started, batch, epoch and
+one terminal event. A *measuring* worker (`mode="measure"`) sends started, then waits for
+`WorkerCommand`s on its stdin and answers each: `warmup` with a `WarmupEvent`, `block` with a
+`BlockEvent`, `finish` with `finished`. The parent alternates blocks between live workers (see
+`xlagui.core.interleave`).
+
+Decoding checks every field's type against the dataclass and names the bad field, so a stream
+that drifted from this module fails loudly instead of reaching a plot as the wrong type.
 """
 
 from __future__ import annotations
@@ -10,11 +19,14 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import types
+import typing
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, TextIO
+from typing import Any, ClassVar, TextIO, Union
 
-PROTOCOL_VERSION = 1
+# 2: measuring workers (warmup/block events, commands on stdin); `protocol` in `started`.
+PROTOCOL_VERSION = 2
 
 
 class ProtocolError(ValueError):
@@ -40,6 +52,8 @@ class StartedEvent(Event):
     """The worker has built and compiled the model and is about to train."""
 
     type: ClassVar[str] = "started"
+    protocol: int = 0  # the worker's PROTOCOL_VERSION; 0 in streams recorded before version 2
+    mode: str = "train"  # "train" or "measure"
     run_id: str = ""
     variant: str = ""  # "baseline" or "xla"
     xla_mode: str = "off"  # what was asked for
@@ -78,6 +92,28 @@ class EpochEvent(Event):
 
 
 @dataclass
+class WarmupEvent(Event):
+    """A measuring worker's first training step (tracing, compiling) and a few steady ones,
+    each timed on its own and ended by reading the loss (a device sync)."""
+
+    type: ClassVar[str] = "warmup"
+    first_step_seconds: float = 0.0
+    warm_step_seconds: list[float] = field(default_factory=list)
+
+
+@dataclass
+class BlockEvent(Event):
+    """`steps` training steps run back to back on request, timed inside the worker from the
+    first step to reading the last loss (a device sync), so the parent's latency is not in it."""
+
+    type: ClassVar[str] = "block"
+    seq: int = 0  # the round this block belongs to (the same for every arm)
+    steps: int = 0
+    seconds: float = 0.0
+    loss: float | None = None
+
+
+@dataclass
 class FinishedEvent(Event):
     type: ClassVar[str] = "finished"
     summary: dict[str, Any] = field(default_factory=dict)
@@ -102,7 +138,16 @@ class ErrorEvent(Event):
 
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.type: cls
-    for cls in (StartedEvent, BatchEvent, EpochEvent, FinishedEvent, CancelledEvent, ErrorEvent)
+    for cls in (
+        StartedEvent,
+        BatchEvent,
+        EpochEvent,
+        WarmupEvent,
+        BlockEvent,
+        FinishedEvent,
+        CancelledEvent,
+        ErrorEvent,
+    )
 }
 TERMINAL_TYPES = frozenset({"finished", "cancelled", "error"})
 
@@ -119,9 +164,52 @@ def event_from_dict(data: dict[str, Any]) -> Event:
     missing = [n for n, f in names.items() if n not in kwargs and _required(f)]
     if missing:
         raise ProtocolError(f"{kind} event lacks {', '.join(missing)}")
-    if not isinstance(kwargs.get("t", 0.0), (int, float)):
-        raise ProtocolError(f"{kind} event has a non-numeric time")
+    hints = _hints(cls)
+    for name, value in kwargs.items():
+        if not _conforms(value, hints[name]):
+            raise ProtocolError(
+                f"{kind} event: field {name!r} should be {_spell(hints[name])}, got {value!r}"
+            )
     return cls(**kwargs)
+
+
+_HINTS: dict[type, dict[str, Any]] = {}
+
+
+def _hints(cls: type) -> dict[str, Any]:
+    if cls not in _HINTS:
+        _HINTS[cls] = typing.get_type_hints(cls)
+    return _HINTS[cls]
+
+
+def _conforms(value: Any, hint: Any) -> bool:
+    """Whether a decoded JSON value fits a field's annotation (the few shapes events use)."""
+    if hint is Any:
+        return True
+    origin = typing.get_origin(hint)
+    if origin in (Union, types.UnionType):
+        return any(_conforms(value, arg) for arg in typing.get_args(hint))
+    if hint is type(None):
+        return value is None
+    if hint is float:
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if hint is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if hint in (str, bool):
+        return isinstance(value, hint)
+    if origin is list:
+        (item,) = typing.get_args(hint) or (Any,)
+        return isinstance(value, list) and all(_conforms(v, item) for v in value)
+    if origin is dict:
+        key, item = typing.get_args(hint) or (Any, Any)
+        return isinstance(value, dict) and all(
+            _conforms(k, key) and _conforms(v, item) for k, v in value.items()
+        )
+    return isinstance(value, hint) if isinstance(hint, type) else True
+
+
+def _spell(hint: Any) -> str:
+    return getattr(hint, "__name__", None) or str(hint).replace("typing.", "")
 
 
 def _finite(value: Any) -> Any:
@@ -157,3 +245,63 @@ def read_events(lines: Iterable[str]) -> Iterator[Event]:
 def write_event(stream: TextIO, event: Event) -> None:
     stream.write(event.to_json() + "\n")
     stream.flush()
+
+
+class ProtocolMismatch(ProtocolError):
+    """A worker that speaks another protocol version than this app (a stale install)."""
+
+
+def check_protocol(event: StartedEvent) -> None:
+    if event.protocol != PROTOCOL_VERSION:
+        raise ProtocolMismatch(
+            f"the worker speaks protocol version {event.protocol}, this app version "
+            f"{PROTOCOL_VERSION}: reinstall xlagui so both come from the same release"
+        )
+
+
+COMMANDS = ("warmup", "block", "finish", "cancel")
+
+
+@dataclass(frozen=True)
+class WorkerCommand:
+    """What the parent asks a measuring worker to do next, one JSON object per stdin line.
+
+    `warmup`: time the first step and `steps` steady ones. `block`: run `steps` steps as round
+    `seq`. `finish`: report the summary and exit. `cancel` (also accepted as the bare word, which
+    training workers understand): stop at the next step.
+    """
+
+    cmd: str
+    steps: int = 0
+    seq: int = 0
+
+    def __post_init__(self) -> None:
+        if self.cmd not in COMMANDS:
+            raise ProtocolError(f"unknown worker command {self.cmd!r}")
+        for name in ("steps", "seq"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ProtocolError(f"worker command: field {name!r} must be a whole number ≥ 0")
+        if self.cmd == "block" and self.steps < 1:
+            raise ProtocolError("worker command: a block needs at least 1 step")
+
+    def to_json(self) -> str:
+        return json.dumps(dataclasses.asdict(self), separators=(",", ":"))
+
+    @classmethod
+    def from_json(cls, line: str) -> WorkerCommand:
+        line = line.strip()
+        if line == "cancel":
+            return cls("cancel")
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ProtocolError(f"not a worker command: {line[:80]!r} ({exc})") from None
+        if not isinstance(data, dict):
+            raise ProtocolError("a worker command is a JSON object")
+        unknown = set(data) - {"cmd", "steps", "seq"}
+        if unknown:
+            raise ProtocolError(f"worker command: unknown field(s) {', '.join(sorted(unknown))}")
+        if not isinstance(data.get("cmd"), str):
+            raise ProtocolError("worker command: field 'cmd' must be a string")
+        return cls(**data)

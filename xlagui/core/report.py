@@ -15,6 +15,7 @@ from typing import Any
 from xlagui import __version__
 from xlagui.core.config import RunConfig
 from xlagui.core.events import Event, StartedEvent, event_from_dict
+from xlagui.core.pairs import InterleavedSummary
 from xlagui.core.stats import Comparison, RunRecord, compare_runs
 
 FORMAT_VERSION = 1
@@ -67,10 +68,40 @@ class RunEntry:
 
 
 @dataclass
+class MeasurementRecord:
+    """How the interleaved measurement ended; its figures are recomputed from the events."""
+
+    stopped_by: str = ""  # "target", "budget", "stopped" or "error"
+    measuring_seconds: float = 0.0
+    block_steps: int = 0
+    error: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "stopped_by": self.stopped_by,
+            "measuring_seconds": self.measuring_seconds,
+            "block_steps": self.block_steps,
+            "error": self.error,
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> MeasurementRecord:
+        return cls(
+            stopped_by=str(d.get("stopped_by", "")),
+            measuring_seconds=float(d.get("measuring_seconds", 0.0)),
+            block_steps=int(d.get("block_steps", 0)),
+            error=str(d.get("error", "")),
+        )
+
+
+@dataclass
 class ComparisonReport:
     config: RunConfig
     dataset: dict[str, Any]
     runs: list[RunEntry] = field(default_factory=list)
+    # The interleaved speed measurement: one live worker per arm (baseline first).
+    measure_runs: list[RunEntry] = field(default_factory=list)
+    measurement: MeasurementRecord | None = None
     created: str = field(
         default_factory=lambda: _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     )
@@ -78,9 +109,9 @@ class ComparisonReport:
     comparison: Comparison | None = None
     app_version: str = __version__
 
-    def records(self) -> list[RunRecord]:
+    def records(self, runs: list[RunEntry] | None = None) -> list[RunRecord]:
         out = []
-        for r in self.runs:
+        for r in self.runs if runs is None else runs:
             if r.status == "finished" and r.summary is not None:
                 started = r.started
                 out.append(
@@ -95,9 +126,28 @@ class ComparisonReport:
                 )
         return out
 
+    def interleaved(self) -> InterleavedSummary | None:
+        """The measurement's figures, from the measuring workers' events."""
+        from xlagui.core.interleave import summarize
+
+        if len(self.measure_runs) < 2:
+            return None
+        base, arm = self.measure_runs[0], self.measure_runs[1]
+        m = self.measurement or MeasurementRecord()
+        return summarize(
+            (base.xla_mode, base.events),
+            (arm.xla_mode, arm.events),
+            stopped_by=m.stopped_by,
+            target=self.config.target_percent / 100,
+            budget_seconds=float(self.config.budget_seconds),
+            measuring_seconds=m.measuring_seconds,
+        )
+
     def recompute(self) -> Comparison:
-        self.comparison = compare_runs(self.records())
-        first = next((r.started for r in self.runs if r.started), None)
+        self.comparison = compare_runs(
+            self.records(), self.interleaved(), self.records(self.measure_runs)
+        )
+        first = next((r.started for r in [*self.measure_runs, *self.runs] if r.started), None)
         if first is not None:
             self.environment = {
                 **self.environment,
@@ -120,7 +170,11 @@ class ComparisonReport:
             f"--xla {c.xla.value}",
             f"--repeats {c.repeats}",
             f"--seed {c.seed}",
+            f"--budget {c.budget_seconds}",
+            f"--target {c.target_percent:g}",
         ]
+        if c.quick:
+            parts.append("--quick")
         if not c.augment:
             parts.append("--no-augment")
         return " ".join(parts)
@@ -141,6 +195,8 @@ class ComparisonReport:
             "environment": self.environment,
             "comparison": self.comparison.to_dict() if self.comparison else None,
             "runs": [r.to_dict() for r in self.runs],
+            "measure_runs": [r.to_dict() for r in self.measure_runs],
+            "measurement": self.measurement.to_dict() if self.measurement else None,
         }
 
     @classmethod
@@ -158,7 +214,10 @@ class ComparisonReport:
             created=d.get("created", ""),
             environment=d.get("environment", {}),
             app_version=d.get("app_version", ""),
+            measure_runs=[RunEntry.from_dict(r) for r in d.get("measure_runs", [])],
         )
+        if d.get("measurement") is not None:
+            report.measurement = MeasurementRecord.from_dict(d["measurement"])
         if d.get("comparison") is not None:
             report.comparison = Comparison.from_dict(d["comparison"])
         return report

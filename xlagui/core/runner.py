@@ -56,10 +56,12 @@ class RunSpec:
     val: list[Sample]
     run_dir: Path
     repeat: int = 1
+    mode: str = "train"  # or "measure": a worker that runs blocks of steps on request
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "run_id": self.run_id,
+            "mode": self.mode,
             "variant": self.variant,
             "xla_mode": self.xla_mode.value,
             "repeat": self.repeat,

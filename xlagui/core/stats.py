@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from xlagui.core.events import EpochEvent, Event
+from xlagui.core.pairs import InterleavedSummary
 
 
 def steady_epochs(epoch_seconds: Sequence[float]) -> list[float]:
@@ -76,15 +77,24 @@ class Interval:
 @dataclass
 class Comparison:
     """Baseline vs XLA. Ratios are baseline ÷ XLA for speed (above 1: XLA faster) and
-    XLA ÷ baseline for totals and memory (below 1: XLA smaller)."""
+    XLA ÷ baseline for totals and memory (below 1: XLA smaller).
+
+    `speedup` is the headline: from the interleaved measurement when there is one (per training
+    step, pairs of blocks), else from the training runs' epochs, which `speedup_epochs` keeps
+    under its own name either way."""
 
     speedup: Interval | None = None
+    speedup_epochs: Interval | None = None
+    interleaved: InterleavedSummary | None = None
+    compile_measured_on: str = ""  # what `extra_compile_seconds` compares, in words
     total_time_ratio: float | None = None
     baseline_total_seconds: float | None = None
     xla_total_seconds: float | None = None
-    baseline_steady_seconds: float | None = None
+    baseline_steady_seconds: float | None = None  # per epoch, from the training runs
     xla_steady_seconds: float | None = None
-    extra_compile_seconds: float | None = None
+    baseline_steady_step_seconds: float | None = None  # per step, interleaved
+    xla_steady_step_seconds: float | None = None
+    extra_compile_seconds: float | None = None  # None: not measurable (never negative)
     break_even_epoch: int | None = None
     break_even_text: str = ""
     memory_ratio: float | None = None
@@ -104,8 +114,11 @@ class Comparison:
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Comparison:
         d = dict(d)
-        if d.get("speedup") is not None:
-            d["speedup"] = Interval(**d["speedup"])
+        for key in ("speedup", "speedup_epochs"):
+            if d.get(key) is not None:
+                d[key] = Interval(**d[key])
+        if d.get("interleaved") is not None:
+            d["interleaved"] = InterleavedSummary.from_dict(d["interleaved"])
         return cls(**d)
 
 
@@ -184,22 +197,63 @@ def break_even(
     return epoch, f"epoch {epoch} (extrapolated from the steady epoch times)"
 
 
-def compare_runs(runs: Sequence[RunRecord]) -> Comparison:
+def interleaved_speedup(i: InterleavedSummary) -> Interval | None:
+    """The speed-up (baseline ÷ XLA per step) from the interleaved ratio (XLA ÷ baseline)."""
+    if i.ratio is None or i.ratio <= 0:
+        return None
+    method = f"median of {i.pairs} interleaved pairs of {i.block_steps}-step blocks" + (
+        ", 95% CI" if i.low is not None else " (too few pairs for an interval)"
+    )
+    return Interval(
+        1 / i.ratio,
+        1 / i.high if i.high else None,
+        1 / i.low if i.low else None,
+        method,
+    )
+
+
+def compare_runs(
+    runs: Sequence[RunRecord],
+    interleaved: InterleavedSummary | None = None,
+    measure_runs: Sequence[RunRecord] = (),
+) -> Comparison:
+    """Compare the finished training runs and, when there is one, the interleaved measurement
+    (whose workers' evidence is checked like the runs')."""
     base = [r for r in runs if r.variant == "baseline" and r.summary.get("epochs_done")]
     xla = [r for r in runs if r.variant == "xla" and r.summary.get("epochs_done")]
     c = Comparison(runs_compared={"baseline": len(base), "xla": len(xla)})
-    for r in xla:
+    for r in [*xla, *(m for m in measure_runs if m.variant == "xla")]:
         if not r.xla_compiled:
             c.valid = False
             c.problems.append(
                 f"run {r.run_id} asked for XLA ({r.xla_mode}) but XLA compiled nothing: "
                 "it is not an XLA run and is not compared as one"
             )
-    for r in base:
+    for r in [*base, *(m for m in measure_runs if m.variant == "baseline")]:
         if r.xla_compiled:
             c.valid = False
             c.problems.append(f"baseline run {r.run_id} shows XLA compiling: it is no baseline")
+    if interleaved is not None and interleaved.ratio is not None:
+        c.interleaved = interleaved
+        c.speedup = interleaved_speedup(interleaved)
+        c.runs_compared["interleaved_pairs"] = interleaved.pairs
+        b, x = interleaved.baseline, interleaved.xla
+        if b is not None and x is not None:
+            c.baseline_steady_step_seconds = b.steady_step_seconds
+            c.xla_steady_step_seconds = x.steady_step_seconds
+            if x.compile_seconds is not None:
+                extra = x.compile_seconds - (b.compile_seconds or 0.0)
+                c.extra_compile_seconds = extra if extra > 0 else None
+            c.compile_measured_on = "first step beyond the steady steps, XLA minus baseline"
     if not base or not xla:
+        if c.interleaved is not None:
+            _memory(
+                c,
+                [m for m in measure_runs if m.variant == "baseline"],
+                [m for m in measure_runs if m.variant == "xla"],
+            )
+            c.verdict = verdict(c)
+            return c
         c.valid = False
         c.problems.append("a comparison needs at least one finished baseline and one XLA run")
         c.verdict = "Not compared: " + c.problems[-1] + "."
@@ -208,16 +262,18 @@ def compare_runs(runs: Sequence[RunRecord]) -> Comparison:
     base_steady = [r.summary["steady_epoch_seconds"] for r in base]
     xla_steady = [r.summary["steady_epoch_seconds"] for r in xla]
     if len(base) >= 2 and len(xla) >= 2 and None not in base_steady + xla_steady:
-        c.speedup = ratio_interval(
+        c.speedup_epochs = ratio_interval(
             base_steady, xla_steady, f"95% CI across {min(len(base), len(xla))} repeats"
         )
     else:
         b_ep = [v for r in base for v in steady_epochs(r.summary["epoch_seconds"])]
         x_ep = [v for r in xla for v in steady_epochs(r.summary["epoch_seconds"])]
         if b_ep and x_ep:
-            c.speedup = ratio_interval(b_ep, x_ep, "95% CI across epochs after the first")
+            c.speedup_epochs = ratio_interval(b_ep, x_ep, "95% CI across epochs after the first")
         else:
             c.problems.append("too few epochs for a steady-state time: run at least 2")
+    if c.speedup is None:
+        c.speedup = c.speedup_epochs
 
     c.baseline_steady_seconds = _mean(base_steady)
     c.xla_steady_seconds = _mean(xla_steady)
@@ -225,10 +281,14 @@ def compare_runs(runs: Sequence[RunRecord]) -> Comparison:
     c.xla_total_seconds = _mean([r.summary["total_seconds"] for r in xla])
     if c.baseline_total_seconds and c.xla_total_seconds is not None:
         c.total_time_ratio = c.xla_total_seconds / c.baseline_total_seconds
-    bo = _mean([r.summary.get("compile_overhead_seconds") for r in base])
-    xo = _mean([r.summary.get("compile_overhead_seconds") for r in xla])
-    if bo is not None and xo is not None:
-        c.extra_compile_seconds = xo - bo
+    if not c.compile_measured_on:
+        bo = _mean([r.summary.get("compile_overhead_seconds") for r in base])
+        xo = _mean([r.summary.get("compile_overhead_seconds") for r in xla])
+        if bo is not None and xo is not None:
+            # Epochs swing by more than a small compile: a first epoch that came out faster
+            # than the baseline's is noise, and is reported as not measurable, never negative.
+            c.extra_compile_seconds = xo - bo if xo - bo > 0 else None
+            c.compile_measured_on = "first epoch beyond the steady epochs, XLA minus baseline"
     c.break_even_epoch, c.break_even_text = break_even(
         _mean_curve([r.summary["cumulative_seconds"] for r in base]),
         _mean_curve([r.summary["cumulative_seconds"] for r in xla]),
@@ -236,6 +296,13 @@ def compare_runs(runs: Sequence[RunRecord]) -> Comparison:
         c.xla_steady_seconds,
         c.speedup,
     )
+    _memory(c, base, xla)
+    _accuracy_parity(c, base, xla)
+    c.verdict = verdict(c)
+    return c
+
+
+def _memory(c: Comparison, base: Sequence[RunRecord], xla: Sequence[RunRecord]) -> None:
     brss = _mean([r.summary.get("peak_rss_bytes") for r in base])
     xrss = _mean([r.summary.get("peak_rss_bytes") for r in xla])
     if brss and xrss:
@@ -244,9 +311,6 @@ def compare_runs(runs: Sequence[RunRecord]) -> Comparison:
     xdev = _mean([r.summary.get("peak_device_bytes") for r in xla])
     if bdev and xdev:
         c.device_memory_ratio = xdev / bdev
-    _accuracy_parity(c, base, xla)
-    c.verdict = verdict(c)
-    return c
 
 
 def _accuracy_parity(c: Comparison, base: Sequence[RunRecord], xla: Sequence[RunRecord]) -> None:
@@ -273,35 +337,69 @@ def _fmt_seconds(s: float) -> str:
     return f"{s:.0f} s" if abs(s) >= 10 else f"{s:.1f} s"
 
 
+def speed_sentence(c: Comparison) -> str:
+    """The headline speed figure in words, saying what it was measured on."""
+    if c.speedup is None:
+        return ""
+    s = c.speedup
+    unit = "per training step" if c.interleaved is not None else "per epoch"
+    i = c.interleaved
+    basis = (
+        f"median of {i.pairs} interleaved pairs of {i.block_steps}-step blocks"
+        if i is not None
+        else "from epochs"
+    )
+    has_ci = s.low is not None and s.high is not None
+    if not has_ci:
+        few = "pairs" if i is not None else "epochs"
+        basis = f"too few {few} for an interval: a single measurement"
+    if has_ci and s.low <= 1 <= s.high:  # type: ignore[operator]
+        text = (
+            f"XLA made no clear difference {unit} ({s.value:.2f}×, 95% CI {s.low:.2f}–"
+            f"{s.high:.2f}×, {basis}: the interval includes 1)"
+        )
+    elif s.value >= 1:
+        ci = f"95% CI {s.low:.2f}–{s.high:.2f}×, " if has_ci else ""
+        text = f"XLA was {s.value:.2f}× faster {unit} ({ci}{basis})"
+    else:
+        # Said as a slow-down, so the interval is too: 1 / speed-up, bounds swapped.
+        ci = f"95% CI {1 / s.high:.2f}–{1 / s.low:.2f}×, " if has_ci else ""  # type: ignore[operator]
+        text = f"XLA was {1 / s.value:.2f}× slower {unit} ({ci}{basis})"
+    return text
+
+
+def stop_sentence(i: InterleavedSummary) -> str:
+    """How the interleaved measurement ended, in words ("" when it reached its target)."""
+    hw = f"±{i.half_width:.1%}" if i.half_width is not None else "no interval yet"
+    if i.stopped_by == "budget":
+        target = f" ±{i.target:.0%}" if i.target is not None else ""
+        return f"The time budget ran out before the{target} precision was reached ({hw})."
+    if i.stopped_by == "stopped":
+        return f"The measurement was stopped after {i.pairs} pairs ({hw})."
+    if i.stopped_by == "error":
+        return f"A worker failed after {i.pairs} pairs; the pairs before it are kept ({hw})."
+    return ""
+
+
 def verdict(c: Comparison) -> str:
     """The comparison in one or two plain sentences."""
     if c.speedup is None:
-        return "Not enough epochs to compare steady-state speed. " + "; ".join(c.problems)
-    s = c.speedup.value
-    if (
-        c.speedup.low is not None
-        and c.speedup.high is not None
-        and c.speedup.low <= 1 <= c.speedup.high
-    ):
-        speed = f"XLA made no clear difference per epoch ({s:.2f}×, the interval includes 1)"
-    elif s >= 1:
-        speed = f"XLA was {s:.2f}× faster per epoch"
-    else:
-        speed = f"XLA was {1 / s:.2f}× slower per epoch"
-    if c.speedup.low is None:
-        speed += " (too few epochs for an interval: a single measurement)"
+        return "Not enough measurements to compare steady-state speed. " + "; ".join(c.problems)
+    speed = speed_sentence(c)
     compile_part = ""
     extra = c.extra_compile_seconds
-    if c.break_even_text == "never" and extra is not None and extra > 0:
+    if extra is None:
+        compile_part = "; its extra compile time was not measurable"
+    elif c.break_even_text == "never":
         compile_part = f" and never pays back its {_fmt_seconds(extra)} compile"
-    elif c.break_even_epoch is None and extra is not None and extra > 0:
+    elif c.break_even_epoch is None and c.runs_compared.get("xla"):
         compile_part = (
             f"; its {_fmt_seconds(extra)} compile was not paid back within the measured epochs"
         )
-    elif c.break_even_epoch is not None and c.break_even_epoch > 1 and extra is not None:
-        compile_part = (
-            f"; its {_fmt_seconds(max(extra, 0))} compile is paid back by {c.break_even_text}"
-        )
+    elif c.break_even_epoch is not None and c.break_even_epoch > 1:
+        compile_part = f"; its {_fmt_seconds(extra)} compile is paid back by {c.break_even_text}"
+    elif not c.runs_compared.get("xla"):
+        compile_part = f"; compiling cost it {_fmt_seconds(extra)} once"
     total = ""
     if c.total_time_ratio is not None:
         pct = (1 - c.total_time_ratio) * 100
@@ -309,6 +407,10 @@ def verdict(c: Comparison) -> str:
             f" Total wall time: {abs(pct):.0f}% {'less' if pct >= 0 else 'more'} than the baseline."
         )
     text = speed + compile_part + "." + total
+    if c.interleaved is not None:
+        stop = stop_sentence(c.interleaved)
+        if stop:
+            text += " " + stop
     if c.accuracy_differs:
         text += " Accuracy differs beyond noise: " + c.accuracy_text + "."
     if not c.valid:

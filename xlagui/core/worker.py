@@ -7,7 +7,9 @@ device is visible, XLA flags, the HLO dump folder); see `runner.worker_env`.
 Events go to the original stdout, one JSON object per line. Anything else that would be printed
 (Python or TensorFlow's C++ logging) goes to stderr, which the parent points at the run's log.
 Stdin carries commands: a line "cancel" asks the run to stop at the next batch; end-of-file means
-the parent is gone, and the worker exits at once rather than live on as an orphan.
+the parent is gone, and the worker exits at once rather than live on as an orphan. A spec with
+`"mode": "measure"` makes a measuring worker instead: it builds the same pipeline and model, then
+runs warm-up and blocks of training steps as the parent asks (see `events.WorkerCommand`).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+import queue
 import sys
 import threading
 import time
@@ -24,13 +27,18 @@ from typing import Any, TextIO
 
 from xlagui.core import evidence as xla_evidence
 from xlagui.core.events import (
+    PROTOCOL_VERSION,
     BatchEvent,
+    BlockEvent,
     CancelledEvent,
     EpochEvent,
     ErrorEvent,
     Event,
     FinishedEvent,
+    ProtocolError,
     StartedEvent,
+    WarmupEvent,
+    WorkerCommand,
     write_event,
 )
 
@@ -63,10 +71,18 @@ def _redirect_stdout() -> TextIO:
     return os.fdopen(events_fd, "w", buffering=1, encoding="utf-8")
 
 
-def _watch_stdin(cancel: threading.Event) -> None:
+def _watch_stdin(cancel: threading.Event, commands: queue.Queue[WorkerCommand]) -> None:
     for line in sys.stdin:
-        if line.strip() == "cancel":
+        if not line.strip():
+            continue
+        try:
+            command = WorkerCommand.from_json(line)
+        except ProtocolError as exc:
+            print(f"ignored a bad command: {exc}", file=sys.stderr)
+            continue
+        if command.cmd == "cancel":
             cancel.set()
+        commands.put(command)
     # End of file: the parent died or closed the pipe. Nobody is listening any more.
     os._exit(EXIT_PARENT_GONE)
 
@@ -182,116 +198,161 @@ class _Callback:
         return EventCallback()
 
 
-def run(spec: dict[str, Any], sink: EventSink, cancel: threading.Event) -> None:
-    from xlagui.core.stats import summarize_epochs
+class Setup:
+    """What both kinds of worker build before the first step: the pipeline and the model,
+    with XLA switched as asked and read back."""
+
+    def __init__(self, tf: Any, model: Any, datasets: Any, in_effect: bool) -> None:
+        self.tf = tf
+        self.model = model
+        self.datasets = datasets
+        self.in_effect = in_effect
+
+
+def _setup(spec: dict[str, Any], sink: EventSink, mode: str) -> Setup:
+    import keras
+    import tensorflow as tf
+
+    from xlagui.core.model import build_model, compile_model
+    from xlagui.core.pipeline import Sample, build_datasets, warm_cache
 
     config = spec["config"]
     run_dir = Path(spec["run_dir"])
     xla_mode = spec["xla_mode"]
+    if xla_mode == "autocluster":
+        # The article's switch. On CPU it only engages with
+        # TF_XLA_FLAGS=--tf_xla_cpu_global_jit, which the parent has set.
+        tf.config.optimizer.set_jit("autoclustering")
+    else:
+        tf.config.optimizer.set_jit(False)
+    keras.utils.set_random_seed(int(config["seed"]))
+
+    device = config["device"]
+    gpus = tf.config.list_physical_devices("GPU")
+    if device != "cpu" and not gpus:
+        raise RuntimeError(
+            f"device {device} was asked for but TensorFlow sees no GPU on this machine"
+        )
+    if mode == "measure":
+        # Two measuring workers share the GPU: each takes only what it uses.
+        for gpu in gpus:
+            tf.config.experimental.set_memory_growth(gpu, True)
+    strategy = tf.distribute.MirroredStrategy() if device == "all" else None
+
+    class_names = spec["class_names"]
+    num_classes = len(class_names)
+    train = [Sample(*s) for s in spec["train"]]
+    val = [Sample(*s) for s in spec["val"]]
+    datasets = build_datasets(
+        train,
+        val,
+        num_classes=num_classes,
+        image_size=int(config["image_size"]),
+        batch_size=int(config["batch_size"]),
+        seed=int(config["seed"]),
+        augment=bool(config["augment"]),
+        cache_dir=run_dir / "cache",
+    )
+    warm_cache(datasets)
+
+    def build() -> Any:
+        model = build_model(int(config["image_size"]), num_classes, seed=int(config["seed"]))
+        compile_model(model, num_classes, jit_compile=(xla_mode == "jit"))
+        return model
+
+    if strategy is not None:
+        with strategy.scope():
+            model = build()
+    else:
+        model = build()
+
+    if xla_mode == "jit":
+        in_effect = bool(model.jit_compile)
+    elif xla_mode == "autocluster":
+        in_effect = bool(tf.config.optimizer.get_jit())
+    else:
+        in_effect = bool(model.jit_compile) or bool(tf.config.optimizer.get_jit())
+    if xla_mode == "off" and in_effect:
+        raise RuntimeError("the baseline has XLA switched on; refusing to call it a baseline")
+
+    logical = tf.config.list_logical_devices("GPU" if device != "cpu" else "CPU")
+    device_kind = "GPU" if device != "cpu" else "CPU"
+    if device_kind == "GPU" and gpus:
+        idx = 0 if device == "all" else int(device.split(":")[1])
+        details = tf.config.experimental.get_device_details(gpus[min(idx, len(gpus) - 1)])
+        device_name = details.get("device_name", logical[0].name if logical else "GPU")
+        if device == "all":
+            device_name = f"{len(gpus)} × {device_name}"
+    else:
+        device_name = platform.processor() or platform.machine() or "CPU"
+        device_name = _cpu_name() or device_name
+    sink.emit(
+        StartedEvent(
+            protocol=PROTOCOL_VERSION,
+            mode=mode,
+            run_id=spec["run_id"],
+            variant=spec["variant"],
+            xla_mode=xla_mode,
+            xla_in_effect=in_effect,
+            device_name=device_name,
+            device_kind=device_kind,
+            versions={
+                "python": platform.python_version(),
+                "tensorflow": tf.__version__,
+                "keras": keras.__version__,
+                "platform": platform.platform(),
+            },
+            config=config,
+            seed=int(config["seed"]),
+            class_names=class_names,
+            train_count=datasets.train_count,
+            val_count=datasets.val_count,
+            steps_per_epoch=datasets.steps_per_epoch,
+            pid=os.getpid(),
+            setup_seconds=sink.now(),
+        )
+    )
+    return Setup(tf, model, datasets, in_effect)
+
+
+def _finish_summary(spec: dict[str, Any], setup: Setup, summary: dict[str, Any]) -> dict[str, Any]:
+    run_dir = Path(spec["run_dir"])
+    summary["peak_rss_bytes"] = peak_rss_bytes()
+    summary["peak_device_bytes"] = _peak_device_bytes(setup.tf, spec["config"]["device"])
+    summary["cache"] = setup.datasets.cache
+    summary["xla_mode"] = spec["xla_mode"]
+    summary["xla_in_effect"] = setup.in_effect
+    sys.stderr.flush()
+    ev = xla_evidence.collect(run_dir / "xla", run_dir / "worker.log")
+    summary["xla_evidence"] = ev.to_dict()
+    return summary
+
+
+def run(
+    spec: dict[str, Any],
+    sink: EventSink,
+    cancel: threading.Event,
+    commands: queue.Queue[WorkerCommand] | None = None,
+) -> None:
+    from xlagui.core.stats import summarize_epochs
+
+    config = spec["config"]
+    mode = spec.get("mode", "train")
     state: dict[str, Any] = {"epochs": [], "epochs_done": 0, "cumulative": 0.0, "steps": 0}
     try:
-        import keras
-        import tensorflow as tf
-
-        from xlagui.core.model import build_model, compile_model
-        from xlagui.core.pipeline import Sample, build_datasets, warm_cache
-
-        if xla_mode == "autocluster":
-            # The article's switch. On CPU it only engages with
-            # TF_XLA_FLAGS=--tf_xla_cpu_global_jit, which the parent has set.
-            tf.config.optimizer.set_jit("autoclustering")
-        else:
-            tf.config.optimizer.set_jit(False)
-        keras.utils.set_random_seed(int(config["seed"]))
-
-        device = config["device"]
-        gpus = tf.config.list_physical_devices("GPU")
-        if device != "cpu" and not gpus:
-            raise RuntimeError(
-                f"device {device} was asked for but TensorFlow sees no GPU on this machine"
-            )
-        strategy = tf.distribute.MirroredStrategy() if device == "all" else None
-
-        class_names = spec["class_names"]
-        num_classes = len(class_names)
-        train = [Sample(*s) for s in spec["train"]]
-        val = [Sample(*s) for s in spec["val"]]
-        datasets = build_datasets(
-            train,
-            val,
-            num_classes=num_classes,
-            image_size=int(config["image_size"]),
-            batch_size=int(config["batch_size"]),
-            seed=int(config["seed"]),
-            augment=bool(config["augment"]),
-            cache_dir=run_dir / "cache",
-        )
-        state["steps"] = datasets.steps_per_epoch
-        warm_cache(datasets)
+        setup = _setup(spec, sink, mode)
         if cancel.is_set():
             sink.emit(CancelledEvent(epochs_done=0))
             return
-
-        def build() -> Any:
-            model = build_model(int(config["image_size"]), num_classes, seed=int(config["seed"]))
-            compile_model(model, num_classes, jit_compile=(xla_mode == "jit"))
-            return model
-
-        if strategy is not None:
-            with strategy.scope():
-                model = build()
-        else:
-            model = build()
-
-        if xla_mode == "jit":
-            in_effect = bool(model.jit_compile)
-        elif xla_mode == "autocluster":
-            in_effect = bool(tf.config.optimizer.get_jit())
-        else:
-            in_effect = bool(model.jit_compile) or bool(tf.config.optimizer.get_jit())
-        if xla_mode == "off" and in_effect:
-            raise RuntimeError("the baseline has XLA switched on; refusing to call it a baseline")
-
-        logical = tf.config.list_logical_devices("GPU" if device != "cpu" else "CPU")
-        device_kind = "GPU" if device != "cpu" else "CPU"
-        if device_kind == "GPU" and gpus:
-            idx = 0 if device == "all" else int(device.split(":")[1])
-            details = tf.config.experimental.get_device_details(gpus[min(idx, len(gpus) - 1)])
-            device_name = details.get("device_name", logical[0].name if logical else "GPU")
-            if device == "all":
-                device_name = f"{len(gpus)} × {device_name}"
-        else:
-            device_name = platform.processor() or platform.machine() or "CPU"
-            device_name = _cpu_name() or device_name
+        if mode == "measure":
+            measure(spec, setup, sink, cancel, commands or queue.Queue())
+            return
+        state["steps"] = setup.datasets.steps_per_epoch
         state["setup_seconds"] = sink.now()
-        sink.emit(
-            StartedEvent(
-                run_id=spec["run_id"],
-                variant=spec["variant"],
-                xla_mode=xla_mode,
-                xla_in_effect=in_effect,
-                device_name=device_name,
-                device_kind=device_kind,
-                versions={
-                    "python": platform.python_version(),
-                    "tensorflow": tf.__version__,
-                    "keras": keras.__version__,
-                    "platform": platform.platform(),
-                },
-                config=config,
-                seed=int(config["seed"]),
-                class_names=class_names,
-                train_count=datasets.train_count,
-                val_count=datasets.val_count,
-                steps_per_epoch=datasets.steps_per_epoch,
-                pid=os.getpid(),
-                setup_seconds=state["setup_seconds"],
-            )
-        )
         callback = _Callback.make(sink, cancel, state)
-        model.fit(
-            datasets.train,
-            validation_data=datasets.val,
+        setup.model.fit(
+            setup.datasets.train,
+            validation_data=setup.datasets.val,
             epochs=int(config["epochs"]),
             verbose=0,
             callbacks=[callback],
@@ -300,16 +361,8 @@ def run(spec: dict[str, Any], sink: EventSink, cancel: threading.Event) -> None:
             sink.emit(CancelledEvent(epochs_done=state["epochs_done"]))
             return
         summary = summarize_epochs(state["epochs"])
-        summary["peak_rss_bytes"] = peak_rss_bytes()
-        summary["peak_device_bytes"] = _peak_device_bytes(tf, device)
         summary["setup_seconds"] = state.get("setup_seconds")
-        summary["cache"] = datasets.cache
-        summary["xla_mode"] = xla_mode
-        summary["xla_in_effect"] = in_effect
-        sys.stderr.flush()
-        ev = xla_evidence.collect(run_dir / "xla", run_dir / "worker.log")
-        summary["xla_evidence"] = ev.to_dict()
-        sink.emit(FinishedEvent(summary=summary))
+        sink.emit(FinishedEvent(summary=_finish_summary(spec, setup, summary)))
     except BaseException as exc:  # everything becomes an error event, then a non-zero exit
         if cancel.is_set() and not isinstance(exc, MemoryError):
             sink.emit(CancelledEvent(epochs_done=state["epochs_done"]))
@@ -323,6 +376,73 @@ def run(spec: dict[str, Any], sink: EventSink, cancel: threading.Event) -> None:
             )
         )
         raise
+
+
+class _Stopped(Exception):
+    """The parent asked a measuring worker to stop in the middle of its work."""
+
+
+def measure(
+    spec: dict[str, Any],
+    setup: Setup,
+    sink: EventSink,
+    cancel: threading.Event,
+    commands: queue.Queue[WorkerCommand],
+) -> None:
+    """Answer the parent's commands until `finish` or `cancel`.
+
+    A step is Keras' own compiled train function on the next batch of the real tf.data
+    pipeline (the very function `fit` calls), so what is timed is what training runs; reading
+    the loss at the end of a timed stretch waits for the device to finish.
+    """
+    model = setup.model
+    model.make_train_function()
+    batches = iter(setup.datasets.train.repeat())
+    steps_done = 0
+
+    def step() -> Any:
+        nonlocal steps_done
+        if cancel.is_set():
+            raise _Stopped()
+        logs = model.train_function(batches)
+        steps_done += 1
+        return logs
+
+    def synced(logs: Any) -> float | None:
+        loss = float(logs["loss"])  # waits for the step's result
+        return loss if loss == loss and abs(loss) != float("inf") else None
+
+    try:
+        while True:
+            command = commands.get()
+            if command.cmd == "cancel":
+                raise _Stopped()
+            if command.cmd == "warmup":
+                t0 = time.perf_counter()
+                synced(step())
+                first = time.perf_counter() - t0
+                warm = []
+                for _ in range(max(1, command.steps)):
+                    t0 = time.perf_counter()
+                    synced(step())
+                    warm.append(time.perf_counter() - t0)
+                sink.emit(WarmupEvent(first_step_seconds=first, warm_step_seconds=warm))
+            elif command.cmd == "block":
+                t0 = time.perf_counter()
+                logs = None
+                for _ in range(command.steps):
+                    logs = step()
+                loss = synced(logs)
+                seconds = time.perf_counter() - t0
+                sink.emit(
+                    BlockEvent(seq=command.seq, steps=command.steps, seconds=seconds, loss=loss)
+                )
+            elif command.cmd == "finish":
+                summary: dict[str, Any] = {"mode": "measure", "steps_done": steps_done}
+                sink.emit(FinishedEvent(summary=_finish_summary(spec, setup, summary)))
+                return
+    except _Stopped:
+        sink.emit(CancelledEvent(epochs_done=0, reason=f"stopped after {steps_done} steps"))
 
 
 def error_message(exc: BaseException) -> str:
@@ -376,10 +496,13 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     sink = EventSink(events, t0)
     cancel = threading.Event()
-    threading.Thread(target=_watch_stdin, args=(cancel,), daemon=True, name="stdin").start()
+    commands: queue.Queue[WorkerCommand] = queue.Queue()
+    threading.Thread(
+        target=_watch_stdin, args=(cancel, commands), daemon=True, name="stdin"
+    ).start()
     spec = json.loads(Path(argv[0]).read_text(encoding="utf-8"))
     try:
-        run(spec, sink, cancel)
+        run(spec, sink, cancel, commands)
     except BaseException:
         traceback.print_exc()
         events.flush()

@@ -1,0 +1,206 @@
+"""The interleaved measurement's protocol, driven by a fake measuring worker (no TensorFlow):
+rounds alternate, the idle worker gets no work, a stop mid-block keeps the pairs, a worker that
+dies mid-measurement is a clear error with the pairs kept, a stale worker is refused."""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.helpers.images import make_split_dataset
+from xlagui.core.compare import new_report, run_measurement
+from xlagui.core.config import RunConfig
+from xlagui.core.events import BlockEvent, Event
+from xlagui.core.interleave import choose_block_steps, round_order
+from xlagui.core.report import ComparisonReport, RunEntry
+from xlagui.core.runner import RunSpec
+from xlagui.core.scan import DatasetScan, scan_dataset
+from xlagui.core.task import TaskState
+
+FAKE = Path(__file__).resolve().parents[1] / "helpers" / "fake_measure_worker.py"
+
+
+@pytest.fixture
+def scan(tmp_path: Path) -> DatasetScan:
+    make_split_dataset(tmp_path / "data", {"african": 6, "asian": 6}, {"african": 2, "asian": 2})
+    return scan_dataset(tmp_path / "data")
+
+
+def fake_command(spec: RunSpec) -> list[str]:
+    return [sys.executable, str(FAKE), str(spec.run_dir / "spec.json")]
+
+
+def measure(
+    scan: DatasetScan, out: Path, state: TaskState | None = None, **fake: Any
+) -> tuple[ComparisonReport, list[tuple[str, Event]]]:
+    budget = int(fake.pop("budget", 10))
+    target = float(fake.pop("target", 3.0))
+    config = RunConfig(
+        batch_size=4,
+        image_size=48,
+        quick=True,
+        budget_seconds=budget,
+        target_percent=target,
+        extra={"fake": {"step": 0.01, **fake}},
+    )
+    report = new_report(scan, config)
+    seen: list[tuple[str, Event]] = []
+    run_measurement(
+        report,
+        scan,
+        out,
+        state or TaskState(),
+        on_event=lambda entry, ev: seen.append((entry.run_id, ev)),
+        command_for=fake_command,
+    )
+    return report, seen
+
+
+def blocks(entry: RunEntry) -> list[BlockEvent]:
+    return [e for e in entry.events if isinstance(e, BlockEvent)]
+
+
+def test_known_ratio_through_drift_stops_on_target(scan: DatasetScan, tmp_path: Path) -> None:
+    report, _ = measure(scan, tmp_path / "out", ratio=2.5, drift=0.05)
+    c = report.comparison
+    assert c is not None and c.valid, c.problems if c else None
+    i = c.interleaved
+    assert i is not None
+    # Every round slows both sides alike (5% more per round): the ratio stays exact.
+    assert i.ratio == pytest.approx(2.5)
+    assert i.stopped_by == "target"
+    assert i.pairs == 8  # the minimum before a target stop
+    assert c.speedup is not None and c.speedup.value == pytest.approx(0.4)
+    assert "2.50× slower per training step" in c.verdict
+    assert i.baseline is not None and i.xla is not None
+    assert i.xla.compile_seconds == pytest.approx(0.025 * 49)
+    data = json.loads((tmp_path / "out" / "comparison.json").read_text())
+    inter = data["comparison"]["interleaved"]
+    assert inter["ratio"] == pytest.approx(2.5)
+    assert inter["stopped_by"] == "target" and inter["pairs"] == 8
+    assert inter["block_steps"] == choose_block_steps([0.01, 0.025])
+    assert inter["xla"]["steady_step_seconds"] > inter["baseline"]["steady_step_seconds"]
+    assert data["comparison"]["speedup"]["value"] == pytest.approx(0.4)
+    assert [r["status"] for r in data["measure_runs"]] == ["finished", "finished"]
+
+
+def test_rounds_alternate_and_the_idle_worker_gets_no_work(
+    scan: DatasetScan, tmp_path: Path
+) -> None:
+    # Real sleeps, so the blocks take wall time and an overlap would show.
+    report, _ = measure(scan, tmp_path / "out", ratio=2.0, sleep=0.1)
+    logs = {}
+    for entry in report.measure_runs:
+        lines = (tmp_path / "out" / "runs" / entry.run_id / "commands.log").read_text()
+        logs[entry.variant] = [
+            (float(stamp), json.loads(cmd))
+            for stamp, cmd in (ln.split(" ", 1) for ln in lines.splitlines())
+        ]
+    got = sorted(
+        (stamp, side, cmd["seq"])
+        for side, items in logs.items()
+        for stamp, cmd in items
+        if cmd["cmd"] == "block"
+    )
+    sides = [side for _, side, _ in got]
+    seqs = [seq for _, _, seq in got]
+    # Round 0: baseline then XLA; round 1: XLA then baseline; … and never two blocks at once.
+    for seq in range(len(got) // 2):
+        first, second = sides[2 * seq], sides[2 * seq + 1]
+        assert seqs[2 * seq] == seqs[2 * seq + 1] == seq
+        assert first != second
+        assert first == ("baseline" if seq % 2 == 0 else "xla")
+    assert round_order(3, 1) == [1, 2, 0]
+
+
+def test_budget_stops_a_noisy_measurement(scan: DatasetScan, tmp_path: Path) -> None:
+    # The XLA side's blocks swing ±30%: the interval stays wider than ±3% and the budget ends it.
+    report, _ = measure(scan, tmp_path / "out", ratio=2.0, sleep=1.0, jitter=0.3, budget=10)
+    i = report.comparison.interleaved if report.comparison else None
+    assert i is not None
+    assert i.stopped_by == "budget"
+    assert i.measuring_seconds is not None and 10 <= i.measuring_seconds < 13
+    assert i.half_width is not None and i.half_width > 0.03
+    assert "The time budget ran out before the ±3% precision was reached" in (
+        report.comparison.verdict  # type: ignore[union-attr]
+    )
+
+
+def test_stop_mid_block_keeps_the_pairs(scan: DatasetScan, tmp_path: Path) -> None:
+    state = TaskState()
+    stop_when = threading.Event()
+
+    def on_round_watch() -> None:
+        stop_when.wait(10)
+        threading.Timer(0.3, state.request_interruption).start()
+
+    threading.Thread(target=on_round_watch, daemon=True).start()
+    config = RunConfig(
+        batch_size=4,
+        image_size=48,
+        quick=True,
+        extra={"fake": {"step": 0.01, "ratio": 2.0, "slow_at": 3}},
+    )
+    report = new_report(scan, config)
+    run_measurement(
+        report,
+        scan,
+        tmp_path / "out",
+        state,
+        on_round=lambda r: (
+            stop_when.set()
+            if r.comparison and r.comparison.interleaved and r.comparison.interleaved.pairs == 3
+            else None
+        ),
+        command_for=fake_command,
+    )
+    i = report.comparison.interleaved if report.comparison else None
+    assert i is not None
+    assert i.stopped_by == "stopped"
+    assert i.pairs == 3
+    assert "stopped after 3 pairs" in report.comparison.verdict  # type: ignore[union-attr]
+    assert [e.status for e in report.measure_runs] == ["cancelled", "cancelled"]
+    # The cooperative stop reached the worker inside its block (no forced termination).
+    cancelled = [e for r in report.measure_runs for e in r.events if e.type == "cancelled"]
+    assert cancelled and not any(getattr(e, "forced", False) for e in cancelled)
+
+
+def test_worker_that_ignores_a_stop_is_terminated(scan: DatasetScan, tmp_path: Path) -> None:
+    state = TaskState()
+    threading.Timer(1.5, state.request_interruption).start()
+    report, _ = measure(scan, tmp_path / "out", state, ratio=2.0, hang_at=2)
+    cancelled = [e for r in report.measure_runs for e in r.events if e.type == "cancelled"]
+    assert any(getattr(e, "forced", False) for e in cancelled)
+    i = report.comparison.interleaved if report.comparison else None
+    assert i is not None and i.pairs == 2 and i.stopped_by == "stopped"
+
+
+def test_worker_dying_mid_measurement(scan: DatasetScan, tmp_path: Path) -> None:
+    report, _ = measure(scan, tmp_path / "out", ratio=2.0, die_at=4)
+    assert report.measurement is not None
+    assert report.measurement.stopped_by == "error"
+    assert "exited with code 1" in report.measurement.error
+    xla = report.measure_runs[1]
+    assert xla.status == "error"
+    assert "boom" in getattr(xla.events[-1], "details", "")
+    i = report.comparison.interleaved if report.comparison else None
+    assert i is not None and i.pairs == 4 and i.ratio == pytest.approx(2.0)
+    assert "A worker failed after 4 pairs" in report.comparison.verdict  # type: ignore[union-attr]
+    assert report.measure_runs[0].status == "cancelled"
+
+
+def test_a_worker_of_another_protocol_is_refused(scan: DatasetScan, tmp_path: Path) -> None:
+    report, _ = measure(scan, tmp_path / "out", protocol=1)
+    assert report.measurement is not None and report.measurement.stopped_by == "error"
+    assert "protocol version 1" in report.measurement.error
+
+
+def test_block_steps_aim_at_about_a_second() -> None:
+    assert choose_block_steps([0.01, 0.025]) == 40
+    assert choose_block_steps([0.85, 2.4]) == 1
+    assert choose_block_steps([0.2, 0.25]) == 4

@@ -1,0 +1,124 @@
+"""A measuring worker without TensorFlow: speaks the measure protocol with synthetic timings.
+
+`python tests/helpers/fake_measure_worker.py SPEC.json`. The spec's `config.extra["fake"]` says
+how it behaves: `step` (seconds per baseline step), `ratio` (this arm's step time ÷ the
+baseline's), `drift` (per-round slow-down factor, the same for every arm: the machine's drift),
+`sleep` (really sleep this share of the reported time, so blocks take wall time), `jitter`
+(the arm's blocks alternate between ×(1 + jitter) and ×(1 − jitter)), `die_at` /
+`hang_at` (a round at which the XLA arm exits with an error / sleeps ignoring cancel),
+`slow_at` (a round whose block sleeps 30 s but stops at a cancel), and `protocol`.
+Every command received is appended to `commands.log` in the run folder with its wall time.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import threading
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from xlagui.core.events import (
+    PROTOCOL_VERSION,
+    BlockEvent,
+    CancelledEvent,
+    FinishedEvent,
+    StartedEvent,
+    WarmupEvent,
+    WorkerCommand,
+)
+
+
+def main() -> int:
+    spec = json.loads(Path(sys.argv[1]).read_text(encoding="utf-8"))
+    fake = spec["config"].get("extra", {}).get("fake", {})
+    is_arm = spec["variant"] != "baseline"
+    step = float(fake.get("step", 0.01)) * (float(fake.get("ratio", 1.0)) if is_arm else 1.0)
+    drift = float(fake.get("drift", 0.0))
+    sleep_share = float(fake.get("sleep", 0.0))
+    log = Path(spec["run_dir"]) / "commands.log"
+    t0 = time.perf_counter()
+    cancel = threading.Event()
+    out = sys.stdout
+
+    def emit(event: object) -> None:
+        event.t = round(time.perf_counter() - t0, 6)  # type: ignore[attr-defined]
+        out.write(event.to_json() + "\n")  # type: ignore[attr-defined]
+        out.flush()
+
+    emit(
+        StartedEvent(
+            protocol=int(fake.get("protocol", PROTOCOL_VERSION)),
+            mode="measure",
+            run_id=spec["run_id"],
+            variant=spec["variant"],
+            xla_mode=spec["xla_mode"],
+            xla_in_effect=spec["xla_mode"] != "off",
+            device_name="Fake CPU",
+            device_kind="CPU",
+            pid=os.getpid(),
+        )
+    )
+    commands: list[WorkerCommand] = []
+    ready = threading.Condition()
+
+    def read() -> None:
+        for line in sys.stdin:
+            command = WorkerCommand.from_json(line)
+            with log.open("a", encoding="utf-8") as fh:
+                fh.write(f"{time.time():.6f} {command.to_json()}\n")
+            if command.cmd == "cancel":
+                cancel.set()
+            with ready:
+                commands.append(command)
+                ready.notify()
+        os._exit(3)
+
+    threading.Thread(target=read, daemon=True).start()
+    steps_done = 0
+    while True:
+        with ready:
+            while not commands:
+                ready.wait()
+            command = commands.pop(0)
+        if command.cmd == "cancel":
+            emit(CancelledEvent(reason=f"stopped after {steps_done} steps"))
+            return 0
+        if command.cmd == "warmup":
+            emit(WarmupEvent(first_step_seconds=step * 50, warm_step_seconds=[step] * 3))
+        elif command.cmd == "block":
+            seq = command.seq
+            if is_arm and fake.get("die_at") == seq:
+                print("boom: the fake worker dies", file=sys.stderr)
+                sys.stderr.flush()
+                os._exit(1)
+            if is_arm and fake.get("hang_at") == seq:
+                time.sleep(30)  # ignores cancel: the parent must terminate it
+            if fake.get("slow_at") == seq:
+                deadline = time.monotonic() + 30
+                while time.monotonic() < deadline and not cancel.is_set():
+                    time.sleep(0.01)
+                if cancel.is_set():
+                    emit(CancelledEvent(reason="stopped in a block"))
+                    return 0
+            seconds = step * command.steps * (1 + drift * seq)
+            if is_arm:
+                seconds *= 1 + float(fake.get("jitter", 0.0)) * (1 if seq % 2 else -1)
+            time.sleep(seconds * sleep_share)
+            steps_done += command.steps
+            emit(BlockEvent(seq=seq, steps=command.steps, seconds=seconds, loss=0.5))
+        elif command.cmd == "finish":
+            evidence = {"compiled": is_arm, "hlo_modules": int(is_arm), "fusions": 0}
+            emit(
+                FinishedEvent(
+                    summary={"mode": "measure", "steps_done": steps_done, "xla_evidence": evidence}
+                )
+            )
+            return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,437 @@
+"""The interleaved speed measurement: warm workers, alternating short blocks of steps.
+
+Timing whole runs one after the other measures the machine's drift as much as XLA. Here every
+arm (the baseline first) gets its own live worker process, built with the same spec, seed, model
+and tf.data pipeline. Each worker is warmed up on its own (its first step, which pays for tracing
+and compiling, is timed apart from a few steady ones), then the parent asks the workers in turn
+for a block of K steps, rotating who goes first each round (A B, B A, … or A B C, B C A, …). While
+one works the others wait idle on their stdin, so they never compete for the CPU or the GPU.
+After every round the per-round ratios give an estimate with an interval (`xlagui.core.pairs`),
+and the measurement stops when that interval is narrow enough or the time budget is spent.
+
+The parent only orchestrates: blocks are timed inside the workers.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+import os
+import queue
+import shutil
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO
+
+from xlagui.core import pairs
+from xlagui.core.events import (
+    BlockEvent,
+    CancelledEvent,
+    ErrorEvent,
+    Event,
+    FinishedEvent,
+    ProtocolError,
+    StartedEvent,
+    WarmupEvent,
+    WorkerCommand,
+    check_protocol,
+    parse_event,
+)
+from xlagui.core.runner import (
+    CANCEL_GRACE_SECONDS,
+    TERMINATE_GRACE_SECONDS,
+    RunSpec,
+    died_event,
+    worker_command,
+    worker_env,
+)
+from xlagui.core.task import TaskState
+
+# A block should last about a second: long enough that the per-block overhead (a pipe round
+# trip, reading the loss) is noise, short enough that drift within a round stays small.
+BLOCK_SECONDS = 1.0
+MAX_BLOCK_STEPS = 256
+WARM_STEPS = 3
+# The interval needs 6 rounds to exist; 8 keeps a lucky early stop from ending the measurement.
+MIN_PAIRS = 8
+DEFAULT_BUDGET_SECONDS = 120.0
+DEFAULT_TARGET = 0.03
+
+
+@dataclass(frozen=True)
+class MeasureSettings:
+    budget_seconds: float = DEFAULT_BUDGET_SECONDS  # of measuring blocks, after the warm-up
+    target: float = DEFAULT_TARGET  # stop when the interval's half-width is at most this
+    block_seconds: float = BLOCK_SECONDS
+    warm_steps: int = WARM_STEPS
+    min_pairs: int = MIN_PAIRS
+
+
+@dataclass
+class MeasureOutcome:
+    stopped_by: str  # "target", "budget", "stopped" or "error"
+    block_steps: int
+    measuring_seconds: float
+    error: ErrorEvent | None = None
+
+
+class WorkerGone(Exception):
+    """A measuring worker ended (error, cancel, death) while the parent waited for it."""
+
+    def __init__(self, event: Event) -> None:
+        super().__init__(getattr(event, "message", event.type))
+        self.event = event
+
+
+class Stopped(Exception):
+    """The user asked the measurement to stop."""
+
+
+def choose_block_steps(step_seconds: Sequence[float], block_seconds: float = BLOCK_SECONDS) -> int:
+    """K such that the slowest arm's block lasts about `block_seconds` (at least one step)."""
+    slowest = max(step_seconds)
+    if slowest <= 0 or not math.isfinite(slowest):
+        return 1
+    return int(min(MAX_BLOCK_STEPS, max(1, round(block_seconds / slowest))))
+
+
+def round_order(arms: int, seq: int) -> list[int]:
+    """Who goes when in round `seq`: the arms rotated by `seq` (A B C, B C A, C A B, …)."""
+    return [(seq + i) % arms for i in range(arms)]
+
+
+class MeasuringWorker:
+    """One live worker process in measure mode, asked for warm-up and blocks on its stdin.
+
+    Every event it sends goes to `deliver` (and to the run's events.jsonl) as it arrives.
+    """
+
+    def __init__(
+        self,
+        spec: RunSpec,
+        deliver: Callable[[Event], None],
+        *,
+        command: Sequence[str] | None = None,
+        cancel_grace: float = CANCEL_GRACE_SECONDS,
+        terminate_grace: float = TERMINATE_GRACE_SECONDS,
+    ) -> None:
+        self.spec = spec
+        self._deliver = deliver
+        self._command = list(command) if command else None
+        self._cancel_grace = cancel_grace
+        self._terminate_grace = terminate_grace
+        self._lines: queue.Queue[str | None] = queue.Queue()
+        self._proc: subprocess.Popen[str] | None = None
+        self._log: IO[bytes] | None = None
+        self._events: IO[str] | None = None
+        self._t0 = time.perf_counter()
+        self.terminal: Event | None = None
+
+    @property
+    def log_path(self) -> Path:
+        return self.spec.run_dir / "worker.log"
+
+    def start(self) -> None:
+        run_dir = self.spec.run_dir
+        run_dir.mkdir(parents=True, exist_ok=True)
+        spec_path = run_dir / "spec.json"
+        spec_path.write_text(json.dumps(self.spec.to_dict(), indent=1), encoding="utf-8")
+        (run_dir / "tmp").mkdir(exist_ok=True)
+        self._log = self.log_path.open("wb")
+        self._events = (run_dir / "events.jsonl").open("w", encoding="utf-8")
+        self._proc = subprocess.Popen(
+            self._command or worker_command(spec_path),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self._log,
+            env=worker_env(self.spec.xla_mode, self.spec.config.device, run_dir),
+            text=True,
+            encoding="utf-8",
+            start_new_session=(os.name == "posix"),
+        )
+        assert self._proc.stdout is not None
+        threading.Thread(target=self._read, args=(self._proc.stdout,), daemon=True).start()
+
+    def _read(self, stream: IO[str]) -> None:
+        for line in stream:
+            self._lines.put(line)
+        self._lines.put(None)
+
+    def _record(self, event: Event) -> None:
+        if self._events is not None:
+            self._events.write(event.to_json() + "\n")
+            self._events.flush()
+        if event.type in ("finished", "cancelled", "error"):
+            self.terminal = event
+        self._deliver(event)
+
+    def send(self, command: WorkerCommand) -> None:
+        assert self._proc is not None and self._proc.stdin is not None
+        try:
+            self._proc.stdin.write(command.to_json() + "\n")
+            self._proc.stdin.flush()
+        except OSError:
+            pass  # it died; wait_for() finds out and says how
+
+    def wait_for(self, kind: str, state: TaskState) -> Event:
+        """The next event of type `kind`, relaying everything before it. Raises `Stopped` when
+        the user asks to stop (after stopping this worker) and `WorkerGone` when it ends."""
+        assert self._proc is not None
+        while True:
+            if state.is_interruption_requested():
+                self.stop()
+                raise Stopped()
+            try:
+                line = self._lines.get(timeout=0.05)
+            except queue.Empty:
+                continue
+            if line is None:
+                if self.terminal is None:
+                    died = died_event(self._proc.wait(), self.log_path)
+                    died.t = round(time.perf_counter() - self._t0, 6)
+                    self._record(died)
+                raise WorkerGone(self.terminal or ErrorEvent(message="the worker ended"))
+            try:
+                event = parse_event(line)
+                if isinstance(event, StartedEvent):
+                    check_protocol(event)
+            except ProtocolError as exc:
+                if not line.lstrip().startswith("{"):
+                    continue  # not ours (a library printing to stdout); the log has it
+                error = ErrorEvent(
+                    error_type=type(exc).__name__,
+                    message=str(exc),
+                    hint="The worker and the app do not speak the same protocol.",
+                )
+                self._record(error)
+                self.stop()
+                raise WorkerGone(error) from None
+            self._record(event)
+            if event.type == kind:
+                return event
+            if event.type in ("finished", "cancelled", "error"):
+                raise WorkerGone(event)
+
+    def stop(self) -> None:
+        """Cooperative first (`cancel` at the next step), then terminate, then kill."""
+        proc = self._proc
+        if proc is None or proc.poll() is not None:
+            return
+        self.send(WorkerCommand("cancel"))
+        deadline = time.monotonic() + self._cancel_grace
+        forced = False
+        while proc.poll() is None and self.terminal is None and time.monotonic() < deadline:
+            self._drain(0.05)
+        if self.terminal is None and proc.poll() is None:
+            forced = True
+            proc.terminate()
+            try:
+                proc.wait(timeout=self._terminate_grace)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        self._drain(0)
+        if self.terminal is None:
+            event = CancelledEvent(
+                forced=forced,
+                reason="stopped by the user; the worker did not stop by itself and was terminated"
+                if forced
+                else "stopped by the user",
+            )
+            event.t = round(time.perf_counter() - self._t0, 6)
+            self._record(event)
+
+    def _drain(self, timeout: float) -> None:
+        with contextlib.suppress(queue.Empty):
+            while True:
+                line = self._lines.get(timeout=timeout)
+                if line is None:
+                    return
+                with contextlib.suppress(ProtocolError):
+                    self._record(parse_event(line))
+
+    def close(self) -> None:
+        proc = self._proc
+        if proc is not None:
+            if proc.stdin is not None:
+                with contextlib.suppress(OSError):
+                    proc.stdin.close()  # end of file: a worker still alive exits at once
+            try:
+                proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+            if proc.stdout is not None:
+                with contextlib.suppress(OSError):
+                    proc.stdout.close()
+        for fh in (self._log, self._events):
+            if fh is not None:
+                fh.close()
+        shutil.rmtree(self.spec.run_dir / "tmp", ignore_errors=True)
+
+
+def measure_interleaved(
+    specs: Sequence[RunSpec],
+    state: TaskState,
+    settings: MeasureSettings | None = None,
+    *,
+    on_event: Callable[[RunSpec, Event], None] | None = None,
+    on_round: Callable[[int, float], None] | None = None,
+    command_for: Callable[[RunSpec], Sequence[str] | None] | None = None,
+) -> MeasureOutcome:
+    """Measure `specs[1:]` against `specs[0]` (the baseline) in interleaved rounds.
+
+    Never raises for a worker failure or a stop: the outcome says how it ended, and every event
+    that arrived (every finished block) has gone to `on_event`. `on_round(seq, elapsed)` is
+    called after each complete round, so a watcher can recompute the estimate.
+    """
+    settings = settings or MeasureSettings()
+
+    def relay_for(spec: RunSpec) -> Callable[[Event], None]:
+        def relay(event: Event) -> None:
+            if on_event is not None:
+                on_event(spec, event)
+
+        return relay
+
+    workers = [
+        MeasuringWorker(spec, relay_for(spec), command=command_for(spec) if command_for else None)
+        for spec in specs
+    ]
+    blocks: list[list[BlockEvent]] = [[] for _ in specs]
+    block_steps = 0
+    measuring = 0.0
+    try:
+        for w in workers:  # set-up (importing TensorFlow, decoding images) runs in parallel
+            w.start()
+        for w in workers:
+            w.wait_for("started", state)
+        warm: list[float] = []
+        for w in workers:  # one at a time: a compile is timed with the machine to itself
+            w.send(WorkerCommand("warmup", steps=settings.warm_steps))
+            event = w.wait_for("warmup", state)
+            assert isinstance(event, WarmupEvent)
+            warm.append(float(sorted(event.warm_step_seconds)[len(event.warm_step_seconds) // 2]))
+        block_steps = choose_block_steps(warm, settings.block_seconds)
+        t0 = time.monotonic()
+        seq = 0
+        while True:
+            for i in round_order(len(workers), seq):
+                workers[i].send(WorkerCommand("block", steps=block_steps, seq=seq))
+                event = workers[i].wait_for("block", state)
+                assert isinstance(event, BlockEvent)
+                blocks[i].append(event)
+            measuring = time.monotonic() - t0
+            if on_round is not None:
+                on_round(seq, measuring)
+            worst = _widest_estimate(blocks)
+            reason = pairs.stop_reason(
+                worst,
+                elapsed=measuring,
+                budget=settings.budget_seconds,
+                target=settings.target,
+                min_pairs=settings.min_pairs,
+            )
+            if reason is not None:
+                break
+            seq += 1
+        for w in workers:
+            w.send(WorkerCommand("finish"))
+        for w in workers:
+            w.wait_for("finished", state)
+        return MeasureOutcome(reason, block_steps, measuring)
+    except Stopped:
+        for w in workers:
+            w.stop()
+        return MeasureOutcome("stopped", block_steps, measuring)
+    except WorkerGone as gone:
+        for w in workers:
+            w.stop()
+        error = gone.event if isinstance(gone.event, ErrorEvent) else None
+        if error is None and isinstance(gone.event, FinishedEvent):
+            error = ErrorEvent(message="a worker finished before it was asked to")
+        return MeasureOutcome(
+            "error" if error is not None else "stopped", block_steps, measuring, error
+        )
+    finally:
+        for w in workers:
+            w.close()
+
+
+def _widest_estimate(blocks: Sequence[Sequence[BlockEvent]]) -> pairs.RatioEstimate | None:
+    """The least certain arm's estimate so far: the stopping rule waits for the widest."""
+    worst: pairs.RatioEstimate | None = None
+    for arm in blocks[1:]:
+        ratios = [p.ratio for p in pair_up(blocks[0], arm)]
+        if not ratios:
+            return None
+        est = pairs.estimate_ratio(ratios)
+        if est.half_width is None:
+            return est
+        if worst is None or (worst.half_width is not None and est.half_width > worst.half_width):
+            worst = est
+    return worst
+
+
+def pair_up(baseline: Sequence[Event], arm: Sequence[Event]) -> list[pairs.Pair]:
+    """The rounds both sides completed, as per-step times."""
+    base = {e.seq: e for e in baseline if isinstance(e, BlockEvent) and e.steps > 0}
+    out = []
+    for e in arm:
+        if isinstance(e, BlockEvent) and e.steps > 0 and e.seq in base:
+            b = base[e.seq]
+            if b.seconds > 0 and e.seconds > 0:
+                out.append(pairs.Pair(e.seq, b.seconds / b.steps, e.seconds / e.steps))
+    return out
+
+
+def arm_timing(arm: str, xla_mode: str, events: Sequence[Event]) -> pairs.ArmTiming:
+    timing = pairs.ArmTiming(arm=arm, xla_mode=xla_mode)
+    warm = next((e for e in events if isinstance(e, WarmupEvent)), None)
+    per_step = [e.seconds / e.steps for e in events if isinstance(e, BlockEvent) and e.steps]
+    timing.blocks = len(per_step)
+    if per_step:
+        timing.steady_step_seconds = sorted(per_step)[len(per_step) // 2]
+    if warm is not None:
+        timing.first_step_seconds = warm.first_step_seconds
+        timing.compile_seconds = pairs.compile_seconds(
+            warm.first_step_seconds, warm.warm_step_seconds
+        )
+    return timing
+
+
+def summarize(
+    baseline: tuple[str, Sequence[Event]],
+    arm: tuple[str, Sequence[Event]],
+    *,
+    stopped_by: str = "",
+    target: float | None = None,
+    budget_seconds: float | None = None,
+    measuring_seconds: float | None = None,
+) -> pairs.InterleavedSummary:
+    """The interleaved summary of one arm against the baseline, from the two event streams
+    alone (a replayed recording gives exactly the live figures)."""
+    matched = pair_up(baseline[1], arm[1])
+    ratios = [p.ratio for p in matched]
+    s = pairs.InterleavedSummary(
+        stopped_by=stopped_by,
+        target=target,
+        budget_seconds=budget_seconds,
+        measuring_seconds=measuring_seconds,
+        baseline=arm_timing("baseline", baseline[0], baseline[1]),
+        xla=arm_timing("xla", arm[0], arm[1]),
+        pair_ratios=ratios,
+        outlier_flags=pairs.outlier_flags([math.log(r) for r in ratios]),
+    )
+    steps = {e.steps for e in arm[1] if isinstance(e, BlockEvent)}
+    s.block_steps = max(steps) if steps else 0
+    if ratios:
+        est = pairs.estimate_ratio(ratios)
+        s.ratio, s.low, s.high = est.ratio, est.low, est.high
+        s.pairs, s.outliers, s.half_width = est.pairs, est.outliers, est.half_width
+    return s
