@@ -26,7 +26,6 @@ from tests.helpers.images import (
     tree_snapshot,
     truncate,
 )
-from xlagui.core import scan as scan_module
 from xlagui.core.scan import (
     PROBLEM_KINDS,
     DatasetError,
@@ -35,6 +34,7 @@ from xlagui.core.scan import (
     Problem,
     scan_dataset,
 )
+from xlagui.core.scan import model as scan_module
 from xlagui.core.task import Cancelled, TaskState
 
 
