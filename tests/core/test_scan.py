@@ -34,7 +34,9 @@ from xlagui.core.scan import (
     Problem,
     scan_dataset,
 )
-from xlagui.core.scan import model as scan_module
+from xlagui.core.scan import duplicates as scan_duplicates
+from xlagui.core.scan import probe as scan_probe
+from xlagui.core.scan import walk as scan_walk
 from xlagui.core.task import Cancelled, TaskState
 
 
@@ -554,14 +556,14 @@ def test_file_vanishing_between_listing_and_opening(
 ) -> None:
     two_classes(tmp_path)
     doomed = tmp_path / "cats" / "cats_0002.jpg"
-    real_probe = scan_module._Scanner.probe
+    real_probe = scan_probe.probe
 
-    def probe_after_deleting(self: Any, cand: Any) -> Any:
+    def probe_after_deleting(ctx: Any, cand: Any) -> Any:
         if cand.path == str(doomed):
             doomed.unlink()
-        return real_probe(self, cand)
+        return real_probe(ctx, cand)
 
-    monkeypatch.setattr(scan_module._Scanner, "probe", probe_after_deleting)
+    monkeypatch.setattr(scan_probe, "probe", probe_after_deleting)
 
     scan = scan_dataset(tmp_path)
 
@@ -574,14 +576,14 @@ def test_file_vanishing_before_it_is_hashed(
 ) -> None:
     two_classes(tmp_path)
     copy(tmp_path / "cats" / "cats_0000.jpg", tmp_path / "cats" / "twin.jpg")
-    real_digest = scan_module._digest
+    real_digest = scan_duplicates._digest
 
     def digest_after_deleting(path: str) -> str:
         if path.endswith("twin.jpg"):
             os.unlink(path)
         return real_digest(path)
 
-    monkeypatch.setattr(scan_module, "_digest", digest_after_deleting)
+    monkeypatch.setattr(scan_duplicates, "_digest", digest_after_deleting)
 
     scan = scan_dataset(tmp_path)
 
@@ -594,14 +596,14 @@ def test_folder_vanishing_during_the_scan(tmp_path: Path, monkeypatch: pytest.Mo
     two_classes(tmp_path)
     make_class_folders(tmp_path / "cats" / "sub", {"x": 3})
     doomed = tmp_path / "cats" / "sub"
-    real_list_dir = scan_module._Scanner.list_dir
+    real_list_dir = scan_walk.list_dir
 
-    def list_after_deleting(self: Any, path: str, *args: Any, **kwargs: Any) -> Any:
+    def list_after_deleting(ctx: Any, path: str, *args: Any, **kwargs: Any) -> Any:
         if path == str(doomed):
             shutil.rmtree(doomed)
-        return real_list_dir(self, path, *args, **kwargs)
+        return real_list_dir(ctx, path, *args, **kwargs)
 
-    monkeypatch.setattr(scan_module._Scanner, "list_dir", list_after_deleting)
+    monkeypatch.setattr(scan_walk, "list_dir", list_after_deleting)
 
     scan = scan_dataset(tmp_path)
 
