@@ -160,6 +160,24 @@ def test_train_without_test_folder_is_auto_split_and_said_so(tmp_path: Path) -> 
     assert "train/ with no test folder" in scan.summary_text()
 
 
+def test_the_layout_description_is_the_summarys_layout_line(tmp_path: Path) -> None:
+    make_split_dataset(tmp_path / "split", {"a": 2, "b": 2}, {"a": 1, "b": 1}, test_folder="Val")
+    make_class_folders(tmp_path / "train_only" / "Training", {"a": 2, "b": 2})
+    make_class_folders(tmp_path / "flat", {"a": 2, "b": 2})
+    expected = {
+        "split": "train/ and Val/ folders, each with one sub-folder per class",
+        "train_only": "Training/ with no test folder next to it: the scan held out 25%",
+        "flat": "one folder per class, no test folder: the scan held out 25%",
+    }
+
+    for name, words in expected.items():
+        scan = scan_dataset(tmp_path / name, holdout_percent=25, seed=7)
+
+        assert scan.layout_description.startswith(words)
+        assert ("(seed 7," in scan.layout_description) == (scan.layout == "auto-split")
+        assert f"\nLayout: {scan.layout_description}\n" in scan.summary_text()
+
+
 def test_images_directly_in_the_dataset_folder_are_ignored_with_a_note(tmp_path: Path) -> None:
     two_classes(tmp_path)
     make_jpeg(tmp_path / "loose.jpg")

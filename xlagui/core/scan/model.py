@@ -177,7 +177,7 @@ class DatasetScan:
 
     def summary_text(self, max_paths: int = 3) -> str:
         """A readable multi-line summary: layout, counts, sizes and colour modes, problems."""
-        lines = [f"Dataset: {self.root}", f"Layout: {self._layout_words()}"]
+        lines = [f"Dataset: {self.root}", f"Layout: {self.layout_description}"]
         lines.append(f"Classes ({len(self.class_names)}): {', '.join(self.class_names) or 'none'}")
         counts = self.counts()
         for split in (TRAIN, TEST):
@@ -227,19 +227,26 @@ class DatasetScan:
         )
         return printable("\n".join(lines))
 
-    def _layout_words(self) -> str:
+    @property
+    def layout_description(self) -> str:
+        """How the folder is laid out and where the test images come from, in one sentence (the
+        summary's "Layout:" line), with undecodable bytes of folder names shown as U+FFFD."""
         if self.layout == "split":
-            return (
+            words = (
                 f"{self.train_folder or TRAIN}/ and {self.test_folder}/ folders, "
                 "each with one sub-folder per class"
             )
-        held_out = (
-            f"the scan held out {self.holdout_percent}% of each class for testing "
-            f"(seed {self.seed}, the same files every time; at least one per class of two or more)"
-        )
-        if self.train_folder:
-            return f"{self.train_folder}/ with no test folder next to it: {held_out}"
-        return f"one folder per class, no test folder: {held_out}"
+        else:
+            held_out = (
+                f"the scan held out {self.holdout_percent}% of each class for testing "
+                f"(seed {self.seed}, the same files every time; at least one per class of two or "
+                "more)"
+            )
+            if self.train_folder:
+                words = f"{self.train_folder}/ with no test folder next to it: {held_out}"
+            else:
+                words = f"one folder per class, no test folder: {held_out}"
+        return printable(words)
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
