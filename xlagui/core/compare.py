@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from xlagui.core import export
 from xlagui.core.config import RunConfig, XlaMode
@@ -16,6 +16,9 @@ from xlagui.core.events import Event
 from xlagui.core.report import ComparisonReport, RunEntry, host_environment
 from xlagui.core.runner import RunResult, RunSpec, run_worker, samples_from_scan
 from xlagui.core.task import TaskState
+
+if TYPE_CHECKING:
+    from xlagui.core.scan import DatasetScan
 
 RunWorker = Callable[[RunSpec, TaskState, Callable[[Event], None]], RunResult]
 
@@ -64,7 +67,7 @@ def plan_runs(config: RunConfig) -> list[RunEntry]:
     return runs
 
 
-def dataset_info(scan: Any, demo: bool = False) -> dict[str, Any]:
+def dataset_info(scan: DatasetScan, demo: bool = False) -> dict[str, Any]:
     return {
         "root": scan.root,
         "name": "demo elephants" if demo else Path(scan.root).name,
@@ -77,7 +80,7 @@ def dataset_info(scan: Any, demo: bool = False) -> dict[str, Any]:
     }
 
 
-def new_report(scan: Any, config: RunConfig, *, demo: bool = False) -> ComparisonReport:
+def new_report(scan: DatasetScan, config: RunConfig, *, demo: bool = False) -> ComparisonReport:
     return ComparisonReport(
         config=config,
         dataset=dataset_info(scan, demo),
@@ -88,7 +91,7 @@ def new_report(scan: Any, config: RunConfig, *, demo: bool = False) -> Compariso
 
 def run_comparison(
     report: ComparisonReport,
-    scan: Any,
+    scan: DatasetScan,
     out_dir: Path,
     state: TaskState,
     *,
