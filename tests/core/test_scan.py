@@ -26,7 +26,6 @@ from tests.helpers.images import (
     tree_snapshot,
     truncate,
 )
-from xlagui.core import scan as scan_module
 from xlagui.core.scan import (
     PROBLEM_KINDS,
     DatasetError,
@@ -35,6 +34,9 @@ from xlagui.core.scan import (
     Problem,
     scan_dataset,
 )
+from xlagui.core.scan import duplicates as scan_duplicates
+from xlagui.core.scan import probe as scan_probe
+from xlagui.core.scan import walk as scan_walk
 from xlagui.core.task import Cancelled, TaskState
 
 
@@ -156,6 +158,24 @@ def test_train_without_test_folder_is_auto_split_and_said_so(tmp_path: Path) -> 
     assert scan.counts()["test"] == {"cats": 1, "dogs": 1}
     assert only(scan, "no_test_folder").severity == "info"
     assert "train/ with no test folder" in scan.summary_text()
+
+
+def test_the_layout_description_is_the_summarys_layout_line(tmp_path: Path) -> None:
+    make_split_dataset(tmp_path / "split", {"a": 2, "b": 2}, {"a": 1, "b": 1}, test_folder="Val")
+    make_class_folders(tmp_path / "train_only" / "Training", {"a": 2, "b": 2})
+    make_class_folders(tmp_path / "flat", {"a": 2, "b": 2})
+    expected = {
+        "split": "train/ and Val/ folders, each with one sub-folder per class",
+        "train_only": "Training/ with no test folder next to it: the scan held out 25%",
+        "flat": "one folder per class, no test folder: the scan held out 25%",
+    }
+
+    for name, words in expected.items():
+        scan = scan_dataset(tmp_path / name, holdout_percent=25, seed=7)
+
+        assert scan.layout_description.startswith(words)
+        assert ("(seed 7," in scan.layout_description) == (scan.layout == "auto-split")
+        assert f"\nLayout: {scan.layout_description}\n" in scan.summary_text()
 
 
 def test_images_directly_in_the_dataset_folder_are_ignored_with_a_note(tmp_path: Path) -> None:
@@ -554,14 +574,14 @@ def test_file_vanishing_between_listing_and_opening(
 ) -> None:
     two_classes(tmp_path)
     doomed = tmp_path / "cats" / "cats_0002.jpg"
-    real_probe = scan_module._Scanner.probe
+    real_probe = scan_probe.probe
 
-    def probe_after_deleting(self: Any, cand: Any) -> Any:
+    def probe_after_deleting(ctx: Any, cand: Any) -> Any:
         if cand.path == str(doomed):
             doomed.unlink()
-        return real_probe(self, cand)
+        return real_probe(ctx, cand)
 
-    monkeypatch.setattr(scan_module._Scanner, "probe", probe_after_deleting)
+    monkeypatch.setattr(scan_probe, "probe", probe_after_deleting)
 
     scan = scan_dataset(tmp_path)
 
@@ -574,14 +594,14 @@ def test_file_vanishing_before_it_is_hashed(
 ) -> None:
     two_classes(tmp_path)
     copy(tmp_path / "cats" / "cats_0000.jpg", tmp_path / "cats" / "twin.jpg")
-    real_digest = scan_module._digest
+    real_digest = scan_duplicates._digest
 
     def digest_after_deleting(path: str) -> str:
         if path.endswith("twin.jpg"):
             os.unlink(path)
         return real_digest(path)
 
-    monkeypatch.setattr(scan_module, "_digest", digest_after_deleting)
+    monkeypatch.setattr(scan_duplicates, "_digest", digest_after_deleting)
 
     scan = scan_dataset(tmp_path)
 
@@ -594,14 +614,14 @@ def test_folder_vanishing_during_the_scan(tmp_path: Path, monkeypatch: pytest.Mo
     two_classes(tmp_path)
     make_class_folders(tmp_path / "cats" / "sub", {"x": 3})
     doomed = tmp_path / "cats" / "sub"
-    real_list_dir = scan_module._Scanner.list_dir
+    real_list_dir = scan_walk.list_dir
 
-    def list_after_deleting(self: Any, path: str, *args: Any, **kwargs: Any) -> Any:
+    def list_after_deleting(ctx: Any, path: str, *args: Any, **kwargs: Any) -> Any:
         if path == str(doomed):
             shutil.rmtree(doomed)
-        return real_list_dir(self, path, *args, **kwargs)
+        return real_list_dir(ctx, path, *args, **kwargs)
 
-    monkeypatch.setattr(scan_module._Scanner, "list_dir", list_after_deleting)
+    monkeypatch.setattr(scan_walk, "list_dir", list_after_deleting)
 
     scan = scan_dataset(tmp_path)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from xlagui.core import export
 from xlagui.core.config import RunConfig, XlaMode
@@ -19,6 +19,9 @@ from xlagui.core.interleave import MeasureSettings, measure_interleaved
 from xlagui.core.report import ComparisonReport, MeasurementRecord, RunEntry, host_environment
 from xlagui.core.runner import RunResult, RunSpec, run_worker, samples_from_scan
 from xlagui.core.task import TaskState
+
+if TYPE_CHECKING:
+    from xlagui.core.scan import DatasetScan
 
 RunWorker = Callable[[RunSpec, TaskState, Callable[[Event], None]], RunResult]
 
@@ -70,7 +73,7 @@ def plan_runs(config: RunConfig) -> list[RunEntry]:
     return runs
 
 
-def dataset_info(scan: Any, demo: bool = False) -> dict[str, Any]:
+def dataset_info(scan: DatasetScan, demo: bool = False) -> dict[str, Any]:
     return {
         "root": scan.root,
         "name": "demo elephants" if demo else Path(scan.root).name,
@@ -83,7 +86,7 @@ def dataset_info(scan: Any, demo: bool = False) -> dict[str, Any]:
     }
 
 
-def new_report(scan: Any, config: RunConfig, *, demo: bool = False) -> ComparisonReport:
+def new_report(scan: DatasetScan, config: RunConfig, *, demo: bool = False) -> ComparisonReport:
     return ComparisonReport(
         config=config,
         dataset=dataset_info(scan, demo),
@@ -174,7 +177,7 @@ def run_measurement(
 
 def run_comparison(
     report: ComparisonReport,
-    scan: Any,
+    scan: DatasetScan,
     out_dir: Path,
     state: TaskState,
     *,

@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from xlagui.core import paths
 from xlagui.core.config import RunConfig, XlaMode
@@ -33,6 +33,9 @@ from xlagui.core.events import (
     parse_event,
 )
 from xlagui.core.task import TaskState
+
+if TYPE_CHECKING:
+    from xlagui.core.scan import DatasetScan
 
 # Cancel is cooperative first (the worker checks every batch), then enforced: a worker busy in a
 # long XLA compile cannot check, so after the grace period it is terminated, then killed.
@@ -94,7 +97,7 @@ class RunResult:
         return next((e for e in self.events if isinstance(e, ErrorEvent)), None)
 
 
-def samples_from_scan(scan: Any) -> tuple[list[str], list[Sample], list[Sample]]:
+def samples_from_scan(scan: DatasetScan) -> tuple[list[str], list[Sample], list[Sample]]:
     """Class names and the train/validation samples of a `DatasetScan` (no second walk)."""
     names = list(scan.class_names)
     index = {n: i for i, n in enumerate(names)}
