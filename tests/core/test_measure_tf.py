@@ -1,0 +1,54 @@
+"""The interleaved measurement with real TensorFlow workers on tiny images and a tiny budget."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.helpers.images import make_split_dataset
+from xlagui.core.compare import new_report, run_measurement
+from xlagui.core.config import RunConfig
+from xlagui.core.events import BlockEvent, StartedEvent, WarmupEvent
+from xlagui.core.scan import DatasetScan, scan_dataset
+from xlagui.core.task import TaskState
+
+pytestmark = pytest.mark.tf
+
+
+@pytest.fixture(scope="module")
+def scan(tmp_path_factory: pytest.TempPathFactory) -> DatasetScan:
+    root = tmp_path_factory.mktemp("measure") / "data"
+    make_split_dataset(
+        root, {"african": 16, "asian": 16}, {"african": 4, "asian": 4}, size=(48, 48)
+    )
+    return scan_dataset(root)
+
+
+def test_real_workers_measure_interleaved(scan: DatasetScan, tmp_path: Path) -> None:
+    config = RunConfig(batch_size=8, image_size=48, quick=True, budget_seconds=10, seed=1)
+    report = new_report(scan, config)
+    run_measurement(report, scan, tmp_path / "out", TaskState())
+    base, xla = report.measure_runs
+    assert [base.status, xla.status] == ["finished", "finished"]
+    started = [next(e for e in r.events if isinstance(e, StartedEvent)) for r in (base, xla)]
+    assert [s.mode for s in started] == ["measure", "measure"]
+    assert [s.xla_in_effect for s in started] == [False, True]
+    assert all(any(isinstance(e, WarmupEvent) for e in r.events) for r in (base, xla))
+    b_blocks = [e for e in base.events if isinstance(e, BlockEvent)]
+    x_blocks = [e for e in xla.events if isinstance(e, BlockEvent)]
+    assert len(b_blocks) == len(x_blocks) >= 6
+    assert [e.seq for e in b_blocks] == list(range(len(b_blocks)))
+    assert all(e.seconds > 0 and e.loss is not None for e in b_blocks + x_blocks)
+    c = report.comparison
+    assert c is not None and c.valid, c.problems if c else None
+    i = c.interleaved
+    assert i is not None and i.ratio is not None and i.ratio > 0
+    assert i.stopped_by in ("target", "budget")
+    assert i.low is not None and i.high is not None and i.low <= i.ratio <= i.high
+    # The XLA worker really compiled (evidence), the baseline did not.
+    assert xla.summary is not None and xla.summary["xla_evidence"]["compiled"]
+    assert base.summary is not None and not base.summary["xla_evidence"]["compiled"]
+    data = json.loads((tmp_path / "out" / "comparison.json").read_text())
+    assert data["comparison"]["interleaved"]["pairs"] == i.pairs
