@@ -102,6 +102,12 @@ def estimate_ratio(ratios: Sequence[float], confidence: float = CONFIDENCE) -> R
     )
 
 
+def running_estimates(ratios: Sequence[float]) -> list[RatioEstimate]:
+    """The estimate after each round, as it was when that round ended (what the window plots
+    converging, live or replayed)."""
+    return [estimate_ratio(ratios[:n]) for n in range(1, len(ratios) + 1)]
+
+
 @dataclass(frozen=True)
 class Pair:
     """One round of an arm against the baseline: seconds per step of each block."""

@@ -14,6 +14,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import QGraphicsItem
 
+from xlagui.core.pairs import InterleavedSummary, running_estimates
 from xlagui.ui.theme import VARIANT_COLORS
 from xlagui.ui.traces import RunTrace
 
@@ -184,3 +185,68 @@ def finite_max(*series: Sequence[float]) -> float:
 def finite_min(*series: Sequence[float]) -> float:
     values = [v for s in series for v in s if v == v]
     return min(values) if values else float("nan")
+
+
+class SpeedupPlot:
+    """The interleaved measurement converging: the speed-up estimate after each pair, its 95%
+    band narrowing, the line of no difference, and a marker where the measurement stopped.
+    `widget` is created once; `show_summary` only feeds it new data."""
+
+    def __init__(self, font_pt: float = 9.0, interactive: bool = True) -> None:
+        self.widget = make_plot(
+            "Speed-up as pairs arrive (baseline ÷ XLA step time)",
+            "pairs of blocks",
+            "speed-up ×",
+            font_pt=font_pt,
+            interactive=interactive,
+        )
+        item = self.widget.getPlotItem()
+        band_pen = pg.mkPen(color("xla", 90), width=1)
+        self.upper = pg.PlotDataItem([], [], pen=band_pen)
+        self.lower = pg.PlotDataItem([], [], pen=band_pen)
+        self.band = pg.FillBetweenItem(self.lower, self.upper, brush=pg.mkBrush(color("xla", 45)))
+        self.estimate = pg.PlotDataItem([], [], pen=pg.mkPen(color("xla"), width=2))
+        self.one = pg.InfiniteLine(
+            pos=1.0, angle=0, pen=pg.mkPen("#777777", style=Qt.PenStyle.DashLine)
+        )
+        self.stop = pg.InfiniteLine(angle=90, pen=pg.mkPen("#222222", width=1.5))
+        self.stop_label = pg.TextItem("", color="#222222", anchor=(1.05, 0))
+        for it in (self.band, self.upper, self.lower, self.estimate, self.one, self.stop):
+            item.addItem(it)
+        item.addItem(self.stop_label)
+        self.stop.hide()
+        self.widget.setMinimumSize(240, 150)
+
+    def show_summary(self, summary: InterleavedSummary | None) -> None:
+        """Draw from the summary's per-pair ratios (the running estimate is recomputed, so a
+        replayed comparison draws exactly what the live one did)."""
+        ratios = list(summary.pair_ratios) if summary is not None else []
+        if not ratios:
+            for it in (self.estimate, self.upper, self.lower):
+                it.setData([], [])
+            self.stop.hide()
+            self.stop_label.setText("")
+            return
+        ests = running_estimates(ratios)
+        x = np.arange(1, len(ests) + 1, dtype=float)
+        self.estimate.setData(x, [1 / e.ratio for e in ests])
+        bounded = [(n + 1, e.low, e.high) for n, e in enumerate(ests) if e.low and e.high]
+        self.upper.setData([float(n) for n, _, _ in bounded], [1 / lo for _, lo, _ in bounded])
+        self.lower.setData([float(n) for n, _, _ in bounded], [1 / hi for _, _, hi in bounded])
+        stopped = summary.stopped_by if summary is not None else ""
+        if stopped:
+            self.stop.setPos(float(len(ests)))
+            self.stop.show()
+            self.stop_label.setText(STOP_WORDS.get(stopped, stopped))
+            self.stop_label.setPos(float(len(ests)), 1 / ests[-1].ratio)
+        else:
+            self.stop.hide()
+            self.stop_label.setText("")
+
+
+STOP_WORDS = {
+    "target": "precision reached",
+    "budget": "budget spent",
+    "stopped": "stopped",
+    "error": "a worker failed",
+}

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 
 from xlagui.core.config import XlaMode
 from xlagui.core.events import CancelledEvent, ErrorEvent, Event, FinishedEvent
+from xlagui.core.pairs import compile_seconds
 from xlagui.ui import format as fmt
 from xlagui.ui import plots
 from xlagui.ui.theme import VARIANT_TITLES, chip_style
@@ -28,6 +29,7 @@ from xlagui.ui.widgets import ElidedLabel
 
 # Key figures, three to a row; the XLA evidence gets a row of its own.
 FIGURES = (
+    ("step", "Steady step"),
     ("steady", "Steady epoch"),
     ("first", "First epoch"),
     ("compile", "Compile + warm-up"),
@@ -150,6 +152,8 @@ class RunColumn(QFrame):
         self.figures: dict[str, ElidedLabel] = {}
         for i, (key, caption) in enumerate(FIGURES):
             r, c = divmod(i, 3)
+            if key == "evidence":  # a row of its own, below the last full row
+                r, c = (len(FIGURES) + 1) // 3, 0
             cap = QLabel(caption)
             cap.setObjectName("Caption")
             value = ElidedLabel(fmt.DASH)
@@ -321,6 +325,9 @@ class RunColumn(QFrame):
         return ""
 
     def _update_status(self, trace: RunTrace) -> None:
+        if trace.measuring:
+            self._update_measuring(trace)
+            return
         self.progress.setValue(round(trace.fraction * 1000))
         term = trace.terminal
         if isinstance(term, FinishedEvent):
@@ -356,7 +363,42 @@ class RunColumn(QFrame):
             eta = trace.eta_seconds()
             self.eta.setText("" if eta is None else f"ETA {fmt.duration(eta)}")
 
+    def _update_measuring(self, trace: RunTrace) -> None:
+        """The speed phase: warm-up, then blocks of steps taken in turns with the other side."""
+        self.eta.setText("")
+        term = trace.terminal
+        step = trace.median_step_seconds()
+        per_step = f"{fmt.seconds(step)} per step (median)" if step is not None else ""
+        blocks = len(trace.blocks)
+        if isinstance(term, FinishedEvent):
+            self._set_state("finished", "Speed measured")
+            self.detail.setText(f"{blocks} blocks · {per_step}")
+        elif isinstance(term, CancelledEvent):
+            self._set_state("cancelled", "Stopped")
+            forced = " (the worker was stopped by force)" if term.forced else ""
+            self.detail.setText(f"stopped after {blocks} blocks{forced}; they are kept")
+        elif isinstance(term, ErrorEvent):
+            self._set_state("error", "Failed")
+            self.detail.setText(term.message)
+            self.detail.setToolTip(f"{term.message}\n{term.hint}".strip())
+        elif self.state == "stopping":
+            pass
+        elif trace.warmup is None:
+            self._set_state("compiling", "Warming up…")
+            what = "tracing" + (" and compiling with XLA" if self.variant == "xla" else "")
+            self.detail.setText(f"measuring speed: first step ({what}), then a few steady ones")
+        else:
+            w = trace.warmup
+            self._set_state("running", "Measuring speed")
+            first = f"first step {fmt.seconds(w.first_step_seconds)}"
+            self.detail.setText(
+                f"{blocks} blocks in turns with the other side · {per_step or first}"
+            )
+
     def _update_figures(self, trace: RunTrace) -> None:
+        if trace.measuring:
+            self._update_measured_figures(trace)
+            return
         s = trace.summary or {}
         epochs = trace.epochs
         f = self.figures
@@ -387,6 +429,26 @@ class RunColumn(QFrame):
                     ("XLA in effect" if started.xla_in_effect else "XLA off")
                     + " (read back after compiling); compiled modules are counted at the end"
                 )
+
+    def _update_measured_figures(self, trace: RunTrace) -> None:
+        f = self.figures
+        f["step"].setText(fmt.seconds(trace.median_step_seconds()))
+        w = trace.warmup
+        if w is not None:
+            extra = compile_seconds(w.first_step_seconds, w.warm_step_seconds)
+            f["compile"].setText("not measurable" if extra is None else fmt.seconds(extra))
+            f["compile"].setToolTip(
+                f"First step {fmt.seconds(w.first_step_seconds)} minus the median of "
+                f"{len(w.warm_step_seconds)} steady steps; below their spread it is not "
+                "measurable"
+            )
+        s = trace.summary or {}
+        if s.get("peak_rss_bytes"):
+            f["memory"].setText(fmt.size_bytes(s.get("peak_rss_bytes")))
+        if s.get("xla_evidence"):
+            f["evidence"].setText(fmt.evidence(s))
+        elif trace.started is not None:
+            f["device"].setText(trace.started.device_name or trace.started.device_kind)
 
     def _set_state(self, state: str, text: str) -> None:
         if state != self.state:

@@ -1,4 +1,6 @@
-"""The QThread that supervises one comparison: `compare.run_comparison` off the GUI thread.
+"""The QThread that supervises one comparison off the GUI thread: first the interleaved speed
+measurement (`compare.run_measurement`), then, unless the comparison is `quick`, the training
+runs (`compare.run_comparison`).
 
 The thread only hosts the supervision; the training runs in worker processes started by
 `runner.run_worker` (or whatever `worker` a test injects). Everything the GUI learns crosses as
@@ -8,14 +10,16 @@ queued signals, in the order it happened, and the GUI never touches the report w
 from __future__ import annotations
 
 import traceback
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QObject, QThread, Signal
 
-from xlagui.core.compare import RunWorker, run_comparison
+from xlagui.core.compare import RunWorker, run_comparison, run_measurement
 from xlagui.core.events import Event
 from xlagui.core.report import ComparisonReport, RunEntry
+from xlagui.core.runner import RunSpec
 from xlagui.core.task import TaskState
 
 
@@ -27,6 +31,8 @@ class ComparisonSupervisor(QThread):
         event_received(str run_id, object event): one event of that run (`core.events.Event`).
         run_done(str run_id, str status, object comparison): the run ended ("finished",
             "cancelled" or "error"); `comparison` is the report's recomputed `Comparison`.
+        measurement_updated(object comparison): a round of the speed measurement ended (and
+            once more when it is over); `comparison.interleaved` holds the estimate so far.
         crashed(str message, str details): the supervision itself failed unexpectedly; the
             runs finished before it are kept in the report and its folder.
         finished(): (QThread's) the comparison is over; `report` is final.
@@ -35,6 +41,7 @@ class ComparisonSupervisor(QThread):
     run_started = Signal(str, str, int)
     event_received = Signal(str, object)
     run_done = Signal(str, str, object)
+    measurement_updated = Signal(object)
     crashed = Signal(str, str)
 
     def __init__(
@@ -45,6 +52,7 @@ class ComparisonSupervisor(QThread):
         *,
         only: set[str] | None = None,
         worker: RunWorker | None = None,
+        measure_command: Callable[[RunSpec], list[str] | None] | None = None,
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
@@ -53,6 +61,7 @@ class ComparisonSupervisor(QThread):
         self.out_dir = out_dir
         self.only = only
         self.worker = worker
+        self.measure_command = measure_command
         self.state = TaskState()
         self.setObjectName("xlagui-comparison")
 
@@ -67,6 +76,10 @@ class ComparisonSupervisor(QThread):
 
     def run(self) -> None:
         try:
+            if self.only is None and self.report.measure_runs:
+                self._measure()
+                if self.report.config.quick or self.state.is_interruption_requested():
+                    return
             run_comparison(
                 self.report,
                 self.scan,
@@ -80,6 +93,24 @@ class ComparisonSupervisor(QThread):
             )
         except Exception as exc:  # the supervision must never take the app down
             self.crashed.emit(f"{type(exc).__name__}: {exc}", traceback.format_exc())
+
+    def _measure(self) -> None:
+        for entry in self.report.measure_runs:
+            self.run_started.emit(entry.run_id, entry.variant, entry.repeat)
+        try:
+            run_measurement(
+                self.report,
+                self.scan,
+                self.out_dir,
+                self.state,
+                on_event=self._relay_event,
+                on_round=lambda report: self.measurement_updated.emit(report.comparison),
+                command_for=self.measure_command,
+            )
+        finally:
+            for entry in self.report.measure_runs:
+                self._relay_done(entry)
+            self.measurement_updated.emit(self.report.comparison)
 
     def _relay_start(self, entry: RunEntry) -> None:
         self.run_started.emit(entry.run_id, entry.variant, entry.repeat)

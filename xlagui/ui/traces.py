@@ -12,12 +12,14 @@ from typing import Any
 
 from xlagui.core.events import (
     BatchEvent,
+    BlockEvent,
     CancelledEvent,
     EpochEvent,
     ErrorEvent,
     Event,
     FinishedEvent,
     StartedEvent,
+    WarmupEvent,
 )
 
 # Weight of the newest batch in the smoothed loss curve (an exponential moving average).
@@ -48,6 +50,16 @@ class RunTrace:
     last_t: float = 0.0
     current_epoch: int = 0
     steps_done: int = 0
+    warmup: WarmupEvent | None = None  # a measuring worker's first and warm steps
+    blocks: list[BlockEvent] = field(default_factory=list)  # its timed blocks
+
+    @property
+    def measuring(self) -> bool:
+        return self.started is not None and self.started.mode == "measure"
+
+    def median_step_seconds(self) -> float | None:
+        per_step = sorted(b.seconds / b.steps for b in self.blocks if b.steps)
+        return per_step[len(per_step) // 2] if per_step else None
 
     def add(self, event: Event) -> None:
         self.last_t = max(self.last_t, event.t)
@@ -75,6 +87,18 @@ class RunTrace:
             self.train_loss.append(event.loss)
             self.val_loss.append(float("nan") if event.val_loss is None else event.val_loss)
             self.cumulative.append(event.cumulative_seconds)
+        elif isinstance(event, WarmupEvent):
+            self.warmup = event
+            self.steps_done += 1 + len(event.warm_step_seconds)
+        elif isinstance(event, BlockEvent):
+            self.blocks.append(event)
+            self.steps_done += event.steps
+            if event.loss is not None:
+                # On the loss plot's axis (epochs), so both phases read the same way.
+                self.batch_x.append(self.steps_done / max(self.steps_per_epoch, 1))
+                self.batch_loss.append(event.loss)
+                prev = self.batch_smooth[-1] if self.batch_smooth else event.loss
+                self.batch_smooth.append(prev + SMOOTHING * (event.loss - prev))
         elif isinstance(event, FinishedEvent):
             self.summary = event.summary
             self.terminal = event
