@@ -29,7 +29,7 @@ from xlagui.core.events import (
 )
 from xlagui.core.evidence import describe
 from xlagui.core.report import ComparisonReport, RunEntry
-from xlagui.core.stats import stop_sentence
+from xlagui.present.format import comparison_rows
 
 
 def run_label(entry: RunEntry) -> str:
@@ -254,38 +254,11 @@ def print_summary(console: Console, report: ComparisonReport) -> None:
         return
     if c.interleaved is not None:
         console.print(measure_table(c.interleaved))
-        for line in measure_lines(c.interleaved):
-            console.print(line, soft_wrap=True)
     t = Table(title="Comparison (baseline vs XLA)", title_justify="left", show_header=False)
     t.add_column("what")
     t.add_column("value")
-    if c.speedup is not None:
-        ci = (
-            f" (95% CI {c.speedup.low:.2f}–{c.speedup.high:.2f}×)"
-            if c.speedup.low is not None and c.speedup.high is not None
-            else ""
-        )
-        unit = "per training step" if c.interleaved is not None else "per steady epoch"
-        t.add_row(f"speed-up {unit}", f"{c.speedup.value:.2f}×{ci}; {c.speedup.method}")
-    if c.speedup_epochs is not None and c.interleaved is not None:
-        e = c.speedup_epochs
-        ci = f" (95% CI {e.low:.2f}–{e.high:.2f}×)" if e.low is not None and e.high else ""
-        t.add_row("speed-up per steady epoch", f"{e.value:.2f}×{ci}; {e.method}")
-    if c.runs_compared.get("xla"):
-        t.add_row("total wall time, XLA ÷ baseline", _f(c.total_time_ratio, ".2f", "×"))
-    t.add_row(
-        "extra compile time",
-        "not measurable"
-        if c.extra_compile_seconds is None
-        else f"{c.extra_compile_seconds:.1f} s ({c.compile_measured_on})",
-    )
-    if c.runs_compared.get("xla"):
-        t.add_row("break-even epoch", c.break_even_text or "—")
-    t.add_row("peak memory, XLA ÷ baseline", _f(c.memory_ratio, ".2f", "×"))
-    if c.device_memory_ratio is not None:
-        t.add_row("peak device memory, XLA ÷ baseline", _f(c.device_memory_ratio, ".2f", "×"))
-    if c.runs_compared.get("xla"):
-        t.add_row("accuracy", c.accuracy_text or "—")
+    for name, value in comparison_rows(c):
+        t.add_row(name, value)
     console.print(t)
     colour = "green" if c.valid else "red"
     console.print(f"[bold {colour}]{c.verdict}[/bold {colour}]")
@@ -307,17 +280,3 @@ def measure_table(i: Any) -> Table:
             str(side.blocks),
         )
     return t
-
-
-def measure_lines(i: Any) -> list[str]:
-    ratio = "—" if i.ratio is None else f"{i.ratio:.3f}"
-    if i.low is not None and i.high is not None:
-        ratio += f" (95% CI {i.low:.3f}–{i.high:.3f}, ±{i.half_width:.1%})"
-    lines = [
-        f"XLA ÷ baseline step time: {ratio}",
-        f"{i.pairs} pairs of {i.block_steps}-step blocks, {i.outliers} outlier(s) flagged and "
-        f"kept; stopped by {i.stopped_by or '—'} after {i.measuring_seconds or 0:.0f} s of "
-        "measuring.",
-    ]
-    stop = stop_sentence(i)
-    return [*lines, stop] if stop else lines

@@ -13,10 +13,10 @@ from tests.helpers.images import make_image, make_rgb16_png
 from tests.helpers.streams import run_events
 from xlagui.core.events import BatchEvent, EpochEvent, StartedEvent
 from xlagui.core.stats import Comparison, Interval
-from xlagui.ui import format as fmt
+from xlagui.present import format as fmt
+from xlagui.present.traces import trace_of
 from xlagui.ui.main_window import classify_drop
 from xlagui.ui.thumbnails import ThumbnailModel, decode_image
-from xlagui.ui.traces import trace_of
 
 
 def test_a_trace_gathers_the_curves_of_a_run() -> None:

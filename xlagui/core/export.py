@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from xlagui.core.atomic import atomic_write_text
-from xlagui.core.events import EpochEvent
+from xlagui.core.events import BlockEvent, EpochEvent
 from xlagui.core.report import ComparisonReport
 
 CSV_COLUMNS = [
@@ -35,6 +35,8 @@ CSV_COLUMNS = [
     "ci_low",
     "ci_high",
     "note",
+    "seq",
+    "steps",
 ]
 
 
@@ -89,17 +91,37 @@ def summary_rows(report: ComparisonReport) -> list[dict[str, str]]:
             rows.append({**run, "metric": key, "value": _num(s.get(key))})
     if c is None:
         return rows
-    if c.speedup is not None:
-        add(
-            "speedup_steady_epoch", c.speedup.value, c.speedup.low, c.speedup.high, c.speedup.method
-        )
+    i = c.interleaved
+    if i is not None:
+        if c.speedup is not None:
+            sp = c.speedup
+            add("speedup_per_step", sp.value, sp.low, sp.high, sp.method)
+        add("interleaved_ratio", i.ratio, i.low, i.high, "XLA step time / baseline (median)")
+        add("interleaved_pairs", i.pairs, note=f"{i.block_steps}-step blocks")
+        add("interleaved_outliers", i.outliers, note="flagged by modified Z-score, kept")
+        add("interleaved_stopped_by", "", note=i.stopped_by)
+        add("interleaved_half_width", i.half_width, note="relative, of the 95% interval")
+        add("interleaved_measuring_seconds", i.measuring_seconds)
+        for side in (i.baseline, i.xla):
+            if side is not None:
+                add(f"{side.arm}_steady_step_seconds", side.steady_step_seconds)
+                add(
+                    f"{side.arm}_compile_seconds",
+                    side.compile_seconds,
+                    note="first step beyond the steady steps"
+                    if side.compile_seconds is not None
+                    else "not measurable",
+                )
+    epochs = c.speedup_epochs or (c.speedup if i is None else None)
+    if epochs is not None:
+        add("speedup_steady_epoch", epochs.value, epochs.low, epochs.high, epochs.method)
     add("total_time_ratio", c.total_time_ratio, note="XLA total wall time / baseline")
     add("baseline_steady_epoch_seconds", c.baseline_steady_seconds)
     add("xla_steady_epoch_seconds", c.xla_steady_seconds)
     add(
         "extra_compile_seconds",
         c.extra_compile_seconds,
-        note="XLA first-epoch overhead minus the baseline's",
+        note=c.compile_measured_on if c.extra_compile_seconds is not None else "not measurable",
     )
     add("break_even_epoch", c.break_even_epoch, note=c.break_even_text)
     add("memory_ratio", c.memory_ratio, note="XLA peak RSS / baseline")
@@ -132,6 +154,23 @@ def to_csv(report: ComparisonReport) -> str:
                         "val_accuracy": _num(e.val_accuracy),
                         "epoch_seconds": _num(e.epoch_seconds),
                         "cumulative_seconds": _num(e.cumulative_seconds),
+                    }
+                )
+    for r in report.measure_runs:
+        for e in r.events:
+            if isinstance(e, BlockEvent):
+                writer.writerow(
+                    {
+                        "row": "block",
+                        "run_id": r.run_id,
+                        "variant": r.variant,
+                        "repeat": r.repeat,
+                        "xla_mode": r.xla_mode,
+                        "loss": _num(e.loss),
+                        "metric": "block_seconds",
+                        "value": _num(e.seconds),
+                        "seq": e.seq,
+                        "steps": e.steps,
                     }
                 )
     for row in summary_rows(report):

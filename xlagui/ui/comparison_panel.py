@@ -1,4 +1,5 @@
-"""Below the two run columns: both runs' cumulative wall time, and the comparison in words."""
+"""Below the run columns: the speed measurement converging, both runs' cumulative wall time,
+and the comparison in words."""
 
 from __future__ import annotations
 
@@ -17,19 +18,21 @@ from PySide6.QtWidgets import (
 )
 
 from xlagui.core.stats import Comparison
-from xlagui.ui import format as fmt
+from xlagui.present import format as fmt
+from xlagui.present.traces import RunTrace
 from xlagui.ui import plots
 from xlagui.ui.theme import SEVERITY_COLORS, VARIANT_TITLES
-from xlagui.ui.traces import RunTrace
 
 WAITING = "The comparison appears here when both sides have finished a run."
 WAITING_STYLE = "color: #6b6f76; font-size: 11pt;"
 
 
 class ComparisonPanel(QFrame):
-    """The overlay of both sides' cumulative wall time per epoch, and the summary.
+    """The running speed-up estimate with its band, the overlay of both sides' cumulative wall
+    time per epoch, and the summary.
 
-    Signals: none. `redraw` takes the runs' traces; `show_comparison` the core's `Comparison`.
+    Signals: none. `redraw` takes the runs' traces; `show_measurement` and `show_comparison`
+    the core's `Comparison` (during the speed phase and at the end).
     """
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -39,6 +42,9 @@ class ComparisonPanel(QFrame):
         layout.setContentsMargins(12, 10, 12, 10)
         layout.setSpacing(14)
 
+        self.speed = plots.SpeedupPlot()
+        self.speed.widget.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Expanding)
+        layout.addWidget(self.speed.widget, 1)
         self.overlay = plots.make_plot("Cumulative wall time, both sides", "epoch",
                                        "seconds since training began")
         self.overlay.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Expanding)
@@ -80,7 +86,8 @@ class ComparisonPanel(QFrame):
         grid.setHorizontalSpacing(14)
         grid.setVerticalSpacing(4)
         self.rows: dict[str, QLabel] = {}
-        for i, (name, _) in enumerate(fmt.comparison_rows(Comparison())):
+        self._captions: dict[str, QLabel] = {}
+        for i, name in enumerate(fmt.COMPARISON_ROW_NAMES):
             cap = QLabel(name)
             cap.setObjectName("Caption")
             cap.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop)
@@ -90,6 +97,7 @@ class ComparisonPanel(QFrame):
             grid.addWidget(cap, i, 0)
             grid.addWidget(value, i, 1)
             self.rows[name] = value
+            self._captions[name] = cap
         grid.setColumnStretch(1, 1)
         right.addLayout(grid)
         self.problems = QLabel()
@@ -106,7 +114,19 @@ class ComparisonPanel(QFrame):
         if epochs > 0:
             self.overlay.getPlotItem().setXRange(0, epochs, padding=0.02)
 
+    def set_phases(self, *, measuring: bool, training: bool) -> None:
+        """Show the plots of the phases this comparison has."""
+        self.speed.widget.setVisible(measuring)
+        self.overlay.setVisible(training)
+
+    def show_measurement(self, c: Comparison | None) -> None:
+        """The speed phase so far: the converging estimate, and the rows it fills."""
+        self.speed.show_summary(c.interleaved if c is not None else None)
+        if c is not None and c.interleaved is not None:
+            self._fill_rows(c)
+
     def clear(self) -> None:
+        self.speed.show_summary(None)
         for curve in self._curves.values():
             self.overlay.getPlotItem().removeItem(curve)
         self._curves = {}
@@ -151,8 +171,10 @@ class ComparisonPanel(QFrame):
         if c is None:
             self.verdict.setText(WAITING)
             self.verdict.setStyleSheet(WAITING_STYLE)
-            for label in self.rows.values():
+            for name, label in self.rows.items():
                 label.setText(fmt.DASH)
+                label.setVisible(True)
+                self._captions[name].setVisible(True)
             self.problems.setVisible(False)
             self._break_even.setVisible(False)
             return
@@ -161,9 +183,8 @@ class ComparisonPanel(QFrame):
         # whatever it says about XLA.
         colour = "#202124" if c.valid else SEVERITY_COLORS["error"]
         self.verdict.setStyleSheet(f"color: {colour}; font-size: 10.5pt; font-weight: 600;")
-        for name, value in fmt.comparison_rows(c):
-            self.rows[name].setText(value)
-        self.rows["Speed per steady epoch"].setToolTip(c.speedup.method if c.speedup else "")
+        self._fill_rows(c)
+        self.speed.show_summary(c.interleaved)
         shown = [p for p in c.problems if p not in c.verdict]
         self.problems.setText("\n".join(f"• {p}" for p in shown))
         self.problems.setVisible(bool(shown))
@@ -172,3 +193,12 @@ class ComparisonPanel(QFrame):
             self._break_even.setVisible(True)
         else:
             self._break_even.setVisible(False)
+
+    def _fill_rows(self, c: Comparison) -> None:
+        rows = dict(fmt.comparison_rows(c))
+        for name, label in self.rows.items():
+            label.setText(rows.get(name, fmt.DASH))
+            label.setVisible(name in rows)
+            self._captions[name].setVisible(name in rows)
+        head = "Speed per training step" if c.interleaved else "Speed per steady epoch"
+        self.rows[head].setToolTip(c.speedup.method if c.speedup else "")

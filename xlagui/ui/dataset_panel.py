@@ -30,8 +30,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from xlagui.present import format as fmt
 from xlagui.ui import dialogs
-from xlagui.ui import format as fmt
 from xlagui.ui.tasks import BackgroundTask, TaskKeeper
 from xlagui.ui.theme import SEVERITY_COLORS
 from xlagui.ui.thumbnails import ThumbnailModel, ThumbnailView, decode_image

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from xlagui.ui import format as fmt
+from xlagui.present import format as fmt
 from xlagui.ui.tasks import BackgroundTask, TaskKeeper
 
 if TYPE_CHECKING:

@@ -15,8 +15,8 @@ from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import QGraphicsItem
 
 from xlagui.core.pairs import InterleavedSummary, running_estimates
+from xlagui.present.traces import RunTrace
 from xlagui.ui.theme import VARIANT_COLORS
-from xlagui.ui.traces import RunTrace
 
 # Live plots draw without antialiasing: it costs most of a repaint on a busy machine, and the
 # window redraws them up to 15 times a second. The PNG report turns it on per plot.

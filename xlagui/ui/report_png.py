@@ -26,11 +26,11 @@ from PySide6.QtWidgets import (
 
 from xlagui.core.atomic import atomic_write_bytes
 from xlagui.core.report import ComparisonReport, RunEntry
-from xlagui.ui import format as fmt
+from xlagui.present import format as fmt
+from xlagui.present.traces import RunTrace, trace_of
 from xlagui.ui import plots
 from xlagui.ui.run_column import mode_words
 from xlagui.ui.theme import SEVERITY_COLORS, VARIANT_TITLES
-from xlagui.ui.traces import RunTrace, trace_of
 
 WIDTH = 1600
 _app: QApplication | None = None  # an application this module had to create, kept alive

@@ -21,10 +21,10 @@ from PySide6.QtWidgets import (
 from xlagui.core.config import XlaMode
 from xlagui.core.events import CancelledEvent, ErrorEvent, Event, FinishedEvent
 from xlagui.core.pairs import compile_seconds
-from xlagui.ui import format as fmt
+from xlagui.present import format as fmt
+from xlagui.present.traces import RunTrace
 from xlagui.ui import plots
 from xlagui.ui.theme import VARIANT_TITLES, chip_style
-from xlagui.ui.traces import RunTrace
 from xlagui.ui.widgets import ElidedLabel
 
 # Key figures, three to a row; the XLA evidence gets a row of its own.

@@ -27,7 +27,7 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QColor, QImage, QPainter, QPixmap
 from PySide6.QtWidgets import QListView, QWidget
 
-from xlagui.ui import format as fmt
+from xlagui.present import format as fmt
 
 if TYPE_CHECKING:
     from xlagui.core.scan import ImageFile

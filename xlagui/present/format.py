@@ -1,0 +1,227 @@
+"""How figures read on screen and in the PNG report: seconds, bytes, ratios, XLA evidence.
+
+Formatting only; every figure itself comes from `xlagui.core.stats` or a run's summary.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from xlagui.core.evidence import describe
+
+if TYPE_CHECKING:
+    from xlagui.core.stats import Comparison
+
+DASH = "—"
+
+
+def created(stamp: str) -> str:
+    """An ISO time stamp in the reader's local time: 2024-05-01 14:03."""
+    import datetime as _dt
+
+    try:
+        when = _dt.datetime.fromisoformat(stamp)
+    except ValueError:
+        return stamp or "?"
+    if when.tzinfo is not None:
+        when = when.astimezone()
+    return when.strftime("%Y-%m-%d %H:%M")
+
+
+def seconds(value: float | None) -> str:
+    if value is None:
+        return DASH
+    if abs(value) >= 100:
+        return f"{value:.0f} s"
+    if abs(value) >= 10:
+        return f"{value:.1f} s"
+    return f"{value:.2f} s"
+
+
+def duration(value: float | None) -> str:
+    """A clock-like duration for an ETA: 42 s, 3:07, 1:02:03."""
+    if value is None or value < 0:
+        return DASH
+    total = round(value)
+    if total < 60:
+        return f"{total} s"
+    hours, rest = divmod(total, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+
+
+def size_bytes(value: float | None) -> str:
+    if value is None or value <= 0:
+        return DASH
+    units = ("B", "KB", "MB", "GB", "TB")
+    size = float(value)
+    unit = 0
+    while size >= 1024 and unit < len(units) - 1:
+        size /= 1024
+        unit += 1
+    return f"{size:.0f} {units[unit]}" if unit == 0 or size >= 100 else f"{size:.1f} {units[unit]}"
+
+
+def overhead(value: float | None) -> str:
+    """A first epoch's extra time; at or below zero it was no slower than the steady median,
+    i.e. the overhead is lost in the epoch-to-epoch noise: never shown as a negative cost."""
+    if value is None:
+        return DASH
+    if value <= 0:
+        return "not measurable"
+    return seconds(value)
+
+
+def percent(value: float | None) -> str:
+    return DASH if value is None else f"{value:.1%}"
+
+
+def ratio(value: float | None) -> str:
+    return DASH if value is None else f"{value:.2f}×"
+
+
+def evidence(summary: dict[str, Any] | None) -> str:
+    """What shows that XLA compiled (or did not) in one run, in words."""
+    return describe(summary.get("xla_evidence")) if summary else DASH
+
+
+def interval_words(value: float, low: float | None, high: float | None) -> str:
+    """“2.00× faster (95% CI 1.90–2.10×)” or “2.47× slower (95% CI 2.30–2.60×)” for a speed-up
+    `value` (above 1: faster); a slow-down is said as one, its interval too."""
+    if low is not None and high is not None and low != high:
+        if low <= 1 <= high:
+            return f"no clear difference ({value:.2f}×, 95% CI {low:.2f}–{high:.2f}× includes 1)"
+        if value >= 1:
+            return f"{value:.2f}× faster (95% CI {low:.2f}–{high:.2f}×)"
+        return f"{1 / value:.2f}× slower (95% CI {1 / high:.2f}–{1 / low:.2f}×)"
+    words = f"{value:.2f}× faster" if value >= 1 else f"{1 / value:.2f}× slower"
+    return words + " (no interval: a single measurement)"
+
+
+def speedup(c: Comparison) -> str:
+    """The headline speed-up in words, with its interval."""
+    s = c.speedup
+    return DASH if s is None else interval_words(s.value, s.low, s.high)
+
+
+def speedup_epochs(c: Comparison) -> str:
+    s = c.speedup_epochs or (c.speedup if c.interleaved is None else None)
+    return DASH if s is None else f"{interval_words(s.value, s.low, s.high)}; {s.method}"
+
+
+def measured_on(c: Comparison) -> str:
+    """What the headline figure was measured on."""
+    i = c.interleaved
+    if i is not None:
+        return f"median of {i.pairs} interleaved pairs of {i.block_steps}-step blocks"
+    return c.speedup.method if c.speedup is not None else ""
+
+
+def measurement_end(c: Comparison) -> str:
+    """How the interleaved measurement ended, in words."""
+    i = c.interleaved
+    if i is None:
+        return DASH
+    hw = f"±{i.half_width:.1%}" if i.half_width is not None else "no interval yet"
+    took = f", {seconds(i.measuring_seconds)} of measuring" if i.measuring_seconds else ""
+    ends = {
+        "target": f"precision reached ({hw}) after {i.pairs} pairs{took}",
+        "budget": f"budget spent after {i.pairs} pairs{took}; precision {hw}",
+        "stopped": f"stopped by the user after {i.pairs} pairs ({hw}); the pairs are kept",
+        "error": f"a worker failed after {i.pairs} pairs ({hw}); the pairs are kept",
+    }
+    text = ends.get(i.stopped_by, f"{i.pairs} pairs so far ({hw})")
+    if i.outliers:
+        text += f"; {i.outliers} outlier pair(s) flagged and kept"
+    return text
+
+
+def total_time(c: Comparison) -> str:
+    if c.total_time_ratio is None:
+        return DASH
+    pct = (1 - c.total_time_ratio) * 100
+    change = f"{abs(pct):.0f}% {'less' if pct >= 0 else 'more'}"
+    return (
+        f"{seconds(c.xla_total_seconds)} with XLA vs {seconds(c.baseline_total_seconds)} "
+        f"without ({c.total_time_ratio:.2f}×, {change})"
+    )
+
+
+def compile_cost(c: Comparison) -> str:
+    """XLA's extra compile time, never negative: below the noise it is not measurable."""
+    if c.extra_compile_seconds is None:
+        return "not measurable" if c.compile_measured_on or c.interleaved else DASH
+    where = "first step" if c.interleaved is not None else "first epoch"
+    return f"+{seconds(c.extra_compile_seconds)} in XLA's {where}"
+
+
+def memory(c: Comparison) -> str:
+    parts = []
+    if c.memory_ratio is not None:
+        parts.append(f"RAM {c.memory_ratio:.2f}× the baseline's")
+    if c.device_memory_ratio is not None:
+        parts.append(f"GPU memory {c.device_memory_ratio:.2f}×")
+    return ", ".join(parts) or DASH
+
+
+def comparison_rows(c: Comparison) -> list[tuple[str, str]]:
+    """The comparison as (what, value) rows: the one table the CLI, the window and the PNG
+    report all show. Each figure says what it was measured on."""
+    rows: list[tuple[str, str]] = []
+    trained = bool(c.runs_compared.get("baseline") and c.runs_compared.get("xla"))
+    if c.interleaved is not None:
+        rows += [
+            ("Speed per training step", speedup(c)),
+            ("Measured on", measured_on(c)),
+            (
+                "Steady step",
+                f"{seconds(c.xla_steady_step_seconds)} with XLA vs "
+                f"{seconds(c.baseline_steady_step_seconds)} without",
+            ),
+            ("Measurement", measurement_end(c)),
+        ]
+    if trained:
+        rows += [
+            ("Speed per steady epoch", speedup_epochs(c)),
+            (
+                "Steady epoch",
+                f"{seconds(c.xla_steady_seconds)} with XLA vs "
+                f"{seconds(c.baseline_steady_seconds)} without",
+            ),
+            ("Total wall time", total_time(c)),
+        ]
+    rows.append(("Compile cost", compile_cost(c)))
+    if trained:
+        rows.append(("Break-even", c.break_even_text or DASH))
+    rows.append(("Peak memory", memory(c)))
+    if trained:
+        rows.append(("Accuracy", c.accuracy_text or DASH))
+    rows.append(("Runs compared", runs_compared(c)))
+    return rows
+
+
+def runs_compared(c: Comparison) -> str:
+    rc = c.runs_compared
+    parts = []
+    if "interleaved_pairs" in rc:
+        parts.append(f"{rc['interleaved_pairs']} interleaved pairs")
+    if rc.get("baseline") or rc.get("xla") or not parts:
+        parts.append(f"{rc.get('baseline', 0)} baseline and {rc.get('xla', 0)} XLA training runs")
+    return "; ".join(parts)
+
+
+# Every row `comparison_rows` can give, in order (a view lays them all out once).
+COMPARISON_ROW_NAMES = (
+    "Speed per training step",
+    "Measured on",
+    "Steady step",
+    "Measurement",
+    "Speed per steady epoch",
+    "Steady epoch",
+    "Total wall time",
+    "Compile cost",
+    "Break-even",
+    "Peak memory",
+    "Accuracy",
+    "Runs compared",
+)
