@@ -18,7 +18,7 @@ import pytest
 from tests.helpers.streams import run_events
 from xlagui.core.config import RunConfig, XlaMode
 from xlagui.core.events import Event, read_events
-from xlagui.core.runner import RunSpec, run_worker, worker_env
+from xlagui.core.runner import RunSpec, died_event, run_worker, worker_env
 from xlagui.core.task import TaskState
 
 
@@ -197,3 +197,21 @@ def test_interrupt_from_another_thread(tmp_path: Path) -> None:
     )
     assert result.status == "cancelled"
     assert os.path.exists(tmp_path / "run" / "worker.log")
+
+
+def test_a_worker_that_died_of_out_of_memory_is_told_with_the_runs_sizes(tmp_path: Path) -> None:
+    log = tmp_path / "worker.log"
+    log.write_text("2026 ... OOM when allocating tensor with shape[32,596,596,64]\n")
+    config = RunConfig(batch_size=32, image_size=600)
+    err = died_event(-signal.SIGABRT, log, config)
+    assert err.error_type == "OutOfMemory" and "out of memory" in err.message
+    assert "with batch size 32 and image size 600" in err.hint
+    assert "OOM when allocating" in err.details
+
+
+def test_a_worker_killed_by_a_signal_is_told_with_the_runs_sizes(tmp_path: Path) -> None:
+    log = tmp_path / "worker.log"
+    log.write_text("")
+    err = died_event(-signal.SIGKILL, log, RunConfig(batch_size=16, image_size=224))
+    assert err.error_type == "WorkerDied" and "killed (SIGKILL)" in err.message
+    assert "batch size 16 and image size 224" in err.hint
