@@ -71,6 +71,56 @@ def test_a_comparison_fills_both_columns_and_the_summary(qtbot: QtBot,
     assert window.run_button.isEnabled()  # ready for the next one
 
 
+def test_a_recorded_real_run_fills_both_columns(qtbot: QtBot, make_window: WindowFactory,
+                                                 dataset: object) -> None:
+    """What a real worker sent (tests/helpers/recorded/: throttled batch events, real timings
+    and summaries), replayed into the window as it arrived."""
+    import statistics
+
+    from tests.helpers.streams import recorded_events, recorded_worker
+    from xlagui.core.events import BatchEvent, EpochEvent, FinishedEvent, StartedEvent
+
+    window = make_window(worker=recorded_worker())
+    with qtbot.waitSignal(window.dataset_loaded, timeout=10_000):
+        window.open_dataset(dataset)  # type: ignore[arg-type]
+    window.settings_panel.epochs.setValue(3)
+    window.settings_panel.batch_size.setValue(8)
+    window.settings_panel.image_size.setValue(48)
+    report = run_to_end(qtbot, window)
+    assert [r.status for r in report.runs] == ["finished", "finished"]  # type: ignore[attr-defined]
+    view = window.runs_view
+    steady: dict[str, list[float]] = {}
+    for variant, mode in (("baseline", "off"), ("xla", "jit")):
+        sent = recorded_events(mode)
+        started = next(e for e in sent if isinstance(e, StartedEvent))
+        epochs = [e for e in sent if isinstance(e, EpochEvent)]
+        summary = next(e for e in sent if isinstance(e, FinishedEvent)).summary
+        steady[variant] = [e.epoch_seconds for e in epochs[1:]]
+        column = view.columns[variant]
+        assert column.status_text == "Finished"
+        assert column.progress.value() == 1000
+        # Only the batches the worker sent (it throttles them), each at its place in its epoch.
+        assert xy(column.batch_smooth)[0] == pytest.approx(
+            [e.epoch - 1 + e.step / started.steps_per_epoch
+             for e in sent if isinstance(e, BatchEvent)])
+        assert xy(column.epoch_train)[0] == [1.0, 2.0, 3.0]
+        assert xy(column._time_curves[0])[1] == pytest.approx(
+            [0.0, *(e.cumulative_seconds for e in epochs)], abs=1e-5)
+        assert column.figures["device"].text() == started.device_name
+        ev = summary["xla_evidence"]
+        if ev["compiled"]:
+            assert f"{ev['hlo_modules']} HLO modules, {ev['fusions']} fusions" in \
+                column.figures["evidence"].text()
+        else:
+            assert "compiled nothing" in column.figures["evidence"].text()
+    # The speed-up is the ratio of the steady epochs' geometric means.
+    comparison = report.comparison  # type: ignore[attr-defined]
+    assert comparison is not None and comparison.speedup is not None
+    assert comparison.speedup.value == pytest.approx(
+        statistics.geometric_mean(steady["baseline"]) / statistics.geometric_mean(steady["xla"]))
+    assert view.comparison.verdict.text() == comparison.verdict
+
+
 def test_events_reach_the_plots_on_the_next_redraw_tick(qtbot: QtBot) -> None:
     from tests.helpers.streams import run_events
     from xlagui.core.compare import plan_runs
