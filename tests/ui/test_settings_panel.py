@@ -156,6 +156,7 @@ def test_shortcuts(window: MainWindow, dataset: Path) -> None:
     assert window.windowTitle() == "xlagui"
     # The window takes drops: it accepts them, and a folder dragged over it is accepted as a copy.
     assert window.acceptDrops()
-    enter = drag_enter(window, url_mime(dataset))
+    mime = url_mime(dataset)  # kept alive: the event points to it
+    enter = drag_enter(window, mime)
     assert enter.isAccepted()
     assert enter.dropAction() == Qt.DropAction.CopyAction
