@@ -236,7 +236,7 @@ def main(argv: list[str] | None = None) -> int:
                 forced += was_forced
                 print(
                     f"{phase}: stopped {seconds:.2f} s after the request"
-                    f"{' (terminated)' if was_forced else ''}",
+                    f"{' (forced)' if was_forced else ''}",
                     flush=True,
                 )
             worst = max(lat)
