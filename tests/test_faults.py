@@ -21,7 +21,7 @@ from xlagui.cli import main
 from xlagui.core import history
 from xlagui.core.compare import SaveError, new_report, run_comparison
 from xlagui.core.config import RunConfig, XlaMode
-from xlagui.core.runner import RunSpec, run_worker, samples_from_scan
+from xlagui.core.runner import RunResult, RunSpec, run_worker, samples_from_scan
 from xlagui.core.scan import scan_dataset
 from xlagui.core.task import TaskState
 
@@ -105,12 +105,55 @@ def test_kill_9_of_the_app_mid_comparison_keeps_finished_runs(tmp_path: Path) ->
     assert report.runs[0].summary["epochs_done"] == 2
 
 
-@pytest.mark.tf
-def test_out_of_memory_names_the_cause_and_what_to_change(tmp_path: Path) -> None:
-    scan = scan_dataset(tiny_split_dataset(tmp_path / "d"))
-    names, train, val = samples_from_scan(scan)
+def oom_spec(tmp_path: Path, samples: bool = False) -> RunSpec:
+    names: list[str] = ["african", "asian"]
+    train: list[Any] = []
+    val: list[Any] = []
+    if samples:
+        names, train, val = samples_from_scan(scan_dataset(tiny_split_dataset(tmp_path / "d")))
     cfg = RunConfig(epochs=1, batch_size=32, image_size=600)
-    spec = RunSpec("r", "baseline", XlaMode.OFF, cfg, names, train, val, tmp_path / "run")
+    return RunSpec("r", "baseline", XlaMode.OFF, cfg, names, train, val, tmp_path / "run")
+
+
+def assert_names_the_cause_and_what_to_change(result: RunResult) -> None:
+    assert result.status == "error"
+    err = result.error
+    assert err is not None
+    assert "out of memory" in err.message
+    assert "batch size 32" in err.hint and "image size 600" in err.hint
+
+
+def test_a_worker_dead_of_out_of_memory_names_the_cause_and_what_to_change(
+    tmp_path: Path,
+) -> None:
+    """The worker dies of a C++ allocation failure before it can send its own error event (what
+    a real run under a memory limit does): the parent names the cause and the run's sizes."""
+    spec = oom_spec(tmp_path)
+    script = tmp_path / "dies_of_bad_alloc.py"
+    script.write_text(
+        "import os, sys\n"
+        "sys.stderr.write('terminate called after throwing an instance of std::bad_alloc\\n')\n"
+        "sys.stderr.flush()\n"
+        "os.abort()\n",
+        encoding="utf-8",
+    )
+    cmd = [sys.executable, str(script)]
+    result = run_worker(spec, TaskState(), None, command=cmd)
+    assert result.events == [result.error]  # nothing but the parent's own account
+    assert result.returncode != 0
+    assert_names_the_cause_and_what_to_change(result)
+    assert result.error is not None and "bad_alloc" in result.error.details
+
+
+@pytest.mark.tf
+@pytest.mark.skipif(
+    not sys.platform.startswith("linux"),
+    reason="RLIMIT_AS is enforced on Linux only (macOS ignores it, Windows has no resource module)",
+)
+def test_out_of_memory_names_the_cause_and_what_to_change(tmp_path: Path) -> None:
+    """A real worker, a real allocation failure: whether TensorFlow's error event gets out or the
+    process dies first, the user is told the cause and the sizes to change."""
+    spec = oom_spec(tmp_path, samples=True)
     limit = 5 * 2**30  # the machine may have far more; the worker gets this much address space
     cmd = [
         sys.executable,
@@ -120,11 +163,7 @@ def test_out_of_memory_names_the_cause_and_what_to_change(tmp_path: Path) -> Non
         str(spec.run_dir / "spec.json"),
     ]
     result = run_worker(spec, TaskState(), None, command=cmd)
-    assert result.status == "error"
-    err = result.error
-    assert err is not None
-    assert "out of memory" in err.message
-    assert "batch size 32" in err.hint and "image size 600" in err.hint
+    assert_names_the_cause_and_what_to_change(result)
 
 
 def test_unwritable_output_folder_is_refused_before_training(

@@ -78,19 +78,28 @@ def test_identical_samples_give_a_degenerate_interval() -> None:
     assert (iv.value, iv.low, iv.high) == (2.0, 2.0, 2.0)
 
 
-def test_interval_matches_welch_by_hand() -> None:
-    b, x = [2.0, 2.2, 1.9], [1.0, 1.3]
-    iv = ratio_interval(b, x, "m")
-    lb, lx = [math.log(v) for v in b], [math.log(v) for v in x]
-    mb, mx = sum(lb) / 3, sum(lx) / 2
-    vb = sum((v - mb) ** 2 for v in lb) / 2 / 3
-    vx = sum((v - mx) ** 2 for v in lx) / 1 / 2
-    df = (vb + vx) ** 2 / (vb**2 / 2 + vx**2 / 1)
+def test_interval_known_answer_worked_by_hand() -> None:
+    """Geometric means 2 and 1, so the ratio is 2. On the log scale both sides are ln 2 ± ln 2:
+    each mean's variance is (ln 2)², the standard error √2·ln 2 = 0.9803, Welch's df is exactly
+    2, and the t table's 97.5% point for 2 df is 4.303. Half-width 4.303 × 0.9803 = 4.218, so
+    the interval is 2·e^∓4.218 = 0.02946 to 135.8."""
+    iv = ratio_interval([4.0, 1.0], [2.0, 0.5], "m")
+    assert iv.value == pytest.approx(2.0)
+    assert iv.low == pytest.approx(0.02946, rel=1e-3)
+    assert iv.high == pytest.approx(135.8, rel=1e-3)
+
+
+def test_interval_agrees_with_scipys_welch_test() -> None:
+    """Unequal sizes and spreads, checked against SciPy's own Welch t-test on the logs."""
+    import numpy as np
     from scipy import stats
 
-    half = stats.t.ppf(0.975, df) * math.sqrt(vb + vx)
-    assert iv.low == pytest.approx(math.exp(mb - mx - half))
-    assert iv.high == pytest.approx(math.exp(mb - mx + half))
+    b, x = [2.0, 2.2, 1.9], [1.0, 1.3]
+    welch = stats.ttest_ind(np.log(b), np.log(x), equal_var=False).confidence_interval(0.95)
+    iv = ratio_interval(b, x, "m")
+    assert iv.value == pytest.approx((2.0 * 2.2 * 1.9) ** (1 / 3) / (1.0 * 1.3) ** (1 / 2))
+    assert iv.low == pytest.approx(math.exp(welch.low))
+    assert iv.high == pytest.approx(math.exp(welch.high))
 
 
 def test_xla_slower_never_breaks_even() -> None:
@@ -101,22 +110,19 @@ def test_xla_slower_never_breaks_even() -> None:
 
 
 @pytest.mark.parametrize(
-    ("base", "xla", "expected"),
+    ("base", "xla", "epoch", "text"),
     [
-        ([10, 20, 30], [15, 20, 25], 2),  # caught up at epoch 2 (equal counts)
-        ([10, 20, 30], [5, 10, 15], 1),
-        ([10, 20], [25, 30], 7),  # behind by 10 s after 2, gains 5 s/epoch: epoch 2 + 2 = 4?
+        ([10, 20, 30], [15, 20, 25], 2, "epoch 2"),  # caught up at epoch 2 (equal counts)
+        ([10, 20, 30], [5, 10, 15], 1, "epoch 1"),
+        # Behind by 30 - 20 = 10 s after epoch 2, gaining 10 - 5 = 5 s per epoch: caught up
+        # 2 epochs later, beyond what was measured.
+        ([10, 20], [25, 30], 4, "epoch 4 (extrapolated from the steady epoch times)"),
     ],
 )
-def test_break_even(base: list[float], xla: list[float], expected: int) -> None:
-    steady_b = base[-1] - base[-2] if len(base) > 1 else None
-    steady_x = xla[-1] - xla[-2] if len(xla) > 1 else None
-    epoch, text = break_even(base, xla, steady_b, steady_x)
-    if expected == 7:
-        # behind by 10 s after epoch 2, gaining 10 - 5 = 5 s per epoch: caught up 2 epochs later
-        assert epoch == 4 and "extrapolated" in text
-    else:
-        assert epoch == expected
+def test_break_even(base: list[float], xla: list[float], epoch: int, text: str) -> None:
+    steady_b = base[-1] - base[-2]
+    steady_x = xla[-1] - xla[-2]
+    assert break_even(base, xla, steady_b, steady_x) == (epoch, text)
 
 
 def test_no_extrapolation_when_xla_is_not_clearly_faster() -> None:

@@ -2,15 +2,31 @@
 
 from __future__ import annotations
 
+import signal
 import time
 from pathlib import Path
 
+import psutil
 import pytest
 
 from tests.helpers.datasets import tiny_split_dataset
+from tests.helpers.streams import recorded_events
 from xlagui.core.config import RunConfig, XlaMode
-from xlagui.core.events import BatchEvent, EpochEvent, Event, StartedEvent
-from xlagui.core.runner import RunResult, RunSpec, run_worker, samples_from_scan
+from xlagui.core.events import (
+    BatchEvent,
+    CancelledEvent,
+    EpochEvent,
+    Event,
+    FinishedEvent,
+    StartedEvent,
+)
+from xlagui.core.runner import (
+    CANCEL_GRACE_SECONDS,
+    RunResult,
+    RunSpec,
+    run_worker,
+    samples_from_scan,
+)
 from xlagui.core.scan import DatasetScan, scan_dataset
 from xlagui.core.task import TaskState
 
@@ -28,6 +44,7 @@ def run(
     mode: XlaMode,
     state: TaskState | None = None,
     on_event: object = None,
+    cancel_grace: float = CANCEL_GRACE_SECONDS,
     **config: object,
 ) -> RunResult:
     names, train, val = samples_from_scan(scan)
@@ -42,7 +59,12 @@ def run(
         val,
         tmp_path / "run",
     )
-    return run_worker(spec, state or TaskState(), on_event)  # type: ignore[arg-type]
+    return run_worker(
+        spec,
+        state or TaskState(),
+        on_event,  # type: ignore[arg-type]
+        cancel_grace=cancel_grace,
+    )
 
 
 def test_baseline_has_xla_off_and_no_evidence(scan: DatasetScan, tmp_path: Path) -> None:
@@ -63,6 +85,11 @@ def test_baseline_has_xla_off_and_no_evidence(scan: DatasetScan, tmp_path: Path)
     assert s["peak_rss_bytes"] > 100 * 2**20
     times = [e.t for e in r.events]
     assert times == sorted(times)
+    # The streams the GUI tests replay were recorded from this worker: same summary, same keys.
+    recorded = next(e for e in recorded_events("off") if isinstance(e, FinishedEvent)).summary
+    rerecord = "the worker's summary changed: python tests/helpers/record_streams.py"
+    assert set(s) == set(recorded), rerecord
+    assert set(s["xla_evidence"]) == set(recorded["xla_evidence"]), rerecord
 
 
 def test_jit_compile_is_in_effect_with_evidence(scan: DatasetScan, tmp_path: Path) -> None:
@@ -96,16 +123,40 @@ def test_cancel_mid_training_stops_at_the_next_batch(scan: DatasetScan, tmp_path
     assert sum(isinstance(e, EpochEvent) for e in r.events) < 50
 
 
-def test_cancel_during_compile(scan: DatasetScan, tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("cancel_grace", "forced"),
+    [
+        # Tracing and XLA-compiling the first step takes seconds: a 0.1 s grace runs out in it.
+        (0.1, True),
+        # Given all the time it needs, the worker stops by itself after the first step.
+        (300.0, False),
+    ],
+    ids=["forced-when-the-grace-runs-out", "cooperative-once-compiled"],
+)
+def test_cancel_during_compile(
+    scan: DatasetScan, tmp_path: Path, cancel_grace: float, forced: bool
+) -> None:
     state = TaskState()
+    pids: list[int] = []
 
     def on_event(e: Event) -> None:
-        if isinstance(e, StartedEvent):
+        if isinstance(e, StartedEvent):  # sent just before fit() traces and compiles
+            pids.append(e.pid)
             state.request_interruption()
 
-    r = run(scan, tmp_path, XlaMode.JIT, state, on_event, epochs=50)
+    r = run(scan, tmp_path, XlaMode.JIT, state, on_event, cancel_grace=cancel_grace, epochs=50)
     assert r.status == "cancelled"
+    cancelled = r.events[-1]
+    assert isinstance(cancelled, CancelledEvent)
+    assert cancelled.forced is forced
+    if forced:
+        assert r.returncode == -signal.SIGTERM
+        assert "terminated" in cancelled.reason
+    else:
+        assert r.returncode == 0
+        assert cancelled.reason == "cancelled by the user"
     assert not any(isinstance(e, EpochEvent) for e in r.events)
+    assert pids and not psutil.pid_exists(pids[0])
 
 
 def test_missing_gpu_is_a_clear_error(scan: DatasetScan, tmp_path: Path) -> None:

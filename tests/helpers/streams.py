@@ -1,14 +1,30 @@
-"""Synthetic event streams with known answers, and a fake worker that replays them.
+"""Event streams recorded from the real worker, and a fake worker that replays them.
 
-The fake worker has the signature of `runner.run_worker`, so a comparison (CLI or GUI) can run
-end to end without TensorFlow.
+tests/helpers/recorded/ holds the event streams of two real worker runs, a baseline and a jit run
+(48 px, batch 8, 3 epochs on a tiny generated dataset), written line for line as the worker sent
+them; `python tests/helpers/record_streams.py` records them again.
+
+- `recorded_events(xla_mode)` is one of those streams, exactly as the worker sent it, and
+  `recorded_worker()` replays both: the GUI and the CLI meet what a worker really sends.
+- `run_events(...)` is a stream with known answers, for tests that check figures (timings,
+  losses, steps per epoch): the recorded stream with its timings, metrics and counts replaced
+  by the ones asked for. Every event, field and summary key is still the worker's own; the
+  timing part of the summary is recomputed with `stats.summarize_epochs`, as the worker does.
+
+`FakeWorker` has the signature of `runner.run_worker`, so a comparison (CLI or GUI) can run end
+to end without TensorFlow.
 """
 
 from __future__ import annotations
 
+import copy
+import dataclasses
+import functools
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TypeVar
 
 from xlagui.core.events import (
     BatchEvent,
@@ -18,10 +34,41 @@ from xlagui.core.events import (
     Event,
     FinishedEvent,
     StartedEvent,
+    read_events,
 )
 from xlagui.core.runner import RunResult, RunSpec
 from xlagui.core.stats import summarize_epochs
 from xlagui.core.task import TaskState
+
+RECORDED = Path(__file__).resolve().parent / "recorded"
+# The XLA mode of a recorded run → its file (tests/helpers/record_streams.py writes them).
+RECORDINGS = {"off": "baseline.jsonl", "jit": "jit.jsonl"}
+
+E = TypeVar("E", bound=Event)
+
+
+@functools.cache
+def _load(xla_mode: str) -> tuple[Event, ...]:
+    path = RECORDED / RECORDINGS[xla_mode]
+    with path.open(encoding="utf-8") as fh:
+        return tuple(read_events(fh))
+
+
+def recorded_events(xla_mode: str = "off") -> list[Event]:
+    """The stream a real worker sent for a run with XLA `off` or `jit`, event for event (a fresh
+    copy each time: a test may change it)."""
+    return copy.deepcopy(list(_load(xla_mode)))
+
+
+def recorded_worker(delay: float = 0.0) -> FakeWorker:
+    """A fake worker that replays the recorded baseline and jit runs as the worker sent them."""
+    return FakeWorker(
+        {"baseline": recorded_events("off"), "xla": recorded_events("jit")}, delay=delay
+    )
+
+
+def _first(events: Sequence[Event], kind: type[E]) -> E:
+    return next(e for e in events if isinstance(e, kind))
 
 
 def run_events(
@@ -36,38 +83,55 @@ def run_events(
     compiled: bool | None = None,
     run_id: str = "r",
 ) -> list[Event]:
-    """started, batch…, epoch…, finished: a run whose timings are exactly `epoch_seconds`."""
+    """started, batch…, epoch…, finished: the recorded run, with timings exactly
+    `epoch_seconds`, `steps` batches per epoch and known losses and accuracies.
+
+    Setup takes 1 s; batch `step` of epoch `i` has the loss 1 / (i + step / steps); epoch `i`
+    the loss 1 / (i + 1), the validation loss 1.1 / (i + 1) and, unless `val_accuracy` says
+    otherwise, the accuracy 0.5 + 0.4 i / epochs. A compiled XLA run shows 2 HLO modules and
+    40 fusions.
+    """
     compiled = (xla_mode != "off") if compiled is None else compiled
+    recorded = _load("off" if xla_mode == "off" else "jit")
+    setup = 1.0
     events: list[Event] = [
-        StartedEvent(
-            t=1.0,
+        dataclasses.replace(
+            _first(recorded, StartedEvent),
+            t=setup,
             run_id=run_id,
             variant=variant,
             xla_mode=xla_mode,
             xla_in_effect=xla_mode != "off",
-            device_name="Test CPU",
-            device_kind="CPU",
-            versions={"python": "3", "tensorflow": "2.x", "keras": "3.x"},
-            class_names=["african", "asian"],
             train_count=steps * 8,
             val_count=val_count,
             steps_per_epoch=steps,
+            setup_seconds=setup,
         )
     ]
+    batch, epoch, finished = (
+        _first(recorded, BatchEvent),
+        _first(recorded, EpochEvent),
+        _first(recorded, FinishedEvent),
+    )
     epochs: list[EpochEvent] = []
-    t = 1.0
+    t = setup
     cum = 0.0
     for i, secs in enumerate(epoch_seconds, start=1):
         for step in range(1, steps + 1):
             events.append(
-                BatchEvent(
-                    t=t + secs * step / steps, epoch=i, step=step, loss=1.0 / (i + step / steps)
+                dataclasses.replace(
+                    batch,
+                    t=t + secs * step / steps,
+                    epoch=i,
+                    step=step,
+                    loss=1.0 / (i + step / steps),
                 )
             )
         t += secs
         cum += secs
         acc = val_accuracy[i - 1] if val_accuracy else 0.5 + 0.4 * i / len(epoch_seconds)
-        ep = EpochEvent(
+        ep = dataclasses.replace(
+            epoch,
             t=t,
             epoch=i,
             loss=1.0 / (i + 1),
@@ -79,18 +143,19 @@ def run_events(
         )
         events.append(ep)
         epochs.append(ep)
-    summary = summarize_epochs(epochs)
+    summary = copy.deepcopy(finished.summary)
+    summary.update(summarize_epochs(epochs))
     summary["peak_rss_bytes"] = peak_rss
-    summary["peak_device_bytes"] = None
+    summary["setup_seconds"] = setup
     summary["xla_mode"] = xla_mode
-    summary["xla_evidence"] = {
-        "hlo_modules": 2 if compiled else 0,
-        "fusions": 40 if compiled else 0,
-        "compiled_log_line": compiled,
-        "dump_dir": "",
-        "compiled": compiled,
-    }
-    events.append(FinishedEvent(t=t + 0.1, summary=summary))
+    summary["xla_in_effect"] = xla_mode != "off"
+    summary["xla_evidence"].update(
+        hlo_modules=2 if compiled else 0,
+        fusions=40 if compiled else 0,
+        compiled_log_line=compiled,
+        compiled=compiled,
+    )
+    events.append(dataclasses.replace(finished, t=t + 0.1, summary=summary))
     return events
 
 

@@ -56,26 +56,37 @@ def test_the_crash_handler_shows_a_dialog_and_keeps_the_app(
     assert "ZeroDivisionError" in capsys.readouterr().err  # and on stderr for a report
 
 
+@pytest.mark.qt_no_exception_capture  # the app's own hook must see it, not pytest-qt's
 def test_a_slot_raising_reaches_the_handler(qtbot: QtBot,
                                             monkeypatch: pytest.MonkeyPatch) -> None:
-    from PySide6.QtCore import QTimer
+    """A bug in a slot that a click reaches: PySide6 hands the exception to sys.excepthook,
+    which is the handler the app installs, and the user sees the dialog."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QPushButton, QVBoxLayout
 
     window = QWidget()
+    button = QPushButton("Run", window)
+    QVBoxLayout(window).addWidget(button)
     qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
     shown: list[str] = []
     monkeypatch.setattr(dialogs, "show_error",
                         lambda parent, title, message, hint="", details="": shown.append(message))
-    handler = app_module.CrashHandler(lambda: window)
 
-    def boom() -> None:
+    def on_run_clicked(checked: bool) -> None:
         raise RuntimeError("a bug in a slot")
 
-    with qtbot.capture_exceptions() as caught:
-        QTimer.singleShot(0, boom)
-        qtbot.waitUntil(lambda: bool(caught), timeout=2_000)
-    # pytest-qt takes the hook while testing; hand it what the app's hook would have got.
-    exc_type, exc, tb = caught[0]
-    handler(exc_type, exc, tb)
+    button.clicked.connect(on_run_clicked)
+    previous = sys.excepthook
+    handler = app_module.CrashHandler(lambda: window).install()  # as run_app does
+    try:
+        qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: bool(shown), timeout=2_000)
+    finally:
+        handler.uninstall()
+    assert sys.excepthook is previous
+    assert isinstance(handler.last, RuntimeError) and str(handler.last) == "a bug in a slot"
     assert shown == ["xlagui hit an unexpected problem: RuntimeError: a bug in a slot"]
 
 

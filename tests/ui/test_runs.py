@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import pytest
 from PySide6.QtCore import Qt
@@ -71,6 +69,56 @@ def test_a_comparison_fills_both_columns_and_the_summary(qtbot: QtBot,
     assert window.run_button.isEnabled()  # ready for the next one
 
 
+def test_a_recorded_real_run_fills_both_columns(qtbot: QtBot, make_window: WindowFactory,
+                                                 dataset: object) -> None:
+    """What a real worker sent (tests/helpers/recorded/: throttled batch events, real timings
+    and summaries), replayed into the window as it arrived."""
+    import statistics
+
+    from tests.helpers.streams import recorded_events, recorded_worker
+    from xlagui.core.events import BatchEvent, EpochEvent, FinishedEvent, StartedEvent
+
+    window = make_window(worker=recorded_worker())
+    with qtbot.waitSignal(window.dataset_loaded, timeout=10_000):
+        window.open_dataset(dataset)  # type: ignore[arg-type]
+    window.settings_panel.epochs.setValue(3)
+    window.settings_panel.batch_size.setValue(8)
+    window.settings_panel.image_size.setValue(48)
+    report = run_to_end(qtbot, window)
+    assert [r.status for r in report.runs] == ["finished", "finished"]  # type: ignore[attr-defined]
+    view = window.runs_view
+    steady: dict[str, list[float]] = {}
+    for variant, mode in (("baseline", "off"), ("xla", "jit")):
+        sent = recorded_events(mode)
+        started = next(e for e in sent if isinstance(e, StartedEvent))
+        epochs = [e for e in sent if isinstance(e, EpochEvent)]
+        summary = next(e for e in sent if isinstance(e, FinishedEvent)).summary
+        steady[variant] = [e.epoch_seconds for e in epochs[1:]]
+        column = view.columns[variant]
+        assert column.status_text == "Finished"
+        assert column.progress.value() == 1000
+        # Only the batches the worker sent (it throttles them), each at its place in its epoch.
+        assert xy(column.batch_smooth)[0] == pytest.approx(
+            [e.epoch - 1 + e.step / started.steps_per_epoch
+             for e in sent if isinstance(e, BatchEvent)])
+        assert xy(column.epoch_train)[0] == [1.0, 2.0, 3.0]
+        assert xy(column._time_curves[0])[1] == pytest.approx(
+            [0.0, *(e.cumulative_seconds for e in epochs)], abs=1e-5)
+        assert column.figures["device"].text() == started.device_name
+        ev = summary["xla_evidence"]
+        if ev["compiled"]:
+            assert f"{ev['hlo_modules']} HLO modules, {ev['fusions']} fusions" in \
+                column.figures["evidence"].text()
+        else:
+            assert "compiled nothing" in column.figures["evidence"].text()
+    # The speed-up is the ratio of the steady epochs' geometric means.
+    comparison = report.comparison  # type: ignore[attr-defined]
+    assert comparison is not None and comparison.speedup is not None
+    assert comparison.speedup.value == pytest.approx(
+        statistics.geometric_mean(steady["baseline"]) / statistics.geometric_mean(steady["xla"]))
+    assert view.comparison.verdict.text() == comparison.verdict
+
+
 def test_events_reach_the_plots_on_the_next_redraw_tick(qtbot: QtBot) -> None:
     from tests.helpers.streams import run_events
     from xlagui.core.compare import plan_runs
@@ -109,7 +157,7 @@ def test_one_side_alone(qtbot: QtBot, loaded_window: MainWindow) -> None:
     assert "Not compared" in view.comparison.verdict.text()
 
 
-def test_stop_ends_the_run_quickly(qtbot: QtBot, make_window: WindowFactory,
+def test_stop_ends_the_run_early(qtbot: QtBot, make_window: WindowFactory,
                                    dataset: object) -> None:
     window = make_window(worker=fake_worker(delay=0.05, steps=40))
     with qtbot.waitSignal(window.dataset_loaded, timeout=10_000):
@@ -120,14 +168,17 @@ def test_stop_ends_the_run_quickly(qtbot: QtBot, make_window: WindowFactory,
     qtbot.waitUntil(lambda: column.trace is not None and column.trace.steps_done > 2,
                     timeout=10_000)
     assert window.stop_action.isEnabled()
-    started = time.monotonic()
-    with qtbot.waitSignal(window.comparison_finished, timeout=5_000) as blocker:
+    # How quickly it stops is measured in bench/bench_cancel.py; here: that it stops, early.
+    with qtbot.waitSignal(window.comparison_finished, timeout=20_000) as blocker:
         window.stop_action.trigger()
         assert window.stop_button.text() == "Stopping…"
         assert column.status_text == "Stopping…"
-    assert time.monotonic() - started < 2.0
     report = blocker.args[0]
     assert [r.status for r in report.runs] == ["cancelled", "cancelled"]
+    baseline = report.runs[0]
+    kinds = [e.type for e in baseline.events]
+    assert kinds[-1] == "cancelled" and "finished" not in kinds  # the run ended on the cancel
+    assert kinds.count("epoch") < 3 and kinds.count("batch") < 120  # and long before its end
     assert column.status_text == "Cancelled"
     assert "Stopped" in window.message_bar.text()
     assert len(window.worker.specs) == 1  # type: ignore[union-attr]  # XLA never started

@@ -8,7 +8,7 @@ from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QStandardItemModel
 from pytestqt.qtbot import QtBot
 
-from tests.ui.conftest import WindowFactory
+from tests.ui.conftest import WindowFactory, drag_enter, url_mime
 from xlagui.core.config import MIN_IMAGE_SIZE, RANGES, XlaMode
 from xlagui.ui.main_window import MainWindow
 from xlagui.ui.settings_panel import SettingsPanel
@@ -144,7 +144,7 @@ def test_a_tampered_settings_file_is_refused_with_the_allowed_range(
     assert "The saved epochs was ignored" in window.message_bar.label.text()
 
 
-def test_shortcuts(window: MainWindow) -> None:
+def test_shortcuts(window: MainWindow, dataset: Path) -> None:
     def keys(action: object) -> list[str]:
         return [k.toString() for k in action.shortcuts()]  # type: ignore[attr-defined]
 
@@ -154,5 +154,9 @@ def test_shortcuts(window: MainWindow) -> None:
     assert "Ctrl+R" in keys(window.run_action)
     assert {"Esc", "Ctrl+."} <= set(keys(window.stop_action))
     assert window.windowTitle() == "xlagui"
-    assert Qt.DropAction  # the window takes drops
+    # The window takes drops: it accepts them, and a folder dragged over it is accepted as a copy.
     assert window.acceptDrops()
+    mime = url_mime(dataset)  # kept alive: the event points to it
+    enter = drag_enter(window, mime)
+    assert enter.isAccepted()
+    assert enter.dropAction() == Qt.DropAction.CopyAction

@@ -167,15 +167,24 @@ OOM_MARKERS = (
 )
 
 
-def died_event(returncode: int, log_path: Path) -> ErrorEvent:
-    """An error event for a worker that ended without saying why."""
+def died_event(returncode: int, log_path: Path, config: RunConfig | None = None) -> ErrorEvent:
+    """An error event for a worker that ended without saying why.
+
+    A worker that dies of out-of-memory (a C++ `bad_alloc`, the kernel's OOM killer) cannot send
+    its own error event, so the parent, which knows the run's `config`, names what to change.
+    """
     tail = log_tail(log_path)
+    sizes = (
+        f" with batch size {config.batch_size} and image size {config.image_size}"
+        if config is not None
+        else ""
+    )
     if any(marker in tail for marker in OOM_MARKERS):
         return ErrorEvent(
             error_type="OutOfMemory",
             message="the worker ran out of memory",
-            hint="The images, the batch and the model did not fit in memory: try a smaller "
-            "batch size or image size (memory grows with batch × image size²).",
+            hint=f"The images, the batch and the model did not fit in memory{sizes}: try a "
+            "smaller batch size or image size (memory grows with batch × image size²).",
             details=tail,
         )
     if returncode < 0:
@@ -186,7 +195,7 @@ def died_event(returncode: int, log_path: Path) -> ErrorEvent:
         message = f"the worker process was killed ({name}) before it finished"
         hint = (
             "If nobody killed it on purpose, the system probably ran out of memory and the "
-            "kernel stopped it: try a smaller batch size or image size."
+            f"kernel stopped it{sizes}: try a smaller batch size or image size."
         )
     else:
         message = f"the worker process exited with code {returncode} without a result"
@@ -296,7 +305,7 @@ def run_worker(
                     else "cancelled by the user",
                 )
             else:
-                terminal = died_event(proc.returncode, log_path)
+                terminal = died_event(proc.returncode, log_path, spec.config)
             terminal.t = round(time.perf_counter() - t0, 6)
             deliver(terminal)
     result.status = terminal.type
