@@ -13,6 +13,7 @@ from typing import Any
 from xlagui.core import export
 from xlagui.core.config import RunConfig, XlaMode
 from xlagui.core.events import Event
+from xlagui.core.exclusions import Exclusions, without_recorded
 from xlagui.core.report import ComparisonReport, RunEntry, host_environment
 from xlagui.core.runner import RunResult, RunSpec, run_worker, samples_from_scan
 from xlagui.core.task import TaskState
@@ -77,10 +78,16 @@ def dataset_info(scan: Any, demo: bool = False) -> dict[str, Any]:
     }
 
 
-def new_report(scan: Any, config: RunConfig, *, demo: bool = False) -> ComparisonReport:
+def new_report(
+    scan: Any, config: RunConfig, *, demo: bool = False, exclusions: Exclusions | None = None
+) -> ComparisonReport:
+    """A comparison of `config` on `scan`, less the files `exclusions` leaves out: the
+    dataset's counts and fingerprint are those of the files trained on, and `excluded` lists
+    the files left out (`run_comparison` leaves out exactly those)."""
+    chosen = exclusions or Exclusions()
     return ComparisonReport(
         config=config,
-        dataset=dataset_info(scan, demo),
+        dataset={**dataset_info(chosen.apply(scan), demo), "excluded": chosen.record(scan)},
         runs=plan_runs(config),
         environment=host_environment(),
     )
@@ -101,9 +108,10 @@ def run_comparison(
     """Run every queued run of `report` in order (or only the variants in `only`).
 
     Stops after the current run when `state` asks it to; the report keeps every run that
-    finished. Writes `comparison.csv` and `comparison.json` to `out_dir` after each run.
+    finished. Writes `comparison.csv` and `comparison.json` to `out_dir` after each run. The
+    files the report's dataset lists as excluded are neither trained nor validated on.
     """
-    class_names, train, val = samples_from_scan(scan)
+    class_names, train, val = samples_from_scan(without_recorded(scan, report.dataset))
     runner = worker or run_worker
     check_writable(out_dir)
     save_errors: list[str] = []

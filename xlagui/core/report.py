@@ -123,6 +123,9 @@ class ComparisonReport:
         ]
         if not c.augment:
             parts.append("--no-augment")
+        kinds = (self.dataset.get("excluded") or {}).get("kinds") or []
+        if kinds:
+            parts.append(f"--exclude-problems {','.join(kinds)}")
         return " ".join(parts)
 
     def title(self) -> str:
