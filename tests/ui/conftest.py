@@ -16,14 +16,17 @@ from tests.helpers.streams import FakeWorker, run_events
 from xlagui.core.events import ErrorEvent
 from xlagui.ui.main_window import MainWindow
 
-# The offscreen platform says this whenever a top-level window's size limits change.
+# The offscreen platform says this whenever a top-level window's size limits change, and the
+# next two whenever a menu pops up (tests/helpers/clicks.py opens menus with the mouse).
 OFFSCREEN_NOISE = "This plugin does not support propagateSizeHints"
+POPUP_NOISE = (r"This plugin does not support raise\(\)",
+               "This plugin does not support grabbing the keyboard")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if "tests/ui/" in str(item.fspath).replace("\\", "/"):
-            item.add_marker(pytest.mark.qt_log_ignore(OFFSCREEN_NOISE))
+            item.add_marker(pytest.mark.qt_log_ignore(OFFSCREEN_NOISE, *POPUP_NOISE))
 
 
 def fake_worker(delay: float = 0.0, steps: int = 4, **fail: ErrorEvent) -> FakeWorker:

@@ -26,10 +26,12 @@ VARIANTS = ("baseline", "xla")
 
 def config_words(report: ComparisonReport) -> str:
     c = report.config
+    left_out = len((report.dataset.get("excluded") or {}).get("files") or [])
     return (
         f"{c.epochs} epochs · batch {c.batch_size} · {c.image_size} px · {c.device.upper()} · "
         f"augmentation {'on' if c.augment else 'off'} · seed {c.seed}"
         + (f" · {c.repeats} repeats" if c.repeats > 1 else "")
+        + (f" · {left_out:,} file{'s' if left_out != 1 else ''} left out" if left_out else "")
     )
 
 

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QGroupBox,
     QLabel,
+    QPushButton,
     QRadioButton,
     QSpinBox,
     QToolButton,
@@ -58,11 +59,13 @@ class SettingsPanel(QWidget):
         changed(): any setting changed (the window re-checks what it can run).
         holdout_changed(int): the held-out percentage changed (the scan depends on it).
         xla_toggled(bool): the XLA switch, which picks the side a single run uses.
+        put_back_requested(): the user wants every file left out back in the comparison.
     """
 
     changed = Signal()
     holdout_changed = Signal(int)
     xla_toggled = Signal(bool)
+    put_back_requested = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -76,6 +79,21 @@ class SettingsPanel(QWidget):
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
         outer.setSpacing(10)
+
+        # Data left out (shown only when some is) ---------------------------------------
+        self.left_out_box = QGroupBox("Data")
+        lv = QVBoxLayout(self.left_out_box)
+        self.left_out_label = QLabel()
+        self.left_out_label.setObjectName("Note")
+        self.left_out_label.setWordWrap(True)
+        self.left_out_label.setStyleSheet(f"color: {SEVERITY_COLORS['warning']};")
+        self.put_back_button = QPushButton("Put them back")
+        self.put_back_button.setToolTip("Train and validate on every usable file again")
+        self.put_back_button.clicked.connect(self._on_put_back_button_clicked)
+        lv.addWidget(self.left_out_label)
+        lv.addWidget(self.put_back_button, 0, Qt.AlignmentFlag.AlignLeft)
+        self.left_out_box.setVisible(False)
+        outer.addWidget(self.left_out_box)
 
         # Training ------------------------------------------------------------------------
         training = QGroupBox("Training")
@@ -206,6 +224,15 @@ class SettingsPanel(QWidget):
         self.auto_split = auto_split
         self.holdout.setEnabled(auto_split)
         self.validate()
+
+    def set_left_out(self, count: int, detail: str) -> None:
+        """Say how many files the comparison leaves out, and why (`detail`); hidden at 0."""
+        from xlagui.core.exclusions import describe
+
+        self.left_out_box.setVisible(count > 0)
+        self.left_out_label.setText(
+            f"{describe(count)}" + (f" ({detail})" if detail else "")
+            + ". The dataset folder is not changed.")
 
     def set_devices(self, devices: list[dict[str, str]] | None) -> None:
         """Fill the device list: CPU first; GPUs disabled with a reason when none is found.
@@ -383,6 +410,9 @@ class SettingsPanel(QWidget):
     def _on_xla_toggled(self, on: bool) -> None:
         self.xla_toggled.emit(on)
         self.changed.emit()
+
+    def _on_put_back_button_clicked(self) -> None:
+        self.put_back_requested.emit()
 
     def _on_advanced_toggled(self, on: bool) -> None:
         self.advanced.setVisible(on)
