@@ -95,7 +95,7 @@ def test_selecting_a_label_conflict_shows_both_images_with_full_paths(
     assert images[0].width() == 96  # decoded at its size, not as a stamp
     assert all(c.image.pixmap().width() > 96 for c in view.cards)  # shown larger
     assert view.leave_out_button.text() == LEAVE_OUT
-    assert "Would leave out 2 files: every copy" in view.rule.text()
+    assert "Would leave out 2 files: every copy, as nobody" in view.rule.text()
     assert "not changed" in view.rule.text()
     # Back to the class images.
     click(qtbot, view.back_button)
@@ -147,7 +147,7 @@ def test_leakage_leaves_out_the_test_copy_and_keeps_the_training_one(
     scan = load(qtbot, window, photos)
     view = select(qtbot, window, item_at(group_item(window, "leakage"), 0))
     assert [c.file.split for c in view.cards] == ["train", "test"]
-    assert "the test copies are left out; the training copy stays" in view.rule.text()
+    assert "Would leave out 1 file: the test copies; the training copy stays" in view.rule.text()
     assert "Would leave out 1 file:" in view.rule.text()
     click(qtbot, view.leave_out_button)
     assert [c.badge.text() for c in view.cards] == ["Kept", "Left out of this comparison"]
@@ -169,7 +169,7 @@ def test_a_path_in_the_list_shows_its_problem(
     view = select(qtbot, window, item_at(entry, 1))
     assert view.message.text() == problem.message
     assert len(view.cards) == 2
-    assert "all copies but the first are left out" in view.rule.text()
+    assert "Would leave out 1 file: all copies but the first" in view.rule.text()
 
 
 def test_a_whole_group_can_be_left_out(qtbot: QtBot, window: MainWindow, tmp_path: Path) -> None:

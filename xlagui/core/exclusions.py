@@ -32,11 +32,11 @@ KIND_WORDS: dict[str, str] = {
     "duplicate": "duplicate_in_class",
 }
 WORD_OF_KIND = {kind: word for word, kind in KIND_WORDS.items()}
-# What leaves, in people's words, per kind.
+# What leaves, in people's words, per kind ("Would leave out 2 files: <rule>").
 RULES: dict[str, str] = {
-    "label_conflict": "every copy is left out (nobody can tell which label is right)",
-    "leakage": "the test copies are left out; the training copy stays",
-    "duplicate_in_class": "all copies but the first are left out",
+    "label_conflict": "every copy, as nobody can tell which label is right",
+    "leakage": "the test copies; the training copy stays",
+    "duplicate_in_class": "all copies but the first",
 }
 
 ProblemKey = tuple[str, tuple[str, ...]]

@@ -320,7 +320,7 @@ class DatasetPanel(QWidget):
         split.addWidget(self.right_stack)
         split.setStretchFactor(0, 2)
         split.setStretchFactor(1, 3)
-        split.setSizes([440, 860])
+        split.setSizes([500, 800])
         return split
 
     # -- what the main window calls -------------------------------------------------------
@@ -406,6 +406,8 @@ class DatasetPanel(QWidget):
                 child.setText(0, ("Left out: " if gone else "") + scan.problems[index].message)
             heading = str(top.data(0, HeadingRole) or top.text(0))
             top.setText(0, heading if not out else f"{heading[:-1]}, {out} left out)")
+            top.setToolTip(0, f"{top.text(0)}\nSelect to see them all, and one of them to see "
+                              "its files")
         if self.right_stack.currentIndex() == PAGE_PROBLEM:
             self.problem_view.set_exclusions(exclusions)
 
@@ -474,7 +476,7 @@ class DatasetPanel(QWidget):
             top.setFont(0, f)
             top.setData(0, GroupRole, f"{severity}:{kind}")
             top.setData(0, HeadingRole, top.text(0))
-            top.setToolTip(0, "Select to see them all; select one to see its files")
+            top.setToolTip(0, "Select to see them all, and one of them to see its files")
             for p in group:
                 child = QTreeWidgetItem([p.message])
                 child.setData(0, ProblemRole, index[id(p)])

@@ -62,7 +62,11 @@ class FileCard(QFrame):
         layout.setSpacing(4)
         self.image = ImageLabel("Loading…")
         self.image.setObjectName("Placeholder")
-        self.image.setMinimumSize(180, 160)
+        # As tall as the picture is shown (not the whole pane), so the path sits under it;
+        # the pane scrolls when the window is smaller.
+        self.image.setMinimumWidth(180)
+        self.image.setFixedHeight(CARD_IMAGE_SIZE)
+        self.image.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
         self.badge = QLabel()
         self.badge.setObjectName("Chip")
         self.badge.setVisible(False)
@@ -84,7 +88,7 @@ class FileCard(QFrame):
         layout.addWidget(self.where)
         layout.addWidget(self.path)
         layout.addWidget(self.info)
-        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Maximum)
         self.setMinimumWidth(200)
 
         def decode(_state: object, path: str = f.path) -> object:
@@ -149,22 +153,7 @@ class ProblemView(QWidget):
         self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout.addWidget(self.message)
 
-        self.cards_area = QScrollArea()
-        self.cards_area.setWidgetResizable(True)
-        self.cards_area.setFrameShape(QFrame.Shape.NoFrame)
-        self._cards_host = QWidget()
-        self._cards_row = QHBoxLayout(self._cards_host)
-        self._cards_row.setContentsMargins(0, 0, 0, 0)
-        self._cards_row.setSpacing(10)
-        self.cards_area.setWidget(self._cards_host)
-        layout.addWidget(self.cards_area, 1)
-        self.other_paths = QLabel()
-        self.other_paths.setObjectName("Caption")
-        self.other_paths.setWordWrap(True)
-        self.other_paths.setTextFormat(Qt.TextFormat.PlainText)
-        self.other_paths.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        layout.addWidget(self.other_paths)
-
+        # The action next to the message it is about, the files below.
         act = QHBoxLayout()
         self.leave_out_button = QPushButton()
         self.leave_out_button.clicked.connect(self._on_leave_out_button_clicked)
@@ -174,6 +163,23 @@ class ProblemView(QWidget):
         act.addWidget(self.leave_out_button)
         act.addWidget(self.rule, 1)
         layout.addLayout(act)
+
+        self.cards_area = QScrollArea()
+        self.cards_area.setWidgetResizable(True)
+        self.cards_area.setFrameShape(QFrame.Shape.NoFrame)
+        self._cards_host = QWidget()
+        self._cards_row = QHBoxLayout(self._cards_host)
+        self._cards_row.setContentsMargins(0, 0, 0, 0)
+        self._cards_row.setSpacing(10)
+        self._cards_row.setAlignment(Qt.AlignmentFlag.AlignTop)
+        self.cards_area.setWidget(self._cards_host)
+        layout.addWidget(self.cards_area, 1)
+        self.other_paths = QLabel()
+        self.other_paths.setObjectName("Caption")
+        self.other_paths.setWordWrap(True)
+        self.other_paths.setTextFormat(Qt.TextFormat.PlainText)
+        self.other_paths.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        layout.addWidget(self.other_paths)
 
     # -- what the panel calls ---------------------------------------------------------------
 
