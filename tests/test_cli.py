@@ -149,3 +149,48 @@ def test_events_mode_streams_json_lines(tmp_path: Path) -> None:
     assert res.returncode == 0, res.stderr
     types = [json.loads(line)["type"] for line in res.stdout.splitlines() if line.startswith("{")]
     assert types[0] == "started" and types[-1] == "finished" and "epoch" in types
+
+
+def test_compare_leaves_out_problem_files(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.helpers.corpus import CASES_BY_NAME
+    from tests.helpers.streams import FakeWorker, run_events
+    from xlagui.core import compare
+
+    data = CASES_BY_NAME["same_image_two_classes"].build(tmp_path / "case")
+    before = tree_snapshot(data)
+    fake = FakeWorker(
+        {
+            "baseline": run_events(variant="baseline", epoch_seconds=(3.0, 1.0, 1.0)),
+            "xla": run_events(variant="xla", xla_mode="jit", epoch_seconds=(6.0, 0.5, 0.5)),
+        }
+    )
+    monkeypatch.setattr(compare, "run_worker", fake)
+    out = tmp_path / "out"
+    args = [
+        "compare",
+        str(data),
+        "--epochs",
+        "3",
+        "--batch",
+        "2",
+        "--image-size",
+        "48",
+        "--out",
+        str(out),
+        "--events",
+    ]
+    assert main([*args, "--exclude-problems", "conflict,imbalance"]) == 2
+    assert "unknown problem kind 'imbalance'" in capsys.readouterr().err
+    assert main([*args, "--exclude-problems", "conflict"]) == 0
+    assert "2 files left out of this comparison (1 problem)" in capsys.readouterr().err
+    used = {Path(p).name for spec in fake.specs for p, *_ in spec.train + spec.val}
+    assert used and not used & {"who.jpg", "cats_0001.jpg"}
+    report = json.loads((out / "comparison.json").read_text())
+    assert [f["path"] for f in report["dataset"]["excluded"]["files"]] == [
+        "train/cats/cats_0001.jpg",
+        "train/dogs/who.jpg",
+    ]
+    assert report["reproduce"].endswith("--exclude-problems conflict")
+    assert tree_snapshot(data) == before

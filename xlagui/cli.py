@@ -91,6 +91,14 @@ def _parser() -> argparse.ArgumentParser:
         help="stop measuring once the 95%% interval is within ± this percent (default %(default)s)",
     )
     c.add_argument(
+        "--exclude-problems",
+        metavar="KINDS",
+        default="",
+        help="leave out the files of these scan problems, comma-separated: conflict (the same "
+        "image in several classes: every copy), leakage (in training and test data: the test "
+        "copy), duplicate (copies within a class: all but one); the folder is not changed",
+    )
+    c.add_argument(
         "--events",
         action="store_true",
         help="print every event as a JSON line on stdout instead of progress bars",
@@ -231,7 +239,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if not scan.ok:
         console.print("[red]The dataset cannot be trained on; see the errors above.[/red]")
         return EXIT_USAGE
-    train_count = len(scan.files_for("train"))
+    exclusions = _exclusions(args.exclude_problems, scan, console)
+    trained = exclusions.apply(scan)
+    train_count = len(trained.files_for("train"))
     if config.batch_size > train_count:
         raise ConfigError(
             f"batch size {config.batch_size} is larger than the training set ({train_count} "
@@ -252,12 +262,12 @@ def cmd_compare(args: argparse.Namespace) -> int:
         except ImportError as exc:
             raise ConfigError(f"--png needs a working Qt: {exc}") from None
         render_report_png = report_png.render_report_png
-    report = new_report(scan, config, demo=demo)
+    report = new_report(scan, config, demo=demo, exclusions=exclusions)
     state = TaskState()
     _install_sigint(state, console)
     console.print(
         f"Comparing on [bold]{report.dataset['name']}[/bold] ({train_count} training images, "
-        f"{len(scan.files_for('test'))} validation) — {config.epochs} epochs, batch "
+        f"{len(trained.files_for('test'))} validation) — {config.epochs} epochs, batch "
         f"{config.batch_size}, {config.image_size} px, {config.device}, XLA mode {config.xla.value}"
     )
     only = {args.only} if args.only else None
@@ -281,6 +291,29 @@ def cmd_compare(args: argparse.Namespace) -> int:
     failed = [r for r in [*report.measure_runs, *report.runs] if r.status == "error"]
     c = report.comparison
     return EXIT_FAILED if failed or (only is None and c is not None and not c.valid) else EXIT_OK
+
+
+def _exclusions(text: str, scan: Any, console: Any) -> Any:
+    """The `--exclude-problems` list for `scan`, said on the console; ConfigError if the
+    kinds are unknown or would leave nothing to train on."""
+    from xlagui.core.exclusions import Exclusions, describe, empty_after, parse_kinds
+
+    try:
+        kinds = parse_kinds(text)
+    except ValueError as exc:
+        raise ConfigError(f"--exclude-problems: {exc}") from None
+    exclusions = Exclusions.of_kinds(scan, kinds)
+    if not kinds:
+        return exclusions
+    left_out = exclusions.files(scan)
+    why = empty_after(exclusions.apply(scan))
+    if why:
+        raise ConfigError(f"--exclude-problems: {why}; exclude fewer kinds of problem")
+    console.print(
+        f"{describe(len(left_out))} ({len(exclusions)} problem"
+        f"{'s' if len(exclusions) != 1 else ''}); the dataset folder is not changed"
+    )
+    return exclusions
 
 
 def _run(

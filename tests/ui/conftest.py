@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+import sys
 from pathlib import Path
 
 import pytest
@@ -14,16 +15,20 @@ from pytestqt.qtbot import QtBot
 from tests.helpers.images import make_split_dataset
 from tests.helpers.streams import FakeWorker, run_events
 from xlagui.core.events import ErrorEvent
+from xlagui.core.runner import RunSpec
 from xlagui.ui.main_window import MainWindow
 
-# The offscreen platform says this whenever a top-level window's size limits change.
+# The offscreen platform says this whenever a top-level window's size limits change, and the
+# next two whenever a menu pops up (tests/helpers/clicks.py opens menus with the mouse).
 OFFSCREEN_NOISE = "This plugin does not support propagateSizeHints"
+POPUP_NOISE = (r"This plugin does not support raise\(\)",
+               "This plugin does not support grabbing the keyboard")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if "tests/ui/" in str(item.fspath).replace("\\", "/"):
-            item.add_marker(pytest.mark.qt_log_ignore(OFFSCREEN_NOISE))
+            item.add_marker(pytest.mark.qt_log_ignore(OFFSCREEN_NOISE, *POPUP_NOISE))
 
 
 def fake_worker(delay: float = 0.0, steps: int = 4, **fail: ErrorEvent) -> FakeWorker:
@@ -56,6 +61,13 @@ def settings(tmp_path: Path) -> QSettings:
 WindowFactory = Callable[..., MainWindow]
 
 
+FAKE_MEASURE = Path(__file__).resolve().parents[1] / "helpers" / "fake_measure_worker.py"
+
+
+def fake_measure_command(spec: RunSpec) -> list[str]:
+    return [sys.executable, str(FAKE_MEASURE), str(spec.run_dir / "spec.json")]
+
+
 @pytest.fixture
 def make_window(qtbot: QtBot, settings: QSettings, tmp_path: Path) -> Iterator[WindowFactory]:
     windows: list[MainWindow] = []
@@ -68,6 +80,9 @@ def make_window(qtbot: QtBot, settings: QSettings, tmp_path: Path) -> Iterator[W
         kwargs.setdefault("history_root", tmp_path / "history")
         kwargs.setdefault("preload_plots", False)
         chosen = None if real_worker else (worker or fake_worker())
+        if not real_worker:
+            # The speed phase runs measuring workers that speak the protocol without TensorFlow.
+            kwargs.setdefault("measure_command", fake_measure_command)
         window = MainWindow(worker=chosen, **kwargs)  # type: ignore[arg-type]
         qtbot.addWidget(window)
         windows.append(window)

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from xlagui.core import export
 from xlagui.core.config import RunConfig, XlaMode
 from xlagui.core.events import Event
+from xlagui.core.exclusions import Exclusions, without_recorded
 from xlagui.core.interleave import MeasureSettings, measure_interleaved
 from xlagui.core.report import ComparisonReport, MeasurementRecord, RunEntry, host_environment
 from xlagui.core.runner import RunResult, RunSpec, run_worker, samples_from_scan
@@ -86,10 +87,20 @@ def dataset_info(scan: DatasetScan, demo: bool = False) -> dict[str, Any]:
     }
 
 
-def new_report(scan: DatasetScan, config: RunConfig, *, demo: bool = False) -> ComparisonReport:
+def new_report(
+    scan: DatasetScan,
+    config: RunConfig,
+    *,
+    demo: bool = False,
+    exclusions: Exclusions | None = None,
+) -> ComparisonReport:
+    """A comparison of `config` on `scan`, less the files `exclusions` leaves out: the
+    dataset's counts and fingerprint are those of the files trained on, and `excluded` lists
+    the files left out (`run_comparison` leaves out exactly those)."""
+    chosen = exclusions or Exclusions()
     return ComparisonReport(
         config=config,
-        dataset=dataset_info(scan, demo),
+        dataset={**dataset_info(chosen.apply(scan), demo), "excluded": chosen.record(scan)},
         runs=plan_runs(config),
         measure_runs=[
             RunEntry(run_id="m1-baseline", variant="baseline", repeat=1, xla_mode="off"),
@@ -101,7 +112,7 @@ def new_report(scan: DatasetScan, config: RunConfig, *, demo: bool = False) -> C
 
 def run_measurement(
     report: ComparisonReport,
-    scan: Any,
+    scan: DatasetScan,
     out_dir: Path,
     state: TaskState,
     *,
@@ -114,7 +125,7 @@ def run_measurement(
     Keeps every pair that finished whatever happens (a stop, a worker dying), records how it
     ended, recomputes the comparison after every round and writes the files at the end.
     """
-    class_names, train, val = samples_from_scan(scan)
+    class_names, train, val = samples_from_scan(without_recorded(scan, report.dataset))
     check_writable(out_dir)
     entries = report.measure_runs
     specs = [
@@ -190,9 +201,10 @@ def run_comparison(
     """Run every queued run of `report` in order (or only the variants in `only`).
 
     Stops after the current run when `state` asks it to; the report keeps every run that
-    finished. Writes `comparison.csv` and `comparison.json` to `out_dir` after each run.
+    finished. Writes `comparison.csv` and `comparison.json` to `out_dir` after each run. The
+    files the report's dataset lists as excluded are neither trained nor validated on.
     """
-    class_names, train, val = samples_from_scan(scan)
+    class_names, train, val = samples_from_scan(without_recorded(scan, report.dataset))
     runner = worker or run_worker
     check_writable(out_dir)
     save_errors: list[str] = []

@@ -24,3 +24,8 @@ def data_dir() -> Path:
 
 def history_dir() -> Path:
     return data_dir() / "history"
+
+
+def log_dir() -> Path:
+    """The app's log files (one per session) and its crash log."""
+    return data_dir() / "logs"

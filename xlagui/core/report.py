@@ -109,6 +109,10 @@ class ComparisonReport:
     comparison: Comparison | None = None
     app_version: str = __version__
 
+    def entry(self, run_id: str) -> RunEntry | None:
+        """The run (training or measuring) with this id."""
+        return next((r for r in [*self.measure_runs, *self.runs] if r.run_id == run_id), None)
+
     def records(self, runs: list[RunEntry] | None = None) -> list[RunRecord]:
         out = []
         for r in self.runs if runs is None else runs:
@@ -177,6 +181,9 @@ class ComparisonReport:
             parts.append("--quick")
         if not c.augment:
             parts.append("--no-augment")
+        kinds = (self.dataset.get("excluded") or {}).get("kinds") or []
+        if kinds:
+            parts.append(f"--exclude-problems {','.join(kinds)}")
         return " ".join(parts)
 
     def title(self) -> str:

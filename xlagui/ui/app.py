@@ -1,5 +1,8 @@
 """Start the desktop app: the QApplication, the window, and a crash handler that keeps results.
 
+Each session logs to a file in the user data folder's log folder, `faulthandler` writes a crash
+log there, and Ctrl+C in the terminal that started the window closes it cleanly.
+
 `run_app` is what `xlagui` (no command, a folder, or `--demo`) calls. It never imports
 TensorFlow: devices are probed by a helper process once the window is up.
 
@@ -10,14 +13,16 @@ notes the time before starting the process gets the launch time (bench/bench_gui
 
 from __future__ import annotations
 
+import logging
 import os
+import signal
 import sys
 import time
 import traceback
 from collections.abc import Callable
 from pathlib import Path
-from types import TracebackType
-from typing import Any
+from types import FrameType, TracebackType
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QSettings, QTimer
 from PySide6.QtGui import QIcon
@@ -27,9 +32,17 @@ from xlagui import APP_ID, APP_NAME
 from xlagui.ui import dialogs
 from xlagui.ui.theme import APP_STYLE
 
+if TYPE_CHECKING:
+    from xlagui.ui.main_window import MainWindow
+
 LAUNCH_PROBE_ENV = "XLAGUI_LAUNCH_PROBE"
 ORGANIZATION = "xlagui"
 GIL_SWITCH_SECONDS = 0.001
+# Python runs a signal handler only when it runs Python code; while Qt's event loop waits, a
+# timer that wakes it this often lets Ctrl+C through.
+SIGNAL_WAKE_MS = 200
+
+log = logging.getLogger(__name__)
 
 ExceptHook = Callable[[type[BaseException], BaseException, TracebackType | None], Any]
 
@@ -103,7 +116,8 @@ class CrashHandler:
             return
         self.last = exc
         details = "".join(traceback.format_exception(exc_type, exc, tb))
-        sys.stderr.write(details)
+        log.error("unexpected exception:\n%s", details)
+        sys.stderr.write(details)  # the terminal too, when there is one
         window = self._window()
         if window is None or self._showing:
             return
@@ -121,15 +135,64 @@ class CrashHandler:
             self._showing = False
 
 
+def install_sigint_handler(window: MainWindow) -> Callable[[], None]:
+    """Ctrl+C in the terminal closes `window` as Quit does, without asking: a running
+    comparison is stopped and its workers waited for. A second Ctrl+C quits at once (the
+    workers are still stopped on the way out). Returns a function that undoes this."""
+    wake = QTimer(window)
+    wake.setInterval(SIGNAL_WAKE_MS)
+    wake.timeout.connect(_on_wake_timer_timeout)
+    wake.start()
+    pressed = [0]
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        pressed[0] += 1
+        if pressed[0] == 1:
+            log.info("Ctrl+C in the terminal: closing the window")
+            # Not from inside whatever Python code the signal interrupted: from the event loop.
+            QTimer.singleShot(0, window.close_without_asking)
+        else:
+            log.info("Ctrl+C again: quitting now")
+            app = QApplication.instance()
+            if app is not None:
+                QTimer.singleShot(0, app.quit)
+
+    previous = signal.signal(signal.SIGINT, handler)
+
+    def uninstall() -> None:
+        wake.stop()
+        signal.signal(signal.SIGINT, previous)
+
+    return uninstall
+
+
+def _on_wake_timer_timeout() -> None:
+    """Nothing: being called is the point (Python gets to run its signal handlers)."""
+
+
+def _start_logs() -> None:
+    from xlagui.core import logs
+
+    try:
+        path = logs.start_session_log()
+        crash = logs.enable_crash_log()
+    except OSError as exc:  # a read-only or full data folder must not keep the window shut
+        sys.stderr.write(f"xlagui: cannot write its log files: {exc}\n")
+        return
+    log.info("logging to %s; crash log %s", path, crash)
+
+
 def run_app(dataset: str | None = None, demo: bool = False) -> int:
     """Open the window (with `dataset` or the demo set loaded) and run until it closes."""
     launch_probe = os.environ.get(LAUNCH_PROBE_ENV) == "1"
+    _start_logs()
     app = make_application(sys.argv[:1])
 
     from xlagui.ui.main_window import MainWindow
 
     window = MainWindow(settings=QSettings(), probe=None if launch_probe else _probe_devices)
     handler = CrashHandler(lambda: window).install()
+    uninstall_sigint = install_sigint_handler(window)
     if launch_probe:
         window.first_shown.connect(lambda: _report_launch(window))
     window.show()
@@ -137,15 +200,19 @@ def run_app(dataset: str | None = None, demo: bool = False) -> int:
         window.open_dataset(Path(dataset).expanduser())
     elif demo:
         window.open_demo()
+    code = 1  # what an exception out of the event loop ends with
     try:
         code = app.exec()
     finally:
+        uninstall_sigint()
         handler.uninstall()
         supervisor = window.supervisor
         if supervisor is not None and supervisor.isRunning():
             # Only if the app was quit from outside the window: never leave a worker behind.
+            log.info("quitting with a comparison running: stopping it")
             supervisor.request_stop()
             supervisor.wait(10_000)
+        log.info("session ended (exit code %s)", code)
     return int(code)
 
 

@@ -30,8 +30,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from xlagui.core import exclusions as excl
 from xlagui.present import format as fmt
 from xlagui.ui import dialogs
+from xlagui.ui.problem_view import ProblemView
 from xlagui.ui.tasks import BackgroundTask, TaskKeeper
 from xlagui.ui.theme import SEVERITY_COLORS
 from xlagui.ui.thumbnails import ThumbnailModel, ThumbnailView, decode_image
@@ -41,6 +43,10 @@ if TYPE_CHECKING:
     from xlagui.core.scan import DatasetScan, ImageFile, Problem
 
 PREVIEW_SIZE = 360
+PAGE_IMAGES, PAGE_PROBLEM = 0, 1
+ProblemRole = Qt.ItemDataRole.UserRole  # a problem's index in scan.problems
+GroupRole = Qt.ItemDataRole.UserRole + 1  # a group's "severity:kind"
+HeadingRole = Qt.ItemDataRole.UserRole + 2  # a group's heading before "n left out" is added
 SEVERITY_WORDS = {"error": "Errors", "warning": "Warnings", "info": "Notes"}
 KIND_WORDS = {
     "not_an_image": "not images",
@@ -133,16 +139,21 @@ class DatasetPanel(QWidget):
         demo_requested(): the user wants the built-in demo dataset.
         rescan_requested(): the user wants the current folder scanned again.
         cancel_scan_requested(): the user wants the running scan stopped.
+        leave_out_requested(object list[Problem], bool leave_out): leave these problems' files
+            out of the comparison (True) or put them back (False).
     """
 
     browse_requested = Signal()
     demo_requested = Signal()
     rescan_requested = Signal()
     cancel_scan_requested = Signal()
+    leave_out_requested = Signal(object, bool)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.scan: DatasetScan | None = None
+        self.exclusions = excl.Exclusions()
+        self._status = ""  # the status line, before what is left out is added
         self._files_by_class: dict[tuple[str, str], list[ImageFile]] = {}
         layout = QVBoxLayout(self)
         layout.setContentsMargins(10, 8, 10, 10)
@@ -263,10 +274,13 @@ class DatasetPanel(QWidget):
         self.problem_tree.setHeaderHidden(True)
         self.problem_tree.setWordWrap(True)
         self.problem_tree.setUniformRowHeights(False)
+        self.problem_tree.setToolTip("Select a problem to see its files")
+        self.problem_tree.itemSelectionChanged.connect(self._on_problem_tree_selection_changed)
         lv.addWidget(self.problem_tree, 1)
         lv.addStretch(0)
         split.addWidget(left)
 
+        self.right_stack = QStackedWidget()
         right = QWidget()
         rv = QVBoxLayout(right)
         rv.setContentsMargins(0, 0, 0, 0)
@@ -298,10 +312,15 @@ class DatasetPanel(QWidget):
         gallery.setStretchFactor(0, 3)
         gallery.setStretchFactor(1, 2)
         rv.addWidget(gallery, 1)
-        split.addWidget(right)
+        self.right_stack.addWidget(right)
+        self.problem_view = ProblemView(self.thumbnails.pool)
+        self.problem_view.back_requested.connect(self._on_problem_back_requested)
+        self.problem_view.leave_out_requested.connect(self.leave_out_requested)
+        self.right_stack.addWidget(self.problem_view)
+        split.addWidget(self.right_stack)
         split.setStretchFactor(0, 2)
         split.setStretchFactor(1, 3)
-        split.setSizes([440, 860])
+        split.setSizes([500, 800])
         return split
 
     # -- what the main window calls -------------------------------------------------------
@@ -334,12 +353,16 @@ class DatasetPanel(QWidget):
         test = len(scan.files_for("test"))
         state = ("ready to train" if scan.ok else "training refused until the errors are fixed")
         colour = SEVERITY_COLORS["ok"] if scan.ok else SEVERITY_COLORS["error"]
-        self.status_label.setText(
+        self._status = (
             f"{len(scan.class_names)} classes · {train:,} training and {test:,} test images · "
             f"<span style='color:{colour}; font-weight:600'>{state}</span>"
         )
         self._fill_classes(scan)
+        self.exclusions = self.exclusions.restricted_to(scan)
         self._fill_problems(scan.problems)
+        self.problem_view.clear()
+        self.right_stack.setCurrentIndex(PAGE_IMAGES)
+        self.set_exclusions(self.exclusions)
         self._files_by_class = defaultdict(list)
         for f in scan.files:
             self._files_by_class[(f.split, f.label)].append(f)
@@ -351,6 +374,42 @@ class DatasetPanel(QWidget):
         self.preview.clear()
         self._on_class_combo_changed()
         self.stack.setCurrentIndex(1)
+
+    def set_exclusions(self, exclusions: excl.Exclusions) -> None:
+        """Show which problems' files the comparison leaves out (in the list, the status line
+        and the problem shown)."""
+        self.exclusions = exclusions
+        scan = self.scan
+        if scan is None:
+            return
+        left = len(exclusions.files(scan))
+        extra = (f" · <span style='color:{SEVERITY_COLORS['warning']}'>"
+                 f"{excl.describe(left)}</span>" if left else "")
+        self.status_label.setText(self._status + extra)
+        tree = self.problem_tree
+        for i in range(tree.topLevelItemCount()):
+            top = tree.topLevelItem(i)
+            if top is None:
+                continue
+            out = 0
+            for j in range(top.childCount()):
+                child = top.child(j)
+                index = child.data(0, ProblemRole) if child is not None else None
+                if child is None or not isinstance(index, int) or index >= len(scan.problems):
+                    continue
+                gone = exclusions.leaves_out(scan.problems[index])
+                out += gone
+                font = child.font(0)
+                font.setItalic(gone)
+                child.setFont(0, font)
+                child.setForeground(0, _brush("#8a8f96" if gone else "#202124"))
+                child.setText(0, ("Left out: " if gone else "") + scan.problems[index].message)
+            heading = str(top.data(0, HeadingRole) or top.text(0))
+            top.setText(0, heading if not out else f"{heading[:-1]}, {out} left out)")
+            top.setToolTip(0, f"{top.text(0)}\nSelect to see them all, and one of them to see "
+                              "its files")
+        if self.right_stack.currentIndex() == PAGE_PROBLEM:
+            self.problem_view.set_exclusions(exclusions)
 
     def show_empty(self) -> None:
         self.scan = None
@@ -403,6 +462,7 @@ class DatasetPanel(QWidget):
             return
         tree.setMaximumHeight(16_777_215)
         groups: dict[tuple[str, str], list[Problem]] = defaultdict(list)
+        index = {id(p): i for i, p in enumerate(problems)}
         for p in problems:
             groups[(p.severity, p.kind)].append(p)
         order = {"error": 0, "warning": 1, "info": 2}
@@ -414,12 +474,19 @@ class DatasetPanel(QWidget):
             f = top.font(0)
             f.setBold(True)
             top.setFont(0, f)
+            top.setData(0, GroupRole, f"{severity}:{kind}")
+            top.setData(0, HeadingRole, top.text(0))
+            top.setToolTip(0, "Select to see them all, and one of them to see its files")
             for p in group:
                 child = QTreeWidgetItem([p.message])
-                child.setToolTip(0, "\n".join(p.paths) or p.message)
+                child.setData(0, ProblemRole, index[id(p)])
+                # The list is narrow: the whole message (and the paths) on hover, and in the
+                # view beside it when selected.
+                child.setToolTip(0, "\n".join([p.message, *p.paths[:20]]))
                 for path in p.paths[:50]:
                     leaf = QTreeWidgetItem([path])
                     leaf.setForeground(0, _brush("#6b6f76"))
+                    leaf.setToolTip(0, path)
                     child.addChild(leaf)
                 top.addChild(child)
             tree.addTopLevelItem(top)
@@ -438,10 +505,43 @@ class DatasetPanel(QWidget):
     def _on_class_table_selection_changed(self) -> None:
         items = self.class_table.selectedItems()
         if items:
+            self.right_stack.setCurrentIndex(PAGE_IMAGES)
             label = items[0].data(Qt.ItemDataRole.UserRole)
             i = self.class_combo.findData(label)
             if i >= 0:
                 self.class_combo.setCurrentIndex(i)
+
+    def _on_problem_tree_selection_changed(self) -> None:
+        scan = self.scan
+        items = self.problem_tree.selectedItems()
+        if scan is None or not items:
+            return
+        item = items[0]
+        parent = item.parent()
+        # A path selected stands for the problem above it.
+        if item.data(0, ProblemRole) is None and parent is not None \
+                and parent.data(0, GroupRole) is None:
+            item = parent
+        index = item.data(0, ProblemRole)
+        group = item.data(0, GroupRole)
+        if isinstance(index, int) and 0 <= index < len(scan.problems):
+            problem = scan.problems[index]
+            words = KIND_WORDS.get(problem.kind, problem.kind.replace("_", " "))
+            title = f"{problem.severity.capitalize()}: {words}"
+            self.problem_view.show_problems(scan, [problem], title, self.exclusions)
+        elif isinstance(group, str):
+            severity, kind = group.split(":", 1)
+            problems = [p for p in scan.problems if (p.severity, p.kind) == (severity, kind)]
+            words = KIND_WORDS.get(kind, kind.replace("_", " "))
+            self.problem_view.show_problems(
+                scan, problems, f"{severity.capitalize()}: {words} ({len(problems)})",
+                self.exclusions)
+        else:
+            return
+        self.right_stack.setCurrentIndex(PAGE_PROBLEM)
+
+    def _on_problem_back_requested(self) -> None:
+        self.right_stack.setCurrentIndex(PAGE_IMAGES)
 
     def _on_grid_image_activated(self, f: ImageFile) -> None:
         self.preview.show_file(f)

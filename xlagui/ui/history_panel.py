@@ -61,7 +61,7 @@ class HistoryPanel(QWidget):
         refresh = QPushButton("Refresh")
         self.open_button.clicked.connect(self._on_open_clicked)
         self.folder_button.clicked.connect(self._on_folder_clicked)
-        refresh.clicked.connect(self.refresh)
+        refresh.clicked.connect(self._on_refresh_clicked)
         for b in (self.open_button, self.folder_button, refresh):
             head.addWidget(b, 0, Qt.AlignmentFlag.AlignVCenter)
         layout.addLayout(head)
@@ -91,7 +91,7 @@ class HistoryPanel(QWidget):
         self._select_after: Path | None = None
         self._on_tree_selection_changed()
 
-    def refresh(self, select: Path | None = None) -> None:
+    def refresh(self, *, select: Path | None = None) -> None:
         """Read the saved comparisons again, off the GUI thread (each is a JSON file)."""
         from xlagui.core import history, paths
 
@@ -138,6 +138,9 @@ class HistoryPanel(QWidget):
     def selected_folder(self) -> Path | None:
         row = self.tree.currentItem()
         return Path(row.data(0, PathRole)) if row is not None else None
+
+    def _on_refresh_clicked(self) -> None:
+        self.refresh()
 
     def _on_open_clicked(self) -> None:
         folder = self.selected_folder()

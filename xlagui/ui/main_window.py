@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import importlib
+import logging
 import os
 import traceback
 from collections.abc import Callable
@@ -28,6 +29,7 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import (
     QAbstractScrollArea,
     QApplication,
+    QCheckBox,
     QFileDialog,
     QFrame,
     QLabel,
@@ -43,10 +45,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from xlagui.core import exclusions as excl
 from xlagui.core.events import ErrorEvent, Event
 from xlagui.core.task import TaskState
 from xlagui.ui import dialogs
-from xlagui.ui.dataset_panel import DatasetPanel
+from xlagui.ui.dataset_panel import KIND_WORDS, DatasetPanel
 from xlagui.ui.dialogs import DropOverlay, MessageBar
 from xlagui.ui.history_panel import HistoryPanel
 from xlagui.ui.settings_panel import SettingsPanel
@@ -58,15 +61,19 @@ from xlagui.ui.theme import VARIANT_TITLES
 if TYPE_CHECKING:
     from xlagui.core.compare import RunWorker
     from xlagui.core.report import ComparisonReport
-    from xlagui.core.scan import DatasetScan
+    from xlagui.core.scan import DatasetScan, Problem
     from xlagui.core.stats import Comparison
     from xlagui.ui.runs_view import RunsView
     from xlagui.ui.supervisor import ComparisonSupervisor
 
 Probe = Callable[[], list[dict[str, str]]]
+# Which command starts a measuring worker for a run (tests: a fake one); None: the real worker.
+MeasureCommand = Callable[[Any], "list[str] | None"]
 TAB_DATASET, TAB_RUNS, TAB_HISTORY = 0, 1, 2
 RESCAN_DELAY_MS = 600
 DEMO_NAME = "demo elephants"  # what `compare.dataset_info` calls the demo set
+
+log = logging.getLogger(__name__)
 
 
 def classify_drop(mime: QMimeData) -> tuple[Path | None, str]:
@@ -121,13 +128,19 @@ class MainWindow(QMainWindow):
         probe: Probe | None = None,
         history_root: Path | None = None,
         preload_plots: bool = True,
+        log_folder: Path | None = None,
+        measure_command: MeasureCommand | None = None,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
         self.store = settings if settings is not None else QSettings()
         self.worker = worker
+        self.measure_command = measure_command  # tests: a fake measuring worker
         self.history_root = history_root
+        self.log_folder = log_folder  # None: the user data folder's (core.paths.log_dir)
         self.scan: DatasetScan | None = None
+        # The problems whose files the next comparison leaves out (the folder is not changed).
+        self.exclusions = excl.Exclusions()
         self.demo = False
         self.report: ComparisonReport | None = None  # what the Runs tab shows, when final
         self.report_folder: Path | None = None
@@ -138,6 +151,7 @@ class MainWindow(QMainWindow):
         self._tasks = TaskKeeper()
         self._run_errors: dict[str, ErrorEvent] = {}
         self._close_after_run = False
+        self._ask_before_closing = True
         self._shown_once = False
         self._preload_plots = preload_plots
         self._runs_view: RunsView | None = None
@@ -228,6 +242,12 @@ class MainWindow(QMainWindow):
             a.triggered.connect(lambda _checked=False, i=i: self.tabs.setCurrentIndex(i))
             view_menu.addAction(a)
         help_menu = bar.addMenu("&Help")
+        self.show_logs_action = QAction("Show &log folder", self)
+        self.show_logs_action.setStatusTip("Open the folder with xlagui's log files and crash log "
+                                           "(attach them to a bug report)")
+        self.show_logs_action.triggered.connect(self._on_show_logs_triggered)
+        help_menu.addAction(self.show_logs_action)
+        help_menu.addSeparator()
         about = QAction("&About xlagui", self)
         about.triggered.connect(self._on_about_triggered)
         help_menu.addAction(about)
@@ -272,17 +292,26 @@ class MainWindow(QMainWindow):
         self.run_button.setObjectName("Primary")
         self.run_button.setIcon(self._icon(QStyle.StandardPixmap.SP_MediaPlay))
         self.run_button.setToolTip("Baseline and XLA, one after the other (Ctrl+R)")
-        self.run_button.clicked.connect(self.start_comparison)
+        # Buttons get slots with no parameter `clicked(bool)` could fill: passing it on once
+        # reached start_comparison's `only` as False and crashed the main button.
+        self.run_button.clicked.connect(self._on_run_button_clicked)
         self.run_one_button = QPushButton("Run XLA only")
-        self.run_one_button.clicked.connect(self.start_one_side)
+        self.run_one_button.clicked.connect(self._on_run_one_button_clicked)
         self.stop_button = QPushButton("Stop")
         self.stop_button.setIcon(self._icon(QStyle.StandardPixmap.SP_MediaStop))
         self.stop_button.setToolTip("Stop the running comparison (Esc)")
-        self.stop_button.clicked.connect(self.stop_run)
+        self.stop_button.clicked.connect(self._on_stop_button_clicked)
         self.run_hint = QLabel()
         self.run_hint.setObjectName("Caption")
         self.run_hint.setWordWrap(True)
-        for w in (self.run_button, self.run_one_button, self.stop_button, self.run_hint):
+        self.speed_only = QCheckBox("Measure speed only")
+        self.speed_only.setToolTip(
+            "Only the interleaved speed measurement (a few minutes), without the training runs "
+            "that give total wall time, accuracy and the loss curves"
+        )
+        self.speed_only.toggled.connect(self._on_speed_only_toggled)
+        for w in (self.run_button, self.speed_only, self.run_one_button, self.stop_button,
+                  self.run_hint):
             sv.addWidget(w)
         side.setMinimumWidth(300)
         side.setMaximumWidth(460)
@@ -295,6 +324,7 @@ class MainWindow(QMainWindow):
         self.dataset_panel.demo_requested.connect(self.open_demo)
         self.dataset_panel.rescan_requested.connect(self._on_dataset_rescan_requested)
         self.dataset_panel.cancel_scan_requested.connect(self._on_dataset_cancel_requested)
+        self.dataset_panel.leave_out_requested.connect(self._on_dataset_leave_out_requested)
         self.tabs.addTab(self.dataset_panel, "Dataset")
         self._runs_stack = QStackedWidget()
         waiting = QLabel("Preparing the plots…")
@@ -316,6 +346,7 @@ class MainWindow(QMainWindow):
         self.settings_panel.xla_toggled.connect(self._on_settings_xla_toggled)
         self.settings_panel.holdout_changed.connect(self._on_settings_split_changed)
         self.settings_panel.seed.valueChanged.connect(self._on_settings_split_changed)
+        self.settings_panel.put_back_requested.connect(self._on_settings_put_back_requested)
 
         self.device_label = QLabel("Devices: looking…")
         self.device_label.setObjectName("Caption")
@@ -371,7 +402,7 @@ class MainWindow(QMainWindow):
             event.ignore()
             if self._close_after_run:
                 return
-            if not dialogs.ask(
+            if self._ask_before_closing and not dialogs.ask(
                 self,
                 "Stop the comparison?",
                 "A comparison is running. Closing xlagui stops it; the runs that already "
@@ -383,13 +414,21 @@ class MainWindow(QMainWindow):
             self._close_after_run = True
             self.stop_run()
             self.statusBar().showMessage("Stopping the run before closing…")
+            log.info("closing: stopping the running comparison first")
             return
+        log.info("window closed")
         self._save()
         if self._scan_task is not None:
             self._scan_task.cancel()
         self._tasks.cancel_all()
         self.dataset_panel.shutdown()
         event.accept()
+
+    def close_without_asking(self) -> None:
+        """Close as Quit does, but stop a running comparison without asking first (Ctrl+C in
+        the terminal that started the window): the window closes once its workers ended."""
+        self._ask_before_closing = False
+        self.close()
 
     def is_running(self) -> bool:
         return self.supervisor is not None and not self.supervisor.isFinished()
@@ -415,6 +454,7 @@ class MainWindow(QMainWindow):
         if splitter is not None:
             self.splitter.restoreState(splitter)  # type: ignore[arg-type]
         self.settings_panel.restore(s)
+        self.speed_only.setChecked(str(s.value("run/speed_only", "false")).lower() == "true")
         if self.settings_panel.restore_problems:
             self.message_bar.show_message(
                 "warning", html.escape(" ".join(self.settings_panel.restore_problems))
@@ -489,11 +529,15 @@ class MainWindow(QMainWindow):
         if task is not self._scan_task:
             return
         self._scan_task = None
+        same_folder = self.scan is not None and self.scan.root == scan.root
         self.scan = scan
+        log.info("scanned %s: %d usable files, %d problems, %.2f s", scan.root, len(scan.files),
+                 len(scan.problems), scan.seconds)
         self.store.setValue("last_folder", str(Path(scan.root).parent))
         self.dataset_panel.show_scan(scan, self.dataset_name())
-        self.settings_panel.set_dataset(len(scan.files_for("train")),
-                                        auto_split=scan.layout != "split")
+        # A rescan of the same folder keeps what was left out, as far as the problems remain.
+        self._set_exclusions(self.exclusions.restricted_to(scan) if same_folder
+                             else excl.Exclusions())
         self.setWindowTitle(f"xlagui — {self.dataset_name()}")
         self.statusBar().showMessage(
             f"Scanned {scan.scanned_files:,} files in {scan.seconds:.1f} s", 5000)
@@ -526,6 +570,7 @@ class MainWindow(QMainWindow):
                                                    f"{html.escape(message)}")
         else:
             message = f"{type(exc).__name__}: {exc}"
+            log.error("the scan of %s failed:\n%s", self._scan_path, details)
             dialogs.show_error(self, "Scan failed", f"The scan stopped unexpectedly: {message}",
                                "The folder was not changed. Try again, or choose another "
                                "folder.", details)
@@ -561,6 +606,42 @@ class MainWindow(QMainWindow):
     def _on_dataset_cancel_requested(self) -> None:
         if self._scan_task is not None:
             self._scan_task.cancel()
+
+    def _on_dataset_leave_out_requested(self, problems: list[Problem], leave_out: bool) -> None:
+        if self.scan is None:
+            return
+        chosen = (self.exclusions.leave_out(*problems) if leave_out
+                  else self.exclusions.put_back(*problems))
+        self._set_exclusions(chosen)
+        left = len(chosen.files(self.scan))
+        log.info("%s %d problem(s); %d file(s) left out now", "left out" if leave_out
+                 else "put back", len(problems), left)
+        self.statusBar().showMessage(
+            (excl.describe(left) if left else "Every file is back in the comparison")
+            + "; the dataset folder is not changed", 6000)
+
+    def _on_settings_put_back_requested(self) -> None:
+        self._set_exclusions(excl.Exclusions())
+        self.statusBar().showMessage("Every file is back in the comparison", 5000)
+
+    def _set_exclusions(self, exclusions: excl.Exclusions) -> None:
+        """Use `exclusions` for the next comparison and show it everywhere it matters."""
+        self.exclusions = exclusions
+        scan = self.scan
+        self.dataset_panel.set_exclusions(exclusions)
+        if scan is None:
+            self.settings_panel.set_left_out(0, "")
+            self._update_actions()
+            return
+        trained = exclusions.apply(scan)
+        self.settings_panel.set_dataset(len(trained.files_for("train")),
+                                        auto_split=scan.layout != "split")
+        kinds: dict[str, int] = {}
+        for p in exclusions.problems(scan):
+            kinds[p.kind] = kinds.get(p.kind, 0) + 1
+        detail = ", ".join(f"{n} × {KIND_WORDS.get(k, k)}" for k, n in kinds.items())
+        self.settings_panel.set_left_out(len(exclusions.files(scan)), detail)
+        self._update_actions()
 
     def _on_settings_split_changed(self, _value: int) -> None:
         # Seed and held-out share choose the test files of a folder without a test folder.
@@ -630,6 +711,10 @@ class MainWindow(QMainWindow):
             return "Scanning the dataset…"
         if not self.scan.ok:
             return "The dataset has errors (see Problems)."
+        if self.exclusions:
+            why = excl.empty_after(self.exclusions.apply(self.scan))
+            if why:
+                return why[0].upper() + why[1:] + ": put some back (Dataset tab)."
         errors = self.settings_panel.errors()
         if errors:
             return errors[0]
@@ -646,8 +731,10 @@ class MainWindow(QMainWindow):
         side = "xla" if self.settings_panel.xla.isChecked() else "baseline"
         return self.start_comparison(only={side})
 
-    def start_comparison(self, only: set[str] | None = None) -> bool:
-        """Start a comparison (or one side of it); False, with the reason shown, if it can't."""
+    def start_comparison(self, *, only: set[str] | None = None) -> bool:
+        """Start a comparison (or one side of it); False, with the reason shown, if it can't.
+
+        `only` is keyword-only so that no signal's argument can ever land in it."""
         reason = self.cannot_run_reason()
         config = self.settings_panel.config()
         if reason or config is None or self.scan is None:
@@ -658,10 +745,13 @@ class MainWindow(QMainWindow):
         from xlagui.core.compare import new_report
         from xlagui.ui.supervisor import ComparisonSupervisor
 
-        report = new_report(self.scan, config, demo=self.demo)
+        if only is None:
+            config = config.replace(quick=self.speed_only.isChecked())
+        report = new_report(self.scan, config, demo=self.demo, exclusions=self.exclusions)
         try:
             folder = history.new_folder(self.history_root)
         except OSError as exc:
+            log.error("cannot make a history folder: %s", exc)
             dialogs.show_error(self, "Cannot start", f"There is no room for the results: {exc}",
                                "xlagui saves every comparison in its data folder; check that "
                                "it is writable and has free space.", traceback.format_exc())
@@ -670,7 +760,9 @@ class MainWindow(QMainWindow):
         view = self.runs_view
         view.begin(report, only=only, folder=folder)
         supervisor = ComparisonSupervisor(report, self.scan, folder, only=only,
-                                          worker=self.worker, parent=self)
+                                          worker=self.worker,
+                                          measure_command=self.measure_command, parent=self)
+        supervisor.measurement_updated.connect(self._on_supervisor_measurement_updated)
         supervisor.run_started.connect(self._on_supervisor_run_started)
         supervisor.event_received.connect(self._on_supervisor_event_received)
         supervisor.run_done.connect(self._on_supervisor_run_done)
@@ -686,6 +778,8 @@ class MainWindow(QMainWindow):
         self.message_bar.hide()
         what = "comparison" if only is None else f"{VARIANT_TITLES[next(iter(only))]} run"
         self.statusBar().showMessage(f"Running the {what}… each run is saved as it finishes")
+        log.info("started the %s on %s in %s (%s)", what, self.scan.root, folder,
+                 config.to_dict())
         self._update_actions()
         self.comparison_started.emit(report)
         return True
@@ -694,6 +788,7 @@ class MainWindow(QMainWindow):
         if not self.is_running() or self.supervisor is None:
             return
         if not self.supervisor.stop_requested:
+            log.info("stop requested")
             self.supervisor.request_stop()
             self.runs_view.mark_stopping()
             self.statusBar().showMessage("Stopping…")
@@ -701,6 +796,13 @@ class MainWindow(QMainWindow):
 
     def _on_supervisor_run_started(self, run_id: str, variant: str, repeat: int) -> None:
         self.runs_view.on_run_started(run_id, variant, repeat)
+
+    def _on_supervisor_measurement_updated(self, comparison: Comparison | None) -> None:
+        self.runs_view.on_measurement(comparison)
+
+    def _on_speed_only_toggled(self, on: bool) -> None:
+        self.store.setValue("run/speed_only", on)
+        self._update_actions()
 
     def _on_supervisor_event_received(self, run_id: str, event: Event) -> None:
         if isinstance(event, ErrorEvent):
@@ -710,10 +812,14 @@ class MainWindow(QMainWindow):
     def _on_supervisor_run_done(self, run_id: str, status: str,
                                 comparison: Comparison | None) -> None:
         self.runs_view.on_run_done(run_id, status, comparison)
+        log.info("run %s ended: %s", run_id, status)
         if status == "error":
-            variant = "XLA" if "-xla-" in run_id else "baseline"
+            report = self.supervisor.report if self.supervisor is not None else None
+            entry = report.entry(run_id) if report is not None else None
+            variant = "baseline" if entry is not None and entry.variant == "baseline" else "XLA"
             err = self._run_errors.get(run_id)
             if err is not None:
+                log.error("run %s failed: %s\n%s", run_id, err.message, err.details)
                 dialogs.show_error(self, f"The {variant} run failed", err.message, err.hint,
                                    err.details)
             else:
@@ -721,6 +827,7 @@ class MainWindow(QMainWindow):
                                    "the run ended without saying why", "See its worker.log.")
 
     def _on_supervisor_crashed(self, message: str, details: str) -> None:
+        log.error("the comparison's supervision failed: %s\n%s", message, details)
         dialogs.show_error(self, "The comparison stopped unexpectedly", message,
                            "Runs that finished before this are kept in the history.", details)
 
@@ -739,7 +846,10 @@ class MainWindow(QMainWindow):
         if stopped:
             self.message_bar.show_message("warning", "Stopped. Runs that finished before the "
                                                      "stop are saved in the history.", 8000)
-        elif c is not None and c.runs_compared.get("baseline") and c.runs_compared.get("xla"):
+        elif c is not None and (
+            c.interleaved is not None
+            or (c.runs_compared.get("baseline") and c.runs_compared.get("xla"))
+        ):
             first = c.verdict.split(". ")[0].rstrip(".") + "."
             self.message_bar.show_message(
                 "ok" if c.valid else "error",
@@ -750,6 +860,8 @@ class MainWindow(QMainWindow):
             self.message_bar.show_message("info", f"Done: {done} run{'s' if done != 1 else ''} "
                                                   "finished.", 6000)
         self.statusBar().showMessage("Comparison saved in the history", 5000)
+        log.info("comparison ended (%s), saved in %s", "stopped" if stopped else "done",
+                 supervisor.out_dir)
         self._update_actions()
         self.comparison_finished.emit(report)
         if self._close_after_run:
@@ -769,6 +881,7 @@ class MainWindow(QMainWindow):
         try:
             report = history.load(Path(folder))
         except (OSError, ValueError, KeyError, TypeError) as exc:
+            log.warning("cannot reopen %s: %s", folder, exc)
             dialogs.show_error(self, "Cannot reopen", f"This comparison cannot be read: {exc}",
                                "The file may come from another version of xlagui or be "
                                "damaged.", traceback.format_exc())
@@ -813,6 +926,7 @@ class MainWindow(QMainWindow):
             for path in written:
                 path.unlink(missing_ok=True)
             reason = exc.strerror or str(exc)
+            log.warning("export to %s failed: %s", folder, reason)
             dialogs.show_error(
                 self, "Export failed", f"The report could not be written to {folder}: {reason}",
                 "Nothing was left behind. Choose a folder you can write to, with free space.",
@@ -821,6 +935,7 @@ class MainWindow(QMainWindow):
         finally:
             QApplication.restoreOverrideCursor()
         self.store.setValue("export_folder", str(folder))
+        log.info("exported %s", ", ".join(str(p) for p in written))
         url = QUrl.fromLocalFile(str(folder)).toString()
         self.message_bar.show_message(
             "ok", f"Exported {html.escape(stem)}.png, .csv and .json to "
@@ -850,6 +965,15 @@ class MainWindow(QMainWindow):
         self.run_hint.setText(reason if not running else
                               ("Stopping…" if stopping else "Running — Esc stops it."))
 
+    def _on_run_button_clicked(self) -> None:
+        self.start_comparison()
+
+    def _on_run_one_button_clicked(self) -> None:
+        self.start_one_side()
+
+    def _on_stop_button_clicked(self) -> None:
+        self.stop_run()
+
     def _on_settings_changed(self) -> None:
         self._update_actions()
 
@@ -872,6 +996,20 @@ class MainWindow(QMainWindow):
 
     def _on_message_link_activated(self, link: str) -> None:
         QDesktopServices.openUrl(QUrl(link))
+
+    def _on_show_logs_triggered(self) -> None:
+        from xlagui.core import paths
+
+        folder = self.log_folder or paths.log_dir()
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            self.message_bar.show_message(
+                "error", html.escape(f"The log folder {folder} cannot be made: {exc}"), 8000)
+            return
+        if not QDesktopServices.openUrl(QUrl.fromLocalFile(str(folder))):
+            self.message_bar.show_message(
+                "info", f"The log files are in {html.escape(str(folder))}", 10000)
 
     def _on_about_triggered(self) -> None:
         from xlagui import __version__

@@ -26,10 +26,12 @@ VARIANTS = ("baseline", "xla")
 
 def config_words(report: ComparisonReport) -> str:
     c = report.config
+    left_out = len((report.dataset.get("excluded") or {}).get("files") or [])
     return (
         f"{c.epochs} epochs · batch {c.batch_size} · {c.image_size} px · {c.device.upper()} · "
         f"augmentation {'on' if c.augment else 'off'} · seed {c.seed}"
         + (f" · {c.repeats} repeats" if c.repeats > 1 else "")
+        + (f" · {left_out:,} file{'s' if left_out != 1 else ''} left out" if left_out else "")
     )
 
 
@@ -96,7 +98,7 @@ class RunsView(QWidget):
               folder: Path | None = None, live: bool = True) -> None:
         self.report = report
         self.folder = folder
-        self._variant_of = {r.run_id: r.variant for r in report.runs}
+        self._variant_of = {r.run_id: r.variant for r in [*report.measure_runs, *report.runs]}
         self._pending.clear()
         planned = {v: sum(1 for r in report.runs if r.variant == v) for v in VARIANTS}
         for variant, column in self.columns.items():
@@ -108,6 +110,10 @@ class RunsView(QWidget):
             )
         self.comparison.clear()
         self.comparison.set_epochs(report.config.epochs)
+        self.comparison.set_phases(
+            measuring=bool(report.measure_runs) and only is None,
+            training=bool(report.runs),
+        )
         self.heading.setText(report.title())
         self.subheading.setText(config_words(report))
         self._show_folder(folder)
@@ -129,9 +135,15 @@ class RunsView(QWidget):
             column.end_run(status)
         if not self._timer.isActive():
             self._redraw_all(force=True)
-        if comparison is not None and comparison.runs_compared.get("baseline") and \
-                comparison.runs_compared.get("xla"):
+        if comparison is not None and (
+            comparison.interleaved is not None
+            or (comparison.runs_compared.get("baseline") and comparison.runs_compared.get("xla"))
+        ):
             self.comparison.show_comparison(comparison)
+
+    def on_measurement(self, comparison: Comparison | None) -> None:
+        """A round of the speed measurement ended: the estimate so far, and its band."""
+        self.comparison.show_measurement(comparison)
 
     def mark_stopping(self) -> None:
         for column in self.columns.values():
@@ -145,7 +157,7 @@ class RunsView(QWidget):
     def show_report(self, report: ComparisonReport, folder: Path | None = None) -> None:
         """Replay a saved comparison into the same columns a live one uses."""
         self.begin(report, folder=folder, live=False)
-        for entry in report.runs:
+        for entry in [*report.measure_runs, *report.runs]:
             if not entry.events:
                 continue
             self.on_run_started(entry.run_id, entry.variant, entry.repeat)

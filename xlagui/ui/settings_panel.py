@@ -15,9 +15,11 @@ from PySide6.QtWidgets import (
     QButtonGroup,
     QCheckBox,
     QComboBox,
+    QDoubleSpinBox,
     QFormLayout,
     QGroupBox,
     QLabel,
+    QPushButton,
     QRadioButton,
     QSpinBox,
     QToolButton,
@@ -29,6 +31,7 @@ from xlagui.core.config import (
     DEFAULTS,
     MIN_IMAGE_SIZE,
     RANGES,
+    TARGET_PERCENT_RANGE,
     ConfigError,
     RunConfig,
     XlaMode,
@@ -58,11 +61,13 @@ class SettingsPanel(QWidget):
         changed(): any setting changed (the window re-checks what it can run).
         holdout_changed(int): the held-out percentage changed (the scan depends on it).
         xla_toggled(bool): the XLA switch, which picks the side a single run uses.
+        put_back_requested(): the user wants every file left out back in the comparison.
     """
 
     changed = Signal()
     holdout_changed = Signal(int)
     xla_toggled = Signal(bool)
+    put_back_requested = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -76,6 +81,21 @@ class SettingsPanel(QWidget):
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
         outer.setSpacing(10)
+
+        # Data left out (shown only when some is) ---------------------------------------
+        self.left_out_box = QGroupBox("Data")
+        lv = QVBoxLayout(self.left_out_box)
+        self.left_out_label = QLabel()
+        self.left_out_label.setObjectName("Note")
+        self.left_out_label.setWordWrap(True)
+        self.left_out_label.setStyleSheet(f"color: {SEVERITY_COLORS['warning']};")
+        self.put_back_button = QPushButton("Put them back")
+        self.put_back_button.setToolTip("Train and validate on every usable file again")
+        self.put_back_button.clicked.connect(self._on_put_back_button_clicked)
+        lv.addWidget(self.left_out_label)
+        lv.addWidget(self.put_back_button, 0, Qt.AlignmentFlag.AlignLeft)
+        self.left_out_box.setVisible(False)
+        outer.addWidget(self.left_out_box)
 
         # Training ------------------------------------------------------------------------
         training = QGroupBox("Training")
@@ -149,6 +169,21 @@ class SettingsPanel(QWidget):
         self.holdout.setToolTip("Share of each class held out for testing when the folder has "
                                 "no test folder")
         self.holdout.valueChanged.connect(self.holdout_changed)
+        self.budget = self._spin("budget_seconds", RANGES["budget_seconds"].low,
+                                 RANGES["budget_seconds"].high, suffix=" s")
+        self.budget.setToolTip("The speed measurement alternates short blocks of steps between "
+                               "a baseline and an XLA worker; it stops after this long at most")
+        self.target = QDoubleSpinBox()
+        self.target.setObjectName("target_percent")
+        self.target.setRange(*TARGET_PERCENT_RANGE)
+        self.target.setDecimals(1)
+        self.target.setSingleStep(0.5)
+        self.target.setPrefix("± ")
+        self.target.setSuffix(" %")
+        self.target.setToolTip("…or as soon as the speed-up's 95% interval is this narrow")
+        self.target.valueChanged.connect(self._on_value_changed)
+        self._add_row(mform, "Speed budget", self.budget, "budget_seconds")
+        self._add_row(mform, "Precision goal", self.target, "target_percent")
         self._add_row(mform, "Repeats", self.repeats, "repeats")
         self._add_row(mform, "Seed", self.seed, "seed")
         self._add_row(mform, "Held out", self.holdout, "holdout_percent")
@@ -195,6 +230,8 @@ class SettingsPanel(QWidget):
         self.repeats.setValue(DEFAULTS["repeats"])
         self.seed.setValue(DEFAULTS["seed"])
         self.holdout.setValue(DEFAULTS["holdout_percent"])
+        self.budget.setValue(DEFAULTS["budget_seconds"])
+        self.target.setValue(DEFAULTS["target_percent"])
         self.augment.setChecked(DEFAULTS["augment"])
         self.mode_jit.setChecked(True)
         self.validate()
@@ -206,6 +243,15 @@ class SettingsPanel(QWidget):
         self.auto_split = auto_split
         self.holdout.setEnabled(auto_split)
         self.validate()
+
+    def set_left_out(self, count: int, detail: str) -> None:
+        """Say how many files the comparison leaves out, and why (`detail`); hidden at 0."""
+        from xlagui.core.exclusions import describe
+
+        self.left_out_box.setVisible(count > 0)
+        self.left_out_label.setText(
+            f"{describe(count)}" + (f" ({detail})" if detail else "")
+            + ". The dataset folder is not changed.")
 
     def set_devices(self, devices: list[dict[str, str]] | None) -> None:
         """Fill the device list: CPU first; GPUs disabled with a reason when none is found.
@@ -263,6 +309,8 @@ class SettingsPanel(QWidget):
             "repeats": self.repeats.value(),
             "xla": self.xla_mode.value,
             "holdout_percent": self.holdout.value(),
+            "budget_seconds": self.budget.value(),
+            "target_percent": self.target.value(),
         }
 
     def config(self) -> RunConfig | None:
@@ -346,7 +394,8 @@ class SettingsPanel(QWidget):
                                     ("image_size", "image size", self.image_size),
                                     ("repeats", "repeats", self.repeats),
                                     ("seed", "seed", self.seed),
-                                    ("holdout_percent", "held-out percentage", self.holdout)):
+                                    ("holdout_percent", "held-out percentage", self.holdout),
+                                    ("budget_seconds", "speed budget", self.budget)):
                 value = settings.value(key)
                 if value is None:
                     continue
@@ -357,6 +406,17 @@ class SettingsPanel(QWidget):
                         box.setValue(RANGES[key].check(label, str(value)))
                 except ConfigError as exc:
                     self.restore_problems.append(f"The saved {label} was ignored: {exc}.")
+            target = settings.value("target_percent")
+            if target is not None:
+                try:
+                    value = float(str(target))
+                    if not TARGET_PERCENT_RANGE[0] <= value <= TARGET_PERCENT_RANGE[1]:
+                        raise ValueError(f"must be between {TARGET_PERCENT_RANGE[0]:g} and "
+                                         f"{TARGET_PERCENT_RANGE[1]:g}, got {target}")
+                    self.target.setValue(value)
+                except ValueError as exc:
+                    self.restore_problems.append(
+                        f"The saved precision goal was ignored: {exc}.")
             self.augment.setChecked(_bool(settings.value("augment"), DEFAULTS["augment"]))
             self.xla.setChecked(_bool(settings.value("xla_on"), True))
             if settings.value("xla") == XlaMode.AUTOCLUSTER.value:
@@ -383,6 +443,9 @@ class SettingsPanel(QWidget):
     def _on_xla_toggled(self, on: bool) -> None:
         self.xla_toggled.emit(on)
         self.changed.emit()
+
+    def _on_put_back_button_clicked(self) -> None:
+        self.put_back_requested.emit()
 
     def _on_advanced_toggled(self, on: bool) -> None:
         self.advanced.setVisible(on)
