@@ -1,12 +1,15 @@
 """A measuring worker without TensorFlow: speaks the measure protocol with synthetic timings.
 
 `python tests/helpers/fake_measure_worker.py SPEC.json`. The spec's `config.extra["fake"]` says
-how it behaves: `step` (seconds per baseline step), `ratio` (this arm's step time ÷ the
-baseline's), `drift` (per-round slow-down factor, the same for every arm: the machine's drift),
-`sleep` (really sleep this share of the reported time, so blocks take wall time), `jitter`
-(the arm's blocks alternate between ×(1 + jitter) and ×(1 − jitter)), `die_at` /
-`hang_at` (a round at which the XLA arm exits with an error / sleeps ignoring cancel),
-`slow_at` (a round whose block sleeps 30 s but stops at a cancel), and `protocol`.
+how it behaves:
+- `step`: seconds per baseline step; `ratio`: this arm's step time ÷ the baseline's (0.5 unless
+  said, like the fake training streams, where XLA is 2× faster); `compile`: the XLA arm's extra
+  first-step seconds (1.0);
+- `drift`: per-round slow-down, the same for every arm (the machine's drift); `jitter`: the
+  arm's blocks alternate between ×(1 + jitter) and ×(1 − jitter);
+- `sleep`: really sleep this share of the reported time, so blocks take wall time;
+- `die_at` / `hang_at`: a round at which the XLA arm exits with an error / sleeps ignoring
+  cancel; `slow_at`: a round whose block sleeps 30 s but stops at a cancel; `protocol`.
 Every command received is appended to `commands.log` in the run folder with its wall time.
 """
 
@@ -36,7 +39,7 @@ def main() -> int:
     spec = json.loads(Path(sys.argv[1]).read_text(encoding="utf-8"))
     fake = spec["config"].get("extra", {}).get("fake", {})
     is_arm = spec["variant"] != "baseline"
-    step = float(fake.get("step", 0.01)) * (float(fake.get("ratio", 1.0)) if is_arm else 1.0)
+    step = float(fake.get("step", 0.01)) * (float(fake.get("ratio", 0.5)) if is_arm else 1.0)
     drift = float(fake.get("drift", 0.0))
     sleep_share = float(fake.get("sleep", 0.0))
     log = Path(spec["run_dir"]) / "commands.log"
@@ -88,7 +91,12 @@ def main() -> int:
             emit(CancelledEvent(reason=f"stopped after {steps_done} steps"))
             return 0
         if command.cmd == "warmup":
-            emit(WarmupEvent(first_step_seconds=step * 50, warm_step_seconds=[step] * 3))
+            compile_seconds = float(fake.get("compile", 1.0)) if is_arm else 0.0
+            emit(
+                WarmupEvent(
+                    first_step_seconds=step * 50 + compile_seconds, warm_step_seconds=[step] * 3
+                )
+            )
         elif command.cmd == "block":
             seq = command.seq
             if is_arm and fake.get("die_at") == seq:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
 import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest

@@ -1,5 +1,4 @@
-"""The Qt-free pieces of the GUI: traces from events, figures in words, drop checks,
-thumbnail decoding."""
+"""Small pieces of the GUI: drop checks, thumbnail decoding."""
 
 from __future__ import annotations
 
@@ -10,57 +9,8 @@ from PySide6.QtCore import QMimeData, QUrl
 from pytestqt.qtbot import QtBot
 
 from tests.helpers.images import make_image, make_rgb16_png
-from tests.helpers.streams import run_events
-from xlagui.core.events import BatchEvent, EpochEvent, StartedEvent
-from xlagui.core.stats import Comparison, Interval
-from xlagui.present import format as fmt
-from xlagui.present.traces import trace_of
 from xlagui.ui.main_window import classify_drop
 from xlagui.ui.thumbnails import ThumbnailModel, decode_image
-
-
-def test_a_trace_gathers_the_curves_of_a_run() -> None:
-    trace = trace_of(run_events(epoch_seconds=(3.0, 1.0, 1.0), steps=4), epochs_planned=3)
-    assert trace.steps_per_epoch == 4 and trace.total_steps == 12
-    assert trace.batch_x[:4] == [0.25, 0.5, 0.75, 1.0]
-    assert trace.cumulative == [3.0, 4.0, 5.0]
-    assert trace.fraction == 1.0
-    assert trace.summary is not None and trace.terminal is not None
-    # The smoothed curve follows the raw one, lagging behind it.
-    assert trace.batch_smooth[0] == trace.batch_loss[0]
-    assert trace.batch_loss[-1] < trace.batch_smooth[-1] < trace.batch_smooth[0]
-
-
-def test_eta_comes_from_the_pace_after_the_first_batch() -> None:
-    trace = trace_of([StartedEvent(t=1.0, steps_per_epoch=10)], epochs_planned=2)
-    assert trace.eta_seconds() is None
-    trace.add(BatchEvent(t=5.0, epoch=1, step=1, loss=1.0))  # compiling took 4 s
-    assert trace.eta_seconds() is None
-    trace.add(BatchEvent(t=6.0, epoch=1, step=5, loss=0.9))  # 4 steps per second
-    assert trace.eta_seconds() == pytest.approx(15 * 0.25)
-    trace.add(EpochEvent(t=7.0, epoch=1, epoch_seconds=6.0, cumulative_seconds=6.0))
-    assert trace.expected_total() == pytest.approx(12.0)
-
-
-def test_a_loss_that_is_not_finite_leaves_a_gap() -> None:
-    trace = trace_of([StartedEvent(steps_per_epoch=2), BatchEvent(epoch=1, step=1, loss=None),
-                      BatchEvent(epoch=1, step=2, loss=0.5)], epochs_planned=1)
-    assert trace.batch_x == [1.0] and trace.steps_done == 2
-
-
-def test_figures_in_words() -> None:
-    assert fmt.seconds(0.5) == "0.50 s" and fmt.seconds(12.34) == "12.3 s"
-    assert fmt.seconds(None) == fmt.DASH
-    assert fmt.duration(42) == "42 s" and fmt.duration(187) == "3:07"
-    assert fmt.duration(3723) == "1:02:03"
-    assert fmt.size_bytes(500 * 2**20) == "500 MB" and fmt.size_bytes(1536) == "1.5 KB"
-    c = Comparison(speedup=Interval(2.0, 1.8, 2.2, "95% CI across repeats"))
-    assert fmt.speedup(c) == "2.00× faster (95% CI 1.80–2.20×)"
-    c = Comparison(speedup=Interval(0.5, None, None, "epochs"))
-    assert fmt.speedup(c) == "2.00× slower (0.50×)"
-    c = Comparison(total_time_ratio=0.75, xla_total_seconds=3.0, baseline_total_seconds=4.0)
-    assert fmt.total_time(c) == "3.00 s with XLA vs 4.00 s without (0.75×, 25% less)"
-    assert fmt.evidence({"xla_evidence": {"compiled": False}}) == "none: XLA compiled nothing"
 
 
 def test_classify_drop(tmp_path: Path) -> None:

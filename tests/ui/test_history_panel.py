@@ -55,7 +55,10 @@ def test_a_finished_comparison_is_listed_and_reopens(qtbot: QtBot, loaded_window
     assert curve(xla.batch_smooth) == live_loss
     assert curve(xla._time_curves[0]) == live_time
     assert "2.00× faster" in view.comparison.verdict.text()
-    assert view.comparison.rows["Speed per steady epoch"].text() == "2.00× faster"
+    assert view.comparison.rows["Speed per steady epoch"].text() == (
+        "2.00× faster (no interval: a single measurement)"
+    )
+    assert view.comparison.rows["Speed per training step"].text().startswith("2.00× faster")
     assert item.folder.name in view.folder_link.text()
     assert other.export_action.isEnabled()
 

@@ -57,12 +57,21 @@ def test_a_comparison_fills_both_columns_and_the_summary(qtbot: QtBot,
     assert "compiled nothing" in base.figures["evidence"].text()
     # The comparison in words.
     panel = view.comparison
-    assert "XLA was 2.00× faster per epoch" in panel.verdict.text()
-    assert panel.rows["Speed per steady epoch"].text() == "2.00× faster"
+    assert "XLA was 2.00× faster per training step" in panel.verdict.text()
+    assert panel.rows["Speed per steady epoch"].text().startswith("2.00× faster")
+    # The speed phase ran first: both workers measured, and the plot has its estimate.
+    assert [r.status for r in report.measure_runs] == ["finished", "finished"]
+    assert base.measure_trace is not None and len(base.measure_trace.blocks) >= 8
+    assert len(xy(panel.speed.estimate)[1]) == report.comparison.interleaved.pairs
+    assert panel.rows["Speed per steady epoch"].text() == (
+        "2.00× faster (no interval: a single measurement)"  # two identical steady epochs
+    )
     assert "7.00 s with XLA vs 5.00 s without (1.40×, 40% more)" in \
         panel.rows["Total wall time"].text()
     assert panel.rows["Break-even"].text().startswith("epoch 7")
-    assert panel.rows["Compile cost"].text() == "+3.50 s in XLA's first epoch"
+    # Compile cost comes from the speed phase's first steps (the fake XLA worker adds 1 s).
+    compile_text = panel.rows["Compile cost"].text()
+    assert compile_text.startswith("+0.7") and compile_text.endswith("in XLA's first step")
     assert "same within" in panel.rows["Accuracy"].text()
     assert window.report is report
     assert window.export_action.isEnabled()
@@ -111,10 +120,12 @@ def test_a_recorded_real_run_fills_both_columns(qtbot: QtBot, make_window: Windo
                 column.figures["evidence"].text()
         else:
             assert "compiled nothing" in column.figures["evidence"].text()
-    # The speed-up is the ratio of the steady epochs' geometric means.
+    # The epoch-based speed-up is the ratio of the steady epochs' geometric means; the
+    # headline comes from the (fake) interleaved measurement that ran first.
     comparison = report.comparison  # type: ignore[attr-defined]
-    assert comparison is not None and comparison.speedup is not None
-    assert comparison.speedup.value == pytest.approx(
+    assert comparison is not None and comparison.speedup_epochs is not None
+    assert comparison.interleaved is not None and comparison.interleaved.pairs >= 8
+    assert comparison.speedup_epochs.value == pytest.approx(
         statistics.geometric_mean(steady["baseline"]) / statistics.geometric_mean(steady["xla"]))
     assert view.comparison.verdict.text() == comparison.verdict
 

@@ -106,7 +106,7 @@ def speedup(c: Comparison) -> str:
 
 def speedup_epochs(c: Comparison) -> str:
     s = c.speedup_epochs or (c.speedup if c.interleaved is None else None)
-    return DASH if s is None else f"{interval_words(s.value, s.low, s.high)}; {s.method}"
+    return DASH if s is None else interval_words(s.value, s.low, s.high)
 
 
 def measured_on(c: Comparison) -> str:

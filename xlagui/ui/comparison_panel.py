@@ -200,5 +200,6 @@ class ComparisonPanel(QFrame):
             label.setText(rows.get(name, fmt.DASH))
             label.setVisible(name in rows)
             self._captions[name].setVisible(name in rows)
-        head = "Speed per training step" if c.interleaved else "Speed per steady epoch"
-        self.rows[head].setToolTip(c.speedup.method if c.speedup else "")
+        self.rows["Speed per training step"].setToolTip(c.speedup.method if c.speedup else "")
+        epochs = c.speedup_epochs or (c.speedup if c.interleaved is None else None)
+        self.rows["Speed per steady epoch"].setToolTip(epochs.method if epochs else "")

@@ -61,7 +61,9 @@ class RunColumn(QFrame):
         super().__init__(parent)
         self.variant = variant
         self.setObjectName("Card")
-        self.traces: list[RunTrace] = []
+        self.traces: list[RunTrace] = []  # the training runs, oldest first
+        self.measure_trace: RunTrace | None = None  # the speed phase's worker, if any
+        self._current: RunTrace | None = None  # the trace events go to
         self.state = "idle"
         self.epochs_planned = 0
         self.runs_planned = 0
@@ -174,6 +176,7 @@ class RunColumn(QFrame):
     def reset(self, *, epochs: int, xla_mode: str, runs_planned: int, included: bool) -> None:
         """Forget every run and wait for new ones (`included`: this side will run at all)."""
         self.traces = []
+        self.measure_trace = self._current = None
         self.epochs_planned = epochs
         self.runs_planned = runs_planned
         self.subtitle.setText(mode_words(self.variant, xla_mode))
@@ -208,8 +211,8 @@ class RunColumn(QFrame):
         self._dirty = self._loss_dirty = self._time_dirty = False
 
     def begin_run(self, run_id: str, repeat: int) -> None:
-        self.traces.append(RunTrace(run_id=run_id, repeat=repeat,
-                                    epochs_planned=self.epochs_planned))
+        self._current = RunTrace(run_id=run_id, repeat=repeat, epochs_planned=self.epochs_planned)
+        self.traces.append(self._current)
         self._set_state("starting", "Starting…")
         self.detail.setText(self._run_words() + "starting the worker and TensorFlow…")
         self.progress.setValue(0)
@@ -217,9 +220,15 @@ class RunColumn(QFrame):
         self._dirty = self._loss_dirty = self._time_dirty = True
 
     def apply_event(self, event: Event) -> None:
-        if not self.traces:
+        if self._current is None:
             self.begin_run("", 1)
-        self.traces[-1].add(event)
+        current = self._current
+        assert current is not None
+        current.add(event)
+        if current.measuring and current is not self.measure_trace:
+            # A measuring worker is not a training run: it has a place of its own.
+            self.traces.remove(current)
+            self.measure_trace = current
         self._dirty = True
         kind = event.type
         if kind == "batch":
@@ -233,14 +242,20 @@ class RunColumn(QFrame):
 
     def end_run(self, status: str) -> None:
         """The run ended with `status` even if no terminal event said so."""
-        if self.traces and self.traces[-1].terminal is None:
+        if self._current is not None and self._current.terminal is None:
             self._set_state("cancelled" if status == "cancelled" else "error",
                             "Cancelled" if status == "cancelled" else "Failed")
         self._dirty = self._time_dirty = True
 
     @property
     def trace(self) -> RunTrace | None:
+        """The latest training run."""
         return self.traces[-1] if self.traces else None
+
+    @property
+    def shown(self) -> RunTrace | None:
+        """What the column shows: the latest training run, else the speed phase."""
+        return self.traces[-1] if self.traces else self.measure_trace
 
     @property
     def status_text(self) -> str:
@@ -263,7 +278,7 @@ class RunColumn(QFrame):
         if not self._dirty:
             return False
         self._dirty = False
-        trace = self.trace
+        trace = self.shown
         if trace is None:
             return False
         self._update_status(trace)
@@ -274,7 +289,7 @@ class RunColumn(QFrame):
         """The plots whose data changed, each with what redraws it. A plot repaint is the
         costly part of a redraw; the runs view spreads these over its ticks."""
         jobs: list[tuple[str, Callable[[], None]]] = []
-        if self.trace is None:
+        if self.shown is None:
             return jobs
         if self._loss_dirty:
             jobs.append(("loss", self._draw_loss))
@@ -283,7 +298,7 @@ class RunColumn(QFrame):
         return jobs
 
     def _draw_loss(self) -> None:
-        trace = self.trace
+        trace = self.shown
         self._loss_dirty = False
         if trace is None:
             return

@@ -78,8 +78,9 @@ class ComparisonSupervisor(QThread):
         try:
             if self.only is None and self.report.measure_runs:
                 self._measure()
-                if self.report.config.quick or self.state.is_interruption_requested():
+                if self.report.config.quick:
                     return
+            # After a stop this only marks the training runs cancelled and saves.
             run_comparison(
                 self.report,
                 self.scan,

@@ -1,0 +1,74 @@
+"""Figures and comparison rows in words: one wording for the CLI, the window and the PNG."""
+
+from __future__ import annotations
+
+from xlagui.core.pairs import ArmTiming, InterleavedSummary
+from xlagui.core.stats import Comparison, Interval
+from xlagui.present import format as fmt
+
+
+def test_figures_in_words() -> None:
+    assert fmt.seconds(0.5) == "0.50 s" and fmt.seconds(12.34) == "12.3 s"
+    assert fmt.seconds(None) == fmt.DASH
+    assert fmt.duration(42) == "42 s" and fmt.duration(187) == "3:07"
+    assert fmt.duration(3723) == "1:02:03"
+    assert fmt.size_bytes(500 * 2**20) == "500 MB" and fmt.size_bytes(1536) == "1.5 KB"
+    c = Comparison(speedup=Interval(2.0, 1.8, 2.2, "95% CI across repeats"))
+    assert fmt.speedup(c) == "2.00× faster (95% CI 1.80–2.20×)"
+    c = Comparison(speedup=Interval(0.5, None, None, "epochs"))
+    assert fmt.speedup(c) == "2.00× slower (no interval: a single measurement)"
+    c = Comparison(speedup=Interval(0.4, 0.38, 0.42, "pairs"))
+    # A slow-down is said as one, and so is its interval.
+    assert fmt.speedup(c) == "2.50× slower (95% CI 2.38–2.63×)"
+    c = Comparison(speedup=Interval(0.98, 0.9, 1.05, "pairs"))
+    assert fmt.speedup(c).startswith("no clear difference")
+    c = Comparison(total_time_ratio=0.75, xla_total_seconds=3.0, baseline_total_seconds=4.0)
+    assert fmt.total_time(c) == "3.00 s with XLA vs 4.00 s without (0.75×, 25% less)"
+    assert fmt.evidence({"xla_evidence": {"compiled": False}}) == "none: XLA compiled nothing"
+
+
+def interleaved_comparison(**kw: object) -> Comparison:
+    i = InterleavedSummary(
+        ratio=2.5,
+        low=2.4,
+        high=2.6,
+        pairs=30,
+        block_steps=1,
+        half_width=0.04,
+        stopped_by="budget",
+        measuring_seconds=120.0,
+        baseline=ArmTiming("baseline", "off", steady_step_seconds=0.8),
+        xla=ArmTiming("xla", "jit", steady_step_seconds=2.0),
+    )
+    c = Comparison(
+        speedup=Interval(0.4, 1 / 2.6, 1 / 2.4, "pairs"),
+        interleaved=i,
+        baseline_steady_step_seconds=0.8,
+        xla_steady_step_seconds=2.0,
+        runs_compared={"baseline": 0, "xla": 0, "interleaved_pairs": 30},
+    )
+    for k, v in kw.items():
+        setattr(c, k, v)
+    return c
+
+
+def test_a_speed_only_comparison_has_the_measurement_rows_and_no_training_rows() -> None:
+    rows = dict(fmt.comparison_rows(interleaved_comparison()))
+    assert rows["Speed per training step"] == "2.50× slower (95% CI 2.40–2.60×)"
+    assert rows["Measured on"] == "median of 30 interleaved pairs of 1-step blocks"
+    assert rows["Steady step"] == "2.00 s with XLA vs 0.80 s without"
+    assert rows["Measurement"].startswith("budget spent after 30 pairs, 120 s of measuring")
+    assert rows["Compile cost"] == "not measurable"
+    assert rows["Runs compared"] == "30 interleaved pairs"
+    for training_only in ("Total wall time", "Break-even", "Accuracy", "Speed per steady epoch"):
+        assert training_only not in rows
+    assert set(rows) <= set(fmt.COMPARISON_ROW_NAMES)
+
+
+def test_compile_cost_is_never_negative() -> None:
+    assert fmt.compile_cost(interleaved_comparison(extra_compile_seconds=3.25)) == (
+        "+3.25 s in XLA's first step"
+    )
+    assert fmt.overhead(-0.26) == "not measurable"
+    assert fmt.overhead(0.0) == "not measurable"
+    assert fmt.overhead(1.5) == "1.50 s"
