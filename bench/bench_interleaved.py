@@ -1,0 +1,284 @@
+"""The interleaved speed measurement: is its answer reproducible, how fast does it come, and does
+xlagui's worker step cost what a plain Keras step costs?
+
+    python bench/bench_interleaved.py repro --runs 5 --image-size 150 [--dataset DIR] --write
+    python bench/bench_interleaved.py p1 --image-size 150 --write
+    python bench/bench_interleaved.py reference --image-size 150 [--dataset DIR] --write
+
+`repro` runs `xlagui compare --quick` N times in a row and tabulates the estimates, intervals and
+wall times. `p1` alternates, in one process, blocks of xlagui's worker step (Keras' compiled train
+function on a repeated batch) with blocks of a plain `model.train_on_batch` loop on the same batch,
+and reports the per-pair ratio. `reference` is an independent interleaved measurement that shares
+none of xlagui's measuring code: two processes load the folder with
+`keras.utils.image_dataset_from_directory`, and alternate blocks of 4 `train_on_batch` steps.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing as mp
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from _common import ROOT, load_average, machine, today, write_section
+
+from xlagui.core.pairs import estimate_ratio
+
+
+def _quick(dataset: str | None, size: int, out: Path) -> dict[str, Any]:
+    cmd = [sys.executable, "-m", "xlagui", "compare", "--quick", "--image-size", str(size)]
+    cmd += [dataset] if dataset else ["--demo"]
+    cmd += ["--out", str(out)]
+    t0 = time.perf_counter()
+    subprocess.run(cmd, check=True, cwd=ROOT, stdout=subprocess.DEVNULL)
+    wall = time.perf_counter() - t0
+    data = json.loads((out / "comparison.json").read_text())
+    i = data["comparison"]["interleaved"]
+    return {"wall": wall, **{k: i[k] for k in ("ratio", "low", "high", "half_width", "pairs",
+                                                 "stopped_by", "block_steps", "outliers")}}
+
+
+def repro(args: argparse.Namespace) -> None:
+    rows = []
+    load = load_average()
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in range(args.runs):
+            r = _quick(args.dataset, args.image_size, Path(tmp) / f"run{n}")
+            rows.append(r)
+            print(
+                f"run {n + 1}: ratio {r['ratio']:.3f} ({r['low']:.3f}–{r['high']:.3f}, "
+                f"±{r['half_width']:.1%}), {r['pairs']} pairs of {r['block_steps']}, "
+                f"{r['stopped_by']}, {r['wall']:.0f} s",
+                flush=True,
+            )
+    ratios = [r["ratio"] for r in rows]
+    spread = (max(ratios) - min(ratios)) / statistics.median(ratios)
+    walls = [r["wall"] for r in rows]
+    name = (args.dataset and Path(args.dataset).name) or "demo"
+    table = [
+        "| run | XLA ÷ baseline step time | 95% CI | half-width | pairs × steps | stopped by "
+        "| wall time |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for n, r in enumerate(rows, 1):
+        table.append(
+            f"| {n} | {r['ratio']:.3f} | {r['low']:.3f}–{r['high']:.3f} | ±{r['half_width']:.1%} "
+            f"| {r['pairs']} × {r['block_steps']} | {r['stopped_by']} | {r['wall']:.0f} s |"
+        )
+    worst = max(r["half_width"] for r in rows)
+    text = "\n".join(
+        [
+            f"## Interleaved measurement: {name}, {args.image_size} px, {args.runs} runs in a row",
+            "",
+            f"`python bench/bench_interleaved.py repro --runs {args.runs} --image-size "
+            f"{args.image_size}{' --dataset ' + args.dataset if args.dataset else ''}` "
+            "(each run is `xlagui compare --quick`, batch 64, jit, budget 120 s, target ±3%).",
+            "",
+            *table,
+            "",
+            f"Spread of the {args.runs} estimates (max − min) ÷ median: **{spread:.1%}** "
+            f"(goal ≤ 5%: {'met' if spread <= 0.05 else 'not met'}); widest half-width "
+            f"±{worst:.1%} (goal ≤ 5%: {'met' if worst <= 0.05 else 'not met'}); median wall "
+            f"time **{statistics.median(walls):.0f} s** (goal at 150 px ≤ 180 s"
+            f"{': met' if statistics.median(walls) <= 180 else ': not met'}).",
+            "",
+            f"Machine: {machine()}; load average before {load}. Measured {today()}.",
+        ]
+    )
+    print(text)
+    if args.write:
+        write_section(f"interleaved-{name}-{args.image_size}", text)
+
+
+def _batch(size: int, seed: int = 0) -> tuple[Any, Any]:
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    x = rng.random((64, size, size, 3), dtype=np.float32)
+    y = (rng.random(64) > 0.5).astype("float32")
+    return x, y
+
+
+def p1(args: argparse.Namespace) -> None:
+    os.environ.setdefault("CUDA_VISIBLE_DEVICES", "")
+    import tensorflow as tf
+
+    from xlagui.core.model import build_model, compile_model
+
+    x, y = _batch(args.image_size)
+    model = build_model(args.image_size, 2, seed=0)
+    compile_model(model, 2, jit_compile=False)
+    model.make_train_function()
+    batches = iter(tf.data.Dataset.from_tensors((x, y)).repeat())
+    xt, yt = tf.constant(x), tf.constant(y)
+
+    def worker_block(k: int) -> float:  # what xlagui's measuring worker times
+        t0 = time.perf_counter()
+        logs = None
+        for _ in range(k):
+            logs = model.train_function(batches)
+        float(logs["loss"])  # type: ignore[index]
+        return time.perf_counter() - t0
+
+    def plain_block(k: int) -> float:
+        t0 = time.perf_counter()
+        for _ in range(k):
+            model.train_on_batch(xt, yt)
+        return time.perf_counter() - t0
+
+    for f in (worker_block, plain_block):
+        f(2)
+    k = max(1, round(1.0 / (plain_block(1) or 1)))
+    ratios = []
+    t_end = time.monotonic() + args.seconds
+    n = 0
+    load = load_average()
+    while time.monotonic() < t_end:
+        if n % 2 == 0:
+            a, b = worker_block(k), plain_block(k)
+        else:
+            b, a = plain_block(k), worker_block(k)
+        ratios.append(a / b)
+        n += 1
+    est = estimate_ratio(ratios)
+    ok = est.high is not None and est.high <= 1.03
+    text = "\n".join(
+        [
+            "## P1, interleaved: xlagui's worker step ÷ a plain `train_on_batch` loop",
+            "",
+            f"`python bench/bench_interleaved.py p1 --image-size {args.image_size} --seconds "
+            f"{args.seconds}`: the article's CNN at {args.image_size} px, batch 64, XLA off, "
+            f"one process, the same batch; {est.pairs} alternating pairs of {k}-step blocks.",
+            "",
+            "| ratio | median | 95% CI | outliers | goal |",
+            "|---|---|---|---|---|",
+            f"| worker step ÷ train_on_batch | **{est.ratio:.3f}** | {est.low:.3f}–{est.high:.3f} "
+            f"| {est.outliers} | ≤ 1.03 with an interval that shows it: "
+            f"{'met' if ok else 'not met'} |",
+            "",
+            f"Machine: {machine()}; load average before {load}. Measured {today()}.",
+        ]
+    )
+    print(text)
+    if args.write:
+        write_section("interleaved-p1", text)
+
+
+def _reference_worker(folder: str, size: int, jit: bool, conn: Any) -> None:
+    os.environ["CUDA_VISIBLE_DEVICES"] = ""
+    os.environ["TF_CPP_MIN_LOG_LEVEL"] = "2"
+    import keras
+    import tensorflow as tf
+
+    train = Path(folder) / "train"
+    ds = keras.utils.image_dataset_from_directory(
+        train if train.is_dir() else folder, image_size=(size, size), batch_size=64,
+        label_mode="binary", seed=0,
+    )
+    ds = ds.map(lambda a, b: (a / 255.0, b)).cache().repeat().prefetch(tf.data.AUTOTUNE)
+    it = iter(ds)
+    model = keras.Sequential(
+        [
+            keras.Input((size, size, 3)),
+            keras.layers.Conv2D(64, 5, activation="relu"),
+            keras.layers.MaxPooling2D(),
+            keras.layers.Conv2D(32, 5, activation="relu"),
+            keras.layers.MaxPooling2D(),
+            keras.layers.Conv2D(16, 5, activation="relu"),
+            keras.layers.MaxPooling2D(),
+            keras.layers.Flatten(),
+            keras.layers.Dense(126, activation="relu"),
+            keras.layers.Dense(52, activation="relu"),
+            keras.layers.Dense(1, activation="sigmoid"),
+        ]
+    )
+    model.compile("adam", "binary_crossentropy", jit_compile=jit)
+    for _ in range(3):
+        model.train_on_batch(*next(it))
+    conn.send("ready")
+    while True:
+        k = conn.recv()
+        if k is None:
+            return
+        t0 = time.perf_counter()
+        for _ in range(k):
+            model.train_on_batch(*next(it))
+        conn.send((time.perf_counter() - t0) / k)
+
+
+def reference(args: argparse.Namespace) -> None:
+    from xlagui.core.demo import ensure_demo_dataset
+
+    folder = args.dataset or str(ensure_demo_dataset(seed=0))
+    ctx = mp.get_context("spawn")
+    pipes, procs = [], []
+    for jit in (False, True):
+        mine, theirs = ctx.Pipe()
+        p = ctx.Process(target=_reference_worker, args=(folder, args.image_size, jit, theirs))
+        p.start()
+        pipes.append(mine)
+        procs.append(p)
+    for c in pipes:
+        assert c.recv() == "ready"
+    load = load_average()
+    ratios = []
+    t_end = time.monotonic() + args.seconds
+    n = 0
+    while time.monotonic() < t_end:
+        order = (0, 1) if n % 2 == 0 else (1, 0)
+        got = {}
+        for i in order:
+            pipes[i].send(4)
+            got[i] = pipes[i].recv()
+        ratios.append(got[1] / got[0])
+        n += 1
+    for c in pipes:
+        c.send(None)
+    for p in procs:
+        p.join()
+    est = estimate_ratio(ratios)
+    name = Path(args.dataset).name if args.dataset else "demo"
+    text = "\n".join(
+        [
+            f"## Independent interleaved reference: {name}, {args.image_size} px",
+            "",
+            f"`python bench/bench_interleaved.py reference --image-size {args.image_size}"
+            f"{' --dataset ' + args.dataset if args.dataset else ''} --seconds {args.seconds}`: "
+            "two processes, the folder loaded with `keras.utils.image_dataset_from_directory` "
+            "(no augmentation), the article's CNN written out again, `jit_compile` False / True, "
+            f"alternating blocks of 4 `train_on_batch` steps; {est.pairs} pairs.",
+            "",
+            f"XLA ÷ baseline step time: **{est.ratio:.3f}** (95% CI {est.low:.3f}–{est.high:.3f}"
+            f", {est.outliers} outliers).",
+            "",
+            f"Machine: {machine()}; load average before {load}. Measured {today()}.",
+        ]
+    )
+    print(text)
+    if args.write:
+        write_section(f"interleaved-reference-{name}-{args.image_size}", text)
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = p.add_subparsers(dest="what", required=True)
+    for name in ("repro", "p1", "reference"):
+        s = sub.add_parser(name)
+        s.add_argument("--image-size", type=int, default=150)
+        s.add_argument("--dataset")
+        s.add_argument("--runs", type=int, default=5)
+        s.add_argument("--seconds", type=int, default=90)
+        s.add_argument("--write", action="store_true")
+    args = p.parse_args()
+    {"repro": repro, "p1": p1, "reference": reference}[args.what](args)
+
+
+if __name__ == "__main__":
+    main()
