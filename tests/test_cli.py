@@ -101,13 +101,16 @@ def test_compare_end_to_end(tmp_path: Path) -> None:
         "8",
         "--image-size",
         "48",
+        "--budget",
+        "10",
         "--out",
         str(out),
         cwd=tmp_path,
         env=env,
     )
     assert res.returncode == 0, res.stdout + res.stderr
-    assert "speed-up per steady epoch" in res.stdout and "break-even epoch" in res.stdout
+    assert "Speed per training step" in res.stdout and "Speed per steady epoch" in res.stdout
+    assert "Break-even" in res.stdout
     report = json.loads((out / "comparison.json").read_text())
     runs = {r["variant"]: r for r in report["runs"]}
     finished = {v: next(e for e in r["events"] if e["type"] == "finished") for v, r in runs.items()}

@@ -63,10 +63,14 @@ def test_kill_9_of_a_worker_mid_epoch(tmp_path: Path) -> None:
     data = tiny_split_dataset(tmp_path / "d")
     out = tmp_path / "out"
     proc = start_cli(
-        [str(data), "--epochs", "20", "--batch", "8", "--image-size", "48", "--out", str(out)]
+        [str(data), "--epochs", "20", "--batch", "8", "--image-size", "48", "--budget", "10",
+         "--out", str(out)]
     )
     seen = events_until(proc, lambda e: e["type"] == "epoch")
-    worker_pid = next(e["pid"] for e in seen if e["type"] == "started")
+    # The training run's worker (the speed phase's measuring workers came first, and ended).
+    worker_pid = next(
+        e["pid"] for e in seen if e["type"] == "started" and e.get("mode") == "train"
+    )
     os.kill(worker_pid, signal.SIGKILL)
     stdout, stderr = proc.communicate(timeout=600)
     assert proc.returncode == 1
@@ -88,7 +92,8 @@ def test_kill_9_of_the_app_mid_comparison_keeps_finished_runs(tmp_path: Path) ->
     root = tmp_path / "appdata" / "history"
     out = history.new_folder(root)
     proc = start_cli(
-        [str(data), "--epochs", "2", "--batch", "8", "--image-size", "48", "--out", str(out)]
+        [str(data), "--epochs", "2", "--batch", "8", "--image-size", "48", "--budget", "10",
+         "--out", str(out)]
     )
     seen = events_until(proc, lambda e: e["type"] == "started" and e["run_id"].endswith("xla-r1"))
     xla_worker = seen[-1]["pid"]

@@ -18,7 +18,7 @@ from xlagui.core.events import Event
 from xlagui.core.exclusions import Exclusions, without_recorded
 from xlagui.core.interleave import MeasureSettings, measure_interleaved
 from xlagui.core.report import ComparisonReport, MeasurementRecord, RunEntry, host_environment
-from xlagui.core.runner import RunResult, RunSpec, run_worker, samples_from_scan
+from xlagui.core.runner import RunResult, RunSpec, Sample, run_worker, samples_from_scan
 from xlagui.core.task import TaskState
 
 if TYPE_CHECKING:
@@ -110,6 +110,30 @@ def new_report(
     )
 
 
+def spec_for(
+    entry: RunEntry,
+    report: ComparisonReport,
+    samples: tuple[list[str], list[Sample], list[Sample]],
+    out_dir: Path,
+    *,
+    mode: str = "train",
+) -> RunSpec:
+    """What the worker of `entry` needs: the comparison's config and samples, its own folder."""
+    class_names, train, val = samples
+    return RunSpec(
+        run_id=entry.run_id,
+        variant=entry.variant,
+        xla_mode=XlaMode(entry.xla_mode),
+        config=report.config,
+        class_names=class_names,
+        train=train,
+        val=val,
+        run_dir=out_dir / "runs" / entry.run_id,
+        repeat=entry.repeat,
+        mode=mode,
+    )
+
+
 def run_measurement(
     report: ComparisonReport,
     scan: DatasetScan,
@@ -125,23 +149,10 @@ def run_measurement(
     Keeps every pair that finished whatever happens (a stop, a worker dying), records how it
     ended, recomputes the comparison after every round and writes the files at the end.
     """
-    class_names, train, val = samples_from_scan(without_recorded(scan, report.dataset))
+    samples = samples_from_scan(without_recorded(scan, report.dataset))
     check_writable(out_dir)
     entries = report.measure_runs
-    specs = [
-        RunSpec(
-            run_id=e.run_id,
-            variant=e.variant,
-            xla_mode=XlaMode(e.xla_mode),
-            config=report.config,
-            class_names=class_names,
-            train=train,
-            val=val,
-            run_dir=out_dir / "runs" / e.run_id,
-            mode="measure",
-        )
-        for e in entries
-    ]
+    specs = [spec_for(e, report, samples, out_dir, mode="measure") for e in entries]
     by_id = {e.run_id: e for e in entries}
     for e in entries:
         e.status, e.events = "running", []
@@ -204,7 +215,7 @@ def run_comparison(
     finished. Writes `comparison.csv` and `comparison.json` to `out_dir` after each run. The
     files the report's dataset lists as excluded are neither trained nor validated on.
     """
-    class_names, train, val = samples_from_scan(without_recorded(scan, report.dataset))
+    samples = samples_from_scan(without_recorded(scan, report.dataset))
     runner = worker or run_worker
     check_writable(out_dir)
     save_errors: list[str] = []
@@ -214,17 +225,7 @@ def run_comparison(
         if state.is_interruption_requested():
             entry.status = "cancelled"
             continue
-        spec = RunSpec(
-            run_id=entry.run_id,
-            variant=entry.variant,
-            xla_mode=XlaMode(entry.xla_mode),
-            config=report.config,
-            class_names=class_names,
-            train=train,
-            val=val,
-            run_dir=out_dir / "runs" / entry.run_id,
-            repeat=entry.repeat,
-        )
+        spec = spec_for(entry, report, samples, out_dir)
         entry.status = "running"
         entry.events = []
         if on_run_start is not None:

@@ -130,6 +130,7 @@ class MeasuringWorker:
         self._log: IO[bytes] | None = None
         self._events: IO[str] | None = None
         self._t0 = time.perf_counter()
+        self._reader: threading.Thread | None = None
         self.terminal: Event | None = None
 
     @property
@@ -155,7 +156,8 @@ class MeasuringWorker:
             start_new_session=(os.name == "posix"),
         )
         assert self._proc.stdout is not None
-        threading.Thread(target=self._read, args=(self._proc.stdout,), daemon=True).start()
+        self._reader = threading.Thread(target=self._read, args=(self._proc.stdout,), daemon=True)
+        self._reader.start()
 
     def _read(self, stream: IO[str]) -> None:
         for line in stream:
@@ -266,6 +268,8 @@ class MeasuringWorker:
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
+            if self._reader is not None:
+                self._reader.join(timeout=2)  # it ends at the pipe's end of file
             if proc.stdout is not None:
                 with contextlib.suppress(OSError):
                     proc.stdout.close()
