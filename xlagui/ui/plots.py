@@ -233,6 +233,14 @@ class SpeedupPlot:
         bounded = [(n + 1, e.low, e.high) for n, e in enumerate(ests) if e.low and e.high]
         self.upper.setData([float(n) for n, _, _ in bounded], [1 / lo for _, lo, _ in bounded])
         self.lower.setData([float(n) for n, _, _ in bounded], [1 / hi for _, _, hi in bounded])
+        # Explicit ranges: the band, the line at 1 and the stop marker, whatever came first.
+        values = [1.0] + [1 / e.ratio for e in ests]
+        values += [1 / lo for _, lo, _ in bounded] + [1 / hi for _, _, hi in bounded]
+        low, high = min(values), max(values)
+        pad = (high - low) * 0.08 or 0.05
+        item = self.widget.getPlotItem()
+        item.setXRange(0.5, len(ests) + 0.5, padding=0)
+        item.setYRange(low - pad, high + pad, padding=0)
         stopped = summary.stopped_by if summary is not None else ""
         if stopped:
             self.stop.setPos(float(len(ests)))

@@ -231,7 +231,7 @@ class RunColumn(QFrame):
             self.measure_trace = current
         self._dirty = True
         kind = event.type
-        if kind == "batch":
+        if kind in ("batch", "block"):
             self._loss_dirty = True
         elif kind == "epoch":
             self._loss_dirty = self._time_dirty = True

@@ -27,10 +27,15 @@ VARIANTS = ("baseline", "xla")
 def config_words(report: ComparisonReport) -> str:
     c = report.config
     left_out = len((report.dataset.get("excluded") or {}).get("files") or [])
+    what = (
+        f"speed only (≤ {c.budget_seconds} s or ±{c.target_percent:g}%)"
+        if c.quick
+        else f"{c.epochs} epochs"
+    )
     return (
-        f"{c.epochs} epochs · batch {c.batch_size} · {c.image_size} px · {c.device.upper()} · "
+        f"{what} · batch {c.batch_size} · {c.image_size} px · {c.device.upper()} · "
         f"augmentation {'on' if c.augment else 'off'} · seed {c.seed}"
-        + (f" · {c.repeats} repeats" if c.repeats > 1 else "")
+        + (f" · {c.repeats} repeats" if c.repeats > 1 and not c.quick else "")
         + (f" · {left_out:,} file{'s' if left_out != 1 else ''} left out" if left_out else "")
     )
 
