@@ -91,6 +91,14 @@ def _parser() -> argparse.ArgumentParser:
         help="stop measuring once the 95%% interval is within ± this percent (default %(default)s)",
     )
     c.add_argument(
+        "--arms",
+        metavar="ARMS",
+        default="",
+        help="also measure these arms against the baseline, comma-separated: jit, autocluster, "
+        "bf16 (mixed_bfloat16), fp16 (mixed_float16), or one XLA mode and one precision joined "
+        "with + (jit+bf16); the XLA side (--xla) is always measured",
+    )
+    c.add_argument(
         "--exclude-problems",
         metavar="KINDS",
         default="",
@@ -218,6 +226,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         budget_seconds=args.budget,
         target_percent=args.target,
         quick=args.quick,
+        arms=(args.arms,) if args.arms else (),
     )
     if args.quick and args.only:
         raise ConfigError("--quick measures both sides against each other; drop --only")

@@ -29,11 +29,16 @@ from xlagui.core.events import (
 )
 from xlagui.core.evidence import describe
 from xlagui.core.report import ComparisonReport, RunEntry
-from xlagui.present.format import comparison_rows
+from xlagui.present.format import ARM_COLUMNS, arm_table, comparison_rows
 
 
 def run_label(entry: RunEntry) -> str:
-    side = "baseline" if entry.variant == "baseline" else f"XLA ({entry.xla_mode})"
+    if entry.variant == "baseline":
+        side = "baseline"
+    elif entry.variant == "xla":
+        side = f"XLA ({entry.xla_mode})"
+    else:
+        side = entry.arm.name
     return f"{side} #{entry.repeat}"
 
 
@@ -191,9 +196,16 @@ class MeasureProgress:
         if i is None or i.ratio is None:
             return
         hw = f"±{i.half_width:.1%}" if i.half_width is not None else "interval after 6 pairs"
+        if len(i.arms) > 1:
+            widest = max((a.half_width or 0.0 for a in i.arms), default=0.0)
+            ratios = ", ".join(f"{a.arm} {a.ratio:.3f}" for a in i.arms if a.ratio is not None)
+            hw = f"widest ±{widest:.1%}" if all(a.half_width for a in i.arms) else hw
+            what = f"step time ÷ baseline: {ratios}"
+        else:
+            what = f"XLA ÷ baseline step time {i.ratio:.3f}"
         text = (
-            f"Measuring speed: {i.pairs} pairs of {i.block_steps}-step blocks, XLA ÷ baseline "
-            f"step time {i.ratio:.3f} ({hw}, goal ±{report.config.target_percent:g}%), "
+            f"Measuring speed: {i.pairs} pairs of {i.block_steps}-step blocks, {what} "
+            f"({hw}, goal ±{report.config.target_percent:g}%), "
             f"{i.measuring_seconds or 0:.0f}/{report.config.budget_seconds} s"
         )
         if self.console.is_terminal:
@@ -260,6 +272,14 @@ def print_summary(console: Console, report: ComparisonReport) -> None:
     for name, value in comparison_rows(c):
         t.add_row(name, value)
     console.print(t)
+    arms = arm_table(c)
+    if len(arms) > 1:
+        a = Table(title="Arms against the baseline, fastest first", title_justify="left")
+        for col in ARM_COLUMNS:
+            a.add_column(col, justify="right" if col == "rank" else "left")
+        for row in arms:
+            a.add_row(*row)
+        console.print(a)
     colour = "green" if c.valid else "red"
     console.print(f"[bold {colour}]{c.verdict}[/bold {colour}]")
 
@@ -278,5 +298,13 @@ def measure_table(i: Any) -> Table:
             _f(side.steady_step_seconds, ".3f", " s"),
             "not measurable" if side.compile_seconds is None else f"{side.compile_seconds:.2f} s",
             str(side.blocks),
+        )
+    for a in i.arms[1:]:  # the arms beyond the XLA side
+        t.add_row(
+            a.arm,
+            _f(a.first_step_seconds, ".2f", " s"),
+            _f(a.steady_step_seconds, ".3f", " s"),
+            "not measurable" if a.compile_seconds is None else f"{a.compile_seconds:.2f} s",
+            str(a.pairs),
         )
     return t

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from xlagui.core import export
+from xlagui.core.arms import comparison_arms
 from xlagui.core.config import RunConfig, XlaMode
 from xlagui.core.events import Event
 from xlagui.core.exclusions import Exclusions, without_recorded
@@ -61,17 +62,32 @@ def plan_runs(config: RunConfig) -> list[RunEntry]:
     if config.quick:
         return runs
     for repeat in range(1, config.repeats + 1):
-        for variant, mode in (("baseline", XlaMode.OFF), ("xla", config.xla)):
+        for variant, arm in comparison_arms(config.xla, config.arms):
             index = len(runs) + 1
             runs.append(
                 RunEntry(
                     run_id=f"{index:02d}-{variant}-r{repeat}",
                     variant=variant,
                     repeat=repeat,
-                    xla_mode=mode.value,
+                    xla_mode=arm.xla.value,
+                    precision=arm.precision.value,
                 )
             )
     return runs
+
+
+def plan_measure_runs(config: RunConfig) -> list[RunEntry]:
+    """One measuring worker per arm, the baseline first (`m1-baseline`, `m2-xla`, `m3-bf16`...)."""
+    return [
+        RunEntry(
+            run_id=f"m{i}-{variant}",
+            variant=variant,
+            repeat=1,
+            xla_mode=arm.xla.value,
+            precision=arm.precision.value,
+        )
+        for i, (variant, arm) in enumerate(comparison_arms(config.xla, config.arms), start=1)
+    ]
 
 
 def dataset_info(scan: DatasetScan, demo: bool = False) -> dict[str, Any]:
@@ -102,10 +118,7 @@ def new_report(
         config=config,
         dataset={**dataset_info(chosen.apply(scan), demo), "excluded": chosen.record(scan)},
         runs=plan_runs(config),
-        measure_runs=[
-            RunEntry(run_id="m1-baseline", variant="baseline", repeat=1, xla_mode="off"),
-            RunEntry(run_id="m2-xla", variant="xla", repeat=1, xla_mode=config.xla.value),
-        ],
+        measure_runs=plan_measure_runs(config),
         environment=host_environment(),
     )
 
@@ -131,6 +144,7 @@ def spec_for(
         run_dir=out_dir / "runs" / entry.run_id,
         repeat=entry.repeat,
         mode=mode,
+        precision=entry.precision,
     )
 
 

@@ -78,6 +78,7 @@ DEFAULTS: dict[str, Any] = {
     "budget_seconds": 120,
     "target_percent": 3.0,
     "quick": False,
+    "arms": (),
 }
 
 
@@ -127,6 +128,9 @@ class RunConfig:
     budget_seconds: int = DEFAULTS["budget_seconds"]
     target_percent: float = DEFAULTS["target_percent"]
     quick: bool = DEFAULTS["quick"]
+    # Arms measured besides the baseline and the XLA side (`jit+bf16`, `bf16`, ...; see
+    # `xlagui.core.arms`), canonical names in the order asked.
+    arms: tuple[str, ...] = DEFAULTS["arms"]
     extra: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -166,10 +170,16 @@ class RunConfig:
                 f"target must be between {low:g} and {high:g} percent, got {self.target_percent!r}"
             )
         object.__setattr__(self, "target_percent", target)
+        from xlagui.core.arms import parse_arms
+
+        if isinstance(self.arms, str) or not isinstance(self.arms, (list, tuple)):
+            raise ConfigError(f"arms must be a list of arm names, got {self.arms!r}")
+        object.__setattr__(self, "arms", parse_arms(self.arms))
 
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
         d["xla"] = self.xla.value
+        d["arms"] = list(self.arms)
         return d
 
     @classmethod

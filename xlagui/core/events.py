@@ -26,7 +26,8 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, TextIO, Union
 
 # 2: measuring workers (warmup/block events, commands on stdin); `protocol` in `started`.
-PROTOCOL_VERSION = 2
+# 3: arms: the dtype policy asked for and read back in `started`.
+PROTOCOL_VERSION = 3
 
 
 class ProtocolError(ValueError):
@@ -69,6 +70,13 @@ class StartedEvent(Event):
     steps_per_epoch: int = 0
     pid: int = 0
     setup_seconds: float = 0.0  # import TensorFlow, build the input pipeline and the model
+    # The arm's dtype policy: asked for, then read back from the compiled model (protocol 3).
+    precision: str = "float32"
+    policy: str = ""  # model.dtype_policy.name
+    compute_dtype: str = ""  # of the first convolution
+    variable_dtype: str = ""
+    output_dtype: str = ""  # of the output layer (float32 under every policy)
+    loss_scale: bool = False  # the optimizer is Keras' LossScaleOptimizer
 
 
 @dataclass

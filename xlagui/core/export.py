@@ -37,6 +37,11 @@ CSV_COLUMNS = [
     "note",
     "seq",
     "steps",
+    "arm",
+    "rank",
+    "pairs",
+    "valid",
+    "accuracy_ok",
 ]
 
 
@@ -130,7 +135,39 @@ def summary_rows(report: ComparisonReport) -> list[dict[str, str]]:
     add("xla_val_accuracy", c.xla_val_accuracy, note=c.accuracy_text)
     add("valid", c.valid, note="; ".join(c.problems))
     add("verdict", "", note=c.verdict)
+    rows += arm_rows(report)
     return rows
+
+
+def arm_rows(report: ComparisonReport) -> list[dict[str, str]]:
+    """One row per arm, fastest first: its step-time ratio to the baseline with the interval,
+    whether it engaged (`valid`) and learns as well (`accuracy_ok`, empty: not known)."""
+    from xlagui.core.ranking import ranked
+
+    c = report.comparison
+    if c is None or c.interleaved is None:
+        return []
+    out = []
+    for rank, a in enumerate(ranked(c.interleaved.arms), start=1):
+        entry = next((r for r in report.measure_runs if r.variant == a.variant), None)
+        out.append(
+            {
+                "row": "arm",
+                "arm": a.arm,
+                "rank": str(rank),
+                "variant": a.variant,
+                "xla_mode": entry.xla_mode if entry is not None else "",
+                "metric": "step_time_ratio",
+                "value": _num(a.ratio),
+                "ci_low": _num(a.low),
+                "ci_high": _num(a.high),
+                "pairs": str(a.pairs),
+                "valid": _num(a.valid),
+                "accuracy_ok": _num(a.accuracy_ok),
+                "note": "; ".join(x for x in [a.label, *a.problems, a.accuracy_text, a.note] if x),
+            }
+        )
+    return out
 
 
 def to_csv(report: ComparisonReport) -> str:

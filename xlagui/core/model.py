@@ -24,10 +24,14 @@ def build_model(image_size: int, num_classes: int, seed: int | None = None) -> A
     def kinit(offset: int) -> dict[str, Any]:
         return {} if seed is None else {"kernel_initializer": init(seed=seed + offset)}
 
+    # The output layer computes in float32 under any mixed-precision policy, as the Keras guide
+    # asks: a softmax or sigmoid in bfloat16/float16 loses the small probabilities the loss needs.
     head = (
-        keras.layers.Dense(1, activation="sigmoid", name="head", **kinit(6))
+        keras.layers.Dense(1, activation="sigmoid", name="head", dtype="float32", **kinit(6))
         if num_classes == 2
-        else keras.layers.Dense(num_classes, activation="softmax", name="head", **kinit(6))
+        else keras.layers.Dense(
+            num_classes, activation="softmax", name="head", dtype="float32", **kinit(6)
+        )
     )
     return keras.Sequential(
         [

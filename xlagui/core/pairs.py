@@ -164,6 +164,47 @@ class ArmTiming:
 
 
 @dataclass
+class ArmResult:
+    """One arm against the baseline in `comparison.interleaved.arms`: its interleaved ratio
+    (arm ÷ baseline step time, above 1: slower), whether it engaged as asked (`valid`) and
+    whether it learns as well as the baseline (`accuracy_ok`: None when that is not known)."""
+
+    arm: str  # canonical arm name: "jit", "bf16", "jit+bf16", ...
+    variant: str  # the run entries' variant: "xla" for the XLA side, else the arm name
+    label: str = ""
+    ratio: float | None = None
+    low: float | None = None
+    high: float | None = None
+    pairs: int = 0
+    outliers: int = 0
+    half_width: float | None = None
+    first_step_seconds: float | None = None
+    steady_step_seconds: float | None = None
+    compile_seconds: float | None = None
+    valid: bool = True
+    problems: list[str] = field(default_factory=list)
+    note: str = ""  # what is known about this hardware and the arm's number format
+    val_accuracy: float | None = None
+    baseline_val_accuracy: float | None = None
+    accuracy_ok: bool | None = None
+    accuracy_text: str = ""
+    accuracy_from: str = ""  # "training runs" or "measured steps"
+    nonfinite_losses: int = 0
+
+    @property
+    def speedup(self) -> float | None:
+        return 1 / self.ratio if self.ratio else None
+
+    @property
+    def clearly_faster(self) -> bool:
+        return self.high is not None and self.high < 1
+
+    @property
+    def clearly_slower(self) -> bool:
+        return self.low is not None and self.low > 1
+
+
+@dataclass
 class InterleavedSummary:
     """`comparison.interleaved`: the headline measurement. `ratio` is arm ÷ baseline step
     time (above 1: the arm is slower); the speed-up is its inverse."""
@@ -183,6 +224,8 @@ class InterleavedSummary:
     xla: ArmTiming | None = None
     pair_ratios: list[float] = field(default_factory=list)
     outlier_flags: list[bool] = field(default_factory=list)
+    # Every arm against the baseline (the XLA side included), in the order measured.
+    arms: list[ArmResult] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -193,4 +236,5 @@ class InterleavedSummary:
         for side in ("baseline", "xla"):
             if d.get(side) is not None:
                 d[side] = ArmTiming(**d[side])
+        d["arms"] = [ArmResult(**a) for a in d.get("arms") or []]
         return cls(**d)

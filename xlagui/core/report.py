@@ -13,9 +13,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from xlagui import __version__
-from xlagui.core.config import RunConfig
+from xlagui.core.arms import Arm, Precision
+from xlagui.core.config import RunConfig, XlaMode
 from xlagui.core.events import Event, StartedEvent, event_from_dict
 from xlagui.core.pairs import InterleavedSummary
+from xlagui.core.ranking import arm_results, recommendation
 from xlagui.core.stats import Comparison, RunRecord, compare_runs
 
 FORMAT_VERSION = 1
@@ -29,6 +31,11 @@ class RunEntry:
     xla_mode: str
     status: str = "queued"  # queued, running, finished, cancelled, error
     events: list[Event] = field(default_factory=list)
+    precision: str = "float32"  # the arm's Keras dtype policy
+
+    @property
+    def arm(self) -> Arm:
+        return Arm(XlaMode(self.xla_mode), Precision(self.precision))
 
     @property
     def started(self) -> StartedEvent | None:
@@ -51,6 +58,7 @@ class RunEntry:
             "variant": self.variant,
             "repeat": self.repeat,
             "xla_mode": self.xla_mode,
+            "precision": self.precision,
             "status": self.status,
             "events": [e.to_dict() for e in self.events],
         }
@@ -64,6 +72,7 @@ class RunEntry:
             xla_mode=d["xla_mode"],
             status=d.get("status", "finished"),
             events=[event_from_dict(e) for e in d.get("events", [])],
+            precision=d.get("precision", "float32"),
         )
 
 
@@ -151,6 +160,18 @@ class ComparisonReport:
         self.comparison = compare_runs(
             self.records(), self.interleaved(), self.records(self.measure_runs)
         )
+        c = self.comparison
+        if c.interleaved is not None:
+            c.interleaved.arms = arm_results(
+                self.measure_runs,
+                self.runs,
+                counts=self.dataset.get("counts"),
+                class_count=len(self.dataset.get("class_names") or []) or 2,
+            )
+            if len(c.interleaved.arms) > 1:
+                c.recommended_arm, c.recommendation = recommendation(c.interleaved.arms)
+                if c.recommendation:
+                    c.verdict = f"{c.verdict} {c.recommendation}".strip()
         first = next((r.started for r in [*self.measure_runs, *self.runs] if r.started), None)
         if first is not None:
             self.environment = {
@@ -177,6 +198,8 @@ class ComparisonReport:
             f"--budget {c.budget_seconds}",
             f"--target {c.target_percent:g}",
         ]
+        if c.arms:
+            parts.append(f"--arms {','.join(c.arms)}")
         if c.quick:
             parts.append("--quick")
         if not c.augment:
@@ -188,6 +211,8 @@ class ComparisonReport:
 
     def title(self) -> str:
         name = self.dataset.get("name") or self.dataset.get("root", "")
+        if len(self.measure_runs) > 2:
+            return f"XLA and {len(self.measure_runs) - 2} more arm(s) vs baseline on {name}"
         return f"XLA vs baseline on {name}"
 
     def to_dict(self) -> dict[str, Any]:

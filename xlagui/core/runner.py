@@ -60,6 +60,7 @@ class RunSpec:
     run_dir: Path
     repeat: int = 1
     mode: str = "train"  # or "measure": a worker that runs blocks of steps on request
+    precision: str = "float32"  # the Keras dtype policy (see `xlagui.core.arms.Precision`)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -67,6 +68,7 @@ class RunSpec:
             "mode": self.mode,
             "variant": self.variant,
             "xla_mode": self.xla_mode.value,
+            "precision": self.precision,
             "repeat": self.repeat,
             "config": self.config.to_dict(),
             "class_names": self.class_names,

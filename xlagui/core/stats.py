@@ -107,6 +107,9 @@ class Comparison:
     problems: list[str] = field(default_factory=list)
     runs_compared: dict[str, int] = field(default_factory=dict)
     verdict: str = ""
+    # With arms beyond the XLA side: the one to recommend (see `xlagui.core.ranking`).
+    recommended_arm: str | None = None
+    recommendation: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -219,6 +219,9 @@ def _setup(spec: dict[str, Any], sink: EventSink, mode: str) -> Setup:
     config = spec["config"]
     run_dir = Path(spec["run_dir"])
     xla_mode = spec["xla_mode"]
+    precision = spec.get("precision", "float32")
+    # The dtype policy applies to layers built after it is set: set it before the model.
+    keras.mixed_precision.set_global_policy(precision)
     if xla_mode == "autocluster":
         # The article's switch. On CPU it only engages with
         # TF_XLA_FLAGS=--tf_xla_cpu_global_jit, which the parent has set.
@@ -274,6 +277,12 @@ def _setup(spec: dict[str, Any], sink: EventSink, mode: str) -> Setup:
         in_effect = bool(model.jit_compile) or bool(tf.config.optimizer.get_jit())
     if xla_mode == "off" and in_effect:
         raise RuntimeError("the baseline has XLA switched on; refusing to call it a baseline")
+    read_back = read_back_policy(model)
+    if precision == "float32" and read_back["policy"] != "float32":
+        raise RuntimeError(
+            f"the run asked for float32 but the {read_back['policy']} policy is in effect; "
+            "refusing to call it a baseline"
+        )
 
     logical = tf.config.list_logical_devices("GPU" if device != "cpu" else "CPU")
     device_kind = "GPU" if device != "cpu" else "CPU"
@@ -310,9 +319,26 @@ def _setup(spec: dict[str, Any], sink: EventSink, mode: str) -> Setup:
             steps_per_epoch=datasets.steps_per_epoch,
             pid=os.getpid(),
             setup_seconds=sink.now(),
+            precision=precision,
+            **read_back,
         )
     )
     return Setup(tf, model, datasets, in_effect)
+
+
+def read_back_policy(model: Any) -> dict[str, Any]:
+    """What the compiled model really computes in: its policy, the first convolution's compute
+    and variable dtypes, the output layer's dtype, and whether the optimizer scales the loss."""
+    import keras
+
+    first = next((layer for layer in model.layers if layer.weights), model.layers[0])
+    return {
+        "policy": str(model.dtype_policy.name),
+        "compute_dtype": str(first.compute_dtype),
+        "variable_dtype": str(first.variable_dtype),
+        "output_dtype": str(model.layers[-1].compute_dtype),
+        "loss_scale": isinstance(model.optimizer, keras.optimizers.LossScaleOptimizer),
+    }
 
 
 def _finish_summary(spec: dict[str, Any], setup: Setup, summary: dict[str, Any]) -> dict[str, Any]:
@@ -399,6 +425,7 @@ def measure(
     model.make_train_function()
     batches = iter(setup.datasets.train.repeat())
     steps_done = 0
+    nonfinite = 0
 
     def step() -> Any:
         nonlocal steps_done
@@ -409,8 +436,12 @@ def measure(
         return logs
 
     def synced(logs: Any) -> float | None:
+        nonlocal nonfinite
         loss = float(logs["loss"])  # waits for the step's result
-        return loss if loss == loss and abs(loss) != float("inf") else None
+        if loss == loss and abs(loss) != float("inf"):
+            return loss
+        nonfinite += 1
+        return None
 
     try:
         while True:
@@ -438,11 +469,46 @@ def measure(
                     BlockEvent(seq=command.seq, steps=command.steps, seconds=seconds, loss=loss)
                 )
             elif command.cmd == "finish":
-                summary: dict[str, Any] = {"mode": "measure", "steps_done": steps_done}
+                # Every arm trained the same steps on the same batches: its validation
+                # accuracy now is the quick accuracy-parity check (see `xlagui.core.arms`).
+                summary: dict[str, Any] = {
+                    "mode": "measure",
+                    "steps_done": steps_done,
+                    "nonfinite_losses": nonfinite,
+                    **_evaluate(model, setup.datasets.val, cancel),
+                }
+                if cancel.is_set():
+                    raise _Stopped()
                 sink.emit(FinishedEvent(summary=_finish_summary(spec, setup, summary)))
                 return
     except _Stopped:
         sink.emit(CancelledEvent(epochs_done=0, reason=f"stopped after {steps_done} steps"))
+
+
+def _evaluate(model: Any, val: Any, cancel: threading.Event) -> dict[str, Any]:
+    """Validation loss and accuracy of the model as it is now (None where there is no
+    validation set or the loss is not finite)."""
+    import keras
+
+    if val is None:
+        return {"final_val_accuracy": None, "final_val_loss": None}
+
+    def stop_if_cancelled(batch: int, logs: Any = None) -> None:
+        if cancel.is_set():
+            model.stop_evaluating = True
+
+    logs = model.evaluate(
+        val,
+        verbose=0,
+        return_dict=True,
+        callbacks=[keras.callbacks.LambdaCallback(on_test_batch_end=stop_if_cancelled)],
+    )
+
+    def finite(key: str) -> float | None:
+        v = logs.get(key)
+        return float(v) if v is not None and float(v) == float(v) else None
+
+    return {"final_val_accuracy": finite("accuracy"), "final_val_loss": finite("loss")}
 
 
 def error_message(exc: BaseException) -> str:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from xlagui.core.evidence import describe
 
 if TYPE_CHECKING:
+    from xlagui.core.pairs import ArmResult
     from xlagui.core.stats import Comparison
 
 DASH = "—"
@@ -225,3 +226,39 @@ COMPARISON_ROW_NAMES = (
     "Accuracy",
     "Runs compared",
 )
+
+
+ARM_COLUMNS = ("rank", "arm", "speed per step", "engaged", "accuracy", "note")
+
+
+def arm_speed(a: ArmResult) -> str:
+    """An arm's speed against the baseline in words, with its interval."""
+    if a.ratio is None:
+        return DASH
+    low = 1 / a.high if a.high else None
+    high = 1 / a.low if a.low else None
+    return interval_words(1 / a.ratio, low, high)
+
+
+def arm_accuracy(a: ArmResult) -> str:
+    if a.accuracy_ok is None:
+        return a.accuracy_text or DASH
+    head = "as well" if a.accuracy_ok else "WORSE"
+    return f"{head}: {a.accuracy_text}" + (f" ({a.accuracy_from})" if a.accuracy_from else "")
+
+
+def arm_table(c: Comparison) -> list[tuple[str, ...]]:
+    """Every arm against the baseline, fastest first, as rows of `ARM_COLUMNS` (the CLI, the
+    window and the PNG show this same table)."""
+    from xlagui.core.ranking import ranked
+
+    if c.interleaved is None:
+        return []
+    rows: list[tuple[str, ...]] = []
+    for rank, a in enumerate(ranked(c.interleaved.arms), start=1):
+        engaged = "yes" if a.valid else "NOT VALID: " + "; ".join(a.problems)
+        star = " ★" if c.recommended_arm == a.arm else ""
+        rows.append(
+            (str(rank), f"{a.arm}{star}", arm_speed(a), engaged, arm_accuracy(a), a.note or "")
+        )
+    return rows
