@@ -52,3 +52,47 @@ def test_real_workers_measure_interleaved(scan: DatasetScan, tmp_path: Path) -> 
     assert base.summary is not None and not base.summary["xla_evidence"]["compiled"]
     data = json.loads((tmp_path / "out" / "comparison.json").read_text())
     assert data["comparison"]["interleaved"]["pairs"] == i.pairs
+
+
+@pytest.mark.parametrize("arm", ["bf16", "fp16", "jit+bf16", "autocluster"])
+def test_each_arm_kind_reads_back_what_is_in_effect(
+    scan: DatasetScan, tmp_path: Path, arm: str
+) -> None:
+    """A real worker per arm kind: the policy, dtypes and loss scaling it reports are read back
+    from the compiled model, and an XLA arm's evidence shows XLA compiling."""
+    from xlagui.core.arms import parse_arm
+    from xlagui.core.compare import plan_measure_runs, spec_for
+    from xlagui.core.events import WorkerCommand
+    from xlagui.core.interleave import MeasuringWorker
+    from xlagui.core.runner import samples_from_scan
+
+    config = RunConfig(batch_size=8, image_size=48, quick=True, seed=1, arms=(arm,), xla="jit")
+    report = new_report(scan, config)
+    entry = next(e for e in plan_measure_runs(config) if e.arm.name == arm)
+    spec = spec_for(entry, report, samples_from_scan(scan), tmp_path / "out", mode="measure")
+    events: list = []
+    worker = MeasuringWorker(spec, events.append)
+    state = TaskState()
+    worker.start()
+    try:
+        started = worker.wait_for("started", state)
+        assert isinstance(started, StartedEvent)
+        want = parse_arm(arm)
+        assert started.precision == want.precision.value
+        assert started.policy == want.precision.value
+        assert started.compute_dtype == want.precision.compute_dtype
+        assert started.variable_dtype == "float32"
+        assert started.output_dtype == "float32"  # the head stays float32
+        assert started.loss_scale is (arm == "fp16")
+        if want.xla.value != "off":
+            worker.send(WorkerCommand("warmup", steps=1))
+            worker.wait_for("warmup", state)
+            worker.send(WorkerCommand("finish"))
+            finished = worker.wait_for("finished", state)
+            summary = finished.summary  # type: ignore[attr-defined]
+            assert summary["xla_evidence"]["compiled"], summary["xla_evidence"]
+            assert summary["final_val_accuracy"] is not None
+        else:
+            worker.stop()
+    finally:
+        worker.close()

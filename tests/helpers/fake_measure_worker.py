@@ -10,6 +10,10 @@ how it behaves:
 - `sleep`: really sleep this share of the reported time, so blocks take wall time;
 - `die_at` / `hang_at`: a round at which the XLA arm exits with an error / sleeps ignoring
   cancel; `slow_at`: a round whose block sleeps 30 s but stops at a cancel; `protocol`.
+- arms (more than one arm besides the baseline): `ratios` maps a variant ("xla", "bf16", …) to
+  its ratio (else `ratio`); `accuracy` maps a variant (or "baseline") to the validation accuracy
+  reported at `finish` (0.9 unless said); `nan` lists variants whose losses are not finite;
+  `ignore_policy` lists variants that read back float32 whatever they asked for.
 Every command received is appended to `commands.log` in the run folder with its wall time.
 """
 
@@ -38,8 +42,15 @@ from xlagui.core.events import (
 def main() -> int:
     spec = json.loads(Path(sys.argv[1]).read_text(encoding="utf-8"))
     fake = spec["config"].get("extra", {}).get("fake", {})
-    is_arm = spec["variant"] != "baseline"
-    step = float(fake.get("step", 0.01)) * (float(fake.get("ratio", 0.5)) if is_arm else 1.0)
+    variant = spec["variant"]
+    is_arm = variant != "baseline"
+    ratio = float(fake.get("ratios", {}).get(variant, fake.get("ratio", 0.5)))
+    step = float(fake.get("step", 0.01)) * (ratio if is_arm else 1.0)
+    precision = spec.get("precision", "float32")
+    policy = "float32" if variant in fake.get("ignore_policy", []) else precision
+    compute = {"mixed_bfloat16": "bfloat16", "mixed_float16": "float16"}.get(policy, "float32")
+    uses_xla = spec["xla_mode"] != "off"
+    loss = float("nan") if variant in fake.get("nan", []) else 0.5
     drift = float(fake.get("drift", 0.0))
     sleep_share = float(fake.get("sleep", 0.0))
     log = Path(spec["run_dir"]) / "commands.log"
@@ -59,10 +70,17 @@ def main() -> int:
             run_id=spec["run_id"],
             variant=spec["variant"],
             xla_mode=spec["xla_mode"],
-            xla_in_effect=spec["xla_mode"] != "off",
+            xla_in_effect=uses_xla,
             device_name="Fake CPU",
             device_kind="CPU",
             pid=os.getpid(),
+            val_count=int(fake.get("val_count", 100)),
+            precision=precision,
+            policy=policy,
+            compute_dtype=compute,
+            variable_dtype="float32",
+            output_dtype="float32",
+            loss_scale=policy == "mixed_float16",
         )
     )
     commands: list[WorkerCommand] = []
@@ -91,7 +109,7 @@ def main() -> int:
             emit(CancelledEvent(reason=f"stopped after {steps_done} steps"))
             return 0
         if command.cmd == "warmup":
-            compile_seconds = float(fake.get("compile", 1.0)) if is_arm else 0.0
+            compile_seconds = float(fake.get("compile", 1.0)) if uses_xla else 0.0
             emit(
                 WarmupEvent(
                     first_step_seconds=step * 50 + compile_seconds, warm_step_seconds=[step] * 3
@@ -117,12 +135,27 @@ def main() -> int:
                 seconds *= 1 + float(fake.get("jitter", 0.0)) * (1 if seq % 2 else -1)
             time.sleep(seconds * sleep_share)
             steps_done += command.steps
-            emit(BlockEvent(seq=seq, steps=command.steps, seconds=seconds, loss=0.5))
+            emit(
+                BlockEvent(
+                    seq=seq,
+                    steps=command.steps,
+                    seconds=seconds,
+                    loss=None if loss != loss else loss,
+                )
+            )
         elif command.cmd == "finish":
-            evidence = {"compiled": is_arm, "hlo_modules": int(is_arm), "fusions": 0}
+            evidence = {"compiled": uses_xla, "hlo_modules": int(uses_xla), "fusions": 0}
+            accuracy = fake.get("accuracy", {}).get(variant, 0.9)
             emit(
                 FinishedEvent(
-                    summary={"mode": "measure", "steps_done": steps_done, "xla_evidence": evidence}
+                    summary={
+                        "mode": "measure",
+                        "steps_done": steps_done,
+                        "xla_evidence": evidence,
+                        "nonfinite_losses": 0,
+                        "final_val_accuracy": accuracy,
+                        "final_val_loss": 0.3,
+                    }
                 )
             )
             return 0

@@ -194,6 +194,13 @@ def hardware_note(arm: Arm, device_kind: str, flags: frozenset[str] | None = Non
         if arm.precision is Precision.BF16:
             return "bfloat16 runs natively on GPUs from compute capability 8.0 (Ampere) on"
         return ""
+    if arm.precision is Precision.FP16:
+        # Measured on a Xeon with AVX512-FP16 and AMX: a float16 step of the article's CNN was
+        # over 100x slower than float32, since TensorFlow's CPU kernels fall back to emulation.
+        return (
+            "TensorFlow has few native float16 kernels on CPUs (even with AVX512-FP16), so "
+            "mixed_float16 is mostly emulated there: expect it much slower"
+        )
     flags = cpu_flags() if flags is None else flags
     native = native_support(arm.precision, flags)
     fmt = "bfloat16" if arm.precision is Precision.BF16 else "float16"

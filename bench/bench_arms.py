@@ -1,0 +1,211 @@
+"""Arms on this machine: are xlagui's per-arm figures reproducible, and does an independent
+interleaved measurement of the same arms agree?
+
+    python bench/bench_arms.py --arms jit,bf16 --image-size 150 --runs 2 --seconds 120 --write
+
+Runs `xlagui compare --demo --quick --arms ARMS` `--runs` times in a row and tabulates every
+arm's ratio (arm ÷ baseline step time), interval, pairs and the wall time, then an independent
+reference that shares none of xlagui's measuring code: one process per arm loads the folder with
+`keras.utils.image_dataset_from_directory`, builds the article's CNN written out again under the
+arm's Keras dtype policy (output layer float32) and `jit_compile`, and the parent alternates
+blocks of 4 `train_on_batch` steps in a rotating order. The section says how far each xlagui
+estimate is from the reference.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing as mp
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from _common import ROOT, load_average, machine, today, write_section
+
+from xlagui.core.arms import parse_arm
+from xlagui.core.pairs import estimate_ratio
+
+
+def _quick(arms: str, size: int, dataset: str | None, out: Path) -> dict[str, Any]:
+    cmd = [sys.executable, "-m", "xlagui", "compare", "--quick", "--image-size", str(size)]
+    cmd += ["--arms", arms, "--out", str(out)]
+    cmd += [dataset] if dataset else ["--demo"]
+    t0 = time.perf_counter()
+    subprocess.run(cmd, check=False, cwd=ROOT, stdout=subprocess.DEVNULL)
+    wall = time.perf_counter() - t0
+    data = json.loads((out / "comparison.json").read_text())
+    c = data["comparison"]
+    i = c["interleaved"]
+    return {
+        "wall": wall,
+        "stopped_by": i["stopped_by"],
+        "block_steps": i["block_steps"],
+        "recommended": c.get("recommended_arm"),
+        "arms": {a["arm"]: a for a in i["arms"]},
+    }
+
+
+def _reference_worker(folder: str, size: int, arm_name: str, conn: Any) -> None:
+    os.environ["CUDA_VISIBLE_DEVICES"] = ""
+    os.environ["TF_CPP_MIN_LOG_LEVEL"] = "2"
+    import keras
+    import tensorflow as tf
+
+    arm = parse_arm(arm_name)
+    keras.mixed_precision.set_global_policy(arm.precision.value)
+    if arm.xla.value == "autocluster":
+        tf.config.optimizer.set_jit("autoclustering")
+    train = Path(folder) / "train"
+    ds = keras.utils.image_dataset_from_directory(
+        train if train.is_dir() else folder,
+        image_size=(size, size),
+        batch_size=64,
+        label_mode="binary",
+        seed=0,
+    )
+    ds = ds.map(lambda a, b: (a / 255.0, b)).cache().repeat().prefetch(tf.data.AUTOTUNE)
+    it = iter(ds)
+    model = keras.Sequential(
+        [
+            keras.Input((size, size, 3)),
+            keras.layers.Conv2D(64, 5, activation="relu"),
+            keras.layers.MaxPooling2D(),
+            keras.layers.Conv2D(32, 5, activation="relu"),
+            keras.layers.MaxPooling2D(),
+            keras.layers.Conv2D(16, 5, activation="relu"),
+            keras.layers.MaxPooling2D(),
+            keras.layers.Flatten(),
+            keras.layers.Dense(126, activation="relu"),
+            keras.layers.Dense(52, activation="relu"),
+            keras.layers.Dense(1, activation="sigmoid", dtype="float32"),
+        ]
+    )
+    model.compile("adam", "binary_crossentropy", jit_compile=arm.xla.value == "jit")
+    for _ in range(3):
+        model.train_on_batch(*next(it))
+    conn.send("ready")
+    while True:
+        k = conn.recv()
+        if k is None:
+            return
+        t0 = time.perf_counter()
+        for _ in range(k):
+            model.train_on_batch(*next(it))
+        conn.send((time.perf_counter() - t0) / k)
+
+
+def reference(arms: list[str], size: int, dataset: str | None, seconds: float) -> dict[str, Any]:
+    from xlagui.core.demo import ensure_demo_dataset
+
+    folder = dataset or str(ensure_demo_dataset(seed=0))
+    names = ["off", *arms]
+    ctx = mp.get_context("spawn")
+    pipes, procs = [], []
+    for name in names:
+        mine, theirs = ctx.Pipe()
+        p = ctx.Process(target=_reference_worker, args=(folder, size, name, theirs))
+        p.start()
+        pipes.append(mine)
+        procs.append(p)
+    for c in pipes:
+        assert c.recv() == "ready"
+    ratios: dict[str, list[float]] = {n: [] for n in arms}
+    t_end = time.monotonic() + seconds
+    n = 0
+    while time.monotonic() < t_end:
+        order = [(n + i) % len(names) for i in range(len(names))]
+        got = {}
+        for i in order:
+            pipes[i].send(4)
+            got[i] = pipes[i].recv()
+        for i, name in enumerate(arms, start=1):
+            ratios[name].append(got[i] / got[0])
+        n += 1
+    for c in pipes:
+        c.send(None)
+    for p in procs:
+        p.join()
+    return {name: estimate_ratio(r) for name, r in ratios.items()}
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--arms", default="jit,bf16")
+    p.add_argument("--image-size", type=int, default=150)
+    p.add_argument("--dataset")
+    p.add_argument("--runs", type=int, default=2)
+    p.add_argument("--seconds", type=int, default=120)
+    p.add_argument("--write", action="store_true")
+    args = p.parse_args()
+    arms = [parse_arm(a).name for a in args.arms.split(",")]
+    load = load_average()
+    runs = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in range(args.runs):
+            r = _quick(args.arms, args.image_size, args.dataset, Path(tmp) / f"run{n}")
+            runs.append(r)
+            print(
+                f"run {n + 1}: {r['wall']:.0f} s, {r['stopped_by']}, "
+                + ", ".join(
+                    f"{k} {a['ratio']:.3f} (±{a['half_width']:.1%})"
+                    for k, a in r["arms"].items()
+                    if a["ratio"] is not None and a["half_width"] is not None
+                ),
+                flush=True,
+            )
+    ref = reference(arms, args.image_size, args.dataset, args.seconds)
+    for name, est in ref.items():
+        print(f"reference {name}: {est.ratio:.3f} ({est.low}–{est.high})", flush=True)
+
+    name = Path(args.dataset).name if args.dataset else "demo"
+    lines = [
+        f"## Arms on this machine: {name}, {args.image_size} px, `--arms {args.arms}`",
+        "",
+        f"`python bench/bench_arms.py --arms {args.arms} --image-size {args.image_size} "
+        f"--runs {args.runs} --seconds {args.seconds}"
+        f"{' --dataset ' + args.dataset if args.dataset else ''}`: `xlagui compare --quick "
+        f"--arms {args.arms}` {args.runs} times in a row, then an independent interleaved "
+        "reference (one process per arm, `image_dataset_from_directory`, the CNN written out "
+        "again, blocks of 4 `train_on_batch` steps, rotating order). Ratio = arm ÷ baseline "
+        "step time (below 1: faster).",
+        "",
+        "| run | arm | ratio | 95% CI | half-width | pairs | speed | recommended | wall |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for n, r in enumerate(runs, start=1):
+        for k, a in r["arms"].items():
+            if a["ratio"] is None:
+                lines.append(f"| {n} | {k} | — | — | — | {a['pairs']} | — | | {r['wall']:.0f} s |")
+                continue
+            ci = f"{a['low']:.3f}–{a['high']:.3f}" if a["low"] is not None else "—"
+            hw = f"±{a['half_width']:.1%}" if a["half_width"] is not None else "—"
+            speed = (
+                f"{1 / a['ratio']:.2f}× faster" if a["ratio"] < 1 else f"{a['ratio']:.2f}× slower"
+            )
+            star = "★" if r["recommended"] == k else ""
+            lines.append(
+                f"| {n} | {k} | {a['ratio']:.3f} | {ci} | {hw} | {a['pairs']} | {speed} | "
+                f"{star} | {r['wall']:.0f} s |"
+            )
+    lines += ["", "| arm | reference ratio (95% CI) | xlagui runs vs reference | spread of runs |"]
+    lines += ["|---|---|---|---|"]
+    for k in arms:
+        est = ref[k]
+        got = [r["arms"][k]["ratio"] for r in runs if r["arms"].get(k, {}).get("ratio")]
+        off = ", ".join(f"{abs(g / est.ratio - 1):.1%}" for g in got)
+        spread = f"{(max(got) - min(got)) / min(got):.1%}" if len(got) > 1 else "—"
+        lines.append(f"| {k} | {est.ratio:.3f} ({est.low:.3f}–{est.high:.3f}) | {off} | {spread} |")
+    lines += ["", f"Machine: {machine()}; load average before {load}. Measured {today()}."]
+    text = "\n".join(lines)
+    print(text)
+    if args.write:
+        write_section(f"arms-{name}-{args.image_size}", text)
+
+
+if __name__ == "__main__":
+    main()

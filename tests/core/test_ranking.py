@@ -1,0 +1,213 @@
+"""Every arm against the baseline: ratios through the same rounds, validity, accuracy parity and
+the ranking rule (a faster arm that learns worse is not recommended). The arms' workers are the
+fake measuring worker (no TensorFlow)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.helpers.images import make_split_dataset
+from xlagui.core.compare import new_report, run_measurement
+from xlagui.core.config import RunConfig
+from xlagui.core.export import to_csv
+from xlagui.core.pairs import ArmResult
+from xlagui.core.ranking import (
+    Accuracy,
+    accuracy_parity,
+    at_chance,
+    chance_level,
+    ranked,
+    recommendation,
+)
+from xlagui.core.report import ComparisonReport
+from xlagui.core.scan import DatasetScan, scan_dataset
+from xlagui.core.task import TaskState
+from xlagui.present.format import arm_table
+
+FAKE = Path(__file__).resolve().parents[1] / "helpers" / "fake_measure_worker.py"
+
+
+@pytest.fixture
+def scan(tmp_path: Path) -> DatasetScan:
+    make_split_dataset(tmp_path / "data", {"african": 6, "asian": 6}, {"african": 2, "asian": 2})
+    return scan_dataset(tmp_path / "data")
+
+
+def measure_arms(
+    scan: DatasetScan, out: Path, arms: tuple[str, ...], **fake: Any
+) -> ComparisonReport:
+    config = RunConfig(
+        batch_size=4,
+        image_size=48,
+        quick=True,
+        budget_seconds=10,
+        arms=arms,
+        extra={"fake": {"step": 0.01, **fake}},
+    )
+    report = new_report(scan, config)
+    run_measurement(
+        report,
+        scan,
+        out,
+        TaskState(),
+        command_for=lambda spec: [sys.executable, str(FAKE), str(spec.run_dir / "spec.json")],
+    )
+    return report
+
+
+def rounds_of(out: Path, run_id: str) -> list[tuple[float, int]]:
+    lines = (out / "runs" / run_id / "commands.log").read_text().splitlines()
+    return [
+        (float(stamp), json.loads(cmd)["seq"])
+        for stamp, cmd in (ln.split(" ", 1) for ln in lines)
+        if json.loads(cmd)["cmd"] == "block"
+    ]
+
+
+def test_three_arms_rotate_and_each_gets_its_ratio(scan: DatasetScan, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    report = measure_arms(
+        scan, out, ("bf16", "jit+bf16"), ratios={"xla": 2.4, "bf16": 0.5, "jit+bf16": 2.7}
+    )
+    assert [e.run_id for e in report.measure_runs] == [
+        "m1-baseline",
+        "m2-xla",
+        "m3-bf16",
+        "m4-jit+bf16",
+    ]
+    specs = [
+        json.loads((out / "runs" / e.run_id / "spec.json").read_text()) for e in report.measure_runs
+    ]
+    assert [(s["xla_mode"], s["precision"]) for s in specs] == [
+        ("off", "float32"),
+        ("jit", "float32"),
+        ("off", "mixed_bfloat16"),
+        ("jit", "mixed_bfloat16"),
+    ]
+    # Who went first in each round: A B C D, B C D A, C D A B, ...
+    stamps = {
+        e.run_id: dict((seq, t) for t, seq in rounds_of(out, e.run_id)) for e in report.measure_runs
+    }
+    ids = [e.run_id for e in report.measure_runs]
+    for seq in range(len(stamps[ids[0]])):
+        order = sorted(ids, key=lambda i: stamps[i][seq])
+        assert order == ids[seq % 4 :] + ids[: seq % 4]
+    c = report.comparison
+    assert c is not None and c.interleaved is not None
+    arms = {a.arm: a for a in c.interleaved.arms}
+    assert list(arms) == ["jit", "bf16", "jit+bf16"]
+    assert arms["jit"].ratio == pytest.approx(2.4)
+    assert arms["bf16"].ratio == pytest.approx(0.5)
+    assert arms["jit+bf16"].ratio == pytest.approx(2.7)
+    assert all(a.valid and a.pairs >= 8 for a in arms.values())
+    assert c.recommended_arm == "bf16"
+    assert "fastest configuration that learns as well is bf16" in c.verdict
+    assert c.verdict.startswith("XLA was 2.40× slower")  # the user's question comes first
+    data = json.loads((out / "comparison.json").read_text())
+    got = {a["arm"]: a for a in data["comparison"]["interleaved"]["arms"]}
+    for key in ("arm", "ratio", "low", "high", "pairs", "valid", "accuracy_ok"):
+        assert key in got["bf16"]
+    assert got["bf16"]["accuracy_ok"] is True
+    rows = [r for r in csv.DictReader(io.StringIO(to_csv(report))) if r["row"] == "arm"]
+    assert [(r["rank"], r["arm"]) for r in rows] == [("1", "bf16"), ("2", "jit"), ("3", "jit+bf16")]
+    assert float(rows[0]["value"]) == pytest.approx(0.5)
+    table = arm_table(c)
+    assert table[0][1] == "bf16 ★" and "2.00× faster" in table[0][2]
+
+
+def test_a_faster_arm_that_learns_worse_is_not_recommended(
+    scan: DatasetScan, tmp_path: Path
+) -> None:
+    report = measure_arms(
+        scan,
+        tmp_path / "out",
+        ("bf16", "fp16"),
+        ratios={"xla": 2.0, "fp16": 0.4, "bf16": 0.6},
+        accuracy={"baseline": 0.9, "xla": 0.9, "fp16": 0.6, "bf16": 0.88},
+        val_count=200,
+    )
+    c = report.comparison
+    assert c is not None and c.interleaved is not None
+    arms = {a.arm: a for a in c.interleaved.arms}
+    assert arms["fp16"].accuracy_ok is False and "learns worse" in arms["fp16"].accuracy_text
+    assert arms["bf16"].accuracy_ok is True
+    assert c.recommended_arm == "bf16"
+    assert "fp16 was faster (2.50×) but is not recommended: learns worse" in c.recommendation
+
+
+def test_an_arm_that_did_not_engage_is_not_valid(scan: DatasetScan, tmp_path: Path) -> None:
+    report = measure_arms(
+        scan,
+        tmp_path / "out",
+        ("bf16",),
+        ratios={"xla": 2.0, "bf16": 0.5},
+        ignore_policy=["bf16"],
+    )
+    c = report.comparison
+    assert c is not None and c.interleaved is not None
+    bf16 = next(a for a in c.interleaved.arms if a.arm == "bf16")
+    assert not bf16.valid
+    assert "asked for the mixed_bfloat16 policy but float32 was in effect" in bf16.problems[0]
+    assert c.recommended_arm is None
+    assert "no configuration measured was clearly faster" in c.recommendation
+    assert "NOT VALID" in arm_table(c)[0][3]
+
+
+def test_an_arm_whose_loss_went_nan_is_flagged(scan: DatasetScan, tmp_path: Path) -> None:
+    report = measure_arms(scan, tmp_path / "out", ("fp16",), ratios={"fp16": 0.5}, nan=["fp16"])
+    c = report.comparison
+    assert c is not None and c.interleaved is not None
+    fp16 = next(a for a in c.interleaved.arms if a.arm == "fp16")
+    assert fp16.accuracy_ok is False and fp16.nonfinite_losses > 0
+    assert c.recommended_arm != "fp16"
+
+
+def test_accuracy_parity_waits_for_both_sides_to_leave_chance() -> None:
+    chance = chance_level({"test": {"a": 50, "b": 50}}, 2)
+    assert chance == 0.5
+    assert at_chance(0.55, 100, chance) and not at_chance(0.62, 100, chance)
+    ok, text = accuracy_parity(Accuracy(0.52, 100, ""), Accuracy(0.41, 100, ""), chance)
+    assert ok is None and text.startswith("not trained enough to compare")
+    ok, text = accuracy_parity(Accuracy(0.90, 100, ""), Accuracy(0.84, 100, ""), chance)
+    assert ok is True and "within" in text  # 6 points on 100 images is noise
+    ok, text = accuracy_parity(Accuracy(0.95, 400, ""), Accuracy(0.80, 400, ""), chance)
+    assert ok is False and "learns worse" in text
+    assert chance_level({"test": {"a": 80, "b": 20}}, 2) == 0.8  # the commonest class
+    assert accuracy_parity(Accuracy(None, 0, ""), Accuracy(0.9, 10, ""), chance)[0] is None
+
+
+def test_the_ranking_rule() -> None:
+    def arm(name: str, ratio: float, half: float = 0.05, **kw: Any) -> ArmResult:
+        return ArmResult(
+            arm=name,
+            variant=name,
+            label=name,
+            ratio=ratio,
+            low=ratio * (1 - half),
+            high=ratio * (1 + half),
+            pairs=20,
+            **kw,
+        )
+
+    slower = arm("jit", 2.3, accuracy_ok=True)
+    unclear = arm("autocluster", 0.98, accuracy_ok=True)  # interval includes 1
+    fast_unknown = arm("bf16", 0.5, accuracy_ok=None, accuracy_text="not trained enough")
+    assert [a.arm for a in ranked([slower, unclear, fast_unknown])] == [
+        "bf16",
+        "autocluster",
+        "jit",
+    ]
+    best, text = recommendation([slower, unclear, fast_unknown])
+    assert best == "bf16" and "whether it learns as well is not known" in text
+    best, text = recommendation([slower, unclear])
+    assert best is None and "no configuration measured was clearly faster" in text
+    invalid = arm("fp16", 0.3, valid=False, problems=["m4: asked for fp16 but float32"])
+    best, text = recommendation([invalid, fast_unknown])
+    assert best == "bf16" and "fp16 was faster" in text and "asked for fp16" in text
