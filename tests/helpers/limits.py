@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from tests.helpers.streams import run_events
 from xlagui.core.config import RunConfig
 from xlagui.core.events import BlockEvent, FinishedEvent, StartedEvent, WarmupEvent
 from xlagui.core.peak import LayerCeiling, MachineLimits, ceiling_key
 from xlagui.core.report import ComparisonReport, MeasurementRecord, RunEntry
-from tests.helpers.streams import run_events
 
 PEAK = 100e9  # FLOP/s
 BANDWIDTH = 10e9  # bytes/s
