@@ -3,8 +3,8 @@ measured peak, the verdict on the gap and the roofline."""
 
 from __future__ import annotations
 
-from pytestqt.qtbot import QtBot
 from PySide6.QtCore import Qt
+from pytestqt.qtbot import QtBot
 
 from tests.helpers.clicks import click_tree_item, item_at
 from tests.helpers.limits import PEAK, known_limits, limits_report
@@ -62,3 +62,24 @@ def test_without_a_measured_peak_there_is_no_roofline_only_flop_rates(
     assert not panel.roofline.widget.isVisible()
     assert panel.roofline.drawn == []
     assert "not measured" in panel.roofline_note.text()
+
+
+def test_the_png_report_carries_the_figures_and_the_roofline(qtbot: QtBot) -> None:
+    from PySide6.QtWidgets import QLabel
+
+    from xlagui.ui.report_png import ReportFigure
+
+    figure = ReportFigure(limits_report(limits=known_limits(), base_step=0.2, xla_step=0.4))
+    qtbot.addWidget(figure)
+    texts = [label.text() for label in figure.findChildren(QLabel)]
+    assert "How far from the limit" in texts
+    assert any(t.startswith("Against the measured peak of 100 GFLOP/s") for t in texts)
+    assert "XLA jit, steady step" in texts
+    assert [label for label, _ai, _rate in figure.roofline.drawn] == [
+        "XLA off, steady step", "XLA jit, steady step"]
+
+    plain = ReportFigure(limits_report(limits=None))
+    qtbot.addWidget(plain)
+    assert not hasattr(plain, "roofline")
+    assert any(t.startswith("No roofline") for t in
+               (label.text() for label in plain.findChildren(QLabel)))
