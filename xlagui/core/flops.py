@@ -42,13 +42,14 @@ tail (so real traffic can be lower there) and unfused element-wise ops add traff
 higher without XLA); the big convolution activations, hundreds of MB at 150 px and batch 64, do
 cross memory.
 
-Cross-check: TensorFlow's own counter (`tf.compat.v1.profiler` with `float_operation()`, from
-the ops' registered statistics) counts a Conv2D as 2·K·K·Cin·Cout·Hout·Wout as here, but it has
-no statistics for the gradient ops (Conv2DBackpropFilter/Input), pooling or most element-wise
-ops, so on a training step it reports roughly the forward multiply-adds only, about a third of
-this count. XLA's cost analysis (`compiled.cost_analysis()["flops"]` on a jit function) counts
-the multiply-adds of forward and both gradients like this module, plus every element-wise op
-that survives fusion at 1 FLOP each, so it lands within a few percent of this count.
+How other counters differ (from their documented conventions; not cross-checked by a test
+here): TensorFlow's `tf.compat.v1.profiler` with `float_operation()` sums the ops' registered
+statistics, which count a Conv2D as 2·K·K·Cin·Cout·Hout·Wout as here, but most gradient ops
+(Conv2DBackpropFilter/Input), pooling and many element-wise ops register none, so on a training
+step it reports little more than the forward multiply-adds. XLA's cost analysis
+(`jit_fn.experimental_get_compiler_ir(...)` / `compiled.cost_analysis()`) counts the
+multiply-adds of forward and both gradients like this module, plus every element-wise op left
+after fusion at its own per-element cost, so it should land close to this count.
 """
 
 from __future__ import annotations
