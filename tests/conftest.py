@@ -8,6 +8,8 @@ from collections.abc import Iterator
 import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# The machine-limits probe (seconds of real TensorFlow) runs only where a test asks for it.
+os.environ.setdefault("XLAGUI_PEAK_PROBE", "off")
 
 
 @pytest.fixture(autouse=True, scope="session")

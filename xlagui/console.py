@@ -30,6 +30,7 @@ from xlagui.core.events import (
 from xlagui.core.evidence import describe
 from xlagui.core.report import ComparisonReport, RunEntry
 from xlagui.present.format import ARM_COLUMNS, arm_table, comparison_rows
+from xlagui.present.limits import efficiency_rows, limit_verdict
 
 
 def run_label(entry: RunEntry) -> str:
@@ -282,6 +283,21 @@ def print_summary(console: Console, report: ComparisonReport) -> None:
         console.print(a)
     colour = "green" if c.valid else "red"
     console.print(f"[bold {colour}]{c.verdict}[/bold {colour}]")
+    print_limits(console, c)
+
+
+def print_limits(console: Console, c: Any) -> None:
+    """How far from the limit: achieved FLOP/s per arm and run, % of the measured peak."""
+    rows = efficiency_rows(c)
+    if not rows:
+        return
+    t = Table(title="How far from the limit", title_justify="left", show_header=False)
+    t.add_column("what")
+    t.add_column("value")
+    for name, value in rows:
+        t.add_row(name, value)
+    console.print(t)
+    console.print(limit_verdict(c))
 
 
 def measure_table(i: Any) -> Table:

@@ -8,6 +8,7 @@ comparison files are rewritten atomically, so a crash or a kill never takes fini
 
 from __future__ import annotations
 
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -53,6 +54,22 @@ def _save(report: ComparisonReport, out_dir: Path, errors: list[str]) -> None:
     except OSError as exc:
         # Keep training: the runs are in memory and the next save may succeed.
         errors.append(f"could not save the comparison to {out_dir}: {exc.strerror or exc}")
+
+
+def measure_limits(report: ComparisonReport) -> None:
+    """The machine's limits for `report` (`core/peak.py`): cached, or probed once in a short
+    process of its own before any worker starts. A failing probe costs the comparison only its
+    %-of-peak figures, and says why in the environment."""
+    from xlagui.core import peak
+
+    if report.limits is not None:
+        return
+    c = report.config
+    try:
+        report.limits = peak.ensure(c.device, c.image_size, c.batch_size)
+    except (OSError, RuntimeError, ValueError, KeyError, TypeError,
+            subprocess.TimeoutExpired) as exc:
+        report.environment["machine_limits_error"] = str(exc)
 
 
 def plan_runs(config: RunConfig) -> list[RunEntry]:
@@ -165,6 +182,7 @@ def run_measurement(
     """
     samples = samples_from_scan(without_recorded(scan, report.dataset))
     check_writable(out_dir)
+    measure_limits(report)
     entries = report.measure_runs
     specs = [spec_for(e, report, samples, out_dir, mode="measure") for e in entries]
     by_id = {e.run_id: e for e in entries}
@@ -232,6 +250,7 @@ def run_comparison(
     samples = samples_from_scan(without_recorded(scan, report.dataset))
     runner = worker or run_worker
     check_writable(out_dir)
+    measure_limits(report)
     save_errors: list[str] = []
     for entry in report.runs:
         if entry.status != "queued" or (only is not None and entry.variant not in only):

@@ -136,6 +136,37 @@ def summary_rows(report: ComparisonReport) -> list[dict[str, str]]:
     add("valid", c.valid, note="; ".join(c.problems))
     add("verdict", "", note=c.verdict)
     rows += arm_rows(report)
+    rows += efficiency_rows(report)
+    return rows
+
+
+def efficiency_rows(report: ComparisonReport) -> list[dict[str, str]]:
+    """How far from the limit: the counted work, the machine's limits, and per arm and run
+    (keyed by run id) the achieved FLOP/s and its share of the peak."""
+    e = report.comparison.efficiency if report.comparison is not None else None
+    if e is None:
+        return []
+    rows = []
+
+    def add(metric: str, value: Any, note: str = "", run: tuple[str, str, str] = ("", "", "")
+            ) -> None:
+        rows.append({"row": "efficiency", "run_id": run[0], "variant": run[1],
+                     "xla_mode": run[2], "metric": metric, "value": _num(value), "note": note})
+
+    add("flops_per_step", e.flops_per_step,
+        f"counted from the layer shapes, batch {e.batch_size}, {e.image_size} px")
+    add("bytes_per_step", e.bytes_per_step, "estimated from the layer shapes")
+    add("arithmetic_intensity", e.intensity, "FLOP per byte, estimated")
+    add("peak_flops_per_second", e.peak_flops_per_second, "float32 matmul probe")
+    add("bandwidth_bytes_per_second", e.bandwidth_bytes_per_second, "element-wise probe")
+    add("ceiling_flops_per_second", e.ceiling_flops_per_second,
+        "largest layers alone: " + ", ".join(e.ceiling_layers))
+    for a in e.arms:
+        run = (a.key, a.variant, a.xla_mode)
+        add("achieved_flops_per_second", a.achieved_flops_per_second, a.source, run)
+        add("percent_of_peak", a.percent_of_peak, "fraction of the measured peak", run)
+        add("percent_of_ceiling", a.percent_of_ceiling, "fraction of the layer ceiling", run)
+        add("gap", "", a.bound, run)
     return rows
 
 

@@ -17,6 +17,7 @@ from xlagui.core.arms import Arm, Precision
 from xlagui.core.config import RunConfig, XlaMode
 from xlagui.core.events import Event, StartedEvent, event_from_dict
 from xlagui.core.pairs import InterleavedSummary
+from xlagui.core.peak import MachineLimits
 from xlagui.core.ranking import arm_results, recommendation
 from xlagui.core.stats import Comparison, RunRecord, compare_runs
 
@@ -117,6 +118,9 @@ class ComparisonReport:
     environment: dict[str, Any] = field(default_factory=dict)
     comparison: Comparison | None = None
     app_version: str = __version__
+    # The machine's measured limits (`core/peak.py`), for the %-of-peak figures; None when not
+    # measured (the probe is off or failed: then only the achieved FLOP/s are shown).
+    limits: MachineLimits | None = None
 
     def entry(self, run_id: str) -> RunEntry | None:
         """The run (training or measuring) with this id."""
@@ -157,6 +161,8 @@ class ComparisonReport:
         )
 
     def recompute(self) -> Comparison:
+        from xlagui.core.efficiency import compute as efficiency
+
         self.comparison = compare_runs(
             self.records(), self.interleaved(), self.records(self.measure_runs)
         )
@@ -172,6 +178,7 @@ class ComparisonReport:
                 c.recommended_arm, c.recommendation = recommendation(c.interleaved.arms)
                 if c.recommendation:
                     c.verdict = f"{c.verdict} {c.recommendation}".strip()
+        self.comparison.efficiency = efficiency(self, self.limits)
         first = next((r.started for r in [*self.measure_runs, *self.runs] if r.started), None)
         if first is not None:
             self.environment = {
@@ -229,6 +236,7 @@ class ComparisonReport:
             "runs": [r.to_dict() for r in self.runs],
             "measure_runs": [r.to_dict() for r in self.measure_runs],
             "measurement": self.measurement.to_dict() if self.measurement else None,
+            "machine_limits": self.limits.to_dict() if self.limits else None,
         }
 
     @classmethod
@@ -250,6 +258,8 @@ class ComparisonReport:
         )
         if d.get("measurement") is not None:
             report.measurement = MeasurementRecord.from_dict(d["measurement"])
+        if d.get("machine_limits") is not None:
+            report.limits = MachineLimits.from_dict(d["machine_limits"])
         if d.get("comparison") is not None:
             report.comparison = Comparison.from_dict(d["comparison"])
         return report

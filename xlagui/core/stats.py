@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from xlagui.core.efficiency import Efficiency
 from xlagui.core.events import EpochEvent, Event
 from xlagui.core.pairs import InterleavedSummary
 
@@ -110,6 +111,9 @@ class Comparison:
     # With arms beyond the XLA side: the one to recommend (see `xlagui.core.ranking`).
     recommended_arm: str | None = None
     recommendation: str = ""
+    # How far each arm and run is from the machine's limit (set by the report, which knows the
+    # config and the measured limits).
+    efficiency: Efficiency | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -122,6 +126,8 @@ class Comparison:
                 d[key] = Interval(**d[key])
         if d.get("interleaved") is not None:
             d["interleaved"] = InterleavedSummary.from_dict(d["interleaved"])
+        if d.get("efficiency") is not None:
+            d["efficiency"] = Efficiency.from_dict(d["efficiency"])
         return cls(**d)
 
 

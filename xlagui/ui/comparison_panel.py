@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
 
 from xlagui.core.stats import Comparison
 from xlagui.present import format as fmt
+from xlagui.present import limits
 from xlagui.present.traces import RunTrace
 from xlagui.ui import plots
 from xlagui.ui.theme import SEVERITY_COLORS, VARIANT_TITLES
@@ -105,9 +106,64 @@ class ComparisonPanel(QFrame):
         self.problems.setStyleSheet(f"color: {SEVERITY_COLORS['error']};")
         self.problems.setVisible(False)
         right.addWidget(self.problems)
+        self._build_limits(right)
         right.addStretch(1)
         layout.addWidget(scroll, 1)
         self.comparison: Comparison | None = None
+
+    def _build_limits(self, right: QVBoxLayout) -> None:
+        """How far from the limit: a verdict, a row per arm and run, the roofline."""
+        self.limits_heading = QLabel("How far from the limit")
+        self.limits_heading.setObjectName("ColumnTitle")
+        right.addWidget(self.limits_heading)
+        self.limits_verdict = QLabel()
+        self.limits_verdict.setWordWrap(True)
+        self.limits_verdict.setTextInteractionFlags(
+            Qt.TextInteractionFlag.TextSelectableByMouse)
+        right.addWidget(self.limits_verdict)
+        self.limits_grid = QGridLayout()
+        self.limits_grid.setHorizontalSpacing(14)
+        self.limits_grid.setVerticalSpacing(4)
+        self.limits_grid.setColumnStretch(1, 1)
+        right.addLayout(self.limits_grid)
+        self.limit_rows: dict[str, QLabel] = {}
+        self.roofline = plots.RooflinePlot()
+        self.roofline.widget.setFixedHeight(240)
+        right.addWidget(self.roofline.widget)
+        self.roofline_note = QLabel()
+        self.roofline_note.setObjectName("Caption")
+        self.roofline_note.setWordWrap(True)
+        right.addWidget(self.roofline_note)
+        self._show_limits(None)
+
+    def _show_limits(self, c: Comparison | None) -> None:
+        while self.limits_grid.count():
+            item = self.limits_grid.takeAt(0)
+            widget = item.widget() if item is not None else None
+            if widget is not None:
+                widget.deleteLater()
+        self.limit_rows = {}
+        rows = limits.efficiency_rows(c)
+        for i, (name, text) in enumerate(rows):
+            cap = QLabel(name)
+            cap.setObjectName("Caption")
+            cap.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop)
+            value = QLabel(text)
+            value.setWordWrap(True)
+            value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            self.limits_grid.addWidget(cap, i, 0)
+            self.limits_grid.addWidget(value, i, 1)
+            self.limit_rows[name] = value
+        self.limits_verdict.setText(limits.limit_verdict(c))
+        roof = limits.roofline(c)
+        self.roofline.show_roofline(roof)
+        self.roofline.widget.setVisible(roof is not None)
+        self.roofline_note.setText(
+            "Roofline: " + roof.note + "." if roof is not None
+            else "No roofline: the machine's peak and memory bandwidth were not measured, "
+            "so only the achieved FLOP/s are shown." if rows else "")
+        for widget in (self.limits_heading, self.limits_verdict, self.roofline_note):
+            widget.setVisible(bool(rows))
 
     def set_epochs(self, epochs: int) -> None:
         """The planned epochs: a fixed x range, so the axis does not move as they go by."""
@@ -177,6 +233,7 @@ class ComparisonPanel(QFrame):
                 self._captions[name].setVisible(True)
             self.problems.setVisible(False)
             self._break_even.setVisible(False)
+            self._show_limits(None)
             return
         self.verdict.setText(c.verdict)
         # Red only for a comparison that is not valid; a valid one reads as plain text,
@@ -184,6 +241,7 @@ class ComparisonPanel(QFrame):
         colour = "#202124" if c.valid else SEVERITY_COLORS["error"]
         self.verdict.setStyleSheet(f"color: {colour}; font-size: 10.5pt; font-weight: 600;")
         self._fill_rows(c)
+        self._show_limits(c)
         self.speed.show_summary(c.interleaved)
         shown = [p for p in c.problems if p not in c.verdict]
         self.problems.setText("\n".join(f"• {p}" for p in shown))

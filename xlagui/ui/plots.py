@@ -15,6 +15,7 @@ from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import QGraphicsItem
 
 from xlagui.core.pairs import InterleavedSummary, running_estimates
+from xlagui.present.limits import Roofline
 from xlagui.present.traces import RunTrace
 from xlagui.ui.theme import VARIANT_COLORS
 
@@ -258,3 +259,52 @@ STOP_WORDS = {
     "stopped": "stopped",
     "error": "a worker failed",
 }
+
+
+class RooflinePlot:
+    """Log-log roofline: arithmetic intensity (FLOP/byte) against GFLOP/s, with the measured
+    bandwidth slope and peak, the model's layer ceiling (dashed) and a dot per arm.
+
+    Created once; `show_roofline` replaces what it draws (a handful of items)."""
+
+    SYMBOLS = ("o", "s", "t", "d", "star")
+
+    def __init__(self, font_pt: float = 9.0, interactive: bool = True,
+                 antialias: bool = False) -> None:
+        self.widget = make_plot("Roofline (log-log)", "FLOP per byte (estimated)", "GFLOP/s",
+                                font_pt=font_pt, interactive=interactive, antialias=antialias)
+        self.item = self.widget.getPlotItem()
+        self.item.setLogMode(x=True, y=True)
+        self.legend = legend(self.widget, font_pt=font_pt - 1, corner="bottom-left")
+        self.roof = line(self.widget, QColor("#3a3a3a"), width=2, name="peak and bandwidth")
+        self.ceiling = line(self.widget, QColor("#8a6d00"), width=1.5, dashed=True,
+                            name="largest layers alone")
+        self.arms: list[pg.PlotDataItem] = []
+        self.drawn: list[tuple[str, float, float]] = []  # label, FLOP/byte, GFLOP/s
+
+    def show_roofline(self, roof: Roofline | None) -> None:
+        for item in self.arms:
+            self.item.removeItem(item)
+            self.legend.removeItem(item)
+        self.arms = []
+        self.drawn = []
+        if roof is None:
+            set_xy(self.roof, [], [])
+            set_xy(self.ceiling, [], [])
+            return
+        low, high = roof.x_range
+        xs = [low, roof.ridge, high]
+        set_xy(self.roof, xs, [roof.roof(x) / 1e9 for x in xs])
+        if roof.ceiling is not None:
+            set_xy(self.ceiling, [low, high], [roof.ceiling / 1e9] * 2)
+        else:
+            set_xy(self.ceiling, [], [])
+        for i, p in enumerate(roof.points):
+            item = dots(self.widget, color(p.variant), symbol=self.SYMBOLS[i % 5], size=11,
+                        name=p.label)
+            set_xy(item, [p.intensity], [p.flops_per_second / 1e9])
+            self.arms.append(item)
+            self.drawn.append((p.label, p.intensity, p.flops_per_second / 1e9))
+        lowest = min([p.flops_per_second for p in roof.points] + [roof.roof(low)]) / 1e9
+        self.item.setXRange(np.log10(low), np.log10(high), padding=0.02)
+        self.item.setYRange(np.log10(lowest / 3), np.log10(roof.peak / 1e9 * 2), padding=0)

@@ -26,7 +26,9 @@ from PySide6.QtWidgets import (
 
 from xlagui.core.atomic import atomic_write_bytes
 from xlagui.core.report import ComparisonReport, RunEntry
+from xlagui.core.stats import Comparison
 from xlagui.present import format as fmt
+from xlagui.present import limits
 from xlagui.present.traces import RunTrace, trace_of
 from xlagui.ui import plots
 from xlagui.ui.run_column import mode_words
@@ -275,6 +277,7 @@ class ReportFigure(QWidget):
         summary = _kv(fmt.comparison_rows(comp) if comp is not None else [])
         bottom.addWidget(_box("Summary", summary), 6)
         root.addLayout(bottom)
+        self._add_limits(root, comp)
 
         runs = QGridLayout()
         runs.setHorizontalSpacing(18)
@@ -296,6 +299,35 @@ class ReportFigure(QWidget):
                 problems.addWidget(lab)
             root.addWidget(_box("Problems", problems))
         root.addWidget(_label(f"Reproduce: {report.reproduce_command()}", "Mono"))
+
+    def _add_limits(self, root: QVBoxLayout, comp: Comparison | None) -> None:
+        """How far from the limit: the roofline (where the data allow it) beside the rows
+        and the verdict on the gap."""
+        rows = limits.efficiency_rows(comp)
+        if not rows:
+            return
+        line = QHBoxLayout()
+        line.setSpacing(16)
+        roof = limits.roofline(comp)
+        if roof is not None:
+            self.roofline = plots.RooflinePlot(font_pt=10.5, interactive=False, antialias=True)
+            self.roofline.widget.setFixedHeight(330)
+            self.roofline.show_roofline(roof)
+            frame = QFrame()
+            frame.setObjectName("Box")
+            fv = QVBoxLayout(frame)
+            fv.setContentsMargins(8, 8, 8, 8)
+            fv.addWidget(self.roofline.widget)
+            fv.addWidget(_label("Roofline: " + roof.note + "."))
+            line.addWidget(frame, 5)
+        body = QVBoxLayout()
+        body.addLayout(_kv(rows))
+        body.addWidget(_label(limits.limit_verdict(comp)))
+        if roof is None:
+            body.addWidget(_label("No roofline: the machine's peak and memory bandwidth were "
+                                  "not measured, so only the achieved FLOP/s are shown."))
+        line.addWidget(_box("How far from the limit", body), 6)
+        root.addLayout(line)
 
     def render_pixmap(self) -> QPixmap:
         """Lay the figure out offscreen at WIDTH pixels and grab it."""

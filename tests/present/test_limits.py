@@ -1,0 +1,64 @@
+"""How far from the limit in words: the rows, the verdict and the roofline's data."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.helpers.limits import PEAK, known_limits, limits_report
+from xlagui.core import flops
+from xlagui.present import limits
+
+STEP = flops.article_cnn_count(48, 2).train_per_step(8)
+
+
+def test_rates_in_words() -> None:
+    assert limits.flop_rate(38.2e9) == "38.2 GFLOP/s"
+    assert limits.flop_rate(1.5e12) == "1.5 TFLOP/s"
+    assert limits.flop_rate(None) == limits.DASH
+
+
+def test_rows_name_every_arm_and_run() -> None:
+    c = limits_report(limits=known_limits(), base_step=0.2, xla_step=0.4).comparison
+    rows = dict(limits.efficiency_rows(c))
+    assert rows["XLA jit, steady step"] == (
+        f"{STEP / 0.4 / 1e9:.3g} GFLOP/s, {STEP / 0.4 / PEAK:.1%} of peak, "
+        f"{STEP / 0.4 / 80e9:.0%} of the layer ceiling, gap: overhead"
+    )
+    assert "XLA off, run 01-baseline-r1" in rows and "XLA jit, run 02-xla-r1" in rows
+    assert rows["Work per step"].startswith(f"{STEP / 1e9:.3g} GFLOP (forward + backward")
+    assert "batch 8, 48 px" in rows["Work per step"]
+
+
+def test_verdict_names_the_gap() -> None:
+    c = limits_report(limits=known_limits(), base_step=0.2, xla_step=0.4).comparison
+    text = limits.limit_verdict(c)
+    base, xla = STEP / 0.2 / PEAK, STEP / 0.4 / PEAK
+    assert text.startswith(
+        f"Against the measured peak of 100 GFLOP/s, the model reaches {base:.0%} with XLA off, "
+        f"{xla:.0%} with XLA jit per steady step.")
+    assert "mostly overhead" in text and "memory is no limit" in text
+    # A step near the layer ceiling leaves compute as the gap.
+    fast = limits_report(limits=known_limits(), base_step=STEP / 75e9, xla_step=STEP / 70e9)
+    assert "mostly compute" in limits.limit_verdict(fast.comparison)
+
+
+def test_no_peak_no_roofline() -> None:
+    c = limits_report(limits=None).comparison
+    assert limits.roofline(c) is None
+    assert "peak was not measured" in limits.limit_verdict(c)
+    assert dict(limits.efficiency_rows(c))["Machine limit"] == (
+        "not measured: achieved FLOP/s only")
+
+
+def test_roofline_points_are_the_measuring_arms() -> None:
+    c = limits_report(limits=known_limits(), base_step=0.2, xla_step=0.4).comparison
+    roof = limits.roofline(c)
+    assert roof is not None
+    assert [(p.label, p.flops_per_second) for p in roof.points] == [
+        ("XLA off, steady step", pytest.approx(STEP / 0.2)),
+        ("XLA jit, steady step", pytest.approx(STEP / 0.4)),
+    ]
+    assert roof.ridge == pytest.approx(PEAK / 10e9)
+    low, high = roof.x_range
+    assert low < roof.ridge < high and low < roof.points[0].intensity < high
+    assert roof.roof(1.0) == pytest.approx(10e9) and roof.roof(1e3) == PEAK

@@ -1,0 +1,171 @@
+"""How far each run is from the machine's limit: achieved FLOP/s per arm and per training run,
+against the measured peak, the model's layer ceiling and the memory roofline.
+
+Achieved FLOP/s is the counted work (`xlagui.core.flops`) divided by the measured time:
+- an arm of the interleaved measurement: FLOPs of one training step ÷ its steady step time
+  (the median block's seconds per step; blocks are full batches);
+- a training run: the work of one epoch (its full training batches, the optimizer once per
+  step, and the forward pass over the validation images) ÷ its steady epoch time, which
+  includes the input pipeline and validation: so a training run's figure is lower than its
+  measuring arm's whenever the pipeline or validation costs time.
+
+The gap is split along the roofline: peak → what memory bandwidth allows at the model's
+estimated arithmetic intensity ("memory") → what the model's largest layers reach alone
+("compute": the kernels themselves) → what the whole step reaches ("overhead": everything
+between and around those kernels). The largest of the three factors names the gap.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from xlagui.core.flops import ModelCount, article_cnn_count
+from xlagui.core.peak import MachineLimits
+
+if TYPE_CHECKING:
+    from xlagui.core.report import ComparisonReport, RunEntry
+
+
+@dataclass
+class ArmEfficiency:
+    """One arm (a measuring worker) or one training run."""
+
+    key: str  # the run id: "m2-xla", "01-baseline-r1", ...
+    variant: str  # "baseline", "xla", or another arm's name
+    xla_mode: str
+    source: str  # "steady step" (interleaved) or "steady epoch" (a training run)
+    flops: float  # counted FLOPs of what `seconds` timed
+    seconds: float
+    achieved_flops_per_second: float
+    percent_of_peak: float | None = None  # fractions: 0.25 is 25%
+    percent_of_ceiling: float | None = None
+    percent_of_roof: float | None = None
+    bound: str = ""  # "compute", "memory" or "overhead" (the largest factor of the gap)
+
+
+@dataclass
+class Efficiency:
+    """`comparison.efficiency`: the counted work, the machine's limits, and every arm."""
+
+    image_size: int
+    batch_size: int
+    flops_per_step: float
+    flops_per_sample_train: float
+    flops_per_sample_forward: float
+    bytes_per_step: float  # estimated
+    intensity: float  # FLOPs per byte, estimated
+    peak_flops_per_second: float | None = None
+    bandwidth_bytes_per_second: float | None = None
+    ceiling_flops_per_second: float | None = None
+    ceiling_layers: list[str] = field(default_factory=list)
+    device: str = ""
+    device_name: str = ""
+    limits_key: str = ""
+    arms: list[ArmEfficiency] = field(default_factory=list)
+
+    @property
+    def roof_flops_per_second(self) -> float | None:
+        """What the roofline allows at the model's intensity: min(peak, bandwidth × AI)."""
+        if self.peak_flops_per_second is None:
+            return None
+        if self.bandwidth_bytes_per_second is None:
+            return self.peak_flops_per_second
+        return min(self.peak_flops_per_second, self.bandwidth_bytes_per_second * self.intensity)
+
+    def arm(self, key: str) -> ArmEfficiency | None:
+        return next((a for a in self.arms if a.key == key), None)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Efficiency:
+        d = dict(d)
+        d["arms"] = [ArmEfficiency(**a) for a in d.get("arms", [])]
+        return cls(**d)
+
+
+def gap_factors(e: Efficiency, achieved: float) -> dict[str, float]:
+    """Peak ÷ achieved, split into memory, compute and overhead factors (their product)."""
+    peak = e.peak_flops_per_second
+    if peak is None or achieved <= 0:
+        return {}
+    roof = e.roof_flops_per_second or peak
+    ceiling = min(e.ceiling_flops_per_second or roof, roof)
+    return {
+        "memory": peak / roof,
+        "compute": roof / ceiling,
+        "overhead": max(ceiling / achieved, 1.0),
+    }
+
+
+def _arm(e: Efficiency, entry: RunEntry, source: str, flops: float,
+         seconds: float) -> ArmEfficiency:
+    achieved = flops / seconds
+    a = ArmEfficiency(
+        key=entry.run_id, variant=entry.variant, xla_mode=entry.xla_mode, source=source,
+        flops=flops, seconds=seconds, achieved_flops_per_second=achieved,
+    )
+    if e.peak_flops_per_second:
+        a.percent_of_peak = achieved / e.peak_flops_per_second
+    if e.ceiling_flops_per_second:
+        a.percent_of_ceiling = achieved / e.ceiling_flops_per_second
+    roof = e.roof_flops_per_second
+    if roof:
+        a.percent_of_roof = achieved / roof
+    factors = gap_factors(e, achieved)
+    if factors:
+        a.bound = max(factors, key=lambda k: factors[k])
+    return a
+
+
+def epoch_flops(count: ModelCount, batch_size: int, steps: int, val_count: int) -> float:
+    """One training epoch's work: `steps` full batches and the validation forward pass."""
+    return float(steps * count.train_per_step(batch_size) + val_count * count.forward_per_sample)
+
+
+def compute(report: ComparisonReport, limits: MachineLimits | None) -> Efficiency | None:
+    """The efficiency figures of `report` from its events, its config and `limits` (None: the
+    counted work and achieved FLOP/s only, no percentages)."""
+    from xlagui.core.interleave import arm_timing
+
+    cfg = report.config
+    classes = len(report.dataset.get("class_names") or []) or 2
+    try:
+        count = article_cnn_count(cfg.image_size, classes)
+    except ValueError:
+        return None
+    batch = cfg.batch_size
+    e = Efficiency(
+        image_size=cfg.image_size,
+        batch_size=batch,
+        flops_per_step=float(count.train_per_step(batch)),
+        flops_per_sample_train=float(count.train_per_sample),
+        flops_per_sample_forward=float(count.forward_per_sample),
+        bytes_per_step=float(count.bytes_per_step(batch)),
+        intensity=count.intensity(batch),
+    )
+    if limits is not None:
+        e.peak_flops_per_second = limits.matmul_flops_per_second
+        e.bandwidth_bytes_per_second = limits.bandwidth_bytes_per_second
+        e.device, e.device_name, e.limits_key = limits.device, limits.device_name, limits.key
+        ceiling = limits.ceiling(cfg.image_size, batch)
+        if ceiling is not None:
+            e.ceiling_flops_per_second = ceiling.flops_per_second
+            e.ceiling_layers = list(ceiling.layers)
+    for entry in report.measure_runs:
+        timing = arm_timing(entry.variant, entry.xla_mode, entry.events)
+        if timing.steady_step_seconds:
+            e.arms.append(_arm(e, entry, "steady step", e.flops_per_step,
+                               timing.steady_step_seconds))
+    for entry in report.runs:
+        summary, started = entry.summary, entry.started
+        if entry.status != "finished" or not summary or started is None:
+            continue
+        steady = summary.get("steady_epoch_seconds")
+        if not steady or not started.steps_per_epoch:
+            continue
+        work = epoch_flops(count, batch, started.steps_per_epoch, started.val_count)
+        e.arms.append(_arm(e, entry, "steady epoch", work, float(steady)))
+    return e
