@@ -28,6 +28,7 @@ from xlagui.core.events import (
     WarmupEvent,
 )
 from xlagui.core.evidence import describe
+from xlagui.core.pairs import block_words
 from xlagui.core.report import ComparisonReport, RunEntry
 from xlagui.present.format import ARM_COLUMNS, arm_table, comparison_rows
 from xlagui.present.limits import efficiency_rows, limit_verdict
@@ -205,7 +206,7 @@ class MeasureProgress:
         else:
             what = f"XLA ÷ baseline step time {i.ratio:.3f}"
         text = (
-            f"Measuring speed: {i.pairs} pairs of {i.block_steps}-step blocks, {what} "
+            f"Measuring speed: {i.pairs} pairs of {block_words(i)}, {what} "
             f"({hw}, goal ±{report.config.target_percent:g}%), "
             f"{i.measuring_seconds or 0:.0f}/{report.config.budget_seconds} s"
         )

@@ -16,6 +16,7 @@ import pytest
 from tests.helpers.images import make_split_dataset
 from xlagui.core.compare import new_report, run_measurement
 from xlagui.core.config import RunConfig
+from xlagui.core.events import BlockEvent
 from xlagui.core.export import to_csv
 from xlagui.core.pairs import ArmResult
 from xlagui.core.ranking import (
@@ -99,8 +100,16 @@ def test_three_arms_rotate_and_each_gets_its_ratio(scan: DatasetScan, tmp_path: 
     for seq in range(len(stamps[ids[0]])):
         order = sorted(ids, key=lambda i: stamps[i][seq])
         assert order == ids[seq % 4 :] + ids[: seq % 4]
+    # Each arm's block lasts about a second: the baseline (0.01 s a step) runs 100 steps, the
+    # bf16 arm (0.005 s) 200, the jit arm (0.024 s) 42.
+    ks = {
+        e.variant: {b.steps for b in e.events if isinstance(b, BlockEvent)}
+        for e in report.measure_runs
+    }
+    assert ks == {"baseline": {100}, "xla": {42}, "bf16": {200}, "jit+bf16": {37}}
     c = report.comparison
     assert c is not None and c.interleaved is not None
+    assert "blocks of 100 (baseline) and 42 steps" in c.verdict
     arms = {a.arm: a for a in c.interleaved.arms}
     assert list(arms) == ["jit", "bf16", "jit+bf16"]
     assert arms["jit"].ratio == pytest.approx(2.4)
@@ -180,6 +189,10 @@ def test_accuracy_parity_waits_for_both_sides_to_leave_chance() -> None:
     ok, text = accuracy_parity(Accuracy(0.95, 400, ""), Accuracy(0.80, 400, ""), chance)
     assert ok is False and "learns worse" in text
     assert chance_level({"test": {"a": 80, "b": 20}}, 2) == 0.8  # the commonest class
+    ok, text = accuracy_parity(Accuracy(0.50, 200, ""), Accuracy(0.69, 200, ""), chance)
+    assert ok is None and "the baseline at chance level" in text
+    ok, text = accuracy_parity(Accuracy(0.75, 200, ""), Accuracy(0.92, 200, ""), chance)
+    assert ok is True and "better, beyond" in text
     assert accuracy_parity(Accuracy(None, 0, ""), Accuracy(0.9, 10, ""), chance)[0] is None
 
 

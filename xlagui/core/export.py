@@ -15,6 +15,7 @@ from typing import Any
 
 from xlagui.core.atomic import atomic_write_text
 from xlagui.core.events import BlockEvent, EpochEvent
+from xlagui.core.pairs import block_words
 from xlagui.core.report import ComparisonReport
 
 CSV_COLUMNS = [
@@ -102,7 +103,7 @@ def summary_rows(report: ComparisonReport) -> list[dict[str, str]]:
             sp = c.speedup
             add("speedup_per_step", sp.value, sp.low, sp.high, sp.method)
         add("interleaved_ratio", i.ratio, i.low, i.high, "XLA step time / baseline (median)")
-        add("interleaved_pairs", i.pairs, note=f"{i.block_steps}-step blocks")
+        add("interleaved_pairs", i.pairs, note=block_words(i))
         add("interleaved_outliers", i.outliers, note="flagged by modified Z-score, kept")
         add("interleaved_stopped_by", "", note=i.stopped_by)
         add("interleaved_half_width", i.half_width, note="relative, of the 95% interval")

@@ -75,9 +75,10 @@ class MeasureSettings:
 @dataclass
 class MeasureOutcome:
     stopped_by: str  # "target", "budget", "stopped" or "error"
-    block_steps: int
+    block_steps: int  # the XLA side's (the second worker's) K
     measuring_seconds: float
     error: ErrorEvent | None = None
+    arm_block_steps: list[int] | None = None  # every worker's K, the baseline first
 
 
 class WorkerGone(Exception):
@@ -98,6 +99,19 @@ def choose_block_steps(step_seconds: Sequence[float], block_seconds: float = BLO
     if slowest <= 0 or not math.isfinite(slowest):
         return 1
     return int(min(MAX_BLOCK_STEPS, max(1, round(block_seconds / slowest))))
+
+
+def choose_arm_block_steps(
+    step_seconds: Sequence[float], block_seconds: float = BLOCK_SECONDS
+) -> list[int]:
+    """Each arm's own K, so that every arm's block lasts about `block_seconds`.
+
+    One K for all would give a 2× faster arm half-second blocks (and a 200× slower one blocks
+    of minutes); a short block carries its fixed costs (waking the thread pool after idling,
+    reading the loss) on fewer steps and is noisier. The ratio compares time per step, so the
+    arms' K need not match; what they share is the round, and with it the machine's drift.
+    """
+    return [choose_block_steps([s], block_seconds) for s in step_seconds]
 
 
 def round_order(arms: int, seq: int) -> list[int]:
@@ -309,6 +323,7 @@ def measure_interleaved(
     ]
     blocks: list[list[BlockEvent]] = [[] for _ in specs]
     block_steps = 0
+    ks: list[int] = []
     measuring = 0.0
     try:
         for w in workers:  # set-up (importing TensorFlow, decoding images) runs in parallel
@@ -321,12 +336,13 @@ def measure_interleaved(
             event = w.wait_for("warmup", state)
             assert isinstance(event, WarmupEvent)
             warm.append(float(sorted(event.warm_step_seconds)[len(event.warm_step_seconds) // 2]))
-        block_steps = choose_block_steps(warm, settings.block_seconds)
+        ks = choose_arm_block_steps(warm, settings.block_seconds)
+        block_steps = ks[1] if len(ks) > 1 else ks[0]
         t0 = time.monotonic()
         seq = 0
         while True:
             for i in round_order(len(workers), seq):
-                workers[i].send(WorkerCommand("block", steps=block_steps, seq=seq))
+                workers[i].send(WorkerCommand("block", steps=ks[i], seq=seq))
                 event = workers[i].wait_for("block", state)
                 assert isinstance(event, BlockEvent)
                 blocks[i].append(event)
@@ -348,11 +364,11 @@ def measure_interleaved(
             w.send(WorkerCommand("finish"))
         for w in workers:
             w.wait_for("finished", state)
-        return MeasureOutcome(reason, block_steps, measuring)
+        return MeasureOutcome(reason, block_steps, measuring, arm_block_steps=ks)
     except Stopped:
         for w in workers:
             w.stop()
-        return MeasureOutcome("stopped", block_steps, measuring)
+        return MeasureOutcome("stopped", block_steps, measuring, arm_block_steps=ks)
     except WorkerGone as gone:
         for w in workers:
             w.stop()
@@ -360,7 +376,7 @@ def measure_interleaved(
         if error is None and isinstance(gone.event, FinishedEvent):
             error = ErrorEvent(message="a worker finished before it was asked to")
         return MeasureOutcome(
-            "error" if error is not None else "stopped", block_steps, measuring, error
+            "error" if error is not None else "stopped", block_steps, measuring, error, ks
         )
     finally:
         for w in workers:
@@ -434,6 +450,8 @@ def summarize(
     )
     steps = {e.steps for e in arm[1] if isinstance(e, BlockEvent)}
     s.block_steps = max(steps) if steps else 0
+    base_steps = {e.steps for e in baseline[1] if isinstance(e, BlockEvent)}
+    s.baseline_block_steps = max(base_steps) if base_steps else 0
     if ratios:
         est = pairs.estimate_ratio(ratios)
         s.ratio, s.low, s.high = est.ratio, est.low, est.high

@@ -215,7 +215,8 @@ class InterleavedSummary:
     pairs: int = 0
     outliers: int = 0
     stopped_by: str = ""  # "target", "budget", "stopped" (by the user) or "error"
-    block_steps: int = 0
+    block_steps: int = 0  # the arm's steps per block
+    baseline_block_steps: int = 0  # the baseline's (each arm's block lasts about a second)
     half_width: float | None = None
     target: float | None = None
     budget_seconds: float | None = None
@@ -238,3 +239,11 @@ class InterleavedSummary:
                 d[side] = ArmTiming(**d[side])
         d["arms"] = [ArmResult(**a) for a in d.get("arms") or []]
         return cls(**d)
+
+
+def block_words(i: InterleavedSummary) -> str:
+    """“1-step blocks”, or “blocks of 2 (baseline) and 1 steps” when the sides' K differ."""
+    b, a = i.baseline_block_steps, i.block_steps
+    if not b or b == a:
+        return f"{a}-step blocks"
+    return f"blocks of {b} (baseline) and {a} steps"

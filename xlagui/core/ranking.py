@@ -123,10 +123,13 @@ def accuracy_parity(
         return None, "no validation accuracy to compare"
     b, a = base.value, arm.value
     n = max(1, min(base.count or 1, arm.count or 1))
-    if at_chance(b, n, chance) and at_chance(a, n, chance):
+    if at_chance(b, n, chance):
+        # Until the baseline itself has learned something there is nothing to learn as well as:
+        # early in training one side leaving chance before the other is luck, not the arm.
+        both = " both" if at_chance(a, n, chance) else " the baseline"
         return None, (
-            f"not trained enough to compare: {a:.0%} vs {b:.0%} baseline on {n} images, "
-            f"both at chance level ({chance:.0%})"
+            f"not trained enough to compare: {a:.0%} vs {b:.0%} baseline on {n} images,"
+            f"{both} at chance level ({chance:.0%})"
         )
     # Sampling noise of two accuracies on n images, two standard errors (as for the XLA side).
     noise = max(2 * math.sqrt((a * (1 - a) + b * (1 - b)) / n), 1.0 / n)
@@ -134,6 +137,10 @@ def accuracy_parity(
         return False, (
             f"learns worse: {a:.1%} vs {b:.1%} baseline, beyond the ±{noise:.1%} noise of "
             f"{n} images"
+        )
+    if a - b > noise:
+        return True, (
+            f"{a:.1%} vs {b:.1%} baseline: better, beyond the ±{noise:.1%} noise of {n} images"
         )
     return True, f"{a:.1%} vs {b:.1%} baseline, within the ±{noise:.1%} noise of {n} images"
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from xlagui.core.efficiency import Efficiency
 from xlagui.core.events import EpochEvent, Event
-from xlagui.core.pairs import InterleavedSummary
+from xlagui.core.pairs import InterleavedSummary, block_words
 
 
 def steady_epochs(epoch_seconds: Sequence[float]) -> list[float]:
@@ -210,7 +210,7 @@ def interleaved_speedup(i: InterleavedSummary) -> Interval | None:
     """The speed-up (baseline ÷ XLA per step) from the interleaved ratio (XLA ÷ baseline)."""
     if i.ratio is None or i.ratio <= 0:
         return None
-    method = f"median of {i.pairs} interleaved pairs of {i.block_steps}-step blocks" + (
+    method = f"median of {i.pairs} interleaved pairs of {block_words(i)}" + (
         ", 95% CI" if i.low is not None else " (too few pairs for an interval)"
     )
     return Interval(
@@ -354,7 +354,7 @@ def speed_sentence(c: Comparison) -> str:
     unit = "per training step" if c.interleaved is not None else "per epoch"
     i = c.interleaved
     basis = (
-        f"median of {i.pairs} interleaved pairs of {i.block_steps}-step blocks"
+        f"median of {i.pairs} interleaved pairs of {block_words(i)}"
         if i is not None
         else "from epochs"
     )

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from xlagui.core.evidence import describe
+from xlagui.core.pairs import block_words
 
 if TYPE_CHECKING:
     from xlagui.core.pairs import ArmResult
@@ -114,7 +115,7 @@ def measured_on(c: Comparison) -> str:
     """What the headline figure was measured on."""
     i = c.interleaved
     if i is not None:
-        return f"median of {i.pairs} interleaved pairs of {i.block_steps}-step blocks"
+        return f"median of {i.pairs} interleaved pairs of {block_words(i)}"
     return c.speedup.method if c.speedup is not None else ""
 
 

@@ -45,9 +45,16 @@ def byte_rate(value: float | None) -> str:
     return DASH if value is None else f"{value / 1e9:.3g} GB/s"
 
 
+def arm_words(a: ArmEfficiency) -> str:
+    """“XLA jit” for the two sides of the XLA question, the arm's own name (“bf16”) else."""
+    if a.variant in ("baseline", "xla"):
+        return MODE_WORDS.get(a.xla_mode, a.xla_mode)
+    return a.variant
+
+
 def arm_label(a: ArmEfficiency) -> str:
     """“XLA jit, steady step” for a measuring arm, “XLA off, run 01-baseline-r1” for a run."""
-    mode = MODE_WORDS.get(a.xla_mode, a.xla_mode)
+    mode = arm_words(a)
     if a.source == "steady step":
         return f"{mode}, steady step"
     return f"{mode}, run {a.key}"
@@ -112,14 +119,17 @@ def limit_verdict(c: Comparison | None) -> str:
     arms = headline_arms(e)
     unit = "per steady step" if arms[0].source == "steady step" else "per steady epoch"
     if e.peak_flops_per_second is None:
-        each = ", ".join(f"{MODE_WORDS.get(a.xla_mode, a.xla_mode)} "
+        each = ", ".join(f"{arm_words(a)} "
                          f"{flop_rate(a.achieved_flops_per_second)}" for a in arms)
         return f"Achieved {unit}: {each}; the machine's peak was not measured."
     each = ", ".join(
-        f"{a.percent_of_peak:.0%} with {MODE_WORDS.get(a.xla_mode, a.xla_mode)}" for a in arms
+        f"{a.percent_of_peak:.0%} with {arm_words(a)}" for a in arms
     )
     text = (f"Against the measured peak of {flop_rate(e.peak_flops_per_second)}, the model "
             f"reaches {each} {unit}.")
+    if any("16" in a.variant for a in arms):
+        # The probe multiplies float32 matrices; AMX or tensor cores run bf16/fp16 faster.
+        text += " (The peak is float32's: a 16-bit arm can pass it.)"
     best = max(arms, key=lambda a: a.achieved_flops_per_second)
     factors = gap_factors(e, best.achieved_flops_per_second)
     if not factors:
