@@ -31,8 +31,11 @@ from xlagui.core.arms import parse_arm
 from xlagui.core.pairs import estimate_ratio
 
 
-def _quick(arms: str, size: int, dataset: str | None, out: Path) -> dict[str, Any]:
+def _quick(
+    arms: str, size: int, dataset: str | None, out: Path, budget: int | None = None
+) -> dict[str, Any]:
     cmd = [sys.executable, "-m", "xlagui", "compare", "--quick", "--image-size", str(size)]
+    cmd += ["--budget", str(budget)] if budget else []
     cmd += ["--arms", arms, "--out", str(out)]
     cmd += [dataset] if dataset else ["--demo"]
     t0 = time.perf_counter()
@@ -140,6 +143,7 @@ def main() -> None:
     p.add_argument("--dataset")
     p.add_argument("--runs", type=int, default=2)
     p.add_argument("--seconds", type=int, default=120)
+    p.add_argument("--budget", type=int, help="xlagui's --budget (default: its own, 120 s)")
     p.add_argument("--write", action="store_true")
     args = p.parse_args()
     arms = [parse_arm(a).name for a in args.arms.split(",")]
@@ -147,7 +151,7 @@ def main() -> None:
     runs = []
     with tempfile.TemporaryDirectory() as tmp:
         for n in range(args.runs):
-            r = _quick(args.arms, args.image_size, args.dataset, Path(tmp) / f"run{n}")
+            r = _quick(args.arms, args.image_size, args.dataset, Path(tmp) / f"run{n}", args.budget)
             runs.append(r)
             print(
                 f"run {n + 1}: {r['wall']:.0f} s, {r['stopped_by']}, "
@@ -163,11 +167,12 @@ def main() -> None:
         print(f"reference {name}: {est.ratio:.3f} ({est.low}–{est.high})", flush=True)
 
     name = Path(args.dataset).name if args.dataset else "demo"
+    budget = f" --budget {args.budget}" if args.budget else ""
     lines = [
-        f"## Arms on this machine: {name}, {args.image_size} px, `--arms {args.arms}`",
+        f"## Arms on this machine: {name}, {args.image_size} px, `--arms {args.arms}{budget}`",
         "",
         f"`python bench/bench_arms.py --arms {args.arms} --image-size {args.image_size} "
-        f"--runs {args.runs} --seconds {args.seconds}"
+        f"--runs {args.runs} --seconds {args.seconds}{budget}"
         f"{' --dataset ' + args.dataset if args.dataset else ''}`: `xlagui compare --quick "
         f"--arms {args.arms}` {args.runs} times in a row, then an independent interleaved "
         "reference (one process per arm, `image_dataset_from_directory`, the CNN written out "
@@ -204,7 +209,7 @@ def main() -> None:
     text = "\n".join(lines)
     print(text)
     if args.write:
-        write_section(f"arms-{name}-{args.image_size}", text)
+        write_section(f"arms-{name}-{args.image_size}{budget.replace(' --budget ', '-b')}", text)
 
 
 if __name__ == "__main__":

@@ -64,6 +64,8 @@ def test_missing_folder_is_a_clear_usage_error(
         (["--image-size", "20"], "smallest image it accepts is 36x36"),
         (["--batch", "500"], "larger than the training set"),
         (["--device", "tpu"], "device must be cpu, gpu, gpu:N or all"),
+        (["--arms", "jit,int8"], "unknown arm part 'int8'"),
+        (["--arms", "bf16+fp16"], "names two precisions"),
     ],
 )
 def test_compare_refuses_bad_settings(

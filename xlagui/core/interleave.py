@@ -75,7 +75,7 @@ class MeasureSettings:
 @dataclass
 class MeasureOutcome:
     stopped_by: str  # "target", "budget", "stopped" or "error"
-    block_steps: int  # the XLA side's (the second worker's) K
+    block_steps: int
     measuring_seconds: float
     error: ErrorEvent | None = None
     arm_block_steps: list[int] | None = None  # every worker's K, the baseline first
@@ -99,19 +99,6 @@ def choose_block_steps(step_seconds: Sequence[float], block_seconds: float = BLO
     if slowest <= 0 or not math.isfinite(slowest):
         return 1
     return int(min(MAX_BLOCK_STEPS, max(1, round(block_seconds / slowest))))
-
-
-def choose_arm_block_steps(
-    step_seconds: Sequence[float], block_seconds: float = BLOCK_SECONDS
-) -> list[int]:
-    """Each arm's own K, so that every arm's block lasts about `block_seconds`.
-
-    One K for all would give a 2× faster arm half-second blocks (and a 200× slower one blocks
-    of minutes); a short block carries its fixed costs (waking the thread pool after idling,
-    reading the loss) on fewer steps and is noisier. The ratio compares time per step, so the
-    arms' K need not match; what they share is the round, and with it the machine's drift.
-    """
-    return [choose_block_steps([s], block_seconds) for s in step_seconds]
 
 
 def round_order(arms: int, seq: int) -> list[int]:
@@ -336,8 +323,12 @@ def measure_interleaved(
             event = w.wait_for("warmup", state)
             assert isinstance(event, WarmupEvent)
             warm.append(float(sorted(event.warm_step_seconds)[len(event.warm_step_seconds) // 2]))
-        ks = choose_arm_block_steps(warm, settings.block_seconds)
-        block_steps = ks[1] if len(ks) > 1 else ks[0]
+        # One K for every arm, from the slowest: a round's blocks then sit close together in
+        # time. Each arm its own K (every block about a second) was tried and measured worse:
+        # at 150 px the bf16 arm's interval went from ±5–7% to ±13–16% in the same budget,
+        # since longer rounds let the machine drift between an arm's block and the baseline's.
+        block_steps = choose_block_steps(warm, settings.block_seconds)
+        ks = [block_steps] * len(workers)
         t0 = time.monotonic()
         seq = 0
         while True:
