@@ -324,9 +324,8 @@ def measure_interleaved(
             assert isinstance(event, WarmupEvent)
             warm.append(float(sorted(event.warm_step_seconds)[len(event.warm_step_seconds) // 2]))
         # One K for every arm, from the slowest: a round's blocks then sit close together in
-        # time. Each arm its own K (every block about a second) was tried and measured worse:
-        # at 150 px the bf16 arm's interval went from ±5–7% to ±13–16% in the same budget,
-        # since longer rounds let the machine drift between an arm's block and the baseline's.
+        # time. Each arm its own K (every block about a second) was tried: at 150 px the bf16
+        # interval came out at ±13–16% instead of ±5–7% (on a noisier machine, BENCHMARKS.md).
         block_steps = choose_block_steps(warm, settings.block_seconds)
         ks = [block_steps] * len(workers)
         t0 = time.monotonic()
