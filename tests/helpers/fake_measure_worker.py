@@ -3,8 +3,12 @@
 `python tests/helpers/fake_measure_worker.py SPEC.json`. The spec's `config.extra["fake"]` says
 how it behaves:
 - `step`: seconds per baseline step; `ratio`: this arm's step time ÷ the baseline's (0.5 unless
-  said, like the fake training streams, where XLA is 2× faster); `compile`: the XLA arm's extra
-  first-step seconds (1.0);
+  said, like the fake training streams, where XLA is 2× faster; an arm with a mixed precision
+  policy runs at 0.8 × that, so that arms rank); `ratios`: {variant: ratio} for given arms;
+  `compile`: an XLA arm's extra first-step seconds (1.0);
+- `accuracy`: {variant: validation accuracy after measuring} (0.75 unless said);
+- the spec's `precision` is read back as the policy in effect (protocol 3), unless `policy`
+  ({variant: policy}) says another one was (an arm that did not engage);
 - `drift`: per-round slow-down, the same for every arm (the machine's drift); `jitter`: the
   arm's blocks alternate between ×(1 + jitter) and ×(1 − jitter);
 - `sleep`: really sleep this share of the reported time, so blocks take wall time;
@@ -38,8 +42,15 @@ from xlagui.core.events import (
 def main() -> int:
     spec = json.loads(Path(sys.argv[1]).read_text(encoding="utf-8"))
     fake = spec["config"].get("extra", {}).get("fake", {})
-    is_arm = spec["variant"] != "baseline"
-    step = float(fake.get("step", 0.01)) * (float(fake.get("ratio", 0.5)) if is_arm else 1.0)
+    variant = spec["variant"]
+    is_arm = variant != "baseline"
+    uses_xla = spec["xla_mode"] != "off"
+    precision = spec.get("precision", "float32")
+    ratio = float(fake.get("ratio", 0.5)) * (0.8 if precision != "float32" else 1.0)
+    ratio = float((fake.get("ratios") or {}).get(variant, ratio))
+    step = float(fake.get("step", 0.01)) * (ratio if is_arm else 1.0)
+    policy = (fake.get("policy") or {}).get(variant, precision)
+    compute = {"mixed_bfloat16": "bfloat16", "mixed_float16": "float16"}.get(policy, "float32")
     drift = float(fake.get("drift", 0.0))
     sleep_share = float(fake.get("sleep", 0.0))
     log = Path(spec["run_dir"]) / "commands.log"
@@ -57,12 +68,19 @@ def main() -> int:
             protocol=int(fake.get("protocol", PROTOCOL_VERSION)),
             mode="measure",
             run_id=spec["run_id"],
-            variant=spec["variant"],
+            variant=variant,
             xla_mode=spec["xla_mode"],
-            xla_in_effect=spec["xla_mode"] != "off",
+            xla_in_effect=uses_xla,
             device_name="Fake CPU",
             device_kind="CPU",
             pid=os.getpid(),
+            val_count=len(spec.get("val") or []),
+            precision=precision,
+            policy=policy,
+            compute_dtype=compute,
+            variable_dtype="float32",
+            output_dtype="float32",
+            loss_scale=policy == "mixed_float16",
         )
     )
     commands: list[WorkerCommand] = []
@@ -91,7 +109,7 @@ def main() -> int:
             emit(CancelledEvent(reason=f"stopped after {steps_done} steps"))
             return 0
         if command.cmd == "warmup":
-            compile_seconds = float(fake.get("compile", 1.0)) if is_arm else 0.0
+            compile_seconds = float(fake.get("compile", 1.0)) if uses_xla else 0.0
             emit(
                 WarmupEvent(
                     first_step_seconds=step * 50 + compile_seconds, warm_step_seconds=[step] * 3
@@ -119,10 +137,16 @@ def main() -> int:
             steps_done += command.steps
             emit(BlockEvent(seq=seq, steps=command.steps, seconds=seconds, loss=0.5))
         elif command.cmd == "finish":
-            evidence = {"compiled": is_arm, "hlo_modules": int(is_arm), "fusions": 0}
+            evidence = {"compiled": uses_xla, "hlo_modules": int(uses_xla), "fusions": 0}
+            accuracy = float((fake.get("accuracy") or {}).get(variant, 0.75))
             emit(
                 FinishedEvent(
-                    summary={"mode": "measure", "steps_done": steps_done, "xla_evidence": evidence}
+                    summary={
+                        "mode": "measure",
+                        "steps_done": steps_done,
+                        "xla_evidence": evidence,
+                        "final_val_accuracy": accuracy,
+                    }
                 )
             )
             return 0
