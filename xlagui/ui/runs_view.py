@@ -33,7 +33,7 @@ from xlagui.ui.run_column import RunColumn
 REDRAW_HZ = 15
 VARIANTS = ("baseline", "xla")  # always shown; a comparison's other arms follow them
 VISIBLE_COLUMNS = 3  # past this many, the columns scroll horizontally
-MIN_COLUMN_WIDTH = 340
+MIN_COLUMN_WIDTH = 320
 
 
 def variants_of(report: ComparisonReport) -> list[str]:
