@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import Qt, QTimer, QUrl, Signal
+from PySide6.QtCore import QSize, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QDesktopServices, QResizeEvent
 from PySide6.QtWidgets import (
     QFrame,
@@ -74,6 +74,9 @@ class ColumnStrip(QScrollArea):
         self.setWidgetResizable(True)
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+        # The strip asks for the height its columns need (`sizeHint`); on a short window the
+        # splitter may still give it less, and the figures at the bottom scroll into view.
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         body = QWidget()
         body.setObjectName("ColumnStrip")
         body.setStyleSheet("QWidget#ColumnStrip { background: transparent; }")
@@ -108,6 +111,21 @@ class ColumnStrip(QScrollArea):
         for column in self.shown:
             if column.minimumWidth() != width:
                 column.setMinimumWidth(width)
+        self.updateGeometry()
+
+    def _bar_height(self) -> int:
+        scrolls = self.row.minimumSize().width() > self.width()
+        return self.horizontalScrollBar().sizeHint().height() if scrolls else 0
+
+    # The splitter gives the strip the height its columns need to show their plots and
+    # figures (a scroll area on its own asks for little), with room for the scroll bar.
+    def sizeHint(self) -> QSize:
+        hint = super().sizeHint()
+        return QSize(hint.width(), self.row.sizeHint().height() + self._bar_height())
+
+    def minimumSizeHint(self) -> QSize:
+        hint = super().minimumSizeHint()
+        return QSize(hint.width(), self.row.minimumSize().height() + self._bar_height())
 
 
 class RunsView(QWidget):
