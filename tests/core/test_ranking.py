@@ -50,7 +50,7 @@ def measure_arms(
         quick=True,
         budget_seconds=10,
         arms=arms,
-        extra={"fake": {"step": 0.01, **fake}},
+        extra={"fake": {"step": 0.01, "val_count": 200, **fake}},
     )
     report = new_report(scan, config)
     run_measurement(

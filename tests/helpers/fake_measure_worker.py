@@ -3,8 +3,12 @@
 `python tests/helpers/fake_measure_worker.py SPEC.json`. The spec's `config.extra["fake"]` says
 how it behaves:
 - `step`: seconds per baseline step; `ratio`: this arm's step time ÷ the baseline's (0.5 unless
-  said, like the fake training streams, where XLA is 2× faster); `compile`: the XLA arm's extra
-  first-step seconds (1.0);
+  said, like the fake training streams, where XLA is 2× faster; an arm with a mixed precision
+  policy runs at 0.8 × that, so that arms rank); `ratios`: {variant: ratio} for given arms;
+  `compile`: an XLA arm's extra first-step seconds (1.0);
+- `accuracy`: {variant: validation accuracy after measuring} (0.75 unless said);
+- the spec's `precision` is read back as the policy in effect (protocol 3), unless `policy`
+  ({variant: policy}) says another one was (an arm that did not engage);
 - `drift`: per-round slow-down, the same for every arm (the machine's drift); `jitter`: the
   arm's blocks alternate between ×(1 + jitter) and ×(1 − jitter);
 - `sleep`: really sleep this share of the reported time, so blocks take wall time;
@@ -44,12 +48,15 @@ def main() -> int:
     fake = spec["config"].get("extra", {}).get("fake", {})
     variant = spec["variant"]
     is_arm = variant != "baseline"
-    ratio = float(fake.get("ratios", {}).get(variant, fake.get("ratio", 0.5)))
-    step = float(fake.get("step", 0.01)) * (ratio if is_arm else 1.0)
-    precision = spec.get("precision", "float32")
-    policy = "float32" if variant in fake.get("ignore_policy", []) else precision
-    compute = {"mixed_bfloat16": "bfloat16", "mixed_float16": "float16"}.get(policy, "float32")
     uses_xla = spec["xla_mode"] != "off"
+    precision = spec.get("precision", "float32")
+    ratio = float(fake.get("ratio", 0.5)) * (0.8 if precision != "float32" else 1.0)
+    ratio = float((fake.get("ratios") or {}).get(variant, ratio))
+    step = float(fake.get("step", 0.01)) * (ratio if is_arm else 1.0)
+    policy = (fake.get("policy") or {}).get(variant, precision)
+    if variant in fake.get("ignore_policy", []):
+        policy = "float32"
+    compute = {"mixed_bfloat16": "bfloat16", "mixed_float16": "float16"}.get(policy, "float32")
     loss = float("nan") if variant in fake.get("nan", []) else 0.5
     drift = float(fake.get("drift", 0.0))
     sleep_share = float(fake.get("sleep", 0.0))
@@ -68,13 +75,13 @@ def main() -> int:
             protocol=int(fake.get("protocol", PROTOCOL_VERSION)),
             mode="measure",
             run_id=spec["run_id"],
-            variant=spec["variant"],
+            variant=variant,
             xla_mode=spec["xla_mode"],
             xla_in_effect=uses_xla,
             device_name="Fake CPU",
             device_kind="CPU",
             pid=os.getpid(),
-            val_count=int(fake.get("val_count", 100)),
+            val_count=int(fake.get("val_count", len(spec.get("val") or []))),
             precision=precision,
             policy=policy,
             compute_dtype=compute,
@@ -145,7 +152,7 @@ def main() -> int:
             )
         elif command.cmd == "finish":
             evidence = {"compiled": uses_xla, "hlo_modules": int(uses_xla), "fusions": 0}
-            accuracy = fake.get("accuracy", {}).get(variant, 0.9)
+            accuracy = float((fake.get("accuracy") or {}).get(variant, 0.75))
             emit(
                 FinishedEvent(
                     summary={

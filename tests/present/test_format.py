@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from xlagui.core.pairs import ArmTiming, InterleavedSummary
 from xlagui.core.stats import Comparison, Interval
 from xlagui.present import format as fmt
@@ -72,3 +74,29 @@ def test_compile_cost_is_never_negative() -> None:
     assert fmt.overhead(-0.26) == "not measurable"
     assert fmt.overhead(0.0) == "not measurable"
     assert fmt.overhead(1.5) == "1.50 s"
+
+
+def test_arm_bars_rank_and_mark_the_arms() -> None:
+    from xlagui.core.pairs import ArmResult, InterleavedSummary
+    from xlagui.core.stats import Comparison
+    from xlagui.present import format as fmt
+
+    arms = [
+        ArmResult(arm="jit", variant="xla", ratio=2.0, low=1.9, high=2.1),
+        ArmResult(arm="bf16", variant="bf16", ratio=0.5, low=0.45, high=0.55),
+        ArmResult(arm="fp16", variant="fp16", ratio=0.4, low=0.35, high=0.45, valid=False),
+        ArmResult(arm="jit+bf16", variant="jit+bf16", ratio=0.8, accuracy_ok=False),
+    ]
+    c = Comparison(interleaved=InterleavedSummary(arms=arms), recommended_arm="bf16",
+                   recommendation="On this machine, bf16.",
+                   verdict="XLA slower. On this machine, bf16.")
+    bars = fmt.arm_bars(c)
+    assert [(b.arm, b.speedup, b.mark, b.recommended) for b in bars] == [
+        ("fp16", 2.5, "NOT VALID", False), ("bf16", 2.0, "", True),
+        ("jit+bf16", 1.25, "learns worse", False), ("jit", 0.5, "", False)]
+    assert bars[1].low == pytest.approx(1 / 0.55) and bars[2].low is None
+    assert fmt.other_arms(c)
+    assert fmt.question_verdict(c) == "XLA slower."
+    only_xla = Comparison(interleaved=InterleavedSummary(arms=arms[:1]), verdict="XLA. Rec.",
+                          recommendation="Rec.")
+    assert not fmt.other_arms(only_xla) and fmt.question_verdict(only_xla) == "XLA. Rec."

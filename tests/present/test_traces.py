@@ -59,3 +59,28 @@ def test_a_measuring_trace_counts_blocks_and_their_losses() -> None:
     assert trace.steps_done == 4 + 6
     assert trace.median_step_seconds() == pytest.approx(1.2)
     assert trace.batch_x == [0.6, 1.0] and trace.batch_loss == [0.7, 0.6]
+
+
+def test_speedup_traces_estimate_every_arm_from_the_blocks() -> None:
+    from xlagui.core.events import BlockEvent
+    from xlagui.core.pairs import running_estimates
+    from xlagui.present.traces import SpeedupTraces
+
+    def blocks(seconds: list[float]) -> list[BlockEvent]:
+        return [BlockEvent(seq=i, steps=4, seconds=s) for i, s in enumerate(seconds)]
+
+    base = blocks([1.0, 1.2, 0.8, 1.0, 1.1, 0.9, 1.0])
+    xla = blocks([2.0, 2.4, 1.6, 2.1, 2.2, 1.8, 2.0])
+    bf16 = blocks([0.5, 0.6, 0.4])  # three rounds so far
+    traces = SpeedupTraces()
+    curves = traces.update({"baseline": base, "xla": xla, "bf16": bf16})
+    assert list(curves) == ["xla", "bf16"]
+    expected = running_estimates([x.seconds / b.seconds for b, x in zip(base, xla, strict=True)])
+    assert curves["xla"].speedup == [1 / e.ratio for e in expected]
+    assert curves["bf16"].speedup == [2.0, 2.0, 2.0]
+    # The band starts where the rounds give a 95% interval (six of them).
+    assert curves["xla"].band_x == [6.0, 7.0] and curves["bf16"].band_x == []
+    # New rounds extend the curves; a baseline with no blocks gives none.
+    more = traces.update({"baseline": base, "xla": xla, "bf16": blocks([0.5, 0.6, 0.4, 0.5])})
+    assert len(more["bf16"].x) == 4
+    assert traces.update({"xla": xla}) == {}

@@ -14,6 +14,7 @@ from pytestqt.qtbot import QtBot
 
 from tests.helpers.images import make_split_dataset
 from tests.helpers.streams import FakeWorker, run_events
+from xlagui.core import arms
 from xlagui.core.events import ErrorEvent
 from xlagui.core.runner import RunSpec
 from xlagui.ui.main_window import MainWindow
@@ -29,6 +30,22 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if "tests/ui/" in str(item.fspath).replace("\\", "/"):
             item.add_marker(pytest.mark.qt_log_ignore(OFFSCREEN_NOISE, *POPUP_NOISE))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "cpu_flags(*flags): the CPU flags `xlagui.core.arms` reads in this test "
+        "(none unless marked)")
+
+
+@pytest.fixture(autouse=True)
+def cpu_flags(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> frozenset[str]:
+    """The window ticks "Also measure" arms by this machine's CPU flags (bf16 on AMX): tests
+    see a CPU with no flags, so nothing is ticked by default, unless marked `cpu_flags`."""
+    marker = request.node.get_closest_marker("cpu_flags")
+    flags = frozenset(marker.args) if marker is not None else frozenset()
+    monkeypatch.setattr(arms, "cpu_flags", lambda *_args, **_kwargs: flags)
+    return flags
 
 
 def fake_worker(delay: float = 0.0, steps: int = 4, **fail: ErrorEvent) -> FakeWorker:

@@ -5,6 +5,7 @@ Formatting only; every figure itself comes from `xlagui.core.stats` or a run's s
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from xlagui.core.evidence import describe
@@ -263,3 +264,78 @@ def arm_table(c: Comparison) -> list[tuple[str, ...]]:
             (str(rank), f"{a.arm}{star}", arm_speed(a), engaged, arm_accuracy(a), a.note or "")
         )
     return rows
+
+
+def other_arms(c: Comparison | None) -> bool:
+    """Whether the comparison measured arms beyond the XLA side (bf16, jit+bf16, ...)."""
+    return bool(
+        c is not None
+        and c.interleaved is not None
+        and any(a.variant != "xla" for a in c.interleaved.arms)
+    )
+
+
+def question_verdict(c: Comparison) -> str:
+    """The verdict on the user's question, XLA, without the arms' recommendation that the
+    core appends to it (the window and the PNG show that after the arms table)."""
+    rec = c.recommendation
+    if other_arms(c) and rec and c.verdict.endswith(rec):
+        return c.verdict[: -len(rec)].rstrip()
+    return c.verdict
+
+
+@dataclass(frozen=True)
+class ArmBar:
+    """One bar of the ranked arms chart: the speed-up (baseline ÷ arm step time) and its 95%
+    interval (None where there is none yet), and why the arm is marked (empty: it is not)."""
+
+    variant: str
+    arm: str
+    speedup: float
+    low: float | None
+    high: float | None
+    mark: str
+    recommended: bool
+
+    @property
+    def caption(self) -> str:
+        """What is written next to the bar."""
+        words = f"{self.speedup:.2f}×"
+        if self.low is not None and self.high is not None:
+            words += f" ({self.low:.2f}–{self.high:.2f})"
+        if self.recommended:
+            words += " ★"
+        return f"{words}  {self.mark}" if self.mark else words
+
+
+def arm_mark(a: ArmResult) -> str:
+    """Why an arm is marked on the chart: NOT VALID, learns worse, or a loss that was not
+    finite ("" when none of these)."""
+    if not a.valid:
+        return "NOT VALID"
+    if a.nonfinite_losses:
+        return "loss not finite"
+    if a.accuracy_ok is False:
+        return "learns worse"
+    return ""
+
+
+def arm_bars(c: Comparison | None) -> list[ArmBar]:
+    """The ranked arms chart, fastest first (arms without a ratio are left out)."""
+    from xlagui.core.ranking import ranked
+
+    if c is None or c.interleaved is None:
+        return []
+    return [
+        ArmBar(
+            variant=a.variant,
+            arm=a.arm,
+            speedup=1 / a.ratio,
+            low=1 / a.high if a.high else None,
+            high=1 / a.low if a.low else None,
+            mark=arm_mark(a),
+            recommended=c.recommended_arm == a.arm,
+        )
+        for a in ranked(c.interleaved.arms)
+        if a.ratio
+    ]

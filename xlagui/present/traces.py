@@ -6,7 +6,7 @@ read the lists at their own, bounded rate.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,6 +21,7 @@ from xlagui.core.events import (
     StartedEvent,
     WarmupEvent,
 )
+from xlagui.core.pairs import RatioEstimate, estimate_ratio, running_estimates
 
 # Weight of the newest batch in the smoothed loss curve (an exponential moving average).
 SMOOTHING = 0.15
@@ -142,3 +143,67 @@ def trace_of(events: Iterable[Event], epochs_planned: int, run_id: str = "",
     for event in events:
         trace.add(event)
     return trace
+
+
+@dataclass(frozen=True)
+class SpeedupCurve:
+    """What the speed-up plot draws for one arm: the speed-up (baseline ÷ arm step time) after
+    each round, and its 95% band where the rounds so far give one."""
+
+    x: list[float]
+    speedup: list[float]
+    band_x: list[float]
+    upper: list[float]
+    lower: list[float]
+
+    @classmethod
+    def of(cls, estimates: Sequence[RatioEstimate]) -> SpeedupCurve:
+        bounded = [(n, e) for n, e in enumerate(estimates, start=1) if e.low and e.high]
+        return cls(
+            x=[float(n) for n in range(1, len(estimates) + 1)],
+            speedup=[1 / e.ratio for e in estimates],
+            band_x=[float(n) for n, _ in bounded],
+            upper=[1 / e.low for _, e in bounded],  # type: ignore[operator]
+            lower=[1 / e.high for _, e in bounded],  # type: ignore[operator]
+        )
+
+    def values(self) -> list[float]:
+        return [*self.speedup, *self.upper, *self.lower]
+
+
+class SpeedupTraces:
+    """Every arm's running estimate against the baseline, from the measuring workers' blocks
+    (`xlagui.core.interleave.pair_up`, `xlagui.core.pairs.running_estimates`): live and
+    replayed comparisons draw the same curves. Rounds already estimated are not estimated
+    again; only the new ones are."""
+
+    def __init__(self) -> None:
+        self._done: dict[str, tuple[list[float], list[RatioEstimate]]] = {}
+
+    def clear(self) -> None:
+        self._done.clear()
+
+    def update(self, blocks: Mapping[str, Sequence[Event]]) -> dict[str, SpeedupCurve]:
+        """`blocks`: each side's events (its BlockEvents are what counts), "baseline" among
+        them. Returns a curve per other side that has paired rounds, in `blocks`' order."""
+        from xlagui.core.interleave import pair_up
+
+        base = blocks.get("baseline")
+        out: dict[str, SpeedupCurve] = {}
+        if not base:
+            return out
+        for variant, events in blocks.items():
+            if variant == "baseline":
+                continue
+            ratios = [p.ratio for p in pair_up(base, events)]
+            if not ratios:
+                continue
+            old_ratios, old = self._done.get(variant, ([], []))
+            if ratios[: len(old_ratios)] == old_ratios:
+                ests = old + [estimate_ratio(ratios[:n])
+                              for n in range(len(old_ratios) + 1, len(ratios) + 1)]
+            else:
+                ests = running_estimates(ratios)
+            self._done[variant] = (ratios, ests)
+            out[variant] = SpeedupCurve.of(ests)
+        return out

@@ -1,8 +1,9 @@
-"""Below the run columns: the speed measurement converging, both runs' cumulative wall time,
-and the comparison in words."""
+"""Below the run columns: the speed measurement converging (every arm), the runs' cumulative
+wall time, and the comparison in words: the answer on XLA first, then the arms ranked."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from PySide6.QtCore import Qt
@@ -20,7 +21,7 @@ from PySide6.QtWidgets import (
 from xlagui.core.stats import Comparison
 from xlagui.present import format as fmt
 from xlagui.present import limits
-from xlagui.present.traces import RunTrace
+from xlagui.present.traces import RunTrace, SpeedupCurve
 from xlagui.ui import plots
 from xlagui.ui.theme import SEVERITY_COLORS, VARIANT_TITLES
 
@@ -33,7 +34,8 @@ class ComparisonPanel(QFrame):
     time per epoch, and the summary.
 
     Signals: none. `redraw` takes the runs' traces; `show_measurement` and `show_comparison`
-    the core's `Comparison` (during the speed phase and at the end).
+    the core's `Comparison` (during the speed phase and at the end); `set_speed_curves` each
+    arm's running estimate, which the speed-up plot draws.
     """
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -83,6 +85,22 @@ class ComparisonPanel(QFrame):
         self.verdict.setWordWrap(True)
         self.verdict.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         right.addWidget(self.verdict)
+        # The arms beyond XLA, ranked, and the recommendation (shown only when there are some).
+        self.arms_box = QWidget()
+        self.arms_grid = QGridLayout(self.arms_box)
+        self.arms_grid.setContentsMargins(0, 2, 0, 2)
+        self.arms_grid.setHorizontalSpacing(10)
+        self.arms_grid.setVerticalSpacing(1)
+        self.arms_box.setVisible(False)
+        right.addWidget(self.arms_box)
+        self.recommendation = QLabel()
+        self.recommendation.setWordWrap(True)
+        self.recommendation.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.recommendation.setStyleSheet("color: #202124; font-weight: 600;")
+        self.recommendation.setVisible(False)
+        right.addWidget(self.recommendation)
+        self.arm_rows: list[tuple[str, ...]] = []  # what the arms table shows
+        self._speed_curves: dict[str, SpeedupCurve] = {}
         grid = QGridLayout()
         grid.setHorizontalSpacing(14)
         grid.setVerticalSpacing(4)
@@ -175,13 +193,19 @@ class ComparisonPanel(QFrame):
         self.speed.widget.setVisible(measuring)
         self.overlay.setVisible(training)
 
+    def set_speed_curves(self, curves: Mapping[str, SpeedupCurve]) -> None:
+        """Each arm's running estimate (from `xlagui.present.traces.SpeedupTraces`); drawn with
+        the next measurement or comparison shown."""
+        self._speed_curves = dict(curves)
+
     def show_measurement(self, c: Comparison | None) -> None:
-        """The speed phase so far: the converging estimate, and the rows it fills."""
-        self.speed.show_summary(c.interleaved if c is not None else None)
+        """The speed phase so far: the converging estimates, and the rows they fill."""
+        self.speed.show_summary(c.interleaved if c is not None else None, self._speed_curves)
         if c is not None and c.interleaved is not None:
             self._fill_rows(c)
 
     def clear(self) -> None:
+        self._speed_curves = {}
         self.speed.show_summary(None)
         for curve in self._curves.values():
             self.overlay.getPlotItem().removeItem(curve)
@@ -234,15 +258,17 @@ class ComparisonPanel(QFrame):
             self.problems.setVisible(False)
             self._break_even.setVisible(False)
             self._show_limits(None)
+            self._show_arms(None)
             return
-        self.verdict.setText(c.verdict)
+        self.verdict.setText(fmt.question_verdict(c))
         # Red only for a comparison that is not valid; a valid one reads as plain text,
         # whatever it says about XLA.
         colour = "#202124" if c.valid else SEVERITY_COLORS["error"]
         self.verdict.setStyleSheet(f"color: {colour}; font-size: 10.5pt; font-weight: 600;")
         self._fill_rows(c)
         self._show_limits(c)
-        self.speed.show_summary(c.interleaved)
+        self._show_arms(c)
+        self.speed.show_summary(c.interleaved, self._speed_curves)
         shown = [p for p in c.problems if p not in c.verdict]
         self.problems.setText("\n".join(f"• {p}" for p in shown))
         self.problems.setVisible(bool(shown))
@@ -261,3 +287,51 @@ class ComparisonPanel(QFrame):
         self.rows["Speed per training step"].setToolTip(c.speedup.method if c.speedup else "")
         epochs = c.speedup_epochs or (c.speedup if c.interleaved is None else None)
         self.rows["Speed per steady epoch"].setToolTip(epochs.method if epochs else "")
+
+    def _show_arms(self, c: Comparison | None) -> None:
+        """The ranked arms (`fmt.arm_table`) and the recommendation, when the comparison
+        measured arms beyond the XLA side."""
+        rows = fmt.arm_table(c) if c is not None and fmt.other_arms(c) else []
+        if rows != self.arm_rows:
+            self.arm_rows = rows
+            while self.arms_grid.count():
+                taken = self.arms_grid.takeAt(0)
+                widget = taken.widget() if taken is not None else None
+                if widget is not None:
+                    widget.deleteLater()
+            self._fill_arm_grid(rows)
+        self.arms_box.setVisible(bool(rows))
+        text = c.recommendation if c is not None and rows else ""
+        self.recommendation.setText(text)
+        self.recommendation.setVisible(bool(text))
+
+    def _fill_arm_grid(self, rows: list[tuple[str, ...]]) -> None:
+        # Rank, arm and speed on a line; whether it engaged, its accuracy and the hardware note
+        # below in small print: six columns do not fit the summary's width.
+        heads = fmt.ARM_COLUMNS[:3]
+        for col, text in enumerate(heads):
+            head = QLabel(text)
+            head.setObjectName("Caption")
+            self.arms_grid.addWidget(head, 0, col)
+        for i, row in enumerate(rows):
+            rank, arm, speed, engaged, accuracy, note = row
+            r = 1 + 2 * i
+            cells = [QLabel(rank), QLabel(arm), QLabel(speed)]
+            for col, cell in enumerate(cells):
+                cell.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+                if col == 2:
+                    cell.setWordWrap(True)
+                self.arms_grid.addWidget(cell, r, col, Qt.AlignmentFlag.AlignTop)
+            bad = engaged != "yes" or accuracy.startswith("WORSE")
+            if bad:
+                for cell in cells:
+                    cell.setStyleSheet(f"color: {SEVERITY_COLORS['error']};")
+            detail = " · ".join(
+                p for p in (f"engaged: {engaged}", f"accuracy: {accuracy}", note) if p
+            )
+            small = QLabel(detail)
+            small.setObjectName("Caption")
+            small.setWordWrap(True)
+            small.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            self.arms_grid.addWidget(small, r + 1, 1, 1, 2)
+        self.arms_grid.setColumnStretch(2, 1)

@@ -6,7 +6,8 @@ Plots are created once and later only fed with `setData`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import zlib
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pyqtgraph as pg
@@ -16,8 +17,8 @@ from PySide6.QtWidgets import QGraphicsItem
 
 from xlagui.core.pairs import InterleavedSummary, running_estimates
 from xlagui.present.limits import Roofline
-from xlagui.present.traces import RunTrace
-from xlagui.ui.theme import VARIANT_COLORS
+from xlagui.present.traces import RunTrace, SpeedupCurve
+from xlagui.ui.theme import EXTRA_COLORS, VARIANT_COLORS, VARIANT_TITLES
 
 # Live plots draw without antialiasing: it costs most of a repaint on a busy machine, and the
 # window redraws them up to 15 times a second. The PNG report turns it on per plot.
@@ -27,7 +28,11 @@ AXIS_PEN = "#9a9a9a"
 
 
 def color(variant: str, alpha: int = 255) -> QColor:
-    c = QColor(VARIANT_COLORS.get(variant, "#555555"))
+    """The colour of a side ("baseline", "xla") or arm ("bf16", "jit+fp16", ...)."""
+    name = VARIANT_COLORS.get(variant)
+    if name is None:
+        name = EXTRA_COLORS[zlib.crc32(variant.encode()) % len(EXTRA_COLORS)]
+    c = QColor(name)
     c.setAlpha(alpha)
     return c
 
@@ -188,70 +193,127 @@ def finite_min(*series: Sequence[float]) -> float:
     return min(values) if values else float("nan")
 
 
-class SpeedupPlot:
-    """The interleaved measurement converging: the speed-up estimate after each pair, its 95%
-    band narrowing, the line of no difference, and a marker where the measurement stopped.
-    `widget` is created once; `show_summary` only feeds it new data."""
+class _ArmCurves:
+    """One arm's running estimate and its band on the speed-up plot."""
 
-    def __init__(self, font_pt: float = 9.0, interactive: bool = True) -> None:
+    def __init__(self, plot: pg.PlotItem, variant: str, antialias: bool) -> None:
+        band_pen = pg.mkPen(color(variant, 90), width=1)
+        self.upper = pg.PlotDataItem([], [], pen=band_pen, antialias=antialias)
+        self.lower = pg.PlotDataItem([], [], pen=band_pen, antialias=antialias)
+        self.band = pg.FillBetweenItem(self.lower, self.upper,
+                                       brush=pg.mkBrush(color(variant, 40)))
+        self.estimate = pg.PlotDataItem([], [], pen=pg.mkPen(color(variant), width=2),
+                                        antialias=antialias)
+        for it in (self.band, self.upper, self.lower, self.estimate):
+            plot.addItem(it)
+
+    def show(self, curve: SpeedupCurve | None) -> None:
+        if curve is None:
+            for it in (self.estimate, self.upper, self.lower):
+                it.setData([], [])
+            return
+        self.estimate.setData(curve.x, curve.speedup)
+        self.upper.setData(curve.band_x, curve.upper)
+        self.lower.setData(curve.band_x, curve.lower)
+
+
+def arm_title(variant: str) -> str:
+    return VARIANT_TITLES.get(variant, variant)
+
+
+class SpeedupPlot:
+    """The interleaved measurement converging: each arm's speed-up estimate after each round,
+    in the arm's colour, its 95% band narrowing, the line of no difference, and a marker where
+    the measurement stopped. `widget` is created once; `show_summary` only feeds it new data.
+    `estimate`, `upper` and `lower` are the XLA side's curves."""
+
+    def __init__(self, font_pt: float = 9.0, interactive: bool = True,
+                 antialias: bool = False) -> None:
         self.widget = make_plot(
-            "Speed-up as pairs arrive (baseline ÷ XLA step time)",
+            TITLE_XLA,
             "pairs of blocks",
             "speed-up ×",
             font_pt=font_pt,
             interactive=interactive,
+            antialias=antialias,
         )
+        self._antialias = antialias
         item = self.widget.getPlotItem()
-        band_pen = pg.mkPen(color("xla", 90), width=1)
-        self.upper = pg.PlotDataItem([], [], pen=band_pen)
-        self.lower = pg.PlotDataItem([], [], pen=band_pen)
-        self.band = pg.FillBetweenItem(self.lower, self.upper, brush=pg.mkBrush(color("xla", 45)))
-        self.estimate = pg.PlotDataItem([], [], pen=pg.mkPen(color("xla"), width=2))
         self.one = pg.InfiniteLine(
             pos=1.0, angle=0, pen=pg.mkPen("#777777", style=Qt.PenStyle.DashLine)
         )
+        item.addItem(self.one)
+        self.arms: dict[str, _ArmCurves] = {}
+        xla = self._curves("xla")
+        self.estimate, self.upper, self.lower, self.band = (
+            xla.estimate, xla.upper, xla.lower, xla.band)
         self.stop = pg.InfiniteLine(angle=90, pen=pg.mkPen("#222222", width=1.5))
         self.stop_label = pg.TextItem("", color="#222222", anchor=(1.05, 0))
-        for it in (self.band, self.upper, self.lower, self.estimate, self.one, self.stop):
-            item.addItem(it)
+        item.addItem(self.stop)
         item.addItem(self.stop_label)
         self.stop.hide()
+        self.legend = legend(self.widget, font_pt=font_pt - 1, corner="top-right")
+        self._in_legend: list[str] = []
         self.widget.setMinimumSize(240, 150)
 
-    def show_summary(self, summary: InterleavedSummary | None) -> None:
-        """Draw from the summary's per-pair ratios (the running estimate is recomputed, so a
-        replayed comparison draws exactly what the live one did)."""
-        ratios = list(summary.pair_ratios) if summary is not None else []
-        if not ratios:
-            for it in (self.estimate, self.upper, self.lower):
-                it.setData([], [])
+    def _curves(self, variant: str) -> _ArmCurves:
+        curves = self.arms.get(variant)
+        if curves is None:
+            curves = self.arms[variant] = _ArmCurves(self.widget.getPlotItem(), variant,
+                                                     self._antialias)
+        return curves
+
+    def shown(self) -> list[str]:
+        """The arms whose curve has data, in the legend's order."""
+        return list(self._in_legend)
+
+    def show_summary(self, summary: InterleavedSummary | None,
+                     curves: Mapping[str, SpeedupCurve] | None = None) -> None:
+        """Draw every arm's running estimate: from `curves` (computed from the measuring
+        workers' blocks, see `xlagui.present.traces.SpeedupTraces`) or, where none are given,
+        the XLA side's from the summary's per-pair ratios (a replayed comparison draws exactly
+        what the live one did)."""
+        if not curves:
+            ratios = list(summary.pair_ratios) if summary is not None else []
+            curves = {"xla": SpeedupCurve.of(running_estimates(ratios))} if ratios else {}
+        for variant, arm in self.arms.items():
+            arm.show(curves.get(variant))
+        for variant, curve in curves.items():
+            self._curves(variant).show(curve)
+        order = list(curves)
+        if order != self._in_legend:
+            self.legend.clear()
+            for variant in order:
+                self.legend.addItem(self.arms[variant].estimate, arm_title(variant))
+            self._in_legend = order
+        self.legend.setVisible(len(order) > 1)
+        item = self.widget.getPlotItem()
+        item.setTitle(TITLE_XLA if len(order) <= 1 else TITLE_ARMS)
+        if not curves:
             self.stop.hide()
             self.stop_label.setText("")
             return
-        ests = running_estimates(ratios)
-        x = np.arange(1, len(ests) + 1, dtype=float)
-        self.estimate.setData(x, [1 / e.ratio for e in ests])
-        bounded = [(n + 1, e.low, e.high) for n, e in enumerate(ests) if e.low and e.high]
-        self.upper.setData([float(n) for n, _, _ in bounded], [1 / lo for _, lo, _ in bounded])
-        self.lower.setData([float(n) for n, _, _ in bounded], [1 / hi for _, _, hi in bounded])
-        # Explicit ranges: the band, the line at 1 and the stop marker, whatever came first.
-        values = [1.0] + [1 / e.ratio for e in ests]
-        values += [1 / lo for _, lo, _ in bounded] + [1 / hi for _, _, hi in bounded]
+        # Explicit ranges: the bands, the line at 1 and the stop marker, whatever came first.
+        values = [1.0] + [v for c in curves.values() for v in c.values()]
         low, high = min(values), max(values)
         pad = (high - low) * 0.08 or 0.05
-        item = self.widget.getPlotItem()
-        item.setXRange(0.5, len(ests) + 0.5, padding=0)
+        rounds = max(len(c.x) for c in curves.values())
+        item.setXRange(0.5, rounds + 0.5, padding=0)
         item.setYRange(low - pad, high + pad, padding=0)
         stopped = summary.stopped_by if summary is not None else ""
         if stopped:
-            self.stop.setPos(float(len(ests)))
+            lead = curves.get("xla") or next(iter(curves.values()))
+            self.stop.setPos(float(rounds))
             self.stop.show()
             self.stop_label.setText(STOP_WORDS.get(stopped, stopped))
-            self.stop_label.setPos(float(len(ests)), 1 / ests[-1].ratio)
+            self.stop_label.setPos(float(rounds), lead.speedup[-1])
         else:
             self.stop.hide()
             self.stop_label.setText("")
 
+
+TITLE_XLA = "Speed-up as pairs arrive (baseline ÷ XLA step time)"
+TITLE_ARMS = "Speed-up as rounds arrive (baseline ÷ each arm's step time)"
 
 STOP_WORDS = {
     "target": "precision reached",

@@ -1,4 +1,5 @@
-"""The comparison as one PNG: title, dataset, environment, both runs' plots, the summary.
+"""The comparison as one PNG: title, dataset, environment, the arms ranked (when there are
+arms beyond XLA), both runs' plots, the summary.
 
 The figure is a dedicated widget laid out at 1600 px wide, rendered offscreen and grabbed; it
 works without a display (the CLI's `compare --png`) and is written atomically.
@@ -12,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from PySide6.QtCore import QBuffer, QByteArray, QCoreApplication, QIODevice, Qt
 from PySide6.QtGui import QPixmap
 from PySide6.QtWidgets import (
@@ -152,6 +154,75 @@ def run_rows(report: ComparisonReport) -> list[list[str]]:
     return rows
 
 
+def _table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> QGridLayout:
+    grid = QGridLayout()
+    grid.setHorizontalSpacing(14)
+    grid.setVerticalSpacing(4)
+    for col, text in enumerate(header):
+        grid.addWidget(_label(text, "Key", wrap=False), 0, col)
+    for i, row in enumerate(rows, start=1):
+        for col, text in enumerate(row):
+            cell = _label(text, wrap=col >= 2)
+            if text.startswith(("NOT VALID", "WORSE")):
+                cell.setStyleSheet(f"color: {SEVERITY_COLORS['error']};")
+            grid.addWidget(cell, i, col, Qt.AlignmentFlag.AlignTop)
+    for col in range(2, len(header)):
+        grid.setColumnStretch(col, 1)
+    return grid
+
+
+BAR_HEIGHT = 0.62
+MARK_COLOR = SEVERITY_COLORS["error"]
+
+
+class ArmChart:
+    """The arms' speed-up (baseline ÷ arm step time) as horizontal bars, fastest on top, with
+    their 95% intervals as whiskers and a line at 1× (no difference); an arm that did not
+    engage, or learns worse, is drawn pale with the reason in red."""
+
+    def __init__(self, bars: list[fmt.ArmBar]) -> None:
+        self.bars = bars
+        self.widget = plots.make_plot("", "speed-up per step × (above 1: faster than the "
+                                      "baseline)", "", font_pt=10.5, interactive=False,
+                                      antialias=True)
+        item = self.widget.getPlotItem()
+        n = len(bars)
+        ys = [float(n - i) for i in range(n)]  # the fastest at the top
+        brushes = [plots.pg.mkBrush(plots.color(b.variant, 70 if b.mark else 220)) for b in bars]
+        pens = [plots.pg.mkPen(MARK_COLOR, width=1.5, style=Qt.PenStyle.DashLine) if b.mark
+                else plots.pg.mkPen(plots.color(b.variant).darker(130), width=1) for b in bars]
+        self.bar_item = plots.pg.BarGraphItem(x0=[0.0] * n, y=ys, height=BAR_HEIGHT,
+                                              width=[b.speedup for b in bars],
+                                              brushes=brushes, pens=pens)
+        item.addItem(self.bar_item)
+        with_ci = [(y, b) for y, b in zip(ys, bars, strict=True)
+                   if b.low is not None and b.high is not None]
+        if with_ci:
+            x = np.array([b.speedup for _, b in with_ci])
+            self.whiskers = plots.pg.ErrorBarItem(
+                x=x, y=np.array([y for y, _ in with_ci]),
+                left=x - np.array([b.low for _, b in with_ci]),
+                right=np.array([b.high for _, b in with_ci]) - x,
+                beam=0.22, pen=plots.pg.mkPen("#202124", width=1.6))
+            item.addItem(self.whiskers)
+        self.one = plots.pg.InfiniteLine(pos=1.0, angle=90, pen=plots.pg.mkPen(
+            "#5f6368", width=1.2, style=Qt.PenStyle.DashLine))
+        item.addItem(self.one)
+        right = max([1.0] + [b.high or b.speedup for b in bars])
+        for y, b in zip(ys, bars, strict=True):
+            text = plots.pg.TextItem(b.caption, color=MARK_COLOR if b.mark else "#202124",
+                                     anchor=(0, 0.5))
+            text.setPos(max(b.high or b.speedup, b.speedup) + right * 0.02, y)
+            item.addItem(text)
+        axis = item.getAxis("left")
+        axis.setTicks([[(y, b.arm + (" (XLA)" if b.variant == "xla" else ""))
+                        for y, b in zip(ys, bars, strict=True)]])
+        item.showGrid(x=True, y=False, alpha=0.15)
+        item.setXRange(0, right * 1.45, padding=0)
+        item.setYRange(0.4, n + 0.6, padding=0)
+        self.widget.setFixedHeight(90 + 46 * n)
+
+
 class _SidePlots(QFrame):
     """A static copy of a run column's plots, for the report."""
 
@@ -230,7 +301,8 @@ class ReportFigure(QWidget):
 
         root.addWidget(_label(report.title(), "Title"))
         root.addWidget(_label(
-            f"Baseline (XLA off) vs XLA ({mode_words('xla', c.xla.value)}) · "
+            f"Baseline (XLA off) vs XLA ({mode_words('xla', c.xla.value)})"
+            + (f" and {', '.join(c.arms)}" if c.arms else "") + " · "
             f"{fmt.created(report.created)} · xlagui {report.app_version}", "Sub"))
 
         info = QHBoxLayout()
@@ -240,11 +312,26 @@ class ReportFigure(QWidget):
         root.addLayout(info)
 
         comp = report.comparison
-        verdict = comp.verdict if comp is not None else "Not compared yet."
+        verdict = fmt.question_verdict(comp) if comp is not None else "Not compared yet."
         colour = "#202124" if comp is not None and comp.valid else SEVERITY_COLORS["error"]
         v = _label(verdict, "Section")
         v.setStyleSheet(f"color: {colour}; font-size: 21px;")
         root.addWidget(v)
+        # The other levers, ranked: only when the comparison measured arms beyond XLA.
+        self.arm_chart: ArmChart | None = None
+        if comp is not None and fmt.other_arms(comp):
+            self.arm_chart = ArmChart(fmt.arm_bars(comp))
+            arms = QHBoxLayout()
+            arms.setSpacing(16)
+            chart = QVBoxLayout()
+            chart.addWidget(self.arm_chart.widget)
+            arms.addWidget(_box("Every arm against the baseline, fastest first", chart), 5)
+            arms.addWidget(_box("Arms", _table(fmt.ARM_COLUMNS, fmt.arm_table(comp))), 6)
+            root.addLayout(arms)
+            if comp.recommendation:
+                rec = _label(comp.recommendation, "Section")
+                rec.setStyleSheet("color: #202124; font-size: 18px;")
+                root.addWidget(rec)
 
         sides = QHBoxLayout()
         sides.setSpacing(16)

@@ -1,4 +1,5 @@
-"""One side of a comparison on screen: Baseline or XLA, with status, progress, plots, figures."""
+"""One side of a comparison on screen (Baseline, XLA, or another arm such as bf16), with status,
+progress, plots, figures."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from xlagui.core.arms import parse_arm
 from xlagui.core.config import XlaMode
 from xlagui.core.events import CancelledEvent, ErrorEvent, Event, FinishedEvent
 from xlagui.core.pairs import compile_seconds
@@ -43,13 +45,15 @@ FIGURES = (
 def mode_words(variant: str, xla_mode: str) -> str:
     if variant == "baseline":
         return "XLA off (jit_compile=False)"
+    if variant != "xla":
+        return parse_arm(variant).label  # another arm: what it changes
     if xla_mode == XlaMode.AUTOCLUSTER.value:
         return "auto-clustering (set_jit, the article's way)"
     return "jit_compile=True"
 
 
 class RunColumn(QFrame):
-    """The live view of one side (Baseline or XLA) of a comparison.
+    """The live view of one side (Baseline, XLA or another arm) of a comparison.
 
     Signals: none. The runs view feeds it events with `apply_event` (cheap: appends to the
     run's trace) and calls `redraw` at a bounded rate; only then do plots and labels change,
@@ -60,6 +64,10 @@ class RunColumn(QFrame):
     def __init__(self, variant: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.variant = variant
+        # Whether this side compiles with XLA (the XLA side, or an arm such as jit+bf16).
+        self.uses_xla = variant == "xla" or (
+            variant != "baseline" and parse_arm(variant).xla is not XlaMode.OFF
+        )
         self.setObjectName("Card")
         self.traces: list[RunTrace] = []  # the training runs, oldest first
         self.measure_trace: RunTrace | None = None  # the speed phase's worker, if any
@@ -145,6 +153,7 @@ class RunColumn(QFrame):
         self._time_range = plots.StickyYRange(self.time_plot)
         for w in (self.loss_plot, self.time_plot):
             w.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Expanding)
+            w.setMinimumWidth(140)  # three columns side by side on a laptop screen
             row.addWidget(w, 1)
         layout.addLayout(row, 1)
 
@@ -173,12 +182,15 @@ class RunColumn(QFrame):
 
     # -- what the runs view calls -----------------------------------------------------------
 
-    def reset(self, *, epochs: int, xla_mode: str, runs_planned: int, included: bool) -> None:
-        """Forget every run and wait for new ones (`included`: this side will run at all)."""
+    def reset(self, *, epochs: int, xla_mode: str, runs_planned: int, included: bool,
+              sides: int = 2) -> None:
+        """Forget every run and wait for new ones (`included`: this side will run at all;
+        `sides`: how many sides the comparison has)."""
         self.traces = []
         self.measure_trace = self._current = None
         self.epochs_planned = epochs
         self.runs_planned = runs_planned
+        self.others = "side" if sides <= 2 else "sides"
         self.subtitle.setText(mode_words(self.variant, xla_mode))
         for curve in (self.batch_smooth, self.epoch_train, self.epoch_val):
             curve.setData([], [])
@@ -368,7 +380,7 @@ class RunColumn(QFrame):
         elif trace.started is not None and trace.first_batch_t is None:
             self._set_state("compiling", "Compiling…")
             what = "tracing the model" + (" and compiling it with XLA"
-                                          if self.variant == "xla" else "")
+                                          if self.uses_xla else "")
             self.detail.setText(self._run_words() + f"{what}; the first batch is on its way")
         elif trace.started is not None:
             epoch = max(trace.current_epoch, 1)
@@ -400,14 +412,14 @@ class RunColumn(QFrame):
             pass
         elif trace.warmup is None:
             self._set_state("compiling", "Warming up…")
-            what = "tracing" + (" and compiling with XLA" if self.variant == "xla" else "")
+            what = "tracing" + (" and compiling with XLA" if self.uses_xla else "")
             self.detail.setText(f"measuring speed: first step ({what}), then a few steady ones")
         else:
             w = trace.warmup
             self._set_state("running", "Measuring speed")
             first = f"first step {fmt.seconds(w.first_step_seconds)}"
             self.detail.setText(
-                f"{blocks} blocks in turns with the other side · {per_step or first}"
+                f"{blocks} blocks in turns with the other {self.others} · {per_step or first}"
             )
 
     def _update_figures(self, trace: RunTrace) -> None:

@@ -1,4 +1,5 @@
-"""The Runs tab: Baseline | XLA side by side, and the comparison below them.
+"""The Runs tab: a column per side (Baseline | XLA | each other arm) side by side, scrolling
+horizontally past three, and the comparison below them.
 
 Live runs and reopened ones go through the same path: `begin`, then `on_run_started`,
 `on_event` and `on_run_done` per run, then `finish`. Events only append to traces; a timer
@@ -10,18 +11,39 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import Qt, QTimer, QUrl, Signal
-from PySide6.QtGui import QDesktopServices
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtCore import QSize, Qt, QTimer, QUrl, Signal
+from PySide6.QtGui import QDesktopServices, QResizeEvent
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QScrollArea,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
 
 from xlagui.core.events import Event
 from xlagui.core.report import ComparisonReport
 from xlagui.core.stats import Comparison
+from xlagui.present.traces import SpeedupTraces
 from xlagui.ui.comparison_panel import ComparisonPanel
 from xlagui.ui.run_column import RunColumn
 
 REDRAW_HZ = 15
-VARIANTS = ("baseline", "xla")
+VARIANTS = ("baseline", "xla")  # always shown; a comparison's other arms follow them
+VISIBLE_COLUMNS = 3  # past this many, the columns scroll horizontally
+MIN_COLUMN_WIDTH = 320
+
+
+def variants_of(report: ComparisonReport) -> list[str]:
+    """The sides a report's columns show, in order: baseline, XLA, then each other arm as its
+    measuring workers and runs name it (older reports have only the first two)."""
+    out = list(VARIANTS)
+    for entry in [*report.measure_runs, *report.runs]:
+        if entry.variant not in out:
+            out.append(entry.variant)
+    return out
 
 
 def config_words(report: ComparisonReport) -> str:
@@ -40,8 +62,74 @@ def config_words(report: ComparisonReport) -> str:
     )
 
 
+class ColumnStrip(QScrollArea):
+    """The run columns side by side. Up to VISIBLE_COLUMNS share the width; past that each
+    takes a third of it and the strip scrolls horizontally.
+
+    Signals: none.
+    """
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWidgetResizable(True)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+        # The strip asks for the height its columns need (`sizeHint`); on a short window the
+        # splitter may still give it less, and the figures at the bottom scroll into view.
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+        body = QWidget()
+        body.setObjectName("ColumnStrip")
+        body.setStyleSheet("QWidget#ColumnStrip { background: transparent; }")
+        self.viewport().setAutoFillBackground(False)
+        self.row = QHBoxLayout(body)
+        self.row.setContentsMargins(0, 0, 0, 0)
+        self.row.setSpacing(10)
+        self.setWidget(body)
+        self.shown: list[RunColumn] = []
+
+    def set_columns(self, columns: list[RunColumn]) -> None:
+        """Show `columns`, in this order (the others are hidden, kept for reuse)."""
+        for column in self.shown:
+            self.row.removeWidget(column)
+            if column not in columns:
+                column.hide()
+        for column in columns:
+            self.row.addWidget(column, 1)
+            column.show()
+        self.shown = list(columns)
+        self._fit()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._fit()
+
+    def _fit(self) -> None:
+        width = MIN_COLUMN_WIDTH
+        if len(self.shown) > VISIBLE_COLUMNS:
+            room = self.viewport().width() - self.row.spacing() * (VISIBLE_COLUMNS - 1)
+            width = max(MIN_COLUMN_WIDTH, room // VISIBLE_COLUMNS)
+        for column in self.shown:
+            if column.minimumWidth() != width:
+                column.setMinimumWidth(width)
+        self.updateGeometry()
+
+    def _bar_height(self) -> int:
+        scrolls = self.row.minimumSize().width() > self.width()
+        return self.horizontalScrollBar().sizeHint().height() if scrolls else 0
+
+    # The splitter gives the strip the height its columns need to show their plots and
+    # figures (a scroll area on its own asks for little), with room for the scroll bar.
+    def sizeHint(self) -> QSize:
+        hint = super().sizeHint()
+        return QSize(hint.width(), self.row.sizeHint().height() + self._bar_height())
+
+    def minimumSizeHint(self) -> QSize:
+        hint = super().minimumSizeHint()
+        return QSize(hint.width(), self.row.minimumSize().height() + self._bar_height())
+
+
 class RunsView(QWidget):
-    """Both sides of the current (or reopened) comparison.
+    """Every side of the current (or reopened) comparison: a column per arm.
 
     Signals:
         redrawn(): the plots were brought up to date (tests and the bench wait on it).
@@ -75,14 +163,11 @@ class RunsView(QWidget):
 
         splitter = QSplitter(Qt.Orientation.Vertical)
         splitter.setChildrenCollapsible(False)
-        top = QWidget()
-        cols = QHBoxLayout(top)
-        cols.setContentsMargins(0, 0, 0, 0)
-        cols.setSpacing(10)
-        self.columns = {v: RunColumn(v) for v in VARIANTS}
-        for column in self.columns.values():
-            cols.addWidget(column, 1)
-        splitter.addWidget(top)
+        self.strip = ColumnStrip()
+        self._made: dict[str, RunColumn] = {}  # every column built so far, for reuse
+        self.columns: dict[str, RunColumn] = {}  # the columns shown, in order
+        self._show_columns(list(VARIANTS))
+        splitter.addWidget(self.strip)
         self.comparison = ComparisonPanel()
         splitter.addWidget(self.comparison)
         splitter.setStretchFactor(0, 5)
@@ -96,6 +181,16 @@ class RunsView(QWidget):
         self._timer = QTimer(self)
         self._timer.setInterval(1000 // REDRAW_HZ)
         self._timer.timeout.connect(self._on_redraw_timer_timeout)
+        self._speed = SpeedupTraces()
+
+    def _show_columns(self, variants: list[str]) -> None:
+        if list(self.columns) == variants:
+            return
+        for v in variants:
+            if v not in self._made:
+                self._made[v] = RunColumn(v)
+        self.columns = {v: self._made[v] for v in variants}
+        self.strip.set_columns(list(self.columns.values()))
 
     # -- the life of a comparison -----------------------------------------------------------
 
@@ -105,13 +200,15 @@ class RunsView(QWidget):
         self.folder = folder
         self._variant_of = {r.run_id: r.variant for r in [*report.measure_runs, *report.runs]}
         self._pending.clear()
-        planned = {v: sum(1 for r in report.runs if r.variant == v) for v in VARIANTS}
+        self._speed.clear()
+        self._show_columns(variants_of(report))
         for variant, column in self.columns.items():
             column.reset(
                 epochs=report.config.epochs,
                 xla_mode=report.config.xla.value,
-                runs_planned=planned[variant],
+                runs_planned=sum(1 for r in report.runs if r.variant == variant),
                 included=only is None or variant in only,
+                sides=len(self.columns),
             )
         self.comparison.clear()
         self.comparison.set_epochs(report.config.epochs)
@@ -127,7 +224,9 @@ class RunsView(QWidget):
 
     def on_run_started(self, run_id: str, variant: str, repeat: int) -> None:
         self._variant_of[run_id] = variant
-        self.columns[variant].begin_run(run_id, repeat)
+        column = self.columns.get(variant)
+        if column is not None:
+            column.begin_run(run_id, repeat)
 
     def on_event(self, run_id: str, event: Event) -> None:
         column = self.columns.get(self._variant_of.get(run_id, ""))
@@ -147,7 +246,8 @@ class RunsView(QWidget):
             self.comparison.show_comparison(comparison)
 
     def on_measurement(self, comparison: Comparison | None) -> None:
-        """A round of the speed measurement ended: the estimate so far, and its band."""
+        """A round of the speed measurement ended: the estimates so far, and their bands."""
+        self._update_speed_curves()
         self.comparison.show_measurement(comparison)
 
     def mark_stopping(self) -> None:
@@ -157,6 +257,7 @@ class RunsView(QWidget):
     def finish(self, report: ComparisonReport) -> None:
         self._timer.stop()
         self._redraw_all(force=True)
+        self._update_speed_curves()
         self.comparison.show_comparison(report.comparison)
 
     def show_report(self, report: ComparisonReport, folder: Path | None = None) -> None:
@@ -200,6 +301,12 @@ class RunsView(QWidget):
             self._draw_overlay()
         if changed or jobs or force:
             self.redrawn.emit()
+
+    def _update_speed_curves(self) -> None:
+        """Each arm's running estimate, from the blocks its measuring worker timed."""
+        blocks = {v: c.measure_trace.blocks for v, c in self.columns.items()
+                  if c.measure_trace is not None}
+        self.comparison.set_speed_curves(self._speed.update(blocks))
 
     def _draw_overlay(self) -> None:
         self.comparison.redraw({v: c.traces for v, c in self.columns.items()})

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from xlagui.core import arms as arm_kinds
 from xlagui.core.config import (
     DEFAULTS,
     MIN_IMAGE_SIZE,
@@ -55,7 +56,8 @@ class Note:
 
 
 class SettingsPanel(QWidget):
-    """Epochs, batch size, image size, device, XLA, augmentation, repeats, seed.
+    """Epochs, batch size, image size, device, XLA, the other arms to measure, augmentation,
+    repeats, seed.
 
     Signals:
         changed(): any setting changed (the window re-checks what it can run).
@@ -78,6 +80,9 @@ class SettingsPanel(QWidget):
         self._note_labels: dict[str, QLabel] = {}
         self.gpu_available = False
         self._preferred_device = "cpu"
+        # None: the "Also measure" boxes follow this machine's defaults (until the user ticks
+        # one, or a saved choice is restored).
+        self._chosen_arms: tuple[str, ...] | None = None
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
         outer.setSpacing(10)
@@ -159,6 +164,32 @@ class SettingsPanel(QWidget):
         xv.addWidget(self.advanced)
         outer.addWidget(xla)
 
+        # Also measure: other levers, in the same interleaved rounds ------------------------
+        also = QGroupBox("Also measure")
+        also.setToolTip("Other training configurations, each measured against the baseline in "
+                        "the same interleaved rounds, with a column of its own")
+        alv = QVBoxLayout(also)
+        alv.setSpacing(2)
+        self.arm_boxes: dict[str, QCheckBox] = {}
+        self._arm_notes: dict[str, QLabel] = {}
+        for name in arm_kinds.OFFERED:
+            arm = arm_kinds.parse_arm(name)
+            box = QCheckBox(f"{name}  ({arm.label})")
+            box.setObjectName(f"arm:{name}")
+            box.setToolTip(f"{arm.label}: {arm.description}")
+            box.toggled.connect(self._on_arm_toggled)
+            note = QLabel()
+            note.setObjectName("Note")
+            note.setWordWrap(True)
+            note.setContentsMargins(22, 0, 0, 2)
+            note.setStyleSheet(f"color: {SEVERITY_COLORS['warning']};")
+            note.setVisible(False)
+            alv.addWidget(box)
+            alv.addWidget(note)
+            self.arm_boxes[name] = box
+            self._arm_notes[name] = note
+        outer.addWidget(also)
+
         # Measurement ---------------------------------------------------------------------
         measure = QGroupBox("Measurement")
         mform = self._form(measure)
@@ -234,6 +265,8 @@ class SettingsPanel(QWidget):
         self.target.setValue(DEFAULTS["target_percent"])
         self.augment.setChecked(DEFAULTS["augment"])
         self.mode_jit.setChecked(True)
+        self._chosen_arms = None
+        self._show_arms()
         self.validate()
 
     def set_dataset(self, train_count: int | None, auto_split: bool = True) -> None:
@@ -283,6 +316,7 @@ class SettingsPanel(QWidget):
         self.device.setToolTip("" if gpus or unknown else GPU_NONE_TIP)
         self._select_device(self._preferred_device)
         self.device.blockSignals(False)
+        self._show_arms()
         self.validate()
 
     def _select_device(self, device_id: str) -> None:
@@ -293,6 +327,32 @@ class SettingsPanel(QWidget):
         blocked = self.device.blockSignals(True)
         self.device.setCurrentIndex(row)
         self.device.blockSignals(blocked)
+
+    @property
+    def device_kind(self) -> str:
+        """"CPU" or "GPU": the kind of the chosen device (what the arms' defaults and notes
+        depend on)."""
+        return "CPU" if (self.device.currentData() or "cpu") == "cpu" else "GPU"
+
+    @property
+    def arms(self) -> tuple[str, ...]:
+        """The ticked "Also measure" arms, in the order offered."""
+        return tuple(n for n, box in self.arm_boxes.items() if box.isChecked())
+
+    def _show_arms(self) -> None:
+        """Tick the chosen arms (this machine's defaults until the user chose) and show each
+        arm's hardware note for the chosen device."""
+        kind = self.device_kind
+        ticked = (arm_kinds.default_also(kind) if self._chosen_arms is None
+                  else self._chosen_arms)
+        for name, box in self.arm_boxes.items():
+            blocked = box.blockSignals(True)
+            box.setChecked(name in ticked)
+            box.blockSignals(blocked)
+            note = arm_kinds.hardware_note(arm_kinds.parse_arm(name), kind)
+            label = self._arm_notes[name]
+            label.setText(note[:1].upper() + note[1:] + "." if note else "")
+            label.setVisible(bool(note))
 
     @property
     def xla_mode(self) -> XlaMode:
@@ -311,6 +371,7 @@ class SettingsPanel(QWidget):
             "holdout_percent": self.holdout.value(),
             "budget_seconds": self.budget.value(),
             "target_percent": self.target.value(),
+            "arms": self.arms,
         }
 
     def config(self) -> RunConfig | None:
@@ -377,6 +438,11 @@ class SettingsPanel(QWidget):
     def save(self, settings: QSettings) -> None:
         settings.beginGroup(SETTINGS_GROUP)
         for key, value in self.values().items():
+            if key == "arms":
+                # Saved only once chosen: until then the defaults follow the machine.
+                if self._chosen_arms is not None:
+                    settings.setValue("also_measure", ",".join(value) or "none")
+                continue
             settings.setValue(key, value)
         settings.setValue("xla_on", self.xla.isChecked())
         settings.setValue("advanced_open", self.advanced_button.isChecked())
@@ -426,6 +492,16 @@ class SettingsPanel(QWidget):
             if isinstance(device, str):
                 self._preferred_device = device
                 self._select_device(device)
+            also = settings.value("also_measure")
+            if also is not None:
+                text = ",".join(also) if isinstance(also, list) else str(also)
+                try:
+                    chosen = () if text.strip() == "none" else arm_kinds.parse_arms([text])
+                except ConfigError as exc:
+                    self.restore_problems.append(f"The saved arms to measure were ignored: {exc}.")
+                else:
+                    self._chosen_arms = tuple(n for n in chosen if n in self.arm_boxes)
+            self._show_arms()
         finally:
             settings.endGroup()
         self.validate()
@@ -438,6 +514,11 @@ class SettingsPanel(QWidget):
 
     def _on_device_changed(self, _index: int) -> None:
         self._preferred_device = self.device.currentData() or "cpu"
+        self._show_arms()
+        self._on_value_changed()
+
+    def _on_arm_toggled(self, _on: bool) -> None:
+        self._chosen_arms = self.arms
         self._on_value_changed()
 
     def _on_xla_toggled(self, on: bool) -> None:

@@ -2,7 +2,20 @@
 
 from __future__ import annotations
 
-VARIANT_COLORS = {"baseline": "#3b6ea8", "xla": "#e07b22", "val": "#4d5560"}
+VARIANT_COLORS = {
+    "baseline": "#3b6ea8",
+    "xla": "#e07b22",
+    "val": "#4d5560",
+    # The other arms (`xlagui.core.arms.OFFERED` and the XLA modes on their own), each its own.
+    "bf16": "#2e9e5b",
+    "fp16": "#8e44ad",
+    "autocluster": "#c0392b",
+    "jit": "#b8860b",
+    "jit+bf16": "#16a3b8",
+    "jit+fp16": "#d35f9a",
+}
+# Arms without a colour of their own take one of these, always the same for the same name.
+EXTRA_COLORS = ("#6d8c1f", "#7b5e3b", "#3f51b5", "#00897b", "#ad1457", "#5d4037")
 VARIANT_TITLES = {"baseline": "Baseline", "xla": "XLA"}
 
 # Status chips: (text colour, background)
