@@ -32,10 +32,16 @@ from xlagui.core.pairs import estimate_ratio
 
 
 def _quick(
-    arms: str, size: int, dataset: str | None, out: Path, budget: int | None = None
+    arms: str,
+    size: int,
+    dataset: str | None,
+    out: Path,
+    budget: int | None = None,
+    augment: bool = True,
 ) -> dict[str, Any]:
     cmd = [sys.executable, "-m", "xlagui", "compare", "--quick", "--image-size", str(size)]
     cmd += ["--budget", str(budget)] if budget else []
+    cmd += [] if augment else ["--no-augment"]
     cmd += ["--arms", arms, "--out", str(out)]
     cmd += [dataset] if dataset else ["--demo"]
     t0 = time.perf_counter()
@@ -53,7 +59,7 @@ def _quick(
     }
 
 
-def _reference_worker(folder: str, size: int, arm_name: str, conn: Any) -> None:
+def _reference_worker(folder: str, size: int, arm_name: str, augment: bool, conn: Any) -> None:
     os.environ["CUDA_VISIBLE_DEVICES"] = ""
     os.environ["TF_CPP_MIN_LOG_LEVEL"] = "2"
     import keras
@@ -71,7 +77,18 @@ def _reference_worker(folder: str, size: int, arm_name: str, conn: Any) -> None:
         label_mode="binary",
         seed=0,
     )
-    ds = ds.map(lambda a, b: (a / 255.0, b)).cache().repeat().prefetch(tf.data.AUTOTUNE)
+    ds = ds.cache().repeat()
+    if augment:
+        # The article's augmentation, as xlagui applies it by default: in tf.data, per batch.
+        aug = keras.Sequential(
+            [
+                keras.layers.RandomFlip("horizontal"),
+                keras.layers.RandomZoom(0.2),
+                keras.layers.RandomShear(x_factor=0.2),
+            ]
+        )
+        ds = ds.map(lambda a, b: (aug(a, training=True), b), num_parallel_calls=tf.data.AUTOTUNE)
+    ds = ds.map(lambda a, b: (a / 255.0, b)).prefetch(tf.data.AUTOTUNE)
     it = iter(ds)
     model = keras.Sequential(
         [
@@ -102,7 +119,9 @@ def _reference_worker(folder: str, size: int, arm_name: str, conn: Any) -> None:
         conn.send((time.perf_counter() - t0) / k)
 
 
-def reference(arms: list[str], size: int, dataset: str | None, seconds: float) -> dict[str, Any]:
+def reference(
+    arms: list[str], size: int, dataset: str | None, seconds: float, augment: bool = True
+) -> dict[str, Any]:
     from xlagui.core.demo import ensure_demo_dataset
 
     folder = dataset or str(ensure_demo_dataset(seed=0))
@@ -111,7 +130,7 @@ def reference(arms: list[str], size: int, dataset: str | None, seconds: float) -
     pipes, procs = [], []
     for name in names:
         mine, theirs = ctx.Pipe()
-        p = ctx.Process(target=_reference_worker, args=(folder, size, name, theirs))
+        p = ctx.Process(target=_reference_worker, args=(folder, size, name, augment, theirs))
         p.start()
         pipes.append(mine)
         procs.append(p)
@@ -144,6 +163,7 @@ def main() -> None:
     p.add_argument("--runs", type=int, default=2)
     p.add_argument("--seconds", type=int, default=120)
     p.add_argument("--budget", type=int, help="xlagui's --budget (default: its own, 120 s)")
+    p.add_argument("--no-augment", action="store_true", help="both sides without augmentation")
     p.add_argument("--write", action="store_true")
     args = p.parse_args()
     arms = [parse_arm(a).name for a in args.arms.split(",")]
@@ -162,12 +182,13 @@ def main() -> None:
                 ),
                 flush=True,
             )
-    ref = reference(arms, args.image_size, args.dataset, args.seconds)
+    ref = reference(arms, args.image_size, args.dataset, args.seconds, not args.no_augment)
     for name, est in ref.items():
         print(f"reference {name}: {est.ratio:.3f} ({est.low}–{est.high})", flush=True)
 
     name = Path(args.dataset).name if args.dataset else "demo"
     budget = f" --budget {args.budget}" if args.budget else ""
+    budget += " --no-augment" if args.no_augment else ""
     lines = [
         f"## Arms on this machine: {name}, {args.image_size} px, `--arms {args.arms}{budget}`",
         "",
@@ -176,7 +197,8 @@ def main() -> None:
         f"{' --dataset ' + args.dataset if args.dataset else ''}`: `xlagui compare --quick "
         f"--arms {args.arms}` {args.runs} times in a row, then an independent interleaved "
         "reference (one process per arm, `image_dataset_from_directory`, the CNN written out "
-        "again, blocks of 4 `train_on_batch` steps, rotating order). Ratio = arm ÷ baseline "
+        "again, blocks of 4 `train_on_batch` steps, rotating order; the article's augmentation "
+        "in tf.data like xlagui's unless `--no-augment`). Ratio = arm ÷ baseline "
         "step time (below 1: faster).",
         "",
         "| run | arm | ratio | 95% CI | half-width | pairs | speed | recommended | wall |",
@@ -209,7 +231,8 @@ def main() -> None:
     text = "\n".join(lines)
     print(text)
     if args.write:
-        write_section(f"arms-{name}-{args.image_size}{budget.replace(' --budget ', '-b')}", text)
+        suffix = budget.replace(" --budget ", "-b").replace(" --no-augment", "-noaug")
+        write_section(f"arms-{name}-{args.image_size}{suffix}", text)
 
 
 if __name__ == "__main__":
