@@ -169,6 +169,19 @@ def main() -> None:
         summary[arm] = (med(arm, "compile_logged"), med(arm, "compile_warm"), est)
     lines = []
     for arm in ("text", "nometa"):
+        paired = [
+            r["arms"][arm]["compile_logged"] - r["arms"]["none"]["compile_logged"]
+            for r in rounds
+            if r["arms"][arm]["compile_logged"] is not None
+            and r["arms"]["none"]["compile_logged"] is not None
+        ]
+        if paired:
+            lines.append(
+                f"Per round, `{arm}` − `none` logged compile: "
+                + ", ".join(f"{d:+.2f} s" for d in paired)
+                + "."
+            )
+    for arm in ("text", "nometa"):
         logged, warm, est = summary[arm]
         if logged is not None and base_log:
             lines.append(
@@ -204,6 +217,14 @@ def main() -> None:
             "dumping is on (`--xla_dump_emitter_re` and `--xla_dump_hlo_module_re` leave them; "
             "`--xla_dump_ir` is unknown to it). Reading the dump (`core/hlo.py: read_dump`) "
             f"takes {fmt(parse)} after the run.",
+            "",
+            "What xlagui does with this: the measuring workers, whose first step is the "
+            "comparison's compile cost and whose blocks are its headline, dump nothing "
+            '(`compare.spec_for`: `xla_dump="none"`); their evidence is TensorFlow\'s log '
+            "(`Compiled cluster using XLA`, one `compile time` line per compilation). The XLA "
+            'training runs keep the `text` dump, which "What XLA did" and `xlagui inspect` '
+            "read; their first epoch carries its cost (the difference above), their steady "
+            "epochs do not (the steady ratio is 1 within its interval).",
             "",
             f"Machine: {machine()}; load average before {load}. Measured {today()}.",
         ]

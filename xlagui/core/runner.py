@@ -115,9 +115,11 @@ def samples_from_scan(scan: DatasetScan) -> tuple[list[str], list[Sample], list[
 # What an XLA worker dumps to run_dir/xla, the material of "what XLA did" (`core/hlo.py`).
 # XLA's CPU backend in TF 2.21 writes its LLVM IR, MLIR and object files whenever dumping is on,
 # whatever the format flags (`--xla_dump_emitter_re` and `--xla_dump_hlo_module_re` do not
-# remove them; there is no `--xla_dump_ir`), so a dump is never only the HLO text. What can be
-# narrowed is the HLO text itself: without metadata (op names, source lines) it is a third of the
-# size. bench/bench_evidence.py measures what each costs (BENCHMARKS.md, "Evidence collection").
+# remove them; there is no `--xla_dump_ir`), so a dump is never only the HLO text. Without
+# metadata the HLO text is half the size (186 → 93 KB at 64 px), but the whole dump only 6%
+# smaller and its compile no faster within the noise, and the op names it drops are what label
+# the fusions: `text` it is. bench/bench_evidence.py measured what a dump costs (BENCHMARKS.md,
+# "Evidence collection"); `compare.spec_for` keeps it out of the measuring workers.
 XLA_DUMPS: dict[str, str] = {
     "text": "--xla_dump_hlo_as_text",
     "nometa": "--xla_dump_hlo_as_text --xla_dump_disable_metadata",

@@ -4,6 +4,7 @@ panel and the PNG report share. The figures come from `xlagui.core.hlo`."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from xlagui.core.hlo import DiffRow, Fusion, HeavyOp, ModuleReport, XlaReport
 from xlagui.present.format import DASH, size_bytes
@@ -46,6 +47,18 @@ def one_line(report: XlaReport | None) -> str:
     )
 
 
+def report_line(comparison: Any) -> str | None:
+    """The PNG report's compact line for a `ComparisonReport`: what XLA did in its first XLA
+    run that recorded it (a training run's; measuring workers dump nothing), or None."""
+    from xlagui.core.hlo import xla_runs
+
+    runs = xla_runs(comparison)
+    if not runs:
+        return None
+    run_id, report = runs[0]
+    return f"{one_line(report)} — in run {run_id}"
+
+
 def _seconds(value: float | None) -> str:
     return DASH if value is None else f"{value:.2f} s"
 
@@ -55,7 +68,7 @@ def _count(value: int | None) -> str:
 
 
 def module_rows(report: XlaReport) -> list[tuple[str, ...]]:
-    rows = []
+    rows: list[tuple[str, ...]] = []
     for m in report.modules:
         convs = sum(1 for h in m.heavy_ops if h.opcode == "convolution")
         dots = len(m.heavy_ops) - convs
@@ -87,7 +100,7 @@ def fusion_rows(
     """The largest fusions of every module (by output bytes), with their row text."""
     items = [(m, f) for m in report.modules for f in m.top_fusions]
     items.sort(key=lambda mf: (-mf[1].output_bytes, -mf[1].instructions))
-    out = []
+    out: list[tuple[ModuleReport, Fusion, tuple[str, ...]]] = []
     for m, f in items[:limit] if limit else items:
         out.append(
             (
@@ -109,7 +122,7 @@ def fusion_rows(
 
 
 def heavy_rows(report: XlaReport) -> list[tuple[str, ...]]:
-    rows = []
+    rows: list[tuple[str, ...]] = []
     for m in report.modules:
         for h in m.heavy_ops:
             rows.append(_heavy_row(m, h))
@@ -139,7 +152,7 @@ def _diff_value(v: float | None, unit: str) -> str:
 
 
 def diff_rows(rows: Sequence[DiffRow]) -> list[tuple[str, ...]]:
-    out = []
+    out: list[tuple[str, ...]] = []
     for r in rows:
         change = r.change
         if change is None:
