@@ -78,12 +78,14 @@ def test_kinds_tuples_and_custom_calls_of_a_hand_written_module() -> None:
 ENTRY %main (a: f32[4,4]) -> (f32[4], s32[2]) {
   %a = f32[4,4]{1,0} parameter(0)
   %mm = f32[4,4]{1,0} custom-call(%a, %a), custom_call_target="__onednn$matmul"
-  %f = f32[4]{0} fusion(%mm), kind=kCustom, calls=%fused_computation, backend_config={"fusion_config":{"kind":"__ynn_fusion"}}
+  %f = f32[4]{0} fusion(%mm), kind=kCustom, calls=%fused_computation, BACKEND
   %i = s32[2]{0} constant({1, 2})
   ROOT %t = (f32[4]{0}, s32[2]{0}) tuple(%f, %i)
 }
 """
-    m = hlo.analyse_module(text)
+    m = hlo.analyse_module(
+        text.replace("BACKEND", 'backend_config={"fusion_config":{"kind":"__ynn_fusion"}}')
+    )
     assert m.name == "jit_f" and m.instructions_after == 8
     assert m.fusions_by_kind == {"kCustom (ynn_fusion)": 1}
     assert m.top_fusions[0].ops == {"constant": 1, "reduce": 1}
