@@ -323,9 +323,9 @@ class XlaDidPanel(QWidget):
             return
         selected = self.modules_table.selectedItems()
         module = report.modules[0]
-        if selected:
-            wanted = self.modules_table.item(selected[0].row(), 0).text()
-            module = next((m for m in report.modules if m.module_id == wanted), module)
+        first = self.modules_table.item(selected[0].row(), 0) if selected else None
+        if first is not None:
+            module = next((m for m in report.modules if m.module_id == first.text()), module)
         path = report.module_path(module)
         if self.hlo_dialog is not None:
             self.hlo_dialog.close()
