@@ -53,12 +53,20 @@ def test_a_real_comparison_writes_event_files_tensorboard_reads(tmp_path: Path) 
     report = read_json(out / "comparison.json")
     run_ids = [r.run_id for r in report.runs]
     assert run_ids == ["01-baseline-r1", "02-xla-r1"]
+    from tensorboard.util.tensor_util import make_ndarray
+
+    epochs = {r.run_id: [e for e in r.events if isinstance(e, EpochEvent)] for r in report.runs}
     for run_id in run_ids:
         acc = event_accumulator.EventAccumulator(str(out / "tensorboard" / run_id))
         acc.Reload()
-        loss = acc.Scalars("epoch/loss")
+        # tf.summary (TF 2) writes scalars as tensors that the scalars plugin shows.
+        assert set(acc.Tags()["tensors"]) == set(tboard.SCALAR_TAGS)
+        assert acc.SummaryMetadata("epoch/loss").plugin_data.plugin_name == "scalars"
+        loss = acc.Tensors("epoch/loss")
         assert [e.step for e in loss] == [1, 2]
-        assert set(acc.Tags()["scalars"]) == set(tboard.SCALAR_TAGS)
+        assert [float(make_ndarray(e.tensor_proto)) for e in loss] == pytest.approx(
+            [e.loss for e in epochs[run_id]], rel=1e-6
+        )
     text = event_accumulator.EventAccumulator(str(out / "tensorboard" / "comparison"))
     text.Reload()
     assert "summary" in "".join(text.Tags()["tensors"])
