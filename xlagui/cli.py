@@ -53,6 +53,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     s.add_argument("--seed", type=int, default=DEFAULTS["seed"])
 
+    # No --tensorboard: every training run writes its TensorBoard scalars to OUT/tensorboard.
+    # They are written once per epoch after its time was taken and weigh a few KB, so being on
+    # costs no measured figure anything (core/tensorboard.py); a flag would only be forgotten.
     c = sub.add_parser("compare", help="train with and without XLA and compare, headless")
     c.add_argument("dataset", nargs="?", help="the dataset folder (default: the demo set)")
     c.add_argument("--demo", action="store_true", help="use the built-in demo dataset")
