@@ -199,3 +199,23 @@ def test_compare_leaves_out_problem_files(
     ]
     assert report["reproduce"].endswith("--exclude-problems conflict")
     assert tree_snapshot(data) == before
+
+
+def test_inspect_prints_what_xla_did(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import shutil
+
+    dump = Path(__file__).resolve().parent / "helpers" / "hlo_dump"
+    run = tmp_path / "02-xla-r1"
+    shutil.copytree(dump, run / "xla")
+    shutil.copy(dump / "worker.log", run / "worker.log")
+    assert main(["inspect", str(run), "--top", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "02-xla-r1 — XLA did: 1 module, 15 fusions (15 loop)" in out
+    assert "Largest fusions (top 3 by output bytes)" in out
+    assert "f32[8,60,60,64]" in out  # the first convolution's result
+    assert "0.25 s" in out  # its logged compile time
+    assert main(["inspect", str(run), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["02-xla-r1"]["modules"][0]["fusions"] == 15
+    assert main(["inspect", str(tmp_path / "nothing")]) == 2
+    assert "neither a comparison folder" in capsys.readouterr().err

@@ -4,6 +4,7 @@
     xlagui scan DIR [--json]             what is in a dataset folder, and what is wrong with it
     xlagui compare [DIR | --demo] ...    baseline vs XLA, headless, with a table and CSV/JSON
     xlagui demo-data DIR                 write the demo elephant set to DIR
+    xlagui inspect FOLDER [--json]       what XLA did in a comparison's (or one run's) XLA runs
 
 Nothing here imports TensorFlow or Qt at module level: training runs in worker processes, and
 the GUI is imported only when the window is asked for.
@@ -24,7 +25,7 @@ from typing import Any
 from xlagui import __version__
 from xlagui.core.config import DEFAULTS, ConfigError, RunConfig, XlaMode
 
-COMMANDS = ("scan", "compare", "demo-data", "gui")
+COMMANDS = ("scan", "compare", "demo-data", "inspect", "gui")
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_CANCELLED = 0, 1, 2, 130
 
 
@@ -52,6 +53,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     s.add_argument("--seed", type=int, default=DEFAULTS["seed"])
 
+    # No --tensorboard: every training run writes its TensorBoard scalars to OUT/tensorboard.
+    # They are written once per epoch after its time was taken and weigh a few KB, so being on
+    # costs no measured figure anything (core/tensorboard.py); a flag would only be forgotten.
     c = sub.add_parser("compare", help="train with and without XLA and compare, headless")
     c.add_argument("dataset", nargs="?", help="the dataset folder (default: the demo set)")
     c.add_argument("--demo", action="store_true", help="use the built-in demo dataset")
@@ -112,6 +116,15 @@ def _parser() -> argparse.ArgumentParser:
         help="print every event as a JSON line on stdout instead of progress bars",
     )
 
+    i = sub.add_parser(
+        "inspect",
+        help="what XLA did: the compiled modules, fusions by kind, convolutions and dots, "
+        "the largest fusions",
+    )
+    i.add_argument("folder", type=Path, help="a comparison folder or one run's folder")
+    i.add_argument("--top", type=int, default=10, help="largest fusions shown (default 10)")
+    i.add_argument("--json", action="store_true", help="print the figures as JSON")
+
     d = sub.add_parser("demo-data", help="write the demo elephant dataset to a folder")
     d.add_argument("dest", type=Path)
     d.add_argument("--seed", type=int, default=DEFAULTS["seed"])
@@ -144,6 +157,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_compare(args)
         if args.command == "demo-data":
             return cmd_demo_data(args)
+        if args.command == "inspect":
+            return cmd_inspect(args)
         return cmd_gui(args)
     except ConfigError as exc:
         _console(stderr=True).print(f"[red]error:[/red] {exc}", soft_wrap=True)
@@ -196,6 +211,22 @@ def cmd_demo_data(args: argparse.Namespace) -> int:
         raise ConfigError(str(exc)) from None
     _console().print(f"demo dataset written to {path}")
     return EXIT_OK
+
+
+def cmd_inspect(args: argparse.Namespace) -> int:
+    from xlagui.core.hlo import InspectError, inspect_folder
+
+    try:
+        runs = inspect_folder(args.folder)
+    except (InspectError, OSError, ValueError) as exc:
+        raise ConfigError(str(exc)) from None
+    if args.json:
+        print(json.dumps({run_id: r.to_dict() for run_id, r in runs}, indent=1))
+        return EXIT_OK if runs else EXIT_FAILED
+    from xlagui.console import print_xla_did
+
+    print_xla_did(_console(), runs, top=args.top)
+    return EXIT_OK if runs else EXIT_FAILED
 
 
 def _install_sigint(state: Any, console: Any) -> None:

@@ -325,3 +325,44 @@ def measure_table(i: Any) -> Table:
             str(a.pairs),
         )
     return t
+
+
+def print_xla_did(console: Console, runs: list[tuple[str, Any]], top: int = 10) -> None:
+    """`xlagui inspect`: what XLA did in each run, the same figures the window's panel shows."""
+    from xlagui.core.hlo import diff
+    from xlagui.present import xla_did as did
+
+    if not runs:
+        console.print(
+            "No XLA run with an HLO dump here: XLA compiled nothing, or the runs "
+            "were all without XLA."
+        )
+        return
+    for run_id, report in runs:
+        console.print(f"[bold]{run_id}[/bold] — {did.one_line(report)}", soft_wrap=True)
+        modules = Table(title="Modules", title_justify="left")
+        for col in did.MODULE_COLUMNS:
+            modules.add_column(col, justify="left" if col in ("name", "by kind") else "right")
+        for row in did.module_rows(report):
+            modules.add_row(*row)
+        console.print(modules)
+        heavy = Table(title="Convolutions and dots", title_justify="left")
+        for col in did.HEAVY_COLUMNS:
+            heavy.add_column(col)
+        for row in did.heavy_rows(report):
+            heavy.add_row(*row)
+        console.print(heavy)
+        fusions = Table(title=f"Largest fusions (top {top} by output bytes)", title_justify="left")
+        for col in did.FUSION_COLUMNS:
+            fusions.add_column(col, justify="right" if col in ("bytes", "ops") else "left")
+        for _m, _f, row in did.fusion_rows(report, top):
+            fusions.add_row(*row)
+        console.print(fusions)
+    if len(runs) >= 2:
+        (a_id, a), (b_id, b) = runs[0], runs[1]
+        t = Table(title=f"Difference: A = {a_id}, B = {b_id}", title_justify="left")
+        for col in did.DIFF_COLUMNS:
+            t.add_column(col, justify="left" if col == "figure" else "right")
+        for row in did.diff_rows(diff(a, b)):
+            t.add_row(*row)
+        console.print(t)

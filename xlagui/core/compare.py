@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from xlagui.core import export
+from xlagui.core import tensorboard as tboard
 from xlagui.core.arms import comparison_arms
 from xlagui.core.config import RunConfig, XlaMode
 from xlagui.core.events import Event
@@ -148,7 +149,12 @@ def spec_for(
     *,
     mode: str = "train",
 ) -> RunSpec:
-    """What the worker of `entry` needs: the comparison's config and samples, its own folder."""
+    """What the worker of `entry` needs: the comparison's config and samples, its own folder.
+
+    A measuring worker dumps no HLO: its first step is the compile cost and its blocks the
+    headline, and a dump made the compile slower (BENCHMARKS.md, "Evidence collection"); the
+    XLA training runs dump it, and show what XLA did. Training runs write TensorBoard scalars.
+    """
     class_names, train, val = samples
     return RunSpec(
         run_id=entry.run_id,
@@ -162,6 +168,8 @@ def spec_for(
         repeat=entry.repeat,
         mode=mode,
         precision=entry.precision,
+        xla_dump="none" if mode == "measure" else "text",
+        tensorboard_dir=str(tboard.run_dir(out_dir, entry.run_id)) if mode == "train" else "",
     )
 
 
@@ -279,8 +287,30 @@ def run_comparison(
         if entry.status == "queued" and only is None:
             entry.status = "cancelled"
     report.recompute()
+    if tboard.has_runs(out_dir) and not state.is_interruption_requested():
+        tboard.write_text(out_dir, summary_markdown(report))
     save_errors.clear()
     _save(report, out_dir, save_errors)
     if save_errors:
         raise SaveError(save_errors[-1])
     return report
+
+
+def summary_markdown(report: ComparisonReport) -> str:
+    """The comparison in a few lines of Markdown, for TensorBoard's text tab."""
+    from xlagui.core.stats import verdict
+
+    c = report.comparison
+    lines = [f"## {report.title()}", "", verdict(c) if c is not None else "Not compared.", ""]
+    lines += ["| run | status | steady epoch (s) | val. accuracy |", "|---|---|---|---|"]
+    for entry in report.runs:
+        s = entry.summary or {}
+        steady = s.get("steady_epoch_seconds")
+        acc = s.get("final_val_accuracy")
+        lines.append(
+            f"| {entry.run_id} | {entry.status} | "
+            f"{'—' if steady is None else f'{steady:.2f}'} | "
+            f"{'—' if acc is None else f'{acc:.1%}'} |"
+        )
+    lines += ["", f"Reproduce: `{report.reproduce_command()}`"]
+    return "\n".join(lines)

@@ -23,10 +23,13 @@ class XlaEvidence:
     fusions: int = 0  # fusion instructions in the optimised modules
     compiled_log_line: bool = False  # TensorFlow's "Compiled cluster using XLA!" was logged
     dump_dir: str = ""
+    # XLA compilations TensorFlow logged with their time (`hlo.compile_times`): the evidence of
+    # a worker that dumps nothing, such as a measuring one.
+    compilations: int = 0
 
     @property
     def compiled(self) -> bool:
-        return self.hlo_modules > 0 or self.compiled_log_line
+        return self.hlo_modules > 0 or self.compiled_log_line or self.compilations > 0
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -61,12 +64,15 @@ def log_has_compiled_line(log_path: Path) -> bool:
 
 
 def collect(dump_dir: Path, log_path: Path) -> XlaEvidence:
+    from xlagui.core.hlo import compile_times
+
     modules, fusions = count_dump(dump_dir)
     return XlaEvidence(
         hlo_modules=modules,
         fusions=fusions,
         compiled_log_line=log_has_compiled_line(log_path),
         dump_dir=str(dump_dir),
+        compilations=len(compile_times(log_path)),
     )
 
 
@@ -78,6 +84,8 @@ def describe(evidence: dict[str, Any] | None) -> str:
     parts = []
     if ev.get("hlo_modules"):
         parts.append(f"{ev['hlo_modules']} HLO modules, {ev.get('fusions', 0)} fusions")
+    elif ev.get("compilations"):
+        parts.append(f"{ev['compilations']} XLA compilations logged")
     if ev.get("compiled_log_line"):
         parts.append("log: “Compiled cluster using XLA”")
     return "; ".join(parts) or "compiled"

@@ -151,7 +151,9 @@ class MeasuringWorker:
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=self._log,
-            env=worker_env(self.spec.xla_mode, self.spec.config.device, run_dir),
+            env=worker_env(
+                self.spec.xla_mode, self.spec.config.device, run_dir, self.spec.xla_dump
+            ),
             text=True,
             encoding="utf-8",
             start_new_session=(os.name == "posix"),

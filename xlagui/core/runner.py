@@ -61,6 +61,8 @@ class RunSpec:
     repeat: int = 1
     mode: str = "train"  # or "measure": a worker that runs blocks of steps on request
     precision: str = "float32"  # the Keras dtype policy (see `xlagui.core.arms.Precision`)
+    xla_dump: str = "text"  # what XLA writes to run_dir/xla: see `XLA_DUMPS`
+    tensorboard_dir: str = ""  # where a training worker writes TensorBoard scalars; "" for none
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -75,6 +77,8 @@ class RunSpec:
             "train": [list(s) for s in self.train],
             "val": [list(s) for s in self.val],
             "run_dir": str(self.run_dir),
+            "xla_dump": self.xla_dump,
+            "tensorboard_dir": self.tensorboard_dir,
         }
 
 
@@ -110,10 +114,34 @@ def samples_from_scan(scan: DatasetScan) -> tuple[list[str], list[Sample], list[
     return names, samples("train"), samples("test")
 
 
-def worker_env(xla_mode: XlaMode, device: str, run_dir: Path) -> dict[str, str]:
+# What an XLA worker dumps to run_dir/xla, the material of "what XLA did" (`core/hlo.py`).
+# XLA's CPU backend in TF 2.21 writes its LLVM IR, MLIR and object files whenever dumping is on,
+# whatever the format flags (`--xla_dump_emitter_re` and `--xla_dump_hlo_module_re` do not
+# remove them; there is no `--xla_dump_ir`), so a dump is never only the HLO text. Without
+# metadata the HLO text is half the size (186 → 93 KB at 64 px), but the whole dump only 6%
+# smaller and its compile no faster within the noise, and the op names it drops are what label
+# the fusions: `text` it is. bench/bench_evidence.py measured what a dump costs (BENCHMARKS.md,
+# "Evidence collection"); `compare.spec_for` keeps it out of the measuring workers.
+XLA_DUMPS: dict[str, str] = {
+    "text": "--xla_dump_hlo_as_text",
+    "nometa": "--xla_dump_hlo_as_text --xla_dump_disable_metadata",
+    "none": "",
+}
+
+
+def xla_flags(run_dir: Path, dump: str) -> str:
+    """XLA_FLAGS for a worker that dumps `dump` (a key of `XLA_DUMPS`) into run_dir/xla."""
+    if dump not in XLA_DUMPS:
+        raise ValueError(f"unknown XLA dump setting {dump!r}; one of {', '.join(XLA_DUMPS)}")
+    if dump == "none":
+        return ""
+    return f"--xla_dump_to={run_dir / 'xla'} {XLA_DUMPS[dump]}"
+
+
+def worker_env(xla_mode: XlaMode, device: str, run_dir: Path, dump: str = "text") -> dict[str, str]:
     """The environment a worker must have before it imports TensorFlow."""
     env = dict(os.environ)
-    for key in ("TF_XLA_FLAGS", "XLA_FLAGS", "CUDA_VISIBLE_DEVICES"):
+    for key in ("TF_XLA_FLAGS", "XLA_FLAGS", "CUDA_VISIBLE_DEVICES", "TF_CPP_VMODULE"):
         env.pop(key, None)
     if device == "cpu":
         env["CUDA_VISIBLE_DEVICES"] = ""  # hide every GPU
@@ -124,7 +152,12 @@ def worker_env(xla_mode: XlaMode, device: str, run_dir: Path) -> dict[str, str]:
         env["TF_XLA_FLAGS"] = "--tf_xla_auto_jit=2 --tf_xla_cpu_global_jit"
     if xla_mode is not XlaMode.OFF:
         # The compiled HLO modules are the evidence that XLA did compile.
-        env["XLA_FLAGS"] = f"--xla_dump_to={run_dir / 'xla'} --xla_dump_hlo_as_text"
+        flags = xla_flags(run_dir, dump)
+        if flags:
+            env["XLA_FLAGS"] = flags
+        # One log line per compiled cluster with its compile time ("Compiled NAME 1 times,
+        # compile time: N us"): the per-module compile time of "what XLA did".
+        env["TF_CPP_VMODULE"] = "device_compilation_profiler=1"
     env["TF_CPP_MIN_LOG_LEVEL"] = "0"  # keep "Compiled cluster using XLA" in the log
     # Keras writes ~/.keras/keras.json on import; keep it in our own cache folder instead.
     env.setdefault("KERAS_HOME", str(paths.cache_dir() / "keras"))
@@ -239,7 +272,7 @@ def run_worker(
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=log,
-            env=worker_env(spec.xla_mode, spec.config.device, run_dir),
+            env=worker_env(spec.xla_mode, spec.config.device, run_dir, spec.xla_dump),
             text=True,
             encoding="utf-8",
             # Its own process group: a Ctrl+C in the terminal reaches the CLI, which cancels

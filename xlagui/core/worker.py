@@ -26,6 +26,8 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from xlagui.core import evidence as xla_evidence
+from xlagui.core import hlo
+from xlagui.core import tensorboard as tboard
 from xlagui.core.events import (
     PROTOCOL_VERSION,
     BatchEvent,
@@ -194,6 +196,14 @@ class _Callback:
                 state["epochs"].append(ev)
                 state["epochs_done"] = epoch + 1
                 sink.emit(ev)
+                writer = state.get("tensorboard")
+                if writer is not None:  # after the epoch's time was taken: never inside it
+                    import tensorflow as tf
+
+                    with writer.as_default():
+                        for tag, value in tboard.epoch_scalars(ev, state["steps"]).items():
+                            tf.summary.scalar(tag, value, step=epoch + 1)
+                    writer.flush()
 
         return EventCallback()
 
@@ -351,6 +361,10 @@ def _finish_summary(spec: dict[str, Any], setup: Setup, summary: dict[str, Any])
     sys.stderr.flush()
     ev = xla_evidence.collect(run_dir / "xla", run_dir / "worker.log")
     summary["xla_evidence"] = ev.to_dict()
+    if spec["xla_mode"] != "off":
+        # What XLA did, read from the dump (about 20 ms for this CNN), kept in the summary so a
+        # reopened comparison has it when the dump folder is gone.
+        summary["xla_did"] = hlo.read_dump(run_dir / "xla", run_dir / "worker.log").to_dict()
     return summary
 
 
@@ -374,6 +388,8 @@ def run(
             measure(spec, setup, sink, cancel, commands or queue.Queue())
             return
         state["steps"] = setup.datasets.steps_per_epoch
+        if spec.get("tensorboard_dir"):
+            state["tensorboard"] = setup.tf.summary.create_file_writer(spec["tensorboard_dir"])
         state["setup_seconds"] = sink.now()
         callback = _Callback.make(sink, cancel, state)
         setup.model.fit(
@@ -556,6 +572,9 @@ def main(argv: list[str] | None = None) -> int:
         except Exception as exc:
             events.write(json.dumps({"devices": [], "error": str(exc)}) + "\n")
         events.flush()
+        return 0
+    if argv and argv[0] == "--tensorboard-text" and len(argv) == 2:
+        tboard.write_text_here(Path(argv[1]), sys.stdin.read())
         return 0
     if len(argv) != 1:
         print("usage: python -m xlagui.core.worker SPEC.json | --probe", file=sys.stderr)

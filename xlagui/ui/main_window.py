@@ -55,6 +55,7 @@ from xlagui.ui.history_panel import HistoryPanel
 from xlagui.ui.settings_panel import SettingsPanel
 from xlagui.ui.tasks import BackgroundTask, TaskKeeper
 from xlagui.ui.theme import VARIANT_TITLES
+from xlagui.ui.xla_did_view import XlaDidPanel
 
 # What is only needed once a dataset is opened or a run starts is imported then: the window
 # must be on screen as soon as possible (Pillow, the runner and pyqtgraph all take a while).
@@ -335,6 +336,8 @@ class MainWindow(QMainWindow):
         self.history_panel = HistoryPanel(self.history_root)
         self.history_panel.open_requested.connect(self.open_history_item)
         self.tabs.addTab(self.history_panel, "History")
+        self.xla_did_panel = XlaDidPanel(history_root=self.history_root)
+        self.tabs.addTab(self.xla_did_panel, "What XLA did")
         self.tabs.currentChanged.connect(self._on_tabs_current_changed)
         self.splitter.addWidget(self.tabs)
         self.splitter.setStretchFactor(0, 0)
@@ -841,6 +844,7 @@ class MainWindow(QMainWindow):
         supervisor.deleteLater()
         self.report = report
         self.runs_view.finish(report)
+        self.xla_did_panel.show_report(report, supervisor.out_dir)
         self.history_panel.refresh(select=supervisor.out_dir)
         c = report.comparison
         if stopped:
@@ -887,6 +891,7 @@ class MainWindow(QMainWindow):
                                "damaged.", traceback.format_exc())
             return False
         self.runs_view.show_report(report, Path(folder))
+        self.xla_did_panel.show_report(report, Path(folder))
         self.report = report
         self.report_folder = Path(folder)
         self.tabs.setCurrentIndex(TAB_RUNS)

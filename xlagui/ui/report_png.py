@@ -30,7 +30,7 @@ from xlagui.core.atomic import atomic_write_bytes
 from xlagui.core.report import ComparisonReport, RunEntry
 from xlagui.core.stats import Comparison
 from xlagui.present import format as fmt
-from xlagui.present import limits
+from xlagui.present import limits, xla_did
 from xlagui.present.traces import RunTrace, trace_of
 from xlagui.ui import plots
 from xlagui.ui.run_column import mode_words
@@ -378,6 +378,9 @@ class ReportFigure(QWidget):
                 runs.addWidget(_label(text, wrap=col == len(row) - 1), i, col)
         runs.setColumnStretch(len(header) - 1, 1)
         root.addWidget(_box("Runs", runs))
+        did_line = xla_did.report_line(report)
+        if did_line:
+            root.addWidget(_label(did_line))
         if comp is not None and comp.problems:
             problems = QVBoxLayout()
             for p in comp.problems:
