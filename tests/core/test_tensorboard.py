@@ -70,9 +70,11 @@ def test_a_real_comparison_writes_event_files_tensorboard_reads(tmp_path: Path) 
     text = event_accumulator.EventAccumulator(str(out / "tensorboard" / "comparison"))
     text.Reload()
     assert "summary" in "".join(text.Tags()["tensors"])
-    # What XLA did: the XLA training run's dump was read, with its logged compile times.
+    # What XLA did: read from the short inspection compile's dump (after the timed work), with
+    # its logged compile times; the timed XLA runs dumped nothing.
     ((run_id, did),) = xla_runs(report)
-    assert run_id == "02-xla-r1" and did.modules and did.fusions > 0
+    assert run_id == "i2-xla" and did.modules and did.fusions > 0
+    assert not (out / "runs" / "02-xla-r1" / "xla").exists()
     assert all(m.compile_seconds is not None for m in did.modules)
     assert all(m.instructions_before is not None for m in did.modules)
     # The measuring XLA worker dumped nothing but still shows that XLA compiled.

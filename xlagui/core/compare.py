@@ -68,8 +68,14 @@ def measure_limits(report: ComparisonReport) -> None:
     c = report.config
     try:
         report.limits = peak.ensure(c.device, c.image_size, c.batch_size)
-    except (OSError, RuntimeError, ValueError, KeyError, TypeError,
-            subprocess.TimeoutExpired) as exc:
+    except (
+        OSError,
+        RuntimeError,
+        ValueError,
+        KeyError,
+        TypeError,
+        subprocess.TimeoutExpired,
+    ) as exc:
         report.environment["machine_limits_error"] = str(exc)
 
 
@@ -168,7 +174,9 @@ def spec_for(
         repeat=entry.repeat,
         mode=mode,
         precision=entry.precision,
-        xla_dump="none" if mode == "measure" else "text",
+        # Only the short inspection compile dumps: the dump slows a compile by about a second
+        # (BENCHMARKS.md, evidence collection), which no timed run should carry.
+        xla_dump="text" if mode == "inspect" else "none",
         tensorboard_dir=str(tboard.run_dir(out_dir, entry.run_id)) if mode == "train" else "",
     )
 
@@ -237,6 +245,53 @@ def run_measurement(
     return report
 
 
+def run_inspection(
+    report: ComparisonReport,
+    samples: tuple[list[str], list[Sample], list[Sample]],
+    out_dir: Path,
+    state: TaskState,
+    *,
+    worker: RunWorker | None = None,
+) -> None:
+    """For each arm that uses XLA, one short compile with XLA's dump on, in a worker of its own
+    outside every timed run (`report.inspect_runs`): what "What XLA did" and `xlagui inspect`
+    read. A failure here is recorded in the entry and changes no figure."""
+    runner = worker or run_worker
+    report.inspect_runs = [
+        RunEntry(
+            run_id=f"i{m.run_id[1:]}",
+            variant=m.variant,
+            repeat=1,
+            xla_mode=m.xla_mode,
+            precision=m.precision,
+        )
+        for m in report.measure_runs
+        if m.xla_mode != "off"
+    ]
+    if not report.measure_runs:  # training runs only (`--only`, or a comparison from before)
+        seen: set[str] = set()
+        for r in report.runs:
+            if r.xla_mode != "off" and r.variant not in seen:
+                seen.add(r.variant)
+                report.inspect_runs.append(
+                    RunEntry(
+                        run_id=f"i-{r.variant}",
+                        variant=r.variant,
+                        repeat=1,
+                        xla_mode=r.xla_mode,
+                        precision=r.precision,
+                    )
+                )
+    for entry in report.inspect_runs:
+        if state.is_interruption_requested():
+            entry.status = "cancelled"
+            continue
+        spec = spec_for(entry, report, samples, out_dir, mode="inspect")
+        entry.status, entry.events = "running", []
+        result = runner(spec, state, entry.events.append)
+        entry.status = result.status
+
+
 def run_comparison(
     report: ComparisonReport,
     scan: DatasetScan,
@@ -260,6 +315,10 @@ def run_comparison(
     check_writable(out_dir)
     measure_limits(report)
     save_errors: list[str] = []
+    if worker is None and not report.inspect_runs and not state.is_interruption_requested():
+        # Before the training runs, which then run without XLA's dump (a `--quick` comparison
+        # has none: its answer should not wait for it).
+        run_inspection(report, samples, out_dir, state)
     for entry in report.runs:
         if entry.status != "queued" or (only is not None and entry.variant not in only):
             continue

@@ -476,7 +476,7 @@ def xla_runs(report: Any, out_dir: Path | None = None) -> list[tuple[str, XlaRep
     run's summary, or, for a summary written before it was recorded, from its dump folder when
     `out_dir` still holds it."""
     out: list[tuple[str, XlaReport]] = []
-    for entry in [*report.runs, *report.measure_runs]:
+    for entry in [*getattr(report, "inspect_runs", []), *report.runs, *report.measure_runs]:
         if entry.xla_mode == "off":
             continue
         summary = entry.summary or {}

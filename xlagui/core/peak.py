@@ -170,6 +170,8 @@ def probe_env(device: str) -> dict[str, str]:
     elif device.startswith("gpu:"):
         env["CUDA_VISIBLE_DEVICES"] = device.split(":")[1]
     env["TF_CPP_MIN_LOG_LEVEL"] = "2"
+    # Keras writes ~/.keras/keras.json on import; keep it in our own cache folder instead.
+    env.setdefault("KERAS_HOME", str(cache_dir() / "keras"))
     return env
 
 

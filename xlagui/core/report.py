@@ -112,6 +112,8 @@ class ComparisonReport:
     # The interleaved speed measurement: one live worker per arm (baseline first).
     measure_runs: list[RunEntry] = field(default_factory=list)
     measurement: MeasurementRecord | None = None
+    # One short compile per XLA arm with XLA's dump on, after the timed work ("What XLA did").
+    inspect_runs: list[RunEntry] = field(default_factory=list)
     created: str = field(
         default_factory=lambda: _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     )
@@ -124,7 +126,8 @@ class ComparisonReport:
 
     def entry(self, run_id: str) -> RunEntry | None:
         """The run (training or measuring) with this id."""
-        return next((r for r in [*self.measure_runs, *self.runs] if r.run_id == run_id), None)
+        everything = [*self.measure_runs, *self.runs, *self.inspect_runs]
+        return next((r for r in everything if r.run_id == run_id), None)
 
     def records(self, runs: list[RunEntry] | None = None) -> list[RunRecord]:
         out = []
@@ -236,6 +239,7 @@ class ComparisonReport:
             "runs": [r.to_dict() for r in self.runs],
             "measure_runs": [r.to_dict() for r in self.measure_runs],
             "measurement": self.measurement.to_dict() if self.measurement else None,
+            "inspect_runs": [r.to_dict() for r in self.inspect_runs],
             "machine_limits": self.limits.to_dict() if self.limits else None,
         }
 
@@ -255,6 +259,7 @@ class ComparisonReport:
             environment=d.get("environment", {}),
             app_version=d.get("app_version", ""),
             measure_runs=[RunEntry.from_dict(r) for r in d.get("measure_runs", [])],
+            inspect_runs=[RunEntry.from_dict(r) for r in d.get("inspect_runs", [])],
         )
         if d.get("measurement") is not None:
             report.measurement = MeasurementRecord.from_dict(d["measurement"])

@@ -87,9 +87,13 @@ def write_text(out_dir: Path, text: str, *, timeout: float = 120.0) -> bool:
 def _quiet_env() -> dict[str, str]:
     import os
 
+    from xlagui.core.paths import cache_dir
+
     env = dict(os.environ)
     env["CUDA_VISIBLE_DEVICES"] = ""  # text needs no GPU
     env["TF_CPP_MIN_LOG_LEVEL"] = "2"
+    # Keras writes ~/.keras/keras.json on import; keep it in our own cache folder instead.
+    env.setdefault("KERAS_HOME", str(cache_dir() / "keras"))
     return env
 
 

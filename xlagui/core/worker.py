@@ -387,6 +387,15 @@ def run(
         if mode == "measure":
             measure(spec, setup, sink, cancel, commands or queue.Queue())
             return
+        if mode == "inspect":
+            # One training step, compiled with XLA's dump on, outside every timed run: what
+            # "What XLA did" reads, without the dump's cost in any figure (BENCHMARKS.md).
+            setup.model.make_train_function()
+            logs = setup.model.train_function(iter(setup.datasets.train.repeat()))
+            float(logs["loss"])  # waits for the step
+            summary = {"mode": "inspect", "steps_done": 1}
+            sink.emit(FinishedEvent(summary=_finish_summary(spec, setup, summary)))
+            return
         state["steps"] = setup.datasets.steps_per_epoch
         if spec.get("tensorboard_dir"):
             state["tensorboard"] = setup.tf.summary.create_file_writer(spec["tensorboard_dir"])
