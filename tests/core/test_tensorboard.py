@@ -73,7 +73,7 @@ def test_a_real_comparison_writes_event_files_tensorboard_reads(tmp_path: Path) 
     # What XLA did: read from the short inspection compile's dump (after the timed work), with
     # its logged compile times; the timed XLA runs dumped nothing.
     ((run_id, did),) = xla_runs(report)
-    assert run_id == "i2-xla" and did.modules and did.fusions > 0
+    assert run_id == "i-xla" and did.modules and did.fusions > 0
     assert not (out / "runs" / "02-xla-r1" / "xla").exists()
     assert all(m.compile_seconds is not None for m in did.modules)
     assert all(m.instructions_before is not None for m in did.modules)

@@ -257,31 +257,19 @@ def run_inspection(
     outside every timed run (`report.inspect_runs`): what "What XLA did" and `xlagui inspect`
     read. A failure here is recorded in the entry and changes no figure."""
     runner = worker or run_worker
+    # One per XLA arm: the measured arms, or the training runs' where nothing was measured
+    # (`--only`), each variant once.
+    arms = {r.variant: r for r in (report.measure_runs or report.runs) if r.xla_mode != "off"}
     report.inspect_runs = [
         RunEntry(
-            run_id=f"i{m.run_id[1:]}",
-            variant=m.variant,
+            run_id=f"i-{variant}",
+            variant=variant,
             repeat=1,
-            xla_mode=m.xla_mode,
-            precision=m.precision,
+            xla_mode=r.xla_mode,
+            precision=r.precision,
         )
-        for m in report.measure_runs
-        if m.xla_mode != "off"
+        for variant, r in arms.items()
     ]
-    if not report.measure_runs:  # training runs only (`--only`, or a comparison from before)
-        seen: set[str] = set()
-        for r in report.runs:
-            if r.xla_mode != "off" and r.variant not in seen:
-                seen.add(r.variant)
-                report.inspect_runs.append(
-                    RunEntry(
-                        run_id=f"i-{r.variant}",
-                        variant=r.variant,
-                        repeat=1,
-                        xla_mode=r.xla_mode,
-                        precision=r.precision,
-                    )
-                )
     for entry in report.inspect_runs:
         if state.is_interruption_requested():
             entry.status = "cancelled"
