@@ -139,3 +139,35 @@ def test_history_lists_and_reloads(scan: DatasetScan, tmp_path: Path) -> None:
     items = history.list_items(root)
     assert len(items) == 1 and items[0].runs_finished == 2
     assert history.load(items[0]).to_dict() == report.to_dict()
+
+
+def test_what_xla_did_comes_from_one_untimed_compile_per_xla_arm(
+    scan: DatasetScan, tmp_path: Path
+) -> None:
+    """Only the inspection compile dumps XLA's HLO; the timed workers (measuring and training)
+    run without the dump, whose cost BENCHMARKS.md measured."""
+    from xlagui.core.compare import run_inspection, spec_for
+    from xlagui.core.runner import RunResult, RunSpec, samples_from_scan
+
+    report = new_report(
+        scan, RunConfig(epochs=1, batch_size=4, image_size=48, arms=("bf16", "jit+bf16"))
+    )
+    samples = samples_from_scan(scan)
+    asked: list[RunSpec] = []
+
+    def fake(spec: RunSpec, state: TaskState, relay: object) -> RunResult:
+        asked.append(spec)
+        return RunResult(spec=spec, status="finished")
+
+    run_inspection(report, samples, tmp_path / "out", TaskState(), worker=fake)
+    assert [(s.run_id, s.mode, s.xla_dump, s.precision) for s in asked] == [
+        ("i-xla", "inspect", "text", "float32"),
+        ("i-jit+bf16", "inspect", "text", "mixed_bfloat16"),
+    ]
+    assert [e.status for e in report.inspect_runs] == ["finished", "finished"]
+    timed = [spec_for(e, report, samples, tmp_path, mode="measure") for e in report.measure_runs]
+    timed += [spec_for(e, report, samples, tmp_path) for e in report.runs]
+    assert {s.xla_dump for s in timed} == {"none"}
+    again = type(report).from_dict(json.loads(json.dumps(report.to_dict())))
+    assert [e.run_id for e in again.inspect_runs] == ["i-xla", "i-jit+bf16"]
+    assert again.entry("i-xla") is not None
