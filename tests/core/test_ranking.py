@@ -118,6 +118,7 @@ def test_three_arms_rotate_and_each_gets_its_ratio(scan: DatasetScan, tmp_path: 
     assert c.recommended_arm == "bf16"
     assert "fastest configuration that learns as well is bf16" in c.verdict
     assert c.verdict.startswith("XLA was 2.40× slower")  # the user's question comes first
+    assert report.title().startswith("XLA, bf16 and jit+bf16 vs baseline on ")
     data = json.loads((out / "comparison.json").read_text())
     got = {a["arm"]: a for a in data["comparison"]["interleaved"]["arms"]}
     for key in ("arm", "ratio", "low", "high", "pairs", "valid", "accuracy_ok"):

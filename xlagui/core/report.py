@@ -221,8 +221,10 @@ class ComparisonReport:
 
     def title(self) -> str:
         name = self.dataset.get("name") or self.dataset.get("root", "")
-        if len(self.measure_runs) > 2:
-            return f"XLA and {len(self.measure_runs) - 2} more arm(s) vs baseline on {name}"
+        others = [r.variant for r in self.measure_runs[2:]]
+        if others:
+            names = ["XLA", *others]
+            return f"{', '.join(names[:-1])} and {names[-1]} vs baseline on {name}"
         return f"XLA vs baseline on {name}"
 
     def to_dict(self) -> dict[str, Any]:
