@@ -819,7 +819,10 @@ class MainWindow(QMainWindow):
         if status == "error":
             report = self.supervisor.report if self.supervisor is not None else None
             entry = report.entry(run_id) if report is not None else None
-            variant = "baseline" if entry is not None and entry.variant == "baseline" else "XLA"
+            variant = {"baseline": "baseline", "xla": "XLA"}.get(
+                entry.variant if entry is not None else "xla",
+                entry.variant if entry is not None else "XLA",
+            )
             err = self._run_errors.get(run_id)
             if err is not None:
                 log.error("run %s failed: %s\n%s", run_id, err.message, err.details)
