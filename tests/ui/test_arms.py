@@ -58,11 +58,11 @@ def test_bf16_is_ticked_by_default_on_an_amx_cpu(qtbot: QtBot) -> None:
     panel.show()
     assert panel.arms == ("bf16",)
     assert panel.config().arms == ("bf16",)  # type: ignore[union-attr]
-    # The box says what the arm is; fp16 says that this CPU has no native float16.
+    # The box says what the arm is; fp16 says that TensorFlow emulates float16 on CPUs.
     assert "mixed_bfloat16" in panel.arm_boxes["bf16"].toolTip()
     assert not panel._arm_notes["bf16"].isVisible()
     assert panel._arm_notes["fp16"].isVisible()
-    assert "no native float16" in panel._arm_notes["fp16"].text()
+    assert "emulated" in panel._arm_notes["fp16"].text()
 
 
 @pytest.mark.cpu_flags("avx512f", "amx_bf16")

@@ -76,10 +76,12 @@ def write_text(out_dir: Path, text: str, *, timeout: float = 120.0) -> bool:
             capture_output=True,
             text=True,
             encoding="utf-8",
+            # A folder name that is not UTF-8 (kept as surrogates) must not stop the summary.
+            errors="replace",
             timeout=timeout,
             env=_quiet_env(),
         )
-    except (OSError, subprocess.TimeoutExpired):
+    except (OSError, UnicodeError, subprocess.TimeoutExpired):
         return False
     return proc.returncode == 0
 
