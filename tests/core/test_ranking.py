@@ -165,7 +165,8 @@ def test_an_arm_that_did_not_engage_is_not_valid(scan: DatasetScan, tmp_path: Pa
     assert not bf16.valid
     assert "asked for the mixed_bfloat16 policy but float32 was in effect" in bf16.problems[0]
     assert c.recommended_arm is None
-    assert "no configuration measured was clearly faster" in c.recommendation
+    assert "no configuration that was clearly faster can be recommended" in c.recommendation
+    assert "bf16 was faster (2.00×) but is not recommended" in c.recommendation
     assert "NOT VALID" in arm_table(c)[0][3]
 
 

@@ -242,6 +242,8 @@ def recommendation(arms: Sequence[ArmResult]) -> tuple[str | None, str]:
                 f"{1 / best.ratio:.2f}× faster per step ({ci}); whether it learns as well is "
                 f"not known: {best.accuracy_text}."
             )
+    elif passed_over:
+        text = "On this machine, no configuration that was clearly faster can be recommended."
     else:
         text = "On this machine, no configuration measured was clearly faster than the baseline."
     for a in passed_over:

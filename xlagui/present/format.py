@@ -246,7 +246,8 @@ def arm_accuracy(a: ArmResult) -> str:
     if a.accuracy_ok is None:
         return a.accuracy_text or DASH
     head = "as well" if a.accuracy_ok else "WORSE"
-    return f"{head}: {a.accuracy_text}" + (f" ({a.accuracy_from})" if a.accuracy_from else "")
+    said = not a.accuracy_from or a.accuracy_from in a.accuracy_text
+    return f"{head}: {a.accuracy_text}" + ("" if said else f" ({a.accuracy_from})")
 
 
 def arm_table(c: Comparison) -> list[tuple[str, ...]]:
