@@ -131,8 +131,11 @@ def accuracy_parity(
             f"not trained enough to compare: {a:.0%} vs {b:.0%} baseline on {n} images,"
             f"{both} at chance level ({chance:.0%})"
         )
-    # Sampling noise of two accuracies on n images, two standard errors (as for the XLA side).
-    noise = max(2 * math.sqrt((a * (1 - a) + b * (1 - b)) / n), 1.0 / n)
+    # Sampling noise of the difference of two accuracies on n images: a 95% interval by
+    # Agresti–Caffo (one success and one failure added to each side), which unlike the plain
+    # normal interval does not collapse when an accuracy nears 100% or 0%.
+    pa, pb = (a * n + 1) / (n + 2), (b * n + 1) / (n + 2)
+    noise = max(1.96 * math.sqrt((pa * (1 - pa) + pb * (1 - pb)) / (n + 2)), 1.0 / n)
     if b - a > noise:
         return False, (
             f"learns worse: {a:.1%} vs {b:.1%} baseline, beyond the ±{noise:.1%} noise of "
