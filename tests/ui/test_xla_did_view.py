@@ -90,7 +90,12 @@ def test_the_xla_run_shows_what_xla_did(qtbot: QtBot, make_window: WindowFactory
     dialog.close()
 
     click(qtbot, panel.tensorboard_button)
-    out_dir = window.history_panel.items[0].folder
+    # The comparison just run: History selects it once its (threaded) listing is done. Two
+    # comparisons a second apart cannot be told apart by their order in the list.
+    history = window.history_panel
+    qtbot.waitUntil(lambda: len(history.items) == 2 and history.selected_folder() is not None)
+    out_dir = history.selected_folder()
+    assert out_dir is not None
     expected = f"tensorboard --logdir {out_dir / 'tensorboard'}"
     assert QApplication.clipboard().text() == expected
     assert expected in panel.tensorboard_label.text()
