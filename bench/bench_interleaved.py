@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import multiprocessing as mp
 import os
 import statistics
 import subprocess
@@ -171,79 +170,13 @@ def p1(args: argparse.Namespace) -> None:
         write_section("interleaved-p1", text)
 
 
-def _reference_worker(folder: str, size: int, jit: bool, conn: Any) -> None:
-    os.environ["CUDA_VISIBLE_DEVICES"] = ""
-    os.environ["TF_CPP_MIN_LOG_LEVEL"] = "2"
-    import keras
-    import tensorflow as tf
-
-    train = Path(folder) / "train"
-    ds = keras.utils.image_dataset_from_directory(
-        train if train.is_dir() else folder, image_size=(size, size), batch_size=64,
-        label_mode="binary", seed=0,
-    )
-    ds = ds.map(lambda a, b: (a / 255.0, b)).cache().repeat().prefetch(tf.data.AUTOTUNE)
-    it = iter(ds)
-    model = keras.Sequential(
-        [
-            keras.Input((size, size, 3)),
-            keras.layers.Conv2D(64, 5, activation="relu"),
-            keras.layers.MaxPooling2D(),
-            keras.layers.Conv2D(32, 5, activation="relu"),
-            keras.layers.MaxPooling2D(),
-            keras.layers.Conv2D(16, 5, activation="relu"),
-            keras.layers.MaxPooling2D(),
-            keras.layers.Flatten(),
-            keras.layers.Dense(126, activation="relu"),
-            keras.layers.Dense(52, activation="relu"),
-            keras.layers.Dense(1, activation="sigmoid"),
-        ]
-    )
-    model.compile("adam", "binary_crossentropy", jit_compile=jit)
-    for _ in range(3):
-        model.train_on_batch(*next(it))
-    conn.send("ready")
-    while True:
-        k = conn.recv()
-        if k is None:
-            return
-        t0 = time.perf_counter()
-        for _ in range(k):
-            model.train_on_batch(*next(it))
-        conn.send((time.perf_counter() - t0) / k)
-
-
 def reference(args: argparse.Namespace) -> None:
-    from xlagui.core.demo import ensure_demo_dataset
+    # The reference workers are bench_arms.py's (the CNN written out once for both benches),
+    # here without augmentation, as this section was first measured.
+    from bench_arms import reference as arms_reference
 
-    folder = args.dataset or str(ensure_demo_dataset(seed=0))
-    ctx = mp.get_context("spawn")
-    pipes, procs = [], []
-    for jit in (False, True):
-        mine, theirs = ctx.Pipe()
-        p = ctx.Process(target=_reference_worker, args=(folder, args.image_size, jit, theirs))
-        p.start()
-        pipes.append(mine)
-        procs.append(p)
-    for c in pipes:
-        assert c.recv() == "ready"
     load = load_average()
-    ratios = []
-    t_end = time.monotonic() + args.seconds
-    n = 0
-    while time.monotonic() < t_end:
-        order = (0, 1) if n % 2 == 0 else (1, 0)
-        got = {}
-        for i in order:
-            pipes[i].send(4)
-            got[i] = pipes[i].recv()
-        ratios.append(got[1] / got[0])
-        n += 1
-    for c in pipes:
-        c.send(None)
-    for p in procs:
-        p.join()
-    est = estimate_ratio(ratios)
+    est = arms_reference(["jit"], args.image_size, args.dataset, args.seconds, augment=False)["jit"]
     name = Path(args.dataset).name if args.dataset else "demo"
     text = "\n".join(
         [
