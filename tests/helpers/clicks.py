@@ -143,10 +143,11 @@ class CrashWatch:
 
     def check(self, answerer: ModalAnswerer | None = None) -> None:
         errors = [s for s in (answerer.seen if answerer else []) if s.name == "ErrorDialog"]
+        # Every error dialog is the window's child (dialogs.show_error(window, ...)). Walking
+        # QApplication.topLevelWidgets() instead (every window left by earlier tests too)
+        # segfaulted once in CI's full lane.
         visible = [
-            w
-            for w in QApplication.topLevelWidgets()
-            if w.objectName() == "ErrorDialog" and w.isVisible()
+            w for w in self.window.findChildren(QMessageBox, "ErrorDialog") if w.isVisible()
         ]
         assert not self.caught, f"reached the crash handler: {self.caught!r}"
         assert not errors and not visible, f"error dialogs: {errors or visible}"
