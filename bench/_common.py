@@ -1,12 +1,18 @@
-"""What every benchmark shares: a description of the machine and BENCHMARKS.md sections."""
+"""What every benchmark shares: a description of the machine, BENCHMARKS.md sections and the
+`--write` option that puts them there, `--image-size` and `--batch`, repeated runs in a temporary
+folder, and waiting for a Qt signal."""
 
 from __future__ import annotations
 
+import argparse
 import datetime
 import os
 import platform
 import sys
+import tempfile
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any, TypeVar
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCHMARKS = ROOT / "BENCHMARKS.md"
@@ -14,6 +20,9 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from xlagui.core.atomic import atomic_open  # noqa: E402
+from xlagui.core.config import DEFAULTS  # noqa: E402
+
+R = TypeVar("R")
 
 
 def cpu_name() -> str:
@@ -67,3 +76,60 @@ def write_section(name: str, text: str, path: Path = BENCHMARKS) -> None:
         new = old.rstrip("\n") + "\n\n" + body + "\n"
     with atomic_open(path, "w", encoding="utf-8") as fh:
         fh.write(new)
+
+
+def add_write(parser: argparse.ArgumentParser) -> None:
+    """The option every bench has: put its section in BENCHMARKS.md (see `publish`)."""
+    parser.add_argument("--write", action="store_true", help="update BENCHMARKS.md")
+
+
+def add_image_size_and_batch(parser: argparse.ArgumentParser) -> None:
+    """`--image-size` and `--batch`, by default xlagui's own (the article's 150 px, batch 64)."""
+    parser.add_argument("--image-size", type=int, default=DEFAULTS["image_size"])
+    parser.add_argument("--batch", type=int, default=DEFAULTS["batch_size"])
+
+
+def section_text(lines: Iterable[str], load: str, *extra: str, before: str = "") -> str:
+    """A section's text: `lines`, a blank line, and the machine it was measured on (`extra`:
+    more to name, such as library versions), the load average `before` the measurement and the
+    date."""
+    when = f"{before} " if before else ""
+    return "\n".join(
+        [
+            *lines,
+            "",
+            f"Machine: {machine(*extra)}; load average before {when}{load}. Measured {today()}.",
+        ]
+    )
+
+
+def publish(name: str, text: str, write: bool) -> None:
+    """Print a section; with `--write` also put it in BENCHMARKS.md as section `name`."""
+    print(text)
+    if write:
+        write_section(name, text)
+
+
+def repeat(
+    times: int, label: str, once: Callable[[Path], R], describe: Callable[[R], str]
+) -> list[R]:
+    """`once(folder)` `times` times in a row, each in a fresh folder of one temporary directory
+    (removed at the end); after each, print `LABEL N: describe(result)`."""
+    results: list[R] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in range(times):
+            result = once(Path(tmp) / f"{label}{n}")
+            results.append(result)
+            print(f"{label} {n + 1}: {describe(result)}", flush=True)
+    return results
+
+
+def wait_for(signal: Any, timeout_ms: int) -> None:
+    """Run a Qt event loop until `signal` fires or `timeout_ms` have passed."""
+    from PySide6.QtCore import QEventLoop, QTimer
+
+    loop = QEventLoop()
+    signal.connect(loop.quit)
+    QTimer.singleShot(timeout_ms, loop.quit)
+    loop.exec()
+    signal.disconnect(loop.quit)

@@ -20,12 +20,11 @@ import multiprocessing as mp
 import os
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-from _common import ROOT, load_average, machine, today, write_section
+from _common import ROOT, add_write, load_average, publish, repeat, section_text
 
 from xlagui.core.arms import parse_arm
 from xlagui.core.pairs import estimate_ratio
@@ -164,24 +163,23 @@ def main() -> None:
     p.add_argument("--seconds", type=int, default=120)
     p.add_argument("--budget", type=int, help="xlagui's --budget (default: its own, 120 s)")
     p.add_argument("--no-augment", action="store_true", help="both sides without augmentation")
-    p.add_argument("--write", action="store_true")
+    add_write(p)
     args = p.parse_args()
     arms = [parse_arm(a).name for a in args.arms.split(",")]
     load = load_average()
-    runs = []
-    with tempfile.TemporaryDirectory() as tmp:
-        for n in range(args.runs):
-            r = _quick(args.arms, args.image_size, args.dataset, Path(tmp) / f"run{n}", args.budget)
-            runs.append(r)
-            print(
-                f"run {n + 1}: {r['wall']:.0f} s, {r['stopped_by']}, "
-                + ", ".join(
-                    f"{k} {a['ratio']:.3f} (±{a['half_width']:.1%})"
-                    for k, a in r["arms"].items()
-                    if a["ratio"] is not None and a["half_width"] is not None
-                ),
-                flush=True,
+    runs = repeat(
+        args.runs,
+        "run",
+        lambda out: _quick(args.arms, args.image_size, args.dataset, out, args.budget),
+        lambda r: (
+            f"{r['wall']:.0f} s, {r['stopped_by']}, "
+            + ", ".join(
+                f"{k} {a['ratio']:.3f} (±{a['half_width']:.1%})"
+                for k, a in r["arms"].items()
+                if a["ratio"] is not None and a["half_width"] is not None
             )
+        ),
+    )
     ref = reference(arms, args.image_size, args.dataset, args.seconds, not args.no_augment)
     for name, est in ref.items():
         print(f"reference {name}: {est.ratio:.3f} ({est.low}–{est.high})", flush=True)
@@ -227,12 +225,8 @@ def main() -> None:
         off = ", ".join(f"{abs(g / est.ratio - 1):.1%}" for g in got)
         spread = f"{(max(got) - min(got)) / min(got):.1%}" if len(got) > 1 else "—"
         lines.append(f"| {k} | {est.ratio:.3f} ({est.low:.3f}–{est.high:.3f}) | {off} | {spread} |")
-    lines += ["", f"Machine: {machine()}; load average before {load}. Measured {today()}."]
-    text = "\n".join(lines)
-    print(text)
-    if args.write:
-        suffix = budget.replace(" --budget ", "-b").replace(" --no-augment", "-noaug")
-        write_section(f"arms-{name}-{args.image_size}{suffix}", text)
+    suffix = budget.replace(" --budget ", "-b").replace(" --no-augment", "-noaug")
+    publish(f"arms-{name}-{args.image_size}{suffix}", section_text(lines, load), args.write)
 
 
 if __name__ == "__main__":

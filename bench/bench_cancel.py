@@ -23,9 +23,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from _common import ROOT, load_average, machine, today, write_section
+from _common import add_write, load_average, publish, section_text
 
-sys.path.insert(0, str(ROOT))
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 from tests.helpers.images import make_split_dataset
 from xlagui.core.config import RunConfig, XlaMode
@@ -214,7 +213,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--phases", nargs="*", choices=list(PHASES), default=list(PHASES))
-    p.add_argument("--write", action="store_true")
+    add_write(p)
     args = p.parse_args(argv)
     load = load_average()
     rows = []
@@ -244,28 +243,22 @@ def main(argv: list[str] | None = None) -> int:
                 f"| {PHASES[phase]} | {statistics.median(lat):.2f} s | {worst:.2f} s | {forced} of "
                 f"{len(lat)} | {'met' if worst <= GOAL else 'MISSED'} |"
             )
-    text = "\n".join(
-        [
-            "## Stop (cancel) latency",
-            "",
-            f"`python bench/bench_cancel.py --repeats {args.repeats}`: the time from the stop "
-            "request to the run having ended (the worker process gone; for the window, its "
-            "`comparison_finished` signal). Real runs are the article's CNN on CPU: 96 px, "
-            "batch 8 for the runner rows, 48 px for the window; the window is offscreen. "
-            "Cooperative stop at the next batch; after a 1 s grace the worker is terminated, "
-            "0.5 s later killed. The tests assert that each stop happens and leaves no process "
-            "behind; the times are measured only here.",
-            "",
-            "| what is stopped | median | worst | forced | goal ≤ 2 s |",
-            "|---|---|---|---|---|",
-            *rows,
-            "",
-            f"Machine: {machine()}; load average before {load}. Measured {today()}.",
-        ]
-    )
-    print(text)
-    if args.write:
-        write_section("cancel", text)
+    lines = [
+        "## Stop (cancel) latency",
+        "",
+        f"`python bench/bench_cancel.py --repeats {args.repeats}`: the time from the stop "
+        "request to the run having ended (the worker process gone; for the window, its "
+        "`comparison_finished` signal). Real runs are the article's CNN on CPU: 96 px, "
+        "batch 8 for the runner rows, 48 px for the window; the window is offscreen. "
+        "Cooperative stop at the next batch; after a 1 s grace the worker is terminated, "
+        "0.5 s later killed. The tests assert that each stop happens and leaves no process "
+        "behind; the times are measured only here.",
+        "",
+        "| what is stopped | median | worst | forced | goal ≤ 2 s |",
+        "|---|---|---|---|---|",
+        *rows,
+    ]
+    publish("cancel", section_text(lines, load), args.write)
     return 0
 
 

@@ -17,12 +17,11 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-from _common import ROOT, load_average, machine, today, write_section
+from _common import ROOT, add_write, load_average, publish, repeat, section_text
 
 from xlagui.core import hlo
 from xlagui.core.config import RunConfig, XlaMode
@@ -109,28 +108,24 @@ def main() -> None:
     ap.add_argument("--image-size", type=int, default=64)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--budget", type=float, default=20.0)
-    ap.add_argument("--write", action="store_true")
+    add_write(ap)
     args = ap.parse_args()
     # The workers are `python -m xlagui.core.worker`: they must import this checkout.
     os.environ["PYTHONPATH"] = os.pathsep.join(
         [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]
     )
     load = load_average()
-    rounds = []
-    with tempfile.TemporaryDirectory() as tmp:
-        for n in range(args.rounds):
-            r = one_round(args.image_size, args.budget, Path(tmp) / f"round{n}")
-            rounds.append(r)
-            print(
-                f"round {n + 1}: "
-                + "; ".join(
-                    f"{arm}: compile {a['compile_logged'] or 0:.3f} s (log), "
-                    f"{a['compile_warm'] or 0:.3f} s (warm-up), {a['files']} files "
-                    f"{a['bytes'] / 1e6:.2f} MB"
-                    for arm, a in r["arms"].items()
-                ),
-                flush=True,
-            )
+    rounds = repeat(
+        args.rounds,
+        "round",
+        lambda out: one_round(args.image_size, args.budget, out),
+        lambda r: "; ".join(
+            f"{arm}: compile {a['compile_logged'] or 0:.3f} s (log), "
+            f"{a['compile_warm'] or 0:.3f} s (warm-up), {a['files']} files "
+            f"{a['bytes'] / 1e6:.2f} MB"
+            for arm, a in r["arms"].items()
+        ),
+    )
 
     def med(arm: str, key: str) -> float | None:
         vals = [r["arms"][arm][key] for r in rounds if r["arms"][arm][key] is not None]
@@ -167,7 +162,7 @@ def main() -> None:
             f"{a0['text_bytes'] / 1e3:.0f} KB | {a0['modules']} / {a0['fusions']} |"
         )
         summary[arm] = (med(arm, "compile_logged"), med(arm, "compile_warm"), est)
-    lines = []
+    notes = []
     for arm in ("text", "nometa"):
         paired = [
             r["arms"][arm]["compile_logged"] - r["arms"]["none"]["compile_logged"]
@@ -176,7 +171,7 @@ def main() -> None:
             and r["arms"]["none"]["compile_logged"] is not None
         ]
         if paired:
-            lines.append(
+            notes.append(
                 f"Per round, `{arm}` − `none` logged compile: "
                 + ", ".join(f"{d:+.2f} s" for d in paired)
                 + "."
@@ -184,7 +179,7 @@ def main() -> None:
     for arm in ("text", "nometa"):
         logged, warm, est = summary[arm]
         if logged is not None and base_log:
-            lines.append(
+            notes.append(
                 f"`{arm}` compiles in {logged / base_log:.2f}× the no-dump time "
                 f"({(logged - base_log) * 1000:+.0f} ms, logged)"
                 + (
@@ -196,42 +191,36 @@ def main() -> None:
                 + "."
             )
     parse = med("text", "parse")
-    text = "\n".join(
-        [
-            f"## Evidence collection: what dumping XLA's HLO costs ({args.image_size} px)",
-            "",
-            f"`python bench/bench_evidence.py --image-size {args.image_size} --rounds "
-            f"{args.rounds} --budget {args.budget:.0f}`: the demo set, batch 64, `jit`, CPU; per "
-            "round three measuring workers that differ only in XLA_FLAGS, warmed up alone, then "
-            f"interleaved blocks of {rounds[-1]['block_steps']} steps for up to "
-            f"{args.budget:.0f} s. Compile time is TensorFlow's own log line for the train step "
-            "(`Compiled … compile time`, which includes writing the dump); the steady ratio "
-            "pools the per-round block ratios of all rounds.",
-            "",
-            *rows,
-            "",
-            *lines,
-            "",
-            "No flag of this build (TF 2.21) narrows the dump to the HLO text: the CPU backend "
-            "writes LLVM IR (`.ll`), MLIR and object files for every fused kernel whenever "
-            "dumping is on (`--xla_dump_emitter_re` and `--xla_dump_hlo_module_re` leave them; "
-            "`--xla_dump_ir` is unknown to it). Reading the dump (`core/hlo.py: read_dump`) "
-            f"takes {fmt(parse)} after the run.",
-            "",
-            "What xlagui does with this: the measuring workers, whose first step is the "
-            "comparison's compile cost and whose blocks are its headline, dump nothing "
-            '(`compare.spec_for`: `xla_dump="none"`); their evidence is TensorFlow\'s log '
-            "(`Compiled cluster using XLA`, one `compile time` line per compilation). The XLA "
-            'training runs keep the `text` dump, which "What XLA did" and `xlagui inspect` '
-            "read; their first epoch carries its cost (the difference above), their steady "
-            "epochs do not (the steady ratio is 1 within its interval).",
-            "",
-            f"Machine: {machine()}; load average before {load}. Measured {today()}.",
-        ]
-    )
-    print(text)
-    if args.write:
-        write_section(f"evidence-{args.image_size}", text)
+    lines = [
+        f"## Evidence collection: what dumping XLA's HLO costs ({args.image_size} px)",
+        "",
+        f"`python bench/bench_evidence.py --image-size {args.image_size} --rounds "
+        f"{args.rounds} --budget {args.budget:.0f}`: the demo set, batch 64, `jit`, CPU; per "
+        "round three measuring workers that differ only in XLA_FLAGS, warmed up alone, then "
+        f"interleaved blocks of {rounds[-1]['block_steps']} steps for up to "
+        f"{args.budget:.0f} s. Compile time is TensorFlow's own log line for the train step "
+        "(`Compiled … compile time`, which includes writing the dump); the steady ratio "
+        "pools the per-round block ratios of all rounds.",
+        "",
+        *rows,
+        "",
+        *notes,
+        "",
+        "No flag of this build (TF 2.21) narrows the dump to the HLO text: the CPU backend "
+        "writes LLVM IR (`.ll`), MLIR and object files for every fused kernel whenever "
+        "dumping is on (`--xla_dump_emitter_re` and `--xla_dump_hlo_module_re` leave them; "
+        "`--xla_dump_ir` is unknown to it). Reading the dump (`core/hlo.py: read_dump`) "
+        f"takes {fmt(parse)} after the run.",
+        "",
+        "What xlagui does with this: the measuring workers, whose first step is the "
+        "comparison's compile cost and whose blocks are its headline, dump nothing "
+        '(`compare.spec_for`: `xla_dump="none"`); their evidence is TensorFlow\'s log '
+        "(`Compiled cluster using XLA`, one `compile time` line per compilation). The XLA "
+        'training runs keep the `text` dump, which "What XLA did" and `xlagui inspect` '
+        "read; their first epoch carries its cost (the difference above), their steady "
+        "epochs do not (the steady ratio is 1 within its interval).",
+    ]
+    publish(f"evidence-{args.image_size}", section_text(lines, load), args.write)
 
 
 if __name__ == "__main__":

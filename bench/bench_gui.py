@@ -26,7 +26,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from _common import ROOT, load_average, machine, today, write_section
+from _common import add_write, load_average, section_text, wait_for, write_section
 
 if not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -90,9 +90,8 @@ def make_dataset(root: Path) -> Path:
 def measure_stream(seconds: float, rate: float) -> dict[str, Any]:
     """P4 and P7: the main window, a paced fake run, a 1 ms probe timer, RSS samples."""
     import psutil
-    from PySide6.QtCore import QEventLoop, QSettings, Qt, QTimer
+    from PySide6.QtCore import QSettings, Qt, QTimer
 
-    sys.path.insert(0, str(ROOT))
     from tests.helpers.streams import run_events
     from xlagui.ui.app import make_application
     from xlagui.ui.main_window import MainWindow
@@ -112,14 +111,8 @@ def measure_stream(seconds: float, rate: float) -> dict[str, Any]:
     window.resize(1600, 1000)
     window.show()
 
-    def wait(signal: Any, timeout_ms: int) -> None:
-        loop = QEventLoop()
-        signal.connect(loop.quit)
-        QTimer.singleShot(timeout_ms, loop.quit)
-        loop.exec()
-
     window.open_dataset(make_dataset(tmp / "data"))
-    wait(window.dataset_loaded, 30_000)
+    wait_for(window.dataset_loaded, 30_000)
     panel = window.settings_panel
     panel.epochs.setValue(epochs)
     panel.batch_size.setValue(8)
@@ -172,7 +165,7 @@ def measure_stream(seconds: float, rate: float) -> dict[str, Any]:
     window.start_comparison()
     assert window.supervisor is not None
     window.supervisor.event_received.connect(on_event)
-    wait(window.comparison_finished, int(seconds * 4000) + 30_000)
+    wait_for(window.comparison_finished, int(seconds * 4000) + 30_000)
     elapsed = time.perf_counter() - started[0]
     measuring[0] = False
     probe.stop()
@@ -228,7 +221,7 @@ def main() -> int:
     parser.add_argument("--rate", type=float, default=200.0, help="batch events per second")
     parser.add_argument("--launches", type=int, default=5)
     parser.add_argument("--skip-launch", action="store_true")
-    parser.add_argument("--write", action="store_true", help="update BENCHMARKS.md")
+    add_write(parser)
     parser.add_argument("--verbose", action="store_true", help="list the longest stalls")
     args = parser.parse_args()
 
@@ -270,7 +263,7 @@ def main() -> int:
             f"| P5 launch → window shown, median of {len(launch['runs'])} | "
             f"{launch['median_s']:.2f} s ({', '.join(f'{x:.2f}' for x in launch['runs'])}) | "
             f"≤ {P5_GOAL_S:.1f} s: {verdict(launch['median_s'] <= P5_GOAL_S)} |")
-    text = "\n".join([
+    lines = [
         "## Desktop app",
         "",
         f"`python bench/bench_gui.py --seconds {args.seconds:g} --rate {args.rate:g}`: the real "
@@ -283,11 +276,9 @@ def main() -> int:
         "event, after one unmeasured warm-up launch.",
         "",
         *rows,
-        "",
-        f"Machine: {machine(f'PySide6 {pyside_version}', f'pyqtgraph {pg_version}')}; load "
-        f"average before the run {load_before}. Measured {today()}.",
-    ])
-    write_section("gui", text)
+    ]
+    versions = f"PySide6 {pyside_version}", f"pyqtgraph {pg_version}"
+    write_section("gui", section_text(lines, load_before, *versions, before="the run"))
     print("BENCHMARKS.md updated")
     return 0
 

@@ -21,12 +21,11 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-from _common import ROOT, load_average, machine, today, write_section
+from _common import ROOT, add_write, load_average, publish, repeat, section_text
 
 from xlagui.core.pairs import estimate_ratio
 
@@ -45,18 +44,17 @@ def _quick(dataset: str | None, size: int, out: Path) -> dict[str, Any]:
 
 
 def repro(args: argparse.Namespace) -> None:
-    rows = []
     load = load_average()
-    with tempfile.TemporaryDirectory() as tmp:
-        for n in range(args.runs):
-            r = _quick(args.dataset, args.image_size, Path(tmp) / f"run{n}")
-            rows.append(r)
-            print(
-                f"run {n + 1}: ratio {r['ratio']:.3f} ({r['low']:.3f}–{r['high']:.3f}, "
-                f"±{r['half_width']:.1%}), {r['pairs']} pairs of {r['block_steps']}, "
-                f"{r['stopped_by']}, {r['wall']:.0f} s",
-                flush=True,
-            )
+    rows = repeat(
+        args.runs,
+        "run",
+        lambda out: _quick(args.dataset, args.image_size, out),
+        lambda r: (
+            f"ratio {r['ratio']:.3f} ({r['low']:.3f}–{r['high']:.3f}, "
+            f"±{r['half_width']:.1%}), {r['pairs']} pairs of {r['block_steps']}, "
+            f"{r['stopped_by']}, {r['wall']:.0f} s"
+        ),
+    )
     ratios = [r["ratio"] for r in rows]
     spread = (max(ratios) - min(ratios)) / statistics.median(ratios)
     walls = [r["wall"] for r in rows]
@@ -72,28 +70,22 @@ def repro(args: argparse.Namespace) -> None:
             f"| {r['pairs']} × {r['block_steps']} | {r['stopped_by']} | {r['wall']:.0f} s |"
         )
     worst = max(r["half_width"] for r in rows)
-    text = "\n".join(
-        [
-            f"## Interleaved measurement: {name}, {args.image_size} px, {args.runs} runs in a row",
-            "",
-            f"`python bench/bench_interleaved.py repro --runs {args.runs} --image-size "
-            f"{args.image_size}{' --dataset ' + args.dataset if args.dataset else ''}` "
-            "(each run is `xlagui compare --quick`, batch 64, jit, budget 120 s, target ±3%).",
-            "",
-            *table,
-            "",
-            f"Spread of the {args.runs} estimates (max − min) ÷ median: **{spread:.1%}** "
-            f"(goal ≤ 5%: {'met' if spread <= 0.05 else 'not met'}); widest half-width "
-            f"±{worst:.1%} (goal ≤ 5%: {'met' if worst <= 0.05 else 'not met'}); median wall "
-            f"time **{statistics.median(walls):.0f} s** (goal at 150 px ≤ 180 s"
-            f"{': met' if statistics.median(walls) <= 180 else ': not met'}).",
-            "",
-            f"Machine: {machine()}; load average before {load}. Measured {today()}.",
-        ]
-    )
-    print(text)
-    if args.write:
-        write_section(f"interleaved-{name}-{args.image_size}", text)
+    lines = [
+        f"## Interleaved measurement: {name}, {args.image_size} px, {args.runs} runs in a row",
+        "",
+        f"`python bench/bench_interleaved.py repro --runs {args.runs} --image-size "
+        f"{args.image_size}{' --dataset ' + args.dataset if args.dataset else ''}` "
+        "(each run is `xlagui compare --quick`, batch 64, jit, budget 120 s, target ±3%).",
+        "",
+        *table,
+        "",
+        f"Spread of the {args.runs} estimates (max − min) ÷ median: **{spread:.1%}** "
+        f"(goal ≤ 5%: {'met' if spread <= 0.05 else 'not met'}); widest half-width "
+        f"±{worst:.1%} (goal ≤ 5%: {'met' if worst <= 0.05 else 'not met'}); median wall "
+        f"time **{statistics.median(walls):.0f} s** (goal at 150 px ≤ 180 s"
+        f"{': met' if statistics.median(walls) <= 180 else ': not met'}).",
+    ]
+    publish(f"interleaved-{name}-{args.image_size}", section_text(lines, load), args.write)
 
 
 def _batch(size: int, seed: int = 0) -> tuple[Any, Any]:
@@ -148,26 +140,20 @@ def p1(args: argparse.Namespace) -> None:
         n += 1
     est = estimate_ratio(ratios)
     ok = est.high is not None and est.high <= 1.03
-    text = "\n".join(
-        [
-            "## P1, interleaved: xlagui's worker step ÷ a plain `train_on_batch` loop",
-            "",
-            f"`python bench/bench_interleaved.py p1 --image-size {args.image_size} --seconds "
-            f"{args.seconds}`: the article's CNN at {args.image_size} px, batch 64, XLA off, "
-            f"one process, the same batch; {est.pairs} alternating pairs of {k}-step blocks.",
-            "",
-            "| ratio | median | 95% CI | outliers | goal |",
-            "|---|---|---|---|---|",
-            f"| worker step ÷ train_on_batch | **{est.ratio:.3f}** | {est.low:.3f}–{est.high:.3f} "
-            f"| {est.outliers} | ≤ 1.03 with an interval that shows it: "
-            f"{'met' if ok else 'not met'} |",
-            "",
-            f"Machine: {machine()}; load average before {load}. Measured {today()}.",
-        ]
-    )
-    print(text)
-    if args.write:
-        write_section("interleaved-p1", text)
+    lines = [
+        "## P1, interleaved: xlagui's worker step ÷ a plain `train_on_batch` loop",
+        "",
+        f"`python bench/bench_interleaved.py p1 --image-size {args.image_size} --seconds "
+        f"{args.seconds}`: the article's CNN at {args.image_size} px, batch 64, XLA off, "
+        f"one process, the same batch; {est.pairs} alternating pairs of {k}-step blocks.",
+        "",
+        "| ratio | median | 95% CI | outliers | goal |",
+        "|---|---|---|---|---|",
+        f"| worker step ÷ train_on_batch | **{est.ratio:.3f}** | {est.low:.3f}–{est.high:.3f} "
+        f"| {est.outliers} | ≤ 1.03 with an interval that shows it: "
+        f"{'met' if ok else 'not met'} |",
+    ]
+    publish("interleaved-p1", section_text(lines, load), args.write)
 
 
 def reference(args: argparse.Namespace) -> None:
@@ -178,25 +164,21 @@ def reference(args: argparse.Namespace) -> None:
     load = load_average()
     est = arms_reference(["jit"], args.image_size, args.dataset, args.seconds, augment=False)["jit"]
     name = Path(args.dataset).name if args.dataset else "demo"
-    text = "\n".join(
-        [
-            f"## Independent interleaved reference: {name}, {args.image_size} px",
-            "",
-            f"`python bench/bench_interleaved.py reference --image-size {args.image_size}"
-            f"{' --dataset ' + args.dataset if args.dataset else ''} --seconds {args.seconds}`: "
-            "two processes, the folder loaded with `keras.utils.image_dataset_from_directory` "
-            "(no augmentation), the article's CNN written out again, `jit_compile` False / True, "
-            f"alternating blocks of 4 `train_on_batch` steps; {est.pairs} pairs.",
-            "",
-            f"XLA ÷ baseline step time: **{est.ratio:.3f}** (95% CI {est.low:.3f}–{est.high:.3f}"
-            f", {est.outliers} outliers).",
-            "",
-            f"Machine: {machine()}; load average before {load}. Measured {today()}.",
-        ]
+    lines = [
+        f"## Independent interleaved reference: {name}, {args.image_size} px",
+        "",
+        f"`python bench/bench_interleaved.py reference --image-size {args.image_size}"
+        f"{' --dataset ' + args.dataset if args.dataset else ''} --seconds {args.seconds}`: "
+        "two processes, the folder loaded with `keras.utils.image_dataset_from_directory` "
+        "(no augmentation), the article's CNN written out again, `jit_compile` False / True, "
+        f"alternating blocks of 4 `train_on_batch` steps; {est.pairs} pairs.",
+        "",
+        f"XLA ÷ baseline step time: **{est.ratio:.3f}** (95% CI {est.low:.3f}–{est.high:.3f}"
+        f", {est.outliers} outliers).",
+    ]
+    publish(
+        f"interleaved-reference-{name}-{args.image_size}", section_text(lines, load), args.write
     )
-    print(text)
-    if args.write:
-        write_section(f"interleaved-reference-{name}-{args.image_size}", text)
 
 
 def main() -> None:
@@ -208,7 +190,7 @@ def main() -> None:
         s.add_argument("--dataset")
         s.add_argument("--runs", type=int, default=5)
         s.add_argument("--seconds", type=int, default=90)
-        s.add_argument("--write", action="store_true")
+        add_write(s)
     args = p.parse_args()
     {"repro": repro, "p1": p1, "reference": reference}[args.what](args)
 

@@ -18,17 +18,24 @@ import tempfile
 import time
 from pathlib import Path
 
-from _common import ROOT, load_average, machine, today, write_section
+from _common import (
+    ROOT,
+    add_image_size_and_batch,
+    add_write,
+    load_average,
+    machine,
+    publish,
+    today,
+)
 
 from xlagui.core import flops, peak
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--image-size", type=int, default=150)
-    parser.add_argument("--batch", type=int, default=64)
+    add_image_size_and_batch(parser)
     parser.add_argument("--budget", type=int, default=20)
-    parser.add_argument("--write", action="store_true")
+    add_write(parser)
     args = parser.parse_args()
     load = load_average()
 
@@ -91,10 +98,7 @@ def main() -> None:
         f"`xlagui compare --demo --quick --image-size {args.image_size} --budget {args.budget}`: "
         f"{i['pairs']} interleaved pairs, stopped by {i['stopped_by']}.",
     ]
-    text = "\n".join(lines)
-    print(text)
-    if args.write:
-        write_section("peak", text)
+    publish("peak", "\n".join(lines), args.write)
 
 
 if __name__ == "__main__":

@@ -14,7 +14,6 @@ parsing, stat, listing), not the disk; a first scan of a cold network share will
 from __future__ import annotations
 
 import argparse
-import datetime
 import io
 import os
 import statistics
@@ -23,7 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _common import load_average, machine, write_section
+from _common import add_write, load_average, publish, section_text
 from PIL import Image
 
 from xlagui.core.scan import scan_dataset
@@ -59,34 +58,29 @@ def snippet(
     median = statistics.median(times)
     verdict = "met" if median <= GOAL_SECONDS * n_files / GOAL_FILES else "MISSED"
     runs = ", ".join(f"{t:.2f}" for t in times)
-    return "\n".join(
-        [
-            "## Dataset scan",
-            "",
-            f"`python bench/bench_scan.py --files {n_files}`: {n_files:,} small JPEG and PNG "
-            "files (3 JPEG to 1 PNG, 48 to 128 px, 2 classes, train/ and test/), page cache warm, "
-            f"median of {len(times)} scans.",
-            "",
-            "| files | median wall | median CPU | files/s | runs, wall (s) | goal |",
-            "|---|---|---|---|---|---|",
-            f"| {scanned:,} | {median:.2f} s | {statistics.median(cpu_times):.2f} s | "
-            f"{scanned / median:,.0f} | {runs} | "
-            f"10,000 files in at most {GOAL_SECONDS:.0f} s: {verdict} |",
-            "",
-            # The scan is single-threaded: CPU time is what it costs on an idle machine, and
-            # wall time above it means other programs were competing for the cores.
-            f"Machine: {machine(f'Pillow {Image.__version__}')}; load average before the "
-            f"scans {load}. "
-            f"Measured {datetime.date.today().isoformat()}.",
-        ]
-    )
+    # The scan is single-threaded: CPU time (in the table) is what it costs on an idle machine,
+    # and wall time above it means other programs were competing for the cores.
+    lines = [
+        "## Dataset scan",
+        "",
+        f"`python bench/bench_scan.py --files {n_files}`: {n_files:,} small JPEG and PNG "
+        "files (3 JPEG to 1 PNG, 48 to 128 px, 2 classes, train/ and test/), page cache warm, "
+        f"median of {len(times)} scans.",
+        "",
+        "| files | median wall | median CPU | files/s | runs, wall (s) | goal |",
+        "|---|---|---|---|---|---|",
+        f"| {scanned:,} | {median:.2f} s | {statistics.median(cpu_times):.2f} s | "
+        f"{scanned / median:,.0f} | {runs} | "
+        f"10,000 files in at most {GOAL_SECONDS:.0f} s: {verdict} |",
+    ]
+    return section_text(lines, load, f"Pillow {Image.__version__}", before="the scans")
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--files", type=int, default=GOAL_FILES, help="how many images")
     parser.add_argument("--repeats", type=int, default=3, help="how many timed scans")
-    parser.add_argument("--write", action="store_true", help="update BENCHMARKS.md")
+    add_write(parser)
     args = parser.parse_args(argv)
 
     with tempfile.TemporaryDirectory(prefix="xlagui-bench-scan-") as tmp:
@@ -111,10 +105,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(scan.summary_text(), file=sys.stderr)
                 raise SystemExit("the scan did not find every file; the timing would mislead")
 
-    text = snippet(args.files, times, cpu_times, scanned, load)
-    print(text)
-    if args.write:
-        write_section("scan", text)
+    publish("scan", snippet(args.files, times, cpu_times, scanned, load), args.write)
     return 0
 
 

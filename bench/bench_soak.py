@@ -16,11 +16,9 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Any
 
-from _common import ROOT, load_average, machine, today, write_section
+from _common import add_write, load_average, publish, section_text, wait_for
 
-sys.path.insert(0, str(ROOT))
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 
@@ -37,12 +35,12 @@ def fds() -> int:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--comparisons", type=int, default=20)
-    p.add_argument("--write", action="store_true")
+    add_write(p)
     args = p.parse_args(argv)
     load = load_average()
 
     import psutil
-    from PySide6.QtCore import QEventLoop, QSettings, QTimer
+    from PySide6.QtCore import QSettings
 
     from tests.helpers.datasets import tiny_split_dataset
     from xlagui.ui.app import make_application
@@ -60,15 +58,8 @@ def main(argv: list[str] | None = None) -> int:
     window.resize(1600, 1000)
     window.show()
 
-    def wait(signal: Any, timeout_ms: int) -> None:
-        loop = QEventLoop()
-        signal.connect(loop.quit)
-        QTimer.singleShot(timeout_ms, loop.quit)
-        loop.exec()
-        signal.disconnect(loop.quit)
-
     window.open_dataset(tiny_split_dataset(tmp / "dataset", train=8, test=2))
-    wait(window.dataset_loaded, 30_000)
+    wait_for(window.dataset_loaded, 30_000)
     panel = window.settings_panel
     panel.epochs.setValue(2)
     panel.batch_size.setValue(8)
@@ -85,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     for i in range(1, args.comparisons + 1):
         if not window.start_comparison():
             raise SystemExit("the comparison did not start")
-        wait(window.comparison_finished, 300_000)
+        wait_for(window.comparison_finished, 300_000)
         for _ in range(50):  # let queued signals and deferred deletes run
             app.processEvents()
             time.sleep(0.01)
@@ -122,40 +113,34 @@ def main(argv: list[str] | None = None) -> int:
         return "met" if ok else "MISSED"
 
     mib = 2**20
-    text = "\n".join(
-        [
-            "## Soak: 20 comparisons in one app session (issue 4)",
-            "",
-            f"`python bench/bench_soak.py --comparisons {args.comparisons}`: the main window "
-            "(offscreen), scripted through its public API (`open_dataset`, `start_comparison`, "
-            "`comparison_finished`); each comparison is a real baseline and a real XLA "
-            "(`jit_compile`) worker process on a tiny dataset (16 training images, 36 px, 2 "
-            f"epochs). {finished} of {len(rows)} comparisons finished both runs, in "
-            f"{seconds / 60:.1f} min.",
-            "",
-            "| what | before the first | after the first | after the last | goal |",
-            "|---|---|---|---|---|",
-            f"| GUI RSS | {start['rss'] / mib:.0f} MiB | {first['rss'] / mib:.0f} MiB | "
-            f"{last['rss'] / mib:.0f} MiB ({growth:+.1%} since the first) | ≤ +10%: "
-            f"{mark(ok_rss)} |",
-            f"| OS threads (Python threads) | {start['threads']} ({start['py_threads']}) | "
-            f"{first['threads']} ({first['py_threads']}) | {last['threads']} "
-            f"({last['py_threads']}) | no growth: {mark(ok_threads)} |",
-            f"| open file descriptors | {start['fds']} | {first['fds']} | {last['fds']} | back to "
-            f"the start: {mark(ok_fds)} |",
-            f"| worker processes left after a comparison | – | {first['children']} | "
-            f"{last['children']} (max {max(r['children'] for r in rows)}) | none: "
-            f"{mark(ok_children)} |",
-            "",
-            "RSS growth is measured from the end of the first comparison: the first one loads "
-            "pyqtgraph's plots and Qt's fonts once.",
-            "",
-            f"Machine: {machine()}; load average before {load}. Measured {today()}.",
-        ]
-    )
-    print(text)
-    if args.write:
-        write_section("soak", text)
+    lines = [
+        "## Soak: 20 comparisons in one app session (issue 4)",
+        "",
+        f"`python bench/bench_soak.py --comparisons {args.comparisons}`: the main window "
+        "(offscreen), scripted through its public API (`open_dataset`, `start_comparison`, "
+        "`comparison_finished`); each comparison is a real baseline and a real XLA "
+        "(`jit_compile`) worker process on a tiny dataset (16 training images, 36 px, 2 "
+        f"epochs). {finished} of {len(rows)} comparisons finished both runs, in "
+        f"{seconds / 60:.1f} min.",
+        "",
+        "| what | before the first | after the first | after the last | goal |",
+        "|---|---|---|---|---|",
+        f"| GUI RSS | {start['rss'] / mib:.0f} MiB | {first['rss'] / mib:.0f} MiB | "
+        f"{last['rss'] / mib:.0f} MiB ({growth:+.1%} since the first) | ≤ +10%: "
+        f"{mark(ok_rss)} |",
+        f"| OS threads (Python threads) | {start['threads']} ({start['py_threads']}) | "
+        f"{first['threads']} ({first['py_threads']}) | {last['threads']} "
+        f"({last['py_threads']}) | no growth: {mark(ok_threads)} |",
+        f"| open file descriptors | {start['fds']} | {first['fds']} | {last['fds']} | back to "
+        f"the start: {mark(ok_fds)} |",
+        f"| worker processes left after a comparison | – | {first['children']} | "
+        f"{last['children']} (max {max(r['children'] for r in rows)}) | none: "
+        f"{mark(ok_children)} |",
+        "",
+        "RSS growth is measured from the end of the first comparison: the first one loads "
+        "pyqtgraph's plots and Qt's fonts once.",
+    ]
+    publish("soak", section_text(lines, load), args.write)
     return 0
 
 

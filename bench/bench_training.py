@@ -25,7 +25,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from _common import ROOT, load_average, machine, today, write_section
+from _common import (
+    ROOT,
+    add_image_size_and_batch,
+    add_write,
+    load_average,
+    publish,
+    section_text,
+)
 
 from xlagui.core.config import RunConfig, XlaMode
 from xlagui.core.demo import ensure_demo_dataset
@@ -118,9 +125,8 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--epochs", type=int, default=4)
     p.add_argument("--repeats", type=int, default=2)
-    p.add_argument("--image-size", type=int, default=150)
-    p.add_argument("--batch", type=int, default=64)
-    p.add_argument("--write", action="store_true", help="update BENCHMARKS.md")
+    add_image_size_and_batch(p)
+    add_write(p)
     args = p.parse_args(argv)
     load_before = load_average()
     scan = scan_dataset(ensure_demo_dataset())
@@ -169,37 +175,31 @@ def main(argv: list[str] | None = None) -> int:
         )
 
     n_train = len(scan.files_for("train"))
-    text = "\n".join(
-        [
-            "## Training harness and input pipeline (P1, P2)",
-            "",
-            f"`python bench/bench_training.py --epochs {args.epochs} --repeats {args.repeats}`: "
-            f"the demo set ({n_train} training images, {len(scan.files_for('test'))} "
-            f"validation), the article's CNN at {args.image_size} px, batch {args.batch}, XLA "
-            "off, CPU. Epochs after the first (training and validation), pooled over "
-            f"{args.repeats} fresh processes per side, the sides alternating; xlagui and "
-            "reference columns are their medians.",
-            "",
-            "| ratio | xlagui | reference | spread (xlagui / reference) | ratio (95% CI) | goal |",
-            "|---|---|---|---|---|---|",
-            row(
-                "P1: xlagui run ÷ plain Keras `fit` on in-memory tensors (no augmentation)",
-                p1,
-                1.03,
-            ),
-            row(
-                "P2: JPEG folder ÷ in-memory tensors, same tf.data stages (augmentation on)",
-                p2,
-                1.05,
-            ),
-            "",
-            f"Machine: {machine(f'TensorFlow {tf.__version__}', f'Keras {keras.__version__}')}; "
-            f"load average before {load_before}. Measured {today()}.",
-        ]
-    )
-    print(text)
-    if args.write:
-        write_section("training", text)
+    lines = [
+        "## Training harness and input pipeline (P1, P2)",
+        "",
+        f"`python bench/bench_training.py --epochs {args.epochs} --repeats {args.repeats}`: "
+        f"the demo set ({n_train} training images, {len(scan.files_for('test'))} "
+        f"validation), the article's CNN at {args.image_size} px, batch {args.batch}, XLA "
+        "off, CPU. Epochs after the first (training and validation), pooled over "
+        f"{args.repeats} fresh processes per side, the sides alternating; xlagui and "
+        "reference columns are their medians.",
+        "",
+        "| ratio | xlagui | reference | spread (xlagui / reference) | ratio (95% CI) | goal |",
+        "|---|---|---|---|---|---|",
+        row(
+            "P1: xlagui run ÷ plain Keras `fit` on in-memory tensors (no augmentation)",
+            p1,
+            1.03,
+        ),
+        row(
+            "P2: JPEG folder ÷ in-memory tensors, same tf.data stages (augmentation on)",
+            p2,
+            1.05,
+        ),
+    ]
+    versions = f"TensorFlow {tf.__version__}", f"Keras {keras.__version__}"
+    publish("training", section_text(lines, load_before, *versions), args.write)
     return 0
 
 
