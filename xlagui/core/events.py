@@ -119,6 +119,9 @@ class BlockEvent(Event):
     steps: int = 0
     seconds: float = 0.0
     loss: float | None = None
+    # untimed: how long the worker then waited for its own threads to go idle (see
+    # `xlagui.core.worker.wait_until_quiet`), so their leftovers do not land in another arm's block
+    quiet_seconds: float = 0.0
 
 
 @dataclass

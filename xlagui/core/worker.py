@@ -22,6 +22,7 @@ import sys
 import threading
 import time
 import traceback
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -47,6 +48,11 @@ from xlagui.core.events import (
 # Batch events are throttled: the loss plot needs a few points a second, not every step.
 BATCH_EVENT_INTERVAL = 0.05
 EXIT_PARENT_GONE = 3
+# Set once the run's last event (finished, cancelled or error) is out: the parent may close our
+# stdin as soon as it reads it, and that end of file is then no reason to exit with
+# EXIT_PARENT_GONE ahead of the main thread's own exit status.
+_TERMINAL_SENT = threading.Event()
+_TERMINAL_TYPES = frozenset({"finished", "cancelled", "error"})
 
 
 class EventSink:
@@ -61,6 +67,8 @@ class EventSink:
     def emit(self, event: Event) -> None:
         event.t = round(self.now(), 6)
         with self._lock:
+            if event.type in _TERMINAL_TYPES:
+                _TERMINAL_SENT.set()
             write_event(self._stream, event)
 
 
@@ -85,6 +93,8 @@ def _watch_stdin(cancel: threading.Event, commands: queue.Queue[WorkerCommand]) 
         if command.cmd == "cancel":
             cancel.set()
         commands.put(command)
+    if _TERMINAL_SENT.is_set():
+        return  # the parent read our last event and let go; main() exits with its own status
     # End of file: the parent died or closed the pipe. Nobody is listening any more.
     os._exit(EXIT_PARENT_GONE)
 
@@ -482,6 +492,7 @@ def measure(
                     t0 = time.perf_counter()
                     synced(step())
                     warm.append(time.perf_counter() - t0)
+                wait_until_quiet()
                 sink.emit(WarmupEvent(first_step_seconds=first, warm_step_seconds=warm))
             elif command.cmd == "block":
                 t0 = time.perf_counter()
@@ -490,8 +501,15 @@ def measure(
                     logs = step()
                 loss = synced(logs)
                 seconds = time.perf_counter() - t0
+                quiet = wait_until_quiet()
                 sink.emit(
-                    BlockEvent(seq=command.seq, steps=command.steps, seconds=seconds, loss=loss)
+                    BlockEvent(
+                        seq=command.seq,
+                        steps=command.steps,
+                        seconds=seconds,
+                        loss=loss,
+                        quiet_seconds=quiet,
+                    )
                 )
             elif command.cmd == "finish":
                 # Every arm trained the same steps on the same batches: its validation
@@ -508,6 +526,43 @@ def measure(
                 return
     except _Stopped:
         sink.emit(CancelledEvent(epochs_done=0, reason=f"stopped after {steps_done} steps"))
+
+
+# A worker is quiet when its threads used less than this share of one core over a poll.
+QUIET_CPU_SHARE = 0.1
+QUIET_POLL_SECONDS = 0.02
+QUIET_MAX_SECONDS = 3.0
+
+
+def wait_until_quiet(
+    max_seconds: float = QUIET_MAX_SECONDS,
+    poll: float = QUIET_POLL_SECONDS,
+    share: float = QUIET_CPU_SHARE,
+    cpu_seconds: Callable[[], float] = time.process_time,
+    sleep: Callable[[float], None] = time.sleep,
+    clock: Callable[[], float] = time.perf_counter,
+) -> float:
+    """Wait until this process's own threads have gone idle; return the seconds waited.
+
+    After a timed block the work does not stop with the last step: tf.data refills its prefetch
+    buffer (decoding and augmenting the next batches) and TensorFlow's thread pools wind down.
+    If the worker replied at once, that leftover work would run inside the next arm's timed
+    block, on the same cores, and which arm it lands on changes with the rotating order: noise
+    in every ratio, worst for the fastest arm. So a worker answers only once its process CPU
+    time (all threads, `time.process_time`) grows by less than `share` of a core over a poll,
+    or after `max_seconds` at most. The wait is outside the timed stretch.
+    """
+    if os.environ.get("XLAGUI_QUIET_WAIT", "1") == "0":
+        return 0.0
+    start = clock()
+    last = cpu_seconds()
+    while clock() - start < max_seconds:
+        sleep(poll)
+        now = cpu_seconds()
+        if now - last < poll * share:
+            break
+        last = now
+    return clock() - start
 
 
 def _evaluate(model: Any, val: Any, cancel: threading.Event) -> dict[str, Any]:
