@@ -17,6 +17,7 @@ from rich.progress import (
 )
 from rich.table import Table
 
+from xlagui.core.config import XlaMode
 from xlagui.core.events import (
     BatchEvent,
     CancelledEvent,
@@ -38,7 +39,7 @@ def run_label(entry: RunEntry) -> str:
     if entry.variant == "baseline":
         side = "baseline"
     elif entry.variant == "xla":
-        side = f"XLA ({entry.xla_mode})"
+        side = XlaMode(entry.xla_mode).short
     else:
         side = entry.arm.name
     return f"{side} #{entry.repeat}"

@@ -45,7 +45,7 @@ class Precision(str, enum.Enum):
         }[self]
 
 
-_XLA_PARTS = {"jit": XlaMode.JIT, "autocluster": XlaMode.AUTOCLUSTER}
+_XLA_PARTS = {mode.value: mode for mode in XlaMode if mode.asks_for_xla}
 _PRECISION_PARTS = {"bf16": Precision.BF16, "fp16": Precision.FP16}
 # The arms the window offers under "Also measure", in the order shown.
 OFFERED = ("autocluster", "bf16", "fp16", "jit+bf16", "jit+fp16")
@@ -74,11 +74,7 @@ class Arm:
         """What a person reads in a column heading or a table."""
         if self.is_baseline:
             return "Baseline (XLA off, float32)"
-        parts = []
-        if self.xla is XlaMode.JIT:
-            parts.append("XLA jit_compile")
-        elif self.xla is XlaMode.AUTOCLUSTER:
-            parts.append("XLA auto-clustering")
+        parts = [self.xla.short] if self.xla is not XlaMode.OFF else []
         if self.precision is not Precision.FLOAT32:
             parts.append(self.precision.value)
         return " + ".join(parts)
@@ -86,11 +82,7 @@ class Arm:
     @property
     def description(self) -> str:
         """How it differs from the baseline, in one line."""
-        parts = []
-        if self.xla is XlaMode.JIT:
-            parts.append("model.compile(jit_compile=True)")
-        elif self.xla is XlaMode.AUTOCLUSTER:
-            parts.append("tf.config.optimizer.set_jit with TF_XLA_FLAGS=--tf_xla_cpu_global_jit")
+        parts = [self.xla.how] if self.xla is not XlaMode.OFF else []
         if self.precision is Precision.BF16:
             parts.append("keras.mixed_precision policy mixed_bfloat16, output layer float32")
         elif self.precision is Precision.FP16:

@@ -14,7 +14,13 @@ MIN_IMAGE_SIZE = 36
 
 
 class XlaMode(str, enum.Enum):
-    """How (and whether) XLA is switched on for a run."""
+    """How (and whether) XLA is switched on for a run.
+
+    Everything the app says or sets per mode is in `_XLA_MODE_FACTS` below; how a worker
+    switches a mode on and proves it engaged is in `xlagui.core.worker._setup`. Those two
+    places (and `OFFERED` in `xlagui.core.arms`, to offer it in the window) are all a new mode
+    needs.
+    """
 
     OFF = "off"  # jit_compile=False explicitly, no auto-clustering: the baseline
     JIT = "jit"  # model.compile(jit_compile=True): the recommended way
@@ -26,11 +32,61 @@ class XlaMode(str, enum.Enum):
 
     @property
     def label(self) -> str:
-        return {
-            XlaMode.OFF: "Baseline (XLA off)",
-            XlaMode.JIT: "XLA (jit_compile=True)",
-            XlaMode.AUTOCLUSTER: "XLA (auto-clustering, set_jit)",
-        }[self]
+        """A run's heading: "XLA (jit_compile=True)"."""
+        return _XLA_MODE_FACTS[self].label
+
+    @property
+    def short(self) -> str:
+        """The mode inside an arm's name: "XLA jit_compile" (in "XLA jit_compile + ...")."""
+        return _XLA_MODE_FACTS[self].short
+
+    @property
+    def how(self) -> str:
+        """What the run does to switch it on, in code words."""
+        return _XLA_MODE_FACTS[self].how
+
+    @property
+    def words(self) -> str:
+        """The mode in a run column's subtitle and the report: "jit_compile=True"."""
+        return _XLA_MODE_FACTS[self].words
+
+    @property
+    def tf_xla_flags(self) -> str:
+        """TF_XLA_FLAGS the worker needs before TensorFlow loads ("" for none)."""
+        return _XLA_MODE_FACTS[self].tf_xla_flags
+
+
+@dataclass(frozen=True)
+class _ModeFacts:
+    label: str
+    short: str
+    words: str
+    how: str
+    tf_xla_flags: str = ""
+
+
+_XLA_MODE_FACTS = {
+    XlaMode.OFF: _ModeFacts(
+        "Baseline (XLA off)",
+        "XLA off",
+        "XLA off (jit_compile=False)",
+        "jit_compile=False, no auto-clustering",
+    ),
+    XlaMode.JIT: _ModeFacts(
+        "XLA (jit_compile=True)",
+        "XLA jit_compile",
+        "jit_compile=True",
+        "model.compile(jit_compile=True)",
+    ),
+    XlaMode.AUTOCLUSTER: _ModeFacts(
+        "XLA (auto-clustering, set_jit)",
+        "XLA auto-clustering",
+        "auto-clustering (set_jit, the article's way)",
+        "tf.config.optimizer.set_jit with TF_XLA_FLAGS=--tf_xla_cpu_global_jit",
+        # set_jit(True) alone compiles nothing on CPU; these flags make auto-clustering engage.
+        tf_xla_flags="--tf_xla_auto_jit=2 --tf_xla_cpu_global_jit",
+    ),
+}
 
 
 class ConfigError(ValueError):

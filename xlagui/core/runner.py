@@ -147,9 +147,8 @@ def worker_env(xla_mode: XlaMode, device: str, run_dir: Path, dump: str = "text"
         env["CUDA_VISIBLE_DEVICES"] = ""  # hide every GPU
     elif device.startswith("gpu:"):
         env["CUDA_VISIBLE_DEVICES"] = device.split(":")[1]
-    if xla_mode is XlaMode.AUTOCLUSTER:
-        # set_jit(True) alone compiles nothing on CPU; these flags make auto-clustering engage.
-        env["TF_XLA_FLAGS"] = "--tf_xla_auto_jit=2 --tf_xla_cpu_global_jit"
+    if xla_mode.tf_xla_flags:
+        env["TF_XLA_FLAGS"] = xla_mode.tf_xla_flags
     if xla_mode is not XlaMode.OFF:
         # The compiled HLO modules are the evidence that XLA did compile.
         flags = xla_flags(run_dir, dump)

@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from xlagui.core.arms import parse_arm
+from xlagui.core.config import XlaMode
 from xlagui.core.evidence import describe
 from xlagui.core.pairs import block_words
 
@@ -29,6 +31,15 @@ def created(stamp: str) -> str:
     if when.tzinfo is not None:
         when = when.astimezone()
     return when.strftime("%Y-%m-%d %H:%M")
+
+
+def mode_words(variant: str, xla_mode: str) -> str:
+    """What a run changes, in a column's subtitle and the report: "jit_compile=True"."""
+    if variant == "baseline":
+        return XlaMode.OFF.words
+    if variant != "xla":
+        return parse_arm(variant).label  # another arm: what it changes
+    return XlaMode(xla_mode).words
 
 
 def seconds(value: float | None) -> str:

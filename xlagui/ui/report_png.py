@@ -33,7 +33,6 @@ from xlagui.present import format as fmt
 from xlagui.present import limits, xla_did
 from xlagui.present.traces import RunTrace, trace_of
 from xlagui.ui import plots
-from xlagui.ui.run_column import mode_words
 from xlagui.ui.theme import SEVERITY_COLORS, VARIANT_TITLES
 
 WIDTH = 1600
@@ -131,7 +130,7 @@ def environment_words(report: ComparisonReport) -> list[tuple[str, str]]:
         ("Settings", f"{c.epochs} epochs, batch {c.batch_size}, {c.image_size} px, augmentation "
                      f"{'on' if c.augment else 'off'}, seed {c.seed}, {c.repeats} "
                      f"repeat{'s' if c.repeats != 1 else ''}"),
-        ("XLA side", mode_words("xla", c.xla.value)),
+        ("XLA side", fmt.mode_words("xla", c.xla.value)),
     ]
 
 
@@ -235,7 +234,7 @@ class _SidePlots(QFrame):
             f"<span style='color:{plots.color(variant).name()}'>■</span> "
             f"{VARIANT_TITLES.get(variant, variant)} "
             f"<span style='color:#5f6368; font-size:15px; font-weight:400'>"
-            f"{html.escape(mode_words(variant, xla_mode))}</span>", "Section", rich=True)
+            f"{html.escape(fmt.mode_words(variant, xla_mode))}</span>", "Section", rich=True)
         v.addWidget(title)
         traces = [trace_of(e.events, epochs, e.run_id, e.repeat) for e in entries if e.events]
         v.addWidget(_label(plots.key_html(plots.loss_key(variant), size="13px"), rich=True))
@@ -301,7 +300,7 @@ class ReportFigure(QWidget):
 
         root.addWidget(_label(report.title(), "Title"))
         root.addWidget(_label(
-            f"Baseline (XLA off) vs XLA ({mode_words('xla', c.xla.value)})"
+            f"Baseline (XLA off) vs XLA ({fmt.mode_words('xla', c.xla.value)})"
             + (f" and {', '.join(c.arms)}" if c.arms else "") + " · "
             f"{fmt.created(report.created)} · xlagui {report.app_version}", "Sub"))
 

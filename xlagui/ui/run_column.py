@@ -42,16 +42,6 @@ FIGURES = (
 )
 
 
-def mode_words(variant: str, xla_mode: str) -> str:
-    if variant == "baseline":
-        return "XLA off (jit_compile=False)"
-    if variant != "xla":
-        return parse_arm(variant).label  # another arm: what it changes
-    if xla_mode == XlaMode.AUTOCLUSTER.value:
-        return "auto-clustering (set_jit, the article's way)"
-    return "jit_compile=True"
-
-
 class RunColumn(QFrame):
     """The live view of one side (Baseline, XLA or another arm) of a comparison.
 
@@ -191,7 +181,7 @@ class RunColumn(QFrame):
         self.epochs_planned = epochs
         self.runs_planned = runs_planned
         self.others = "side" if sides <= 2 else "sides"
-        self.subtitle.setText(mode_words(self.variant, xla_mode))
+        self.subtitle.setText(fmt.mode_words(self.variant, xla_mode))
         for curve in (self.batch_smooth, self.epoch_train, self.epoch_val):
             curve.setData([], [])
         for curve in self._time_curves:
