@@ -8,13 +8,14 @@ arm's ratio (arm ÷ baseline step time), interval, pairs and the wall time, then
 reference that shares none of xlagui's measuring code: one process per arm loads the folder with
 `keras.utils.image_dataset_from_directory`, builds the article's CNN written out again under the
 arm's Keras dtype policy (output layer float32) and `jit_compile`, and the parent alternates
-blocks of 4 `train_on_batch` steps in a rotating order. The section says how far each xlagui
+blocks of 4 `train_on_batch` steps, going through every order of the arms in turn. The section says how far each xlagui
 estimate is from the reference.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import multiprocessing as mp
 import os
@@ -137,9 +138,12 @@ def reference(
         assert c.recv() == "ready"
     ratios: dict[str, list[float]] = {n: [] for n in arms}
     t_end = time.monotonic() + seconds
+    # Every order in turn (for three arms, all six), so each arm follows each other one
+    # equally often over a cycle.
+    orders = list(itertools.permutations(range(len(names))))
     n = 0
     while time.monotonic() < t_end:
-        order = [(n + i) % len(names) for i in range(len(names))]
+        order = orders[n % len(orders)]
         got = {}
         for i in order:
             pipes[i].send(4)
@@ -195,7 +199,7 @@ def main() -> None:
         f"{' --dataset ' + args.dataset if args.dataset else ''}`: `xlagui compare --quick "
         f"--arms {args.arms}` {args.runs} times in a row, then an independent interleaved "
         "reference (one process per arm, `image_dataset_from_directory`, the CNN written out "
-        "again, blocks of 4 `train_on_batch` steps, rotating order; the article's augmentation "
+        "again, blocks of 4 `train_on_batch` steps, every order of the arms in turn; the article's augmentation "
         "in tf.data like xlagui's unless `--no-augment`). Ratio = arm ÷ baseline "
         "step time (below 1: faster).",
         "",

@@ -4,9 +4,11 @@ dies mid-measurement is a clear error with the pairs kept, a stale worker is ref
 
 from __future__ import annotations
 
+import itertools
 import json
 import sys
 import threading
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +18,7 @@ from tests.helpers.images import make_split_dataset
 from xlagui.core.compare import new_report, run_measurement
 from xlagui.core.config import RunConfig
 from xlagui.core.events import BlockEvent, Event
-from xlagui.core.interleave import choose_block_steps, round_order
+from xlagui.core.interleave import choose_block_steps, round_order, williams_orders
 from xlagui.core.report import ComparisonReport, RunEntry
 from xlagui.core.runner import RunSpec
 from xlagui.core.scan import DatasetScan, scan_dataset
@@ -115,7 +117,24 @@ def test_rounds_alternate_and_the_idle_worker_gets_no_work(
         assert seqs[2 * seq] == seqs[2 * seq + 1] == seq
         assert first != second
         assert first == ("baseline" if seq % 2 == 0 else "xla")
-    assert round_order(3, 1) == [1, 2, 0]
+
+
+@pytest.mark.parametrize("arms", [2, 3, 4, 5, 6])
+def test_the_order_balances_positions_and_predecessors(arms: int) -> None:
+    rows = williams_orders(arms)
+    assert all(sorted(row) == list(range(arms)) for row in rows)
+    positions = Counter((arm, pos) for row in rows for pos, arm in enumerate(row))
+    assert len(set(positions.values())) == 1 and len(positions) == arms * arms
+    follows = Counter(pair for row in rows for pair in itertools.pairwise(row))
+    assert len(follows) == arms * (arms - 1) and len(set(follows.values())) == 1
+    assert round_order(arms, 0)[0] == 0  # the baseline opens the first round
+    assert round_order(arms, len(rows)) == round_order(arms, 0)
+
+
+def test_a_plain_rotation_would_not_balance_predecessors() -> None:
+    # A B C, B C A, C A B: C always follows B. The design must not be that.
+    assert [round_order(3, k) for k in range(3)] == [[0, 1, 2], [1, 2, 0], [2, 0, 1]]
+    assert {tuple(round_order(3, k)) for k in range(3, 6)} == {(2, 1, 0), (0, 2, 1), (1, 0, 2)}
 
 
 def test_budget_stops_a_noisy_measurement(scan: DatasetScan, tmp_path: Path) -> None:

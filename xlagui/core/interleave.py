@@ -4,8 +4,11 @@ Timing whole runs one after the other measures the machine's drift as much as XL
 arm (the baseline first) gets its own live worker process, built with the same spec, seed, model
 and tf.data pipeline. Each worker is warmed up on its own (its first step, which pays for tracing
 and compiling, is timed apart from a few steady ones), then the parent asks the workers in turn
-for a block of K steps, rotating who goes first each round (A B, B A, … or A B C, B C A, …). While
-one works the others wait idle on their stdin, so they never compete for the CPU or the GPU.
+for a block of K steps, in an order that changes every round (A B, B A, …; for more arms a
+Williams design: every arm goes in every position, and after every other arm, equally often).
+While one works the others wait idle on their stdin, and a worker answers only once its own
+threads have gone quiet (`xlagui.core.worker.wait_until_quiet`), so they never compete for the
+CPU or the GPU.
 After every round the per-round ratios give an estimate with an interval (`xlagui.core.pairs`),
 and the measurement stops when that interval is narrow enough or the time budget is spent.
 
@@ -15,6 +18,7 @@ The parent only orchestrates: blocks are timed inside the workers.
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import math
 import os
@@ -101,9 +105,37 @@ def choose_block_steps(step_seconds: Sequence[float], block_seconds: float = BLO
     return int(min(MAX_BLOCK_STEPS, max(1, round(block_seconds / slowest))))
 
 
+@functools.cache
+def williams_orders(arms: int) -> tuple[tuple[int, ...], ...]:
+    """The rounds' orders of a Williams design: every arm takes every position equally often
+    and follows every other arm equally often.
+
+    A plain rotation (A B C, B C A, C A B) balances positions but not predecessors: C always
+    follows B there, so whatever B leaves behind (its input pipeline still refilling, caches
+    it evicted) always lands on C. The first row is 0, 1, n-1, 2, n-2, …; the others add 1, 2,
+    … modulo n. For an odd n the mirrored rows are appended (2n rounds in all); for 2 arms it
+    is A B, B A.
+    """
+    first = [0]
+    low, high = 1, arms - 1
+    for i in range(1, arms):
+        if i % 2:
+            first.append(low)
+            low += 1
+        else:
+            first.append(high)
+            high -= 1
+    rows = [tuple((x + shift) % arms for x in first) for shift in range(arms)]
+    if arms % 2:
+        rows += [tuple(reversed(row)) for row in rows]
+    return tuple(rows)
+
+
 def round_order(arms: int, seq: int) -> list[int]:
-    """Who goes when in round `seq`: the arms rotated by `seq` (A B C, B C A, C A B, …)."""
-    return [(seq + i) % arms for i in range(arms)]
+    """Who goes when in round `seq`: row `seq` of the Williams design (A B C, B C A, C A B,
+    C B A, A C B, B A C for three arms; A B, B A for two), the baseline first in round 0."""
+    rows = williams_orders(arms)
+    return list(rows[seq % len(rows)])
 
 
 class MeasuringWorker:
