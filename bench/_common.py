@@ -19,6 +19,7 @@ BENCHMARKS = ROOT / "BENCHMARKS.md"
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from xlagui.core.arms import cpu_model  # noqa: E402
 from xlagui.core.atomic import atomic_open  # noqa: E402
 from xlagui.core.config import DEFAULTS  # noqa: E402
 
@@ -26,13 +27,7 @@ R = TypeVar("R")
 
 
 def cpu_name() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
+    return cpu_model() or platform.processor() or platform.machine()
 
 
 def usable_cores() -> int:

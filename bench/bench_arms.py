@@ -8,8 +8,8 @@ arm's ratio (arm ÷ baseline step time), interval, pairs and the wall time, then
 reference that shares none of xlagui's measuring code: one process per arm loads the folder with
 `keras.utils.image_dataset_from_directory`, builds the article's CNN written out again under the
 arm's Keras dtype policy (output layer float32) and `jit_compile`, and the parent alternates
-blocks of 4 `train_on_batch` steps, going through every order of the arms in turn. The section says how far each xlagui
-estimate is from the reference.
+blocks of 4 `train_on_batch` steps, going through every order of the arms in turn. The section
+says how far each xlagui estimate is from the reference.
 """
 
 from __future__ import annotations
@@ -199,9 +199,9 @@ def main() -> None:
         f"{' --dataset ' + args.dataset if args.dataset else ''}`: `xlagui compare --quick "
         f"--arms {args.arms}` {args.runs} times in a row, then an independent interleaved "
         "reference (one process per arm, `image_dataset_from_directory`, the CNN written out "
-        "again, blocks of 4 `train_on_batch` steps, every order of the arms in turn; the article's augmentation "
-        "in tf.data like xlagui's unless `--no-augment`). Ratio = arm ÷ baseline "
-        "step time (below 1: faster).",
+        "again, blocks of 4 `train_on_batch` steps, every order of the arms in turn; the "
+        "article's augmentation in tf.data like xlagui's unless `--no-augment`). Ratio = arm ÷ "
+        "baseline step time (below 1: faster).",
         "",
         "| run | arm | ratio | 95% CI | half-width | pairs | speed | recommended | wall |",
         "|---|---|---|---|---|---|---|---|---|",

@@ -155,6 +155,18 @@ def arm_of(variant: str, xla_mode: str, precision: str = "float32") -> Arm:
 # --- hardware ---------------------------------------------------------------------------------
 
 
+def cpu_model(cpuinfo: Path = Path("/proc/cpuinfo")) -> str:
+    """The CPU's model name ("" where `/proc/cpuinfo` does not say)."""
+    try:
+        with cpuinfo.open(encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return ""
+
+
 def cpu_flags(cpuinfo: Path = Path("/proc/cpuinfo")) -> frozenset[str]:
     """The CPU's feature flags (Linux `/proc/cpuinfo`; empty where the file does not exist)."""
     try:

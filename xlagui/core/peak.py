@@ -30,6 +30,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from xlagui.core.arms import cpu_model
 from xlagui.core.atomic import atomic_write_text
 from xlagui.core.paths import cache_dir
 
@@ -85,13 +86,7 @@ def ceiling_key(image_size: int, batch_size: int) -> str:
 
 
 def _cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text(encoding="utf-8").splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
+    return cpu_model() or platform.processor() or platform.machine()
 
 
 def machine_id() -> str:

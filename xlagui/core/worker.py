@@ -29,6 +29,7 @@ from typing import Any, TextIO
 from xlagui.core import evidence as xla_evidence
 from xlagui.core import hlo
 from xlagui.core import tensorboard as tboard
+from xlagui.core.arms import cpu_model
 from xlagui.core.events import (
     PROTOCOL_VERSION,
     BatchEvent,
@@ -314,7 +315,7 @@ def _setup(spec: dict[str, Any], sink: EventSink, mode: str) -> Setup:
             device_name = f"{len(gpus)} × {device_name}"
     else:
         device_name = platform.processor() or platform.machine() or "CPU"
-        device_name = _cpu_name() or device_name
+        device_name = cpu_model() or device_name
     sink.emit(
         StartedEvent(
             protocol=PROTOCOL_VERSION,
@@ -603,17 +604,6 @@ def error_message(exc: BaseException) -> str:
         if line and line.rstrip(":") not in ("Graph execution error", "Detected at node"):
             return line[:500]
     return type(exc).__name__
-
-
-def _cpu_name() -> str:
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as fh:
-            for line in fh:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return ""
 
 
 def _peak_device_bytes(tf: Any, device: str) -> int | None:
