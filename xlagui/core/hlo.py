@@ -479,8 +479,8 @@ def xla_runs(report: Any, out_dir: Path | None = None) -> list[tuple[str, XlaRep
     for entry in [*getattr(report, "inspect_runs", []), *report.runs, *report.measure_runs]:
         if entry.xla_mode == "off":
             continue
-        summary = entry.summary or {}
-        found = XlaReport.from_dict(summary.get("xla_did"))
+        summary = entry.summary
+        found = summary.xla_did if summary is not None else None
         if found is None and out_dir is not None:
             run_dir = out_dir / "runs" / entry.run_id
             if (run_dir / "xla").is_dir():
@@ -507,7 +507,7 @@ def inspect_folder(folder: Path) -> list[tuple[str, XlaReport]]:
             except ProtocolError:
                 continue
             if isinstance(event, FinishedEvent):
-                found = XlaReport.from_dict(event.summary.get("xla_did"))
+                found = event.summary.xla_did
                 return [(folder.name, found)] if found is not None else []
         return []
     raise InspectError(

@@ -138,18 +138,18 @@ def environment_words(report: ComparisonReport) -> list[tuple[str, str]]:
 def run_rows(report: ComparisonReport) -> list[list[str]]:
     rows = []
     for r in report.runs:
-        s = r.summary or {}
+        s = r.summary
         started = r.started
         rows.append([
             f"{VARIANT_TITLES.get(r.variant, r.variant)} #{r.repeat}",
             r.status,
             "—" if started is None else ("yes" if started.xla_in_effect else "no"),
-            fmt.seconds(s.get("first_epoch_seconds")),
-            fmt.seconds(s.get("steady_epoch_seconds")),
-            fmt.seconds(s.get("total_seconds")),
-            fmt.size_bytes(s.get("peak_rss_bytes")),
-            fmt.percent(s.get("final_val_accuracy")),
-            fmt.evidence(s) if s else "—",
+            fmt.seconds(s.first_epoch_seconds if s is not None else None),
+            fmt.seconds(s.steady_epoch_seconds if s is not None else None),
+            fmt.seconds(s.total_seconds if s is not None else None),
+            fmt.size_bytes(s.peak_rss_bytes if s is not None else None),
+            fmt.percent(s.final_val_accuracy if s is not None else None),
+            fmt.evidence(s) if s is not None else "—",
         ])
     return rows
 
@@ -255,13 +255,13 @@ class _SidePlots(QFrame):
                 curve = plots.line(self.time, plots.color(variant, alpha), width=2, symbol="o")
                 plots.set_cumulative(curve, trace)
         last = traces[-1] if traces else None
-        s = (last.summary if last else None) or {}
+        s = last.summary if last else None
         figures = [
-            ("Steady epoch", fmt.seconds(s.get("steady_epoch_seconds"))),
-            ("First epoch", fmt.seconds(s.get("first_epoch_seconds"))),
-            ("Peak memory", fmt.size_bytes(s.get("peak_rss_bytes"))),
-            ("Val. accuracy", fmt.percent(s.get("final_val_accuracy"))),
-            ("XLA evidence", fmt.evidence(s) if s else fmt.DASH),
+            ("Steady epoch", fmt.seconds(s.steady_epoch_seconds if s else None)),
+            ("First epoch", fmt.seconds(s.first_epoch_seconds if s else None)),
+            ("Peak memory", fmt.size_bytes(s.peak_rss_bytes if s else None)),
+            ("Val. accuracy", fmt.percent(s.final_val_accuracy if s else None)),
+            ("XLA evidence", fmt.evidence(s)),
         ]
         if last is None:
             figures.insert(0, ("Status", "not run"))
