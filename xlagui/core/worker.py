@@ -157,7 +157,7 @@ class _Callback:
     def make(sink: EventSink, cancel: threading.Event, state: dict[str, Any]) -> Any:
         import keras
 
-        class EventCallback(keras.callbacks.Callback):
+        class EventCallback(keras.callbacks.Callback):  # type: ignore[misc]  # Keras is untyped
             def on_epoch_begin(self, epoch: int, logs: Any = None) -> None:
                 state["epoch"] = epoch + 1
                 state["epoch_t0"] = time.perf_counter()

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
@@ -335,8 +336,8 @@ class RunColumn(QFrame):
             last = len(self.traces) - 1
             for i, curve in enumerate(self._time_curves):
                 col = plots.color(self.variant, 255 if i == last else 90)
-                curve.setPen(plots.pg.mkPen(col, width=2 if i == last else 1.2))
-                curve.setSymbolBrush(plots.pg.mkBrush(col))
+                curve.setPen(pg.mkPen(col, width=2 if i == last else 1.2))
+                curve.setSymbolBrush(pg.mkBrush(col))
         plots.set_cumulative(self._time_curves[-1], self.traces[-1])
         if len(self.traces) > 1:
             plots.set_cumulative(self._time_curves[-2], self.traces[-2])
