@@ -69,7 +69,7 @@ def xlagui_run(scan: DatasetScan, cfg: RunConfig, run_dir: Path) -> list[float]:
     result = run_worker(spec, TaskState())
     if result.status != "finished" or result.summary is None:
         raise SystemExit(f"xlagui run failed: {result.error}")
-    return list(result.summary["epoch_seconds"])
+    return list(result.summary.epoch_seconds)
 
 
 def memory_run(npz: Path, kind: str, cfg: RunConfig) -> list[float]:

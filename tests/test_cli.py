@@ -190,7 +190,7 @@ def test_compare_leaves_out_problem_files(
     assert "unknown problem kind 'imbalance'" in capsys.readouterr().err
     assert main([*args, "--exclude-problems", "conflict"]) == 0
     assert "2 files left out of this comparison (1 problem)" in capsys.readouterr().err
-    used = {Path(p).name for spec in fake.specs for p, *_ in spec.train + spec.val}
+    used = {Path(s.path).name for spec in fake.specs for s in spec.train + spec.val}
     assert used and not used & {"who.jpg", "cats_0001.jpg"}
     report = json.loads((out / "comparison.json").read_text())
     assert [f["path"] for f in report["dataset"]["excluded"]["files"]] == [

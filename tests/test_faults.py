@@ -107,7 +107,7 @@ def test_kill_9_of_the_app_mid_comparison_keeps_finished_runs(tmp_path: Path) ->
     assert len(items) == 1 and items[0].runs_finished == 1
     report = history.load(items[0])
     assert report.runs[0].status == "finished" and report.runs[0].summary is not None
-    assert report.runs[0].summary["epochs_done"] == 2
+    assert report.runs[0].summary.epochs_done == 2
 
 
 def oom_spec(tmp_path: Path, samples: bool = False) -> RunSpec:

@@ -20,10 +20,18 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from xlagui import __version__
 from xlagui.core.config import DEFAULTS, ConfigError, RunConfig, XlaMode
+
+if TYPE_CHECKING:  # imported where used: the command line starts without them
+    from rich.console import Console
+
+    from xlagui.core.exclusions import Exclusions
+    from xlagui.core.report import ComparisonReport
+    from xlagui.core.scan import DatasetScan
+    from xlagui.core.task import TaskState
 
 COMMANDS = ("scan", "compare", "demo-data", "inspect", "gui")
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_CANCELLED = 0, 1, 2, 130
@@ -165,7 +173,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
 
 
-def _console(stderr: bool = False) -> Any:
+def _console(stderr: bool = False) -> Console:
     from rich.console import Console
 
     stream = sys.stderr if stderr else sys.stdout
@@ -183,7 +191,7 @@ def cmd_gui(args: argparse.Namespace) -> int:
     return run_app(dataset=args.dataset, demo=args.demo)
 
 
-def _scan(path: str, holdout: int, seed: int) -> Any:
+def _scan(path: str, holdout: int, seed: int) -> DatasetScan:
     from xlagui.core.scan import DatasetError, scan_dataset
 
     try:
@@ -229,7 +237,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     return EXIT_OK if runs else EXIT_FAILED
 
 
-def _install_sigint(state: Any, console: Any) -> None:
+def _install_sigint(state: TaskState, console: Console) -> None:
     def handler(signum: int, frame: FrameType | None) -> None:
         if state.is_interruption_requested():
             raise KeyboardInterrupt
@@ -333,7 +341,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     return EXIT_FAILED if failed or (only is None and c is not None and not c.valid) else EXIT_OK
 
 
-def _exclusions(text: str, scan: Any, console: Any) -> Any:
+def _exclusions(text: str, scan: DatasetScan, console: Console) -> Exclusions:
     """The `--exclude-problems` list for `scan`, said on the console; ConfigError if the
     kinds are unknown or would leave nothing to train on."""
     from xlagui.core.exclusions import Exclusions, describe, empty_after, parse_kinds
@@ -358,12 +366,12 @@ def _exclusions(text: str, scan: Any, console: Any) -> Any:
 
 def _run(
     args: argparse.Namespace,
-    report: Any,
-    scan: Any,
+    report: ComparisonReport,
+    scan: DatasetScan,
     out: Path,
-    state: Any,
+    state: TaskState,
     only: set[str] | None,
-    console: Any,
+    console: Console,
 ) -> None:
     from xlagui.console import MeasureProgress, print_run_failure
     from xlagui.core.compare import run_comparison, run_measurement

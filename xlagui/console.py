@@ -114,9 +114,8 @@ class RichProgress:
                 status=f"epoch {event.epoch}/{epochs} {event.epoch_seconds:.1f} s{va}",
             )
         elif isinstance(event, FinishedEvent):
-            s = event.summary
             self.progress.update(
-                task, status=f"[green]done[/green] {s.get('total_seconds', 0):.1f} s"
+                task, status=f"[green]done[/green] {event.summary.total_seconds or 0:.1f} s"
             )
         elif isinstance(event, CancelledEvent):
             self.progress.update(task, status="[yellow]cancelled[/yellow]")
@@ -138,7 +137,7 @@ class RichProgress:
                 f"{event.epoch_seconds:.2f} s, loss {event.loss:.4f}{va}"
             )
         if isinstance(event, FinishedEvent):
-            return f"{label}: finished in {event.summary.get('total_seconds', 0):.1f} s"
+            return f"{label}: finished in {event.summary.total_seconds or 0:.1f} s"
         if isinstance(event, CancelledEvent):
             return f"{label}: cancelled"
         return ""
@@ -248,19 +247,19 @@ def print_summary(console: Console, report: ComparisonReport) -> None:
             col, justify="left" if col in ("run", "status", "XLA evidence") else "right"
         )
     for r in report.runs:
-        s = r.summary or {}
+        s = r.summary
         started = r.started
-        rss = s.get("peak_rss_bytes")
+        rss = s.peak_rss_bytes if s is not None else None
         runs.add_row(
             run_label(r),
             r.status,
             "—" if started is None else ("yes" if started.xla_in_effect else "no"),
-            _f(s.get("first_epoch_seconds"), ".2f", " s"),
-            _f(s.get("steady_epoch_seconds"), ".2f", " s"),
-            _f(s.get("total_seconds"), ".1f", " s"),
+            _f(s.first_epoch_seconds if s is not None else None, ".2f", " s"),
+            _f(s.steady_epoch_seconds if s is not None else None, ".2f", " s"),
+            _f(s.total_seconds if s is not None else None, ".1f", " s"),
             _f(rss / 2**20 if rss else None, ".0f", " MiB"),
-            _f(s.get("final_val_accuracy"), ".1%"),
-            describe(s.get("xla_evidence")) if s else "—",
+            _f(s.final_val_accuracy if s is not None else None, ".1%"),
+            describe(s.xla_evidence) if s is not None else "—",
         )
     if report.runs:
         console.print(runs)

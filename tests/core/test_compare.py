@@ -171,3 +171,33 @@ def test_what_xla_did_comes_from_one_untimed_compile_per_xla_arm(
     again = type(report).from_dict(json.loads(json.dumps(report.to_dict())))
     assert [e.run_id for e in again.inspect_runs] == ["i-xla", "i-jit+bf16"]
     assert again.entry("i-xla") is not None
+
+
+def test_a_comparison_saved_before_the_summary_was_typed_still_opens(
+    scan: DatasetScan, tmp_path: Path
+) -> None:
+    """comparison.json files written by earlier versions hold each run's summary as a plain
+    object with only the keys of their day, and `started` configs without the newer settings:
+    they open, and give the figures they gave."""
+    report = new_report(scan, RunConfig(epochs=3, batch_size=4, image_size=48))
+    run_comparison(report, scan, tmp_path / "out", TaskState(), worker=worker())
+    path = tmp_path / "out" / "comparison.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    newer = {"mode", "steps_done", "nonfinite_losses", "xla_did", "cache"}
+    for run in data["runs"]:
+        for event in run["events"]:
+            if event["type"] == "finished":
+                event["summary"] = {k: v for k, v in event["summary"].items() if k not in newer}
+                event["summary"]["xla_evidence"].pop("compilations")
+            if event["type"] == "started":
+                event["protocol"] = 3
+                for key in ("arms", "extra", "quick", "target_percent", "budget_seconds"):
+                    event["config"].pop(key)
+    path.write_text(json.dumps(data), encoding="utf-8")
+    old = export.read_json(path)
+    summary = old.runs[1].summary
+    assert summary is not None and summary.mode == "train" and summary.xla_did is None
+    assert summary.xla_evidence is not None and summary.xla_evidence.compiled
+    c = old.recompute()
+    assert report.comparison is not None
+    assert c.speedup == report.comparison.speedup and c.verdict == report.comparison.verdict

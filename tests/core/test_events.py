@@ -1,24 +1,30 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
-from tests.helpers.streams import run_events
+from tests.helpers.streams import recorded_events, run_events
+from xlagui.core.config import RunConfig, XlaMode
 from xlagui.core.events import (
     EVENT_TYPES,
     PROTOCOL_VERSION,
     BatchEvent,
     BlockEvent,
     EpochEvent,
+    FinishedEvent,
     ProtocolError,
     ProtocolMismatch,
+    RunSummary,
     StartedEvent,
     WorkerCommand,
     check_protocol,
     parse_event,
     read_events,
 )
+from xlagui.core.evidence import XlaEvidence
+from xlagui.core.hlo import XlaReport
 
 
 def test_every_event_round_trips_through_one_json_line() -> None:
@@ -75,14 +81,72 @@ def test_unknown_fields_are_ignored_for_forward_compatibility() -> None:
         ('{"type":"block","t":1.0,"seq":"3"}', "seq"),
         ('{"type":"block","t":1.0,"seconds":true}', "seconds"),
         ('{"type":"epoch","t":1.0,"val_loss":"x"}', "val_loss"),
-        ('{"type":"warmup","t":1.0,"warm_step_seconds":[0.1,"slow"]}', "warm_step_seconds"),
-        ('{"type":"started","t":1.0,"versions":{"tf":2}}', "versions"),
+        ('{"type":"warmup","t":1.0,"warm_step_seconds":[0.1,"slow"]}', "warm_step_seconds[1]"),
+        ('{"type":"started","t":1.0,"versions":{"tf":2}}', "versions.tf"),
         ('{"type":"batch","t":"soon"}', "t"),
+        ('{"type":"started","t":1.0,"config":{"epochs":"many"}}', "config.epochs"),
+        ('{"type":"started","t":1.0,"config":{"xla":"warp"}}', "config.xla"),
+        ('{"type":"started","t":1.0,"config":[3]}', "config"),
+        ('{"type":"finished","t":1.0,"summary":{"epochs_done":"2"}}', "summary.epochs_done"),
+        ('{"type":"finished","t":1.0,"summary":{"epoch_seconds":[1,null]}}',
+         "summary.epoch_seconds[1]"),
+        ('{"type":"finished","t":1.0,"summary":{"xla_evidence":{"fusions":1.5}}}',
+         "summary.xla_evidence.fusions"),
+        ('{"type":"finished","t":1.0,"summary":{"xla_did":{"modules":[{"module_id":"1",'
+         '"name":"m","file":"f","instructions_after":"many"}]}}}',
+         "summary.xla_did.modules[0].instructions_after"),
     ],
 )
 def test_decoding_names_the_field_of_the_wrong_type(line: str, field: str) -> None:
-    with pytest.raises(ProtocolError, match=f"field '{field}'"):
+    with pytest.raises(ProtocolError, match=re.escape(f"field '{field}'")):
         parse_event(line)
+
+
+def test_a_config_out_of_range_is_refused_naming_the_field() -> None:
+    with pytest.raises(ProtocolError, match="field 'config': epochs must be between"):
+        parse_event('{"type":"started","t":1.0,"config":{"epochs":0}}')
+
+
+def test_started_carries_the_run_config_typed() -> None:
+    started = next(e for e in recorded_events("jit") if isinstance(e, StartedEvent))
+    assert isinstance(started.config, RunConfig)
+    assert started.config.xla is XlaMode.JIT and started.config.image_size == 48
+    again = parse_event(started.to_json())
+    assert again == started and json.loads(started.to_json())["config"]["xla"] == "jit"
+
+
+def test_the_summary_is_typed_and_round_trips() -> None:
+    finished = next(e for e in recorded_events("jit") if isinstance(e, FinishedEvent))
+    s = finished.summary
+    assert isinstance(s, RunSummary) and s.mode == "train" and s.epochs_done == 3
+    assert isinstance(s.xla_evidence, XlaEvidence) and s.xla_evidence.compiled
+    assert isinstance(s.xla_did, XlaReport) and s.xla_did.modules[0].heavy_ops
+    assert isinstance(s.epoch_seconds, tuple) and len(s.epoch_seconds) == 3
+    assert parse_event(finished.to_json()) == finished
+    assert RunSummary.from_dict(s.to_dict()) == s
+
+
+def test_a_summary_from_an_earlier_version_loads_with_defaults() -> None:
+    """Comparisons saved before the summary was typed hold it as a plain object with only the
+    keys of its day (no mode, no xla_did, a measuring one without accuracy): they still load."""
+    old = RunSummary.from_dict(
+        {"epochs_done": 2, "total_seconds": 3, "epoch_seconds": [2, 1],
+         "xla_evidence": {"hlo_modules": 2, "fusions": 9}, "future_key": [1]}
+    )
+    assert old.mode == "train" and old.total_seconds == 3 and old.epoch_seconds == (2, 1)
+    assert old.xla_did is None and old.final_val_accuracy is None and old.peak_rss_bytes is None
+    assert old.xla_evidence is not None and old.xla_evidence.compiled  # counted modules say so
+    measured = RunSummary.from_dict({"mode": "measure", "steps_done": 40})
+    assert measured.steps_done == 40 and measured.nonfinite_losses == 0
+    assert measured.xla_evidence is None
+    assert RunSummary.from_dict({}) == RunSummary()
+
+
+def test_a_stream_of_protocol_3_still_replays() -> None:
+    started = next(e for e in recorded_events("off") if isinstance(e, StartedEvent))
+    assert started.protocol == 3  # recorded before the summary was typed
+    with pytest.raises(ProtocolMismatch):
+        check_protocol(started)  # a live worker of that release would be refused
 
 
 def test_optional_and_integer_floats_decode() -> None:

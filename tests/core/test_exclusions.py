@@ -169,7 +169,7 @@ def test_a_comparison_trains_without_the_files_and_records_them(
     # Handed the full scan, the comparison still leaves out what its report records.
     run_comparison(report, mixed, out, TaskState(), worker=fake)
     for spec in fake.specs:
-        used = {path for path, *_ in spec.train + spec.val}
+        used = {s.path for s in spec.train + spec.val}
         assert not used & left_out
         assert len(spec.train) == len(mixed.files_for("train")) - 5
         assert len(spec.val) == len(mixed.files_for("test")) - 1

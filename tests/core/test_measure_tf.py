@@ -10,7 +10,7 @@ import pytest
 from tests.helpers.images import make_split_dataset
 from xlagui.core.compare import new_report, run_measurement
 from xlagui.core.config import RunConfig
-from xlagui.core.events import BlockEvent, StartedEvent, WarmupEvent
+from xlagui.core.events import BlockEvent, FinishedEvent, StartedEvent, WarmupEvent
 from xlagui.core.scan import DatasetScan, scan_dataset
 from xlagui.core.task import TaskState
 
@@ -48,8 +48,9 @@ def test_real_workers_measure_interleaved(scan: DatasetScan, tmp_path: Path) -> 
     assert i.stopped_by in ("target", "budget")
     assert i.low is not None and i.high is not None and i.low <= i.ratio <= i.high
     # The XLA worker really compiled (evidence), the baseline did not.
-    assert xla.summary is not None and xla.summary["xla_evidence"]["compiled"]
-    assert base.summary is not None and not base.summary["xla_evidence"]["compiled"]
+    assert xla.summary is not None and xla.summary.xla_evidence is not None
+    assert base.summary is not None and base.summary.xla_evidence is not None
+    assert xla.summary.xla_evidence.compiled and not base.summary.xla_evidence.compiled
     data = json.loads((tmp_path / "out" / "comparison.json").read_text())
     assert data["comparison"]["interleaved"]["pairs"] == i.pairs
 
@@ -89,9 +90,11 @@ def test_each_arm_kind_reads_back_what_is_in_effect(
             worker.wait_for("warmup", state)
             worker.send(WorkerCommand("finish"))
             finished = worker.wait_for("finished", state)
-            summary = finished.summary  # type: ignore[attr-defined]
-            assert summary["xla_evidence"]["compiled"], summary["xla_evidence"]
-            assert summary["final_val_accuracy"] is not None
+            assert isinstance(finished, FinishedEvent)
+            summary = finished.summary
+            assert summary.xla_evidence is not None
+            assert summary.xla_evidence.compiled, summary.xla_evidence
+            assert summary.mode == "measure" and summary.final_val_accuracy is not None
         else:
             worker.stop()
     finally:

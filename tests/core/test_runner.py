@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -16,7 +17,8 @@ import pytest
 
 from tests.helpers.streams import run_events
 from xlagui.core.config import RunConfig, XlaMode
-from xlagui.core.events import Event, read_events
+from xlagui.core.events import Event, ProtocolError, read_events
+from xlagui.core.pipeline import Sample
 from xlagui.core.runner import RunSpec, died_event, run_worker, worker_env
 from xlagui.core.task import TaskState
 
@@ -28,7 +30,7 @@ def spec(tmp_path: Path, mode: XlaMode = XlaMode.OFF) -> RunSpec:
         xla_mode=mode,
         config=RunConfig(epochs=3, image_size=48, batch_size=4),
         class_names=["a", "b"],
-        train=[("x.jpg", 0, "JPEG", "RGB")],
+        train=[Sample("x.jpg", 0, "JPEG", "RGB")],
         val=[],
         run_dir=tmp_path / "run",
     )
@@ -226,3 +228,57 @@ def test_a_worker_killed_by_a_signal_is_told_with_the_runs_sizes(tmp_path: Path)
     err = died_event(-signal.SIGKILL, log, RunConfig(batch_size=16, image_size=224))
     assert err.error_type == "WorkerDied" and "killed (SIGKILL)" in err.message
     assert "batch size 16 and image size 224" in err.hint
+
+
+def test_a_training_worker_of_another_protocol_is_refused(tmp_path: Path) -> None:
+    started = json.loads(run_events()[0].to_json())
+    started["protocol"] = 1
+    lines = [json.dumps(started), *stream_lines()[1:]]
+    body = f"for line in {lines!r}:\n    emit(line)\ntime.sleep(60)\n"
+    result = run_worker(spec(tmp_path), TaskState(), None, command=fake(tmp_path, body))
+    assert result.status == "error"
+    assert [e.type for e in result.events] == ["error"]  # nothing of what it said is kept
+    assert result.error is not None and "protocol version 1" in result.error.message
+
+
+def test_the_run_spec_round_trips_through_spec_json(tmp_path: Path) -> None:
+    s = RunSpec(
+        run_id="r1",
+        variant="xla",
+        xla_mode=XlaMode.JIT,
+        config=RunConfig(epochs=3, image_size=48, arms=("jit+bf16",), extra={"fake": {"a": 1}}),
+        class_names=["a", "b"],
+        train=[Sample("x.jpg", 0, "JPEG", "RGB"), Sample("y.png", 1, "PNG", "L")],
+        val=[Sample("z.gif", 1, "GIF", "P")],
+        run_dir=tmp_path / "run",
+        mode="measure",
+        precision="mixed_bfloat16",
+        tensorboard_dir=str(tmp_path / "tb"),
+    )
+    assert RunSpec.from_json(s.to_json()) == s
+    assert json.loads(s.to_json())["train"][0] == ["x.jpg", 0, "JPEG", "RGB"]
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        ({"xla_mode": "warp"}, "xla_mode"),
+        ({"run_dir": 3}, "run_dir"),
+        ({"train": [["x.jpg", "zero", "JPEG", "RGB"]]}, "train[0].label"),
+        ({"val": ["x.jpg"]}, "val[0]"),
+        ({"config": {"batch_size": "big"}}, "config.batch_size"),
+        ({"class_names": ["a", 2]}, "class_names[1]"),
+    ],
+)
+def test_a_bad_run_spec_names_the_field(
+    tmp_path: Path, change: dict[str, object], field: str
+) -> None:
+    data = {**json.loads(spec(tmp_path).to_json()), **change}
+    with pytest.raises(ProtocolError, match=re.escape(f"field '{field}'")):
+        RunSpec.from_json(json.dumps(data))
+
+
+def test_a_run_spec_without_a_field_it_needs_says_which() -> None:
+    with pytest.raises(ProtocolError, match=r"run spec lacks .*run_dir"):
+        RunSpec.from_json('{"run_id":"r","variant":"baseline","xla_mode":"off","config":{},'
+                          '"class_names":[],"train":[],"val":[]}')

@@ -1,10 +1,12 @@
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import pytest
 
 from tests.helpers.streams import run_events
+from xlagui.core.evidence import XlaEvidence
 from xlagui.core.stats import (
     RunRecord,
     break_even,
@@ -34,20 +36,22 @@ def record(
         peak_rss=rss,
         compiled=compiled,
     )
-    summary = summarize_epochs(epoch_events(events))
-    summary["peak_rss_bytes"] = rss
-    summary["xla_evidence"] = {"compiled": (mode != "off") if compiled is None else compiled}
+    summary = dataclasses.replace(
+        summarize_epochs(epoch_events(events)),
+        peak_rss_bytes=rss,
+        xla_evidence=XlaEvidence(compiled=(mode != "off") if compiled is None else compiled),
+    )
     return RunRecord(f"{variant}{repeat}", variant, repeat, mode, summary, val_count)
 
 
 def test_run_summary_known_answers() -> None:
     s = summarize_epochs(epoch_events(run_events(epoch_seconds=(10.0, 2.0, 4.0, 3.0))))
-    assert s["total_seconds"] == pytest.approx(19.0)
-    assert s["first_epoch_seconds"] == 10.0
-    assert s["steady_epoch_seconds"] == 3.0  # median of 2, 4, 3
-    assert s["compile_overhead_seconds"] == pytest.approx(7.0)
-    assert s["steady_epoch_stdev"] == pytest.approx(1.0)
-    assert s["cumulative_seconds"] == [10.0, 12.0, 16.0, 19.0]
+    assert s.total_seconds == pytest.approx(19.0)
+    assert s.first_epoch_seconds == 10.0
+    assert s.steady_epoch_seconds == 3.0  # median of 2, 4, 3
+    assert s.compile_overhead_seconds == pytest.approx(7.0)
+    assert s.steady_epoch_stdev == pytest.approx(1.0)
+    assert s.cumulative_seconds == (10.0, 12.0, 16.0, 19.0)
 
 
 def test_speedup_across_epochs_with_interval() -> None:

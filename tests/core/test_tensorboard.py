@@ -78,6 +78,7 @@ def test_a_real_comparison_writes_event_files_tensorboard_reads(tmp_path: Path) 
     assert all(m.compile_seconds is not None for m in did.modules)
     assert all(m.instructions_before is not None for m in did.modules)
     # The measuring XLA worker dumped nothing but still shows that XLA compiled.
-    m2 = report.measure_runs[1].summary or {}
-    assert m2["xla_evidence"]["compiled"] and m2["xla_evidence"]["hlo_modules"] == 0
+    m2 = report.measure_runs[1].summary
+    assert m2 is not None and m2.xla_evidence is not None
+    assert m2.xla_evidence.compiled and m2.xla_evidence.hlo_modules == 0
     assert not (out / "runs" / "m2-xla" / "xla").exists()

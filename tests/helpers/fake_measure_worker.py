@@ -37,10 +37,12 @@ from xlagui.core.events import (
     BlockEvent,
     CancelledEvent,
     FinishedEvent,
+    RunSummary,
     StartedEvent,
     WarmupEvent,
     WorkerCommand,
 )
+from xlagui.core.evidence import XlaEvidence
 
 
 def main() -> int:
@@ -91,8 +93,8 @@ def main() -> int:
         )
     )
     if spec.get("mode") == "inspect":  # the short compile with XLA's dump: nothing to time
-        evidence = {"compiled": uses_xla, "hlo_modules": int(uses_xla), "fusions": 3}
-        emit(FinishedEvent(summary={"mode": "inspect", "steps_done": 1, "xla_evidence": evidence}))
+        evidence = XlaEvidence(compiled=uses_xla, hlo_modules=int(uses_xla), fusions=3)
+        emit(FinishedEvent(summary=RunSummary(mode="inspect", steps_done=1, xla_evidence=evidence)))
         return 0
     commands: list[WorkerCommand] = []
     ready = threading.Condition()
@@ -155,18 +157,18 @@ def main() -> int:
                 )
             )
         elif command.cmd == "finish":
-            evidence = {"compiled": uses_xla, "hlo_modules": int(uses_xla), "fusions": 0}
+            evidence = XlaEvidence(compiled=uses_xla, hlo_modules=int(uses_xla), fusions=0)
             accuracy = float((fake.get("accuracy") or {}).get(variant, 0.75))
             emit(
                 FinishedEvent(
-                    summary={
-                        "mode": "measure",
-                        "steps_done": steps_done,
-                        "xla_evidence": evidence,
-                        "nonfinite_losses": 0,
-                        "final_val_accuracy": accuracy,
-                        "final_val_loss": 0.3,
-                    }
+                    summary=RunSummary(
+                        mode="measure",
+                        steps_done=steps_done,
+                        xla_evidence=evidence,
+                        nonfinite_losses=0,
+                        final_val_accuracy=accuracy,
+                        final_val_loss=0.3,
+                    )
                 )
             )
             return 0

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from tests.helpers.streams import run_events
 from xlagui.core.config import RunConfig
-from xlagui.core.events import BlockEvent, FinishedEvent, StartedEvent, WarmupEvent
+from xlagui.core.events import BlockEvent, FinishedEvent, RunSummary, StartedEvent, WarmupEvent
+from xlagui.core.evidence import XlaEvidence
 from xlagui.core.peak import LayerCeiling, MachineLimits, ceiling_key
 from xlagui.core.report import ComparisonReport, MeasurementRecord, RunEntry
 
@@ -44,10 +45,9 @@ def measure_events(run_id: str, variant: str, xla_mode: str, step: float) -> lis
     ]
     for seq in range(8):
         events.append(BlockEvent(t=3.0 + seq, seq=seq, steps=10, seconds=10 * step, loss=0.5))
-    compiled = {"compiled": xla_mode != "off", "modules": 2, "fusions": 40} if xla_mode != "off" \
-        else {"compiled": False}
-    events.append(FinishedEvent(t=12.0, summary={"mode": "measure", "steps_done": 83,
-                                                 "xla_evidence": compiled}))
+    compiled = XlaEvidence(compiled=True, fusions=40) if xla_mode != "off" else XlaEvidence()
+    events.append(FinishedEvent(t=12.0, summary=RunSummary(mode="measure", steps_done=83,
+                                                           xla_evidence=compiled)))
     return events
 
 

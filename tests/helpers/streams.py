@@ -8,8 +8,9 @@ them; `python tests/helpers/record_streams.py` records them again.
   `recorded_worker()` replays both: the GUI and the CLI meet what a worker really sends.
 - `run_events(...)` is a stream with known answers, for tests that check figures (timings,
   losses, steps per epoch): the recorded stream with its timings, metrics and counts replaced
-  by the ones asked for. Every event, field and summary key is still the worker's own; the
-  timing part of the summary is recomputed with `stats.summarize_epochs`, as the worker does.
+  by the ones asked for. Every event, field and summary field is still the worker's own; the
+  timing part of the summary is recomputed with `stats.summarize_epochs`, as the worker does,
+  and `started` says this app's protocol version, as a live worker of this release would.
 
 `FakeWorker` has the signature of `runner.run_worker`, so a comparison (CLI or GUI) can run end
 to end without TensorFlow.
@@ -27,6 +28,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from xlagui.core.events import (
+    PROTOCOL_VERSION,
     BatchEvent,
     CancelledEvent,
     EpochEvent,
@@ -36,6 +38,7 @@ from xlagui.core.events import (
     StartedEvent,
     read_events,
 )
+from xlagui.core.evidence import XlaEvidence
 from xlagui.core.runner import RunResult, RunSpec
 from xlagui.core.stats import summarize_epochs
 from xlagui.core.task import TaskState
@@ -98,6 +101,7 @@ def run_events(
         dataclasses.replace(
             _first(recorded, StartedEvent),
             t=setup,
+            protocol=PROTOCOL_VERSION,
             run_id=run_id,
             variant=variant,
             xla_mode=xla_mode,
@@ -143,17 +147,21 @@ def run_events(
         )
         events.append(ep)
         epochs.append(ep)
-    summary = copy.deepcopy(finished.summary)
-    summary.update(summarize_epochs(epochs))
-    summary["peak_rss_bytes"] = peak_rss
-    summary["setup_seconds"] = setup
-    summary["xla_mode"] = xla_mode
-    summary["xla_in_effect"] = xla_mode != "off"
-    summary["xla_evidence"].update(
-        hlo_modules=2 if compiled else 0,
-        fusions=40 if compiled else 0,
-        compiled_log_line=compiled,
-        compiled=compiled,
+    recorded_evidence = finished.summary.xla_evidence or XlaEvidence()
+    summary = dataclasses.replace(
+        summarize_epochs(epochs, finished.summary),
+        peak_rss_bytes=peak_rss,
+        setup_seconds=setup,
+        xla_mode=xla_mode,
+        xla_in_effect=xla_mode != "off",
+        xla_evidence=dataclasses.replace(
+            recorded_evidence,
+            hlo_modules=2 if compiled else 0,
+            fusions=40 if compiled else 0,
+            compiled_log_line=compiled,
+            compilations=recorded_evidence.compilations if compiled else 0,
+            compiled=compiled,
+        ),
     )
     events.append(dataclasses.replace(finished, t=t + 0.1, summary=summary))
     return events

@@ -35,18 +35,21 @@ def test_each_recording_is_a_finished_run_of_its_mode(mode: str, variant: str) -
     assert times == sorted(times)
     summary = finished(events).summary
     # The worker summarises with the same function the GUI and the CLI use.
-    assert summary | summarize_epochs(epochs) == summary, RERECORD
-    assert summary["xla_evidence"]["compiled"] is (mode != "off")
+    assert summarize_epochs(epochs, summary) == summary, RERECORD
+    assert summary.xla_evidence is not None
+    assert summary.xla_evidence.compiled is (mode != "off")
 
 
 def test_known_answer_streams_have_the_recorded_shape() -> None:
     for mode, variant in (("off", "baseline"), ("jit", "xla")):
         real = recorded_events(mode)
         made = run_events(variant=variant, xla_mode=mode, epoch_seconds=(2.0, 1.0))
-        assert set(finished(made).summary) == set(finished(real).summary)
-        assert set(finished(made).summary["xla_evidence"]) == set(
-            finished(real).summary["xla_evidence"]
-        )
+        # What was not asked for is the worker's own: its cache, its XLA report.
+        made_summary, real_summary = finished(made).summary, finished(real).summary
+        assert (made_summary.cache, made_summary.xla_did) == (real_summary.cache,
+                                                              real_summary.xla_did)
+        assert made_summary.xla_evidence is not None and real_summary.xla_evidence is not None
+        assert made_summary.xla_evidence.dump_dir == real_summary.xla_evidence.dump_dir
         # Only the numbers asked for differ from what the worker sent.
         kept = {"device_name", "device_kind", "versions", "config", "seed", "class_names", "pid"}
         real_started, made_started = (
@@ -64,4 +67,4 @@ def test_known_answer_streams_have_the_timings_asked_for() -> None:
     assert [e.t for e in epochs] == [4.0, 5.0, 7.0]  # after 1 s of setup
     assert [e.type for e in events].count("batch") == 6
     summary = finished(events).summary
-    assert summary["total_seconds"] == 6.0 and summary["steady_epoch_seconds"] == 1.5
+    assert summary.total_seconds == 6.0 and summary.steady_epoch_seconds == 1.5

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from xlagui.core.events import RunSummary
+from xlagui.core.evidence import XlaEvidence
 from xlagui.core.pairs import ArmTiming, InterleavedSummary
 from xlagui.core.stats import Comparison, Interval
 from xlagui.present import format as fmt
@@ -26,7 +28,11 @@ def test_figures_in_words() -> None:
     assert fmt.speedup(c).startswith("no clear difference")
     c = Comparison(total_time_ratio=0.75, xla_total_seconds=3.0, baseline_total_seconds=4.0)
     assert fmt.total_time(c) == "3.00 s with XLA vs 4.00 s without (0.75×, 25% less)"
-    assert fmt.evidence({"xla_evidence": {"compiled": False}}) == "none: XLA compiled nothing"
+    none = RunSummary(xla_evidence=XlaEvidence(compiled=False))
+    assert fmt.evidence(none) == "none: XLA compiled nothing"
+    assert fmt.evidence(None) == fmt.DASH
+    some = RunSummary(xla_evidence=XlaEvidence(hlo_modules=2, fusions=9, compiled_log_line=True))
+    assert fmt.evidence(some) == "2 HLO modules, 9 fusions; log: “Compiled cluster using XLA”"
 
 
 def interleaved_comparison(**kw: object) -> Comparison:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from xlagui.core import hlo
 from xlagui.core.config import RunConfig
-from xlagui.core.events import FinishedEvent
+from xlagui.core.events import FinishedEvent, RunSummary
 from xlagui.core.report import ComparisonReport, RunEntry
 from xlagui.present import xla_did as did
 
@@ -53,7 +53,7 @@ def test_diff_rows_and_the_png_line() -> None:
     assert rows["buffer memory"] == ("9.6 MB", "11.6 MB", "+2.0 MB")
     assert rows["compile time"] == ("0.25 s", "0.25 s", "+0.00 s")
     entry = RunEntry("02-xla-r1", "xla", 1, "jit", "finished",
-                     [FinishedEvent(summary={"xla_did": a.to_dict()})])
+                     [FinishedEvent(summary=RunSummary(xla_did=a))])
     base = RunEntry("01-baseline-r1", "baseline", 1, "off", "finished", [FinishedEvent()])
 
     report = ComparisonReport(config=RunConfig(), dataset={}, runs=[base, entry])

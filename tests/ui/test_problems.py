@@ -126,7 +126,7 @@ def test_leaving_a_conflict_out_is_shown_and_used_by_the_run(
     with qtbot.waitSignal(window.comparison_finished, timeout=20_000) as blocker:
         click(qtbot, window.run_button)
     report = blocker.args[0]
-    used = {path for spec in worker.specs for path, *_ in spec.train + spec.val}
+    used = {s.path for spec in worker.specs for s in spec.train + spec.val}
     assert used and not used & set(problem.paths)
     assert len(worker.specs[0].train) == len(scan.files_for("train")) - 2
     assert "2 files left out" in window.runs_view.subheading.text()

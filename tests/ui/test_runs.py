@@ -114,9 +114,10 @@ def test_a_recorded_real_run_fills_both_columns(qtbot: QtBot, make_window: Windo
         assert xy(column._time_curves[0])[1] == pytest.approx(
             [0.0, *(e.cumulative_seconds for e in epochs)], abs=1e-5)
         assert column.figures["device"].text() == started.device_name
-        ev = summary["xla_evidence"]
-        if ev["compiled"]:
-            assert f"{ev['hlo_modules']} HLO modules, {ev['fusions']} fusions" in \
+        ev = summary.xla_evidence
+        assert ev is not None
+        if ev.compiled:
+            assert f"{ev.hlo_modules} HLO modules, {ev.fusions} fusions" in \
                 column.figures["evidence"].text()
         else:
             assert "compiled nothing" in column.figures["evidence"].text()

@@ -42,7 +42,8 @@ def test_a_real_comparison_on_a_tiny_dataset(qtbot: QtBot, make_window: WindowFa
         assert trace is not None and trace.started is not None
         assert trace.started.device_kind == "CPU"
     xla = report.runs[1].summary
-    assert xla["xla_evidence"]["compiled"], xla["xla_evidence"]
+    assert xla is not None and xla.xla_evidence is not None
+    assert xla.xla_evidence.compiled, xla.xla_evidence
     # The speed phase came first, with both real measuring workers, and gave the headline.
     assert [r.status for r in report.measure_runs] == ["finished", "finished"]
     c = report.comparison

@@ -5,6 +5,7 @@ copies the TensorBoard command, and diffs against a comparison from History."""
 from __future__ import annotations
 
 import copy
+import dataclasses
 from pathlib import Path
 
 from PySide6.QtCore import QPoint, Qt
@@ -42,9 +43,9 @@ def column(table: QTableWidget, name: str) -> list[str]:
 def test_the_xla_run_shows_what_xla_did(qtbot: QtBot, make_window: WindowFactory,
                                         dataset: Path) -> None:
     worker = fake_worker()
-    did = hlo.read_dump(DUMP, DUMP / "worker.log").to_dict()
+    did = hlo.read_dump(DUMP, DUMP / "worker.log")
     finished = next(e for e in worker.streams["xla"] if isinstance(e, FinishedEvent))
-    finished.summary["xla_did"] = did
+    finished.summary = dataclasses.replace(finished.summary, xla_did=did)
     window: MainWindow = make_window(worker=worker)
     with qtbot.waitSignal(window.dataset_loaded, timeout=10_000):
         window.open_dataset(dataset)
@@ -53,12 +54,12 @@ def test_the_xla_run_shows_what_xla_did(qtbot: QtBot, make_window: WindowFactory
 
     # An earlier comparison in History, whose XLA run fused one op less.
     earlier = copy.deepcopy(did)
-    earlier["modules"][0]["fusions_by_kind"] = {"kLoop": 14}
-    earlier["modules"][0]["fusions"] = 14
-    finished.summary["xla_did"] = earlier
+    earlier.modules[0].fusions_by_kind = {"kLoop": 14}
+    earlier.modules[0].fusions = 14
+    finished.summary = dataclasses.replace(finished.summary, xla_did=earlier)
     with qtbot.waitSignal(window.comparison_finished, timeout=30_000):
         assert window.start_comparison()
-    finished.summary["xla_did"] = did
+    finished.summary = dataclasses.replace(finished.summary, xla_did=did)
     with qtbot.waitSignal(window.comparison_finished, timeout=30_000):
         assert window.start_comparison()
 

@@ -11,7 +11,7 @@ import os
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 # mkstemp creates files readable by the owner only; an export should get the permissions any
 # other new file would. Read the umask once (setting it is the only way to read it).
@@ -20,7 +20,9 @@ os.umask(_UMASK)
 
 
 @contextlib.contextmanager
-def atomic_open(path: str | os.PathLike[str], mode: str = "w", **kwargs: object) -> Iterator[IO]:
+def atomic_open(
+    path: str | os.PathLike[str], mode: str = "w", **kwargs: object
+) -> Iterator[IO[Any]]:
     """Open a temporary sibling of `path` for writing; rename it to `path` when the block ends
     without an exception, delete it otherwise."""
     if "w" not in mode:

@@ -20,8 +20,9 @@ from xlagui.core.config import RunConfig, XlaMode
 from xlagui.core.events import Event
 from xlagui.core.exclusions import Exclusions, without_recorded
 from xlagui.core.interleave import MeasureSettings, measure_interleaved
+from xlagui.core.pipeline import Sample
 from xlagui.core.report import ComparisonReport, MeasurementRecord, RunEntry, host_environment
-from xlagui.core.runner import RunResult, RunSpec, Sample, run_worker, samples_from_scan
+from xlagui.core.runner import RunResult, RunSpec, run_worker, samples_from_scan
 from xlagui.core.task import TaskState
 
 if TYPE_CHECKING:
@@ -351,9 +352,9 @@ def summary_markdown(report: ComparisonReport) -> str:
     lines = [f"## {report.title()}", "", verdict(c) if c is not None else "Not compared.", ""]
     lines += ["| run | status | steady epoch (s) | val. accuracy |", "|---|---|---|---|"]
     for entry in report.runs:
-        s = entry.summary or {}
-        steady = s.get("steady_epoch_seconds")
-        acc = s.get("final_val_accuracy")
+        s = entry.summary
+        steady = s.steady_epoch_seconds if s is not None else None
+        acc = s.final_val_accuracy if s is not None else None
         lines.append(
             f"| {entry.run_id} | {entry.status} | "
             f"{'—' if steady is None else f'{steady:.2f}'} | "

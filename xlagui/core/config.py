@@ -106,7 +106,7 @@ class Range:
                 raise ConfigError(f"{name} must be a whole number, got {value!r}") from None
         if not self.low <= value <= self.high:
             raise ConfigError(f"{name} must be between {self.low} and {self.high}, got {value}")
-        return value
+        return int(value)
 
 
 RANGES: dict[str, Range] = {

@@ -161,9 +161,9 @@ def compute(report: ComparisonReport, limits: MachineLimits | None) -> Efficienc
                                timing.steady_step_seconds))
     for entry in report.runs:
         summary, started = entry.summary, entry.started
-        if entry.status != "finished" or not summary or started is None:
+        if entry.status != "finished" or summary is None or started is None:
             continue
-        steady = summary.get("steady_epoch_seconds")
+        steady = summary.steady_epoch_seconds
         if not steady or not started.steps_per_epoch:
             continue
         work = epoch_flops(count, batch, started.steps_per_epoch, started.val_count)

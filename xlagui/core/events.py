@@ -11,27 +11,92 @@ one terminal event. A *measuring* worker (`mode="measure"`) sends started, then 
 `xlagui.core.interleave`).
 
 Decoding checks every field's type against the dataclass and names the bad field, so a stream
-that drifted from this module fails loudly instead of reaching a plot as the wrong type.
+that drifted from this module fails loudly instead of reaching a plot as the wrong type. What
+events carry inside is typed too: `StartedEvent.config` is the run's `RunConfig`, and
+`FinishedEvent.summary` a `RunSummary`, decoded field by field with the same checks. Fields a
+stream lacks take their defaults, so streams and comparisons saved by earlier versions still load.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import enum
 import json
 import math
 import types
 import typing
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, TextIO, Union
+from pathlib import Path
+from typing import Any, ClassVar, TextIO, TypeAlias, TypeVar, Union
+
+from xlagui.core.config import RunConfig
+from xlagui.core.evidence import XlaEvidence
+from xlagui.core.hlo import XlaReport
 
 # 2: measuring workers (warmup/block events, commands on stdin); `protocol` in `started`.
 # 3: arms: the dtype policy asked for and read back in `started`.
-PROTOCOL_VERSION = 3
+# 4: `finished` carries a typed `RunSummary`: every field, in every mode (null where unknown).
+PROTOCOL_VERSION = 4
+
+# What json.loads gives and json.dumps takes.
+JSONValue: TypeAlias = "bool | int | float | str | list[JSONValue] | dict[str, JSONValue] | None"
+JSONObject: TypeAlias = "dict[str, JSONValue]"
+
+T = TypeVar("T")
 
 
 class ProtocolError(ValueError):
     """A line that is not a valid event."""
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """What a run reports when it ends (`FinishedEvent.summary`).
+
+    A training run (`mode="train"`) fills the epoch figures (`xlagui.core.stats.summarize_epochs`)
+    and `setup_seconds`; a measuring worker (`"measure"`) the steps it ran, how many losses were
+    not finite and the validation figures after them; an inspecting one (`"inspect"`, the short
+    compile with XLA's dump on) only `steps_done`. Every run adds its memory peaks, its cache, its
+    XLA mode as asked and as read back, and the evidence that XLA compiled; an XLA run also what
+    XLA did (`xla_did`, read from its dump).
+    """
+
+    mode: str = "train"  # "train", "measure" or "inspect"
+    # Training runs: the epochs' timings (the first pays for tracing and compiling) and metrics.
+    epochs_done: int = 0
+    total_seconds: float | None = None
+    first_epoch_seconds: float | None = None
+    steady_epoch_seconds: float | None = None  # median of the epochs after the first
+    steady_epoch_stdev: float | None = None
+    steady_epoch_min: float | None = None
+    steady_epoch_max: float | None = None
+    compile_overhead_seconds: float | None = None  # first epoch beyond a steady one
+    epoch_seconds: tuple[float, ...] = ()
+    cumulative_seconds: tuple[float, ...] = ()
+    final_loss: float | None = None
+    final_accuracy: float | None = None
+    final_val_loss: float | None = None  # also of a measuring worker, after its steps
+    final_val_accuracy: float | None = None
+    setup_seconds: float | None = None
+    # Measuring and inspecting workers.
+    steps_done: int = 0
+    nonfinite_losses: int = 0
+    # Every run.
+    peak_rss_bytes: int | None = None
+    peak_device_bytes: int | None = None  # None on the CPU, or where the driver does not say
+    cache: str = ""  # "memory" or the on-disk cache path
+    xla_mode: str = "off"  # asked for
+    xla_in_effect: bool = False  # read back
+    xla_evidence: XlaEvidence | None = None
+    xla_did: XlaReport | None = None  # XLA runs: what XLA did, from the dump
+
+    def to_dict(self) -> JSONObject:
+        return _plain_object(self)
+
+    @classmethod
+    def from_dict(cls, data: object) -> RunSummary:
+        return decode(cls, data, "summary")
 
 
 @dataclass
@@ -39,9 +104,9 @@ class Event:
     type: ClassVar[str] = ""
     t: float = 0.0
 
-    def to_dict(self) -> dict[str, Any]:
-        d: dict[str, Any] = {"type": self.type}
-        d.update(_finite(dataclasses.asdict(self)))
+    def to_dict(self) -> JSONObject:
+        d: JSONObject = {"type": self.type}
+        d.update(_plain_object(self))
         return d
 
     def to_json(self) -> str:
@@ -62,7 +127,7 @@ class StartedEvent(Event):
     device_name: str = ""
     device_kind: str = ""  # "CPU" or "GPU"
     versions: dict[str, str] = field(default_factory=dict)
-    config: dict[str, Any] = field(default_factory=dict)
+    config: RunConfig = field(default_factory=RunConfig)
     seed: int = 0
     class_names: list[str] = field(default_factory=list)
     train_count: int = 0
@@ -127,7 +192,7 @@ class BlockEvent(Event):
 @dataclass
 class FinishedEvent(Event):
     type: ClassVar[str] = "finished"
-    summary: dict[str, Any] = field(default_factory=dict)
+    summary: RunSummary = field(default_factory=RunSummary)
 
 
 @dataclass
@@ -163,37 +228,107 @@ EVENT_TYPES: dict[str, type[Event]] = {
 TERMINAL_TYPES = frozenset({"finished", "cancelled", "error"})
 
 
-def event_from_dict(data: dict[str, Any]) -> Event:
+def event_from_dict(data: object) -> Event:
     if not isinstance(data, dict):
         raise ProtocolError(f"an event is a JSON object, got {type(data).__name__}")
     kind = data.get("type")
-    cls = EVENT_TYPES.get(kind)  # type: ignore[arg-type]
+    cls = EVENT_TYPES.get(kind) if isinstance(kind, str) else None
     if cls is None:
         raise ProtocolError(f"unknown event type {kind!r}")
-    names = {f.name: f for f in dataclasses.fields(cls)}
-    kwargs = {k: v for k, v in data.items() if k in names}
-    missing = [n for n, f in names.items() if n not in kwargs and _required(f)]
-    if missing:
-        raise ProtocolError(f"{kind} event lacks {', '.join(missing)}")
+    if "t" not in data:
+        raise ProtocolError(f"{kind} event lacks t")
+    return decode(cls, data, f"{kind} event")
+
+
+def decode(cls: type[T], data: object, where: str, prefix: str = "") -> T:
+    """`data` (as json.loads gave it) as a `cls` dataclass, every field's type checked, nested
+    dataclasses decoded in turn. A field `data` lacks takes its default (a stream from an earlier
+    version); keys `cls` does not know are ignored. Raises `ProtocolError` naming the bad field
+    (`where`: what is decoded, in words; `prefix`: the path down to `data`)."""
+    if not isinstance(data, dict):
+        at = f"field {prefix.rstrip('.')!r}" if prefix else "it"
+        raise ProtocolError(f"{where}: {at} should be a JSON object, got {_short(data)}")
     hints = _hints(cls)
-    for name, value in kwargs.items():
-        if not _conforms(value, hints[name]):
-            raise ProtocolError(
-                f"{kind} event: field {name!r} should be {_spell(hints[name])}, got {value!r}"
-            )
-    return cls(**kwargs)
+    kwargs: dict[str, object] = {}
+    missing: list[str] = []
+    for f in dataclasses.fields(cls):  # type: ignore[arg-type]
+        if not f.init:
+            continue
+        if f.name in data:
+            kwargs[f.name] = _decode_value(data[f.name], hints[f.name], where, prefix + f.name)
+        elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+            missing.append(prefix + f.name)
+    if missing:
+        raise ProtocolError(f"{where} lacks {', '.join(missing)}")
+    try:
+        return cls(**kwargs)
+    except (ValueError, TypeError) as exc:  # the class's own checks (RunConfig's ranges)
+        at = f"field {prefix.rstrip('.')!r}: " if prefix else ""
+        raise ProtocolError(f"{where}: {at}{exc}") from None
 
 
-_HINTS: dict[type, dict[str, Any]] = {}
+def _decode_value(value: object, hint: Any, where: str, path: str) -> object:
+    def bad() -> ProtocolError:
+        return ProtocolError(
+            f"{where}: field {path!r} should be {_spell(hint)}, got {_short(value)}"
+        )
+
+    origin = typing.get_origin(hint)
+    if origin in (Union, types.UnionType):
+        args = typing.get_args(hint)
+        if value is None and type(None) in args:
+            return None
+        others = [a for a in args if a is not type(None)]
+        if len(others) == 1:
+            return _decode_value(value, others[0], where, path)
+        if _conforms(value, hint):
+            return value
+        raise bad()
+    if isinstance(hint, type) and dataclasses.is_dataclass(hint):
+        return decode(hint, value, where, path + ".")
+    if isinstance(hint, type) and issubclass(hint, enum.Enum):
+        try:
+            return hint(value)
+        except ValueError:
+            raise bad() from None
+    if hint is Path:
+        if isinstance(value, str):
+            return Path(value)
+        raise bad()
+    if origin in (list, tuple):
+        args = typing.get_args(hint)
+        item = args[0] if args else Any
+        if origin is tuple and not (len(args) == 2 and args[1] is Ellipsis):
+            raise TypeError(f"only tuple[X, ...] fields can be decoded, not {hint}")
+        if not isinstance(value, list):
+            raise bad()
+        items = [_decode_value(v, item, where, f"{path}[{i}]") for i, v in enumerate(value)]
+        return tuple(items) if origin is tuple else items
+    if origin is dict:
+        key, item = typing.get_args(hint) or (Any, Any)
+        if not isinstance(value, dict) or not all(_conforms(k, key) for k in value):
+            raise bad()
+        return {k: _decode_value(v, item, where, f"{path}.{k}") for k, v in value.items()}
+    if _conforms(value, hint):
+        return value
+    raise bad()
 
 
-def _hints(cls: type) -> dict[str, Any]:
+def _short(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 120 else text[:117] + "..."
+
+
+_HINTS: dict[type, dict[str, object]] = {}  # a dataclass's field annotations, resolved
+
+
+def _hints(cls: type) -> dict[str, object]:
     if cls not in _HINTS:
         _HINTS[cls] = typing.get_type_hints(cls)
     return _HINTS[cls]
 
 
-def _conforms(value: Any, hint: Any) -> bool:
+def _conforms(value: object, hint: Any) -> bool:
     """Whether a decoded JSON value fits a field's annotation (the few shapes events use)."""
     if hint is Any:
         return True
@@ -223,19 +358,31 @@ def _spell(hint: Any) -> str:
     return getattr(hint, "__name__", None) or str(hint).replace("typing.", "")
 
 
-def _finite(value: Any) -> Any:
-    """NaN and infinities (a diverging loss) become null: JSON has no spelling for them."""
+def plain(value: object) -> JSONValue:
+    """A value as JSON has it: dataclasses become objects (every field), enums their value,
+    tuples lists, paths strings, and NaN and infinities (a diverging loss) null: JSON has no
+    spelling for them."""
+    if value is None or isinstance(value, (bool, int, str)):
+        if isinstance(value, enum.Enum):
+            return plain(value.value)
+        return value
     if isinstance(value, float):
         return value if math.isfinite(value) else None
+    if isinstance(value, enum.Enum):
+        return plain(value.value)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return _plain_object(value)
     if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
+        return {str(k): plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_finite(v) for v in value]
-    return value
+        return [plain(v) for v in value]
+    if isinstance(value, Path):
+        return str(value)
+    return str(value)  # what json.dumps(default=str) would write
 
 
-def _required(f: dataclasses.Field[Any]) -> bool:
-    return f.name == "t"
+def _plain_object(obj: object) -> JSONObject:
+    return {f.name: plain(getattr(obj, f.name)) for f in dataclasses.fields(obj)}  # type: ignore[arg-type]
 
 
 def parse_event(line: str) -> Event:

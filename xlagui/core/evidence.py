@@ -7,9 +7,8 @@ run reads back what happened instead of trusting the setting.
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 # TensorFlow logs this once per process when XLA compiles its first cluster.
 COMPILED_LINE = "Compiled cluster using XLA"
@@ -17,8 +16,11 @@ _MODULE_RE = re.compile(r"^module_(\d+)\.")
 _FUSION_RE = re.compile(r"\bfusion\(.*\bkind=k\w+")
 
 
-@dataclass
+@dataclass(frozen=True)
 class XlaEvidence:
+    """What a run read back after training; `compiled` says XLA compiled something (any of the
+    signs below, or a run that said so without counting them)."""
+
     hlo_modules: int = 0  # compiled HLO modules written to the dump folder
     fusions: int = 0  # fusion instructions in the optimised modules
     compiled_log_line: bool = False  # TensorFlow's "Compiled cluster using XLA!" was logged
@@ -26,15 +28,11 @@ class XlaEvidence:
     # XLA compilations TensorFlow logged with their time (`hlo.compile_times`): the evidence of
     # a worker that dumps nothing, such as a measuring one.
     compilations: int = 0
+    compiled: bool = False
 
-    @property
-    def compiled(self) -> bool:
-        return self.hlo_modules > 0 or self.compiled_log_line or self.compilations > 0
-
-    def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
-        d["compiled"] = self.compiled
-        return d
+    def __post_init__(self) -> None:
+        seen = self.hlo_modules > 0 or self.compiled_log_line or self.compilations > 0
+        object.__setattr__(self, "compiled", self.compiled or seen)
 
 
 def count_dump(dump_dir: Path) -> tuple[int, int]:
@@ -76,16 +74,15 @@ def collect(dump_dir: Path, log_path: Path) -> XlaEvidence:
     )
 
 
-def describe(evidence: dict[str, Any] | None) -> str:
+def describe(ev: XlaEvidence | None) -> str:
     """What shows that XLA compiled (or did not) in one run, in words."""
-    ev = evidence or {}
-    if not ev.get("compiled"):
+    if ev is None or not ev.compiled:
         return "none: XLA compiled nothing"
     parts = []
-    if ev.get("hlo_modules"):
-        parts.append(f"{ev['hlo_modules']} HLO modules, {ev.get('fusions', 0)} fusions")
-    elif ev.get("compilations"):
-        parts.append(f"{ev['compilations']} XLA compilations logged")
-    if ev.get("compiled_log_line"):
+    if ev.hlo_modules:
+        parts.append(f"{ev.hlo_modules} HLO modules, {ev.fusions} fusions")
+    elif ev.compilations:
+        parts.append(f"{ev.compilations} XLA compilations logged")
+    if ev.compiled_log_line:
         parts.append("log: “Compiled cluster using XLA”")
     return "; ".join(parts) or "compiled"

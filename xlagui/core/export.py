@@ -83,7 +83,7 @@ def summary_rows(report: ComparisonReport) -> list[dict[str, str]]:
         )
 
     for r in report.runs:
-        s = r.summary or {}
+        s = r.summary
         run = {
             "row": "run",
             "run_id": r.run_id,
@@ -92,9 +92,10 @@ def summary_rows(report: ComparisonReport) -> list[dict[str, str]]:
             "xla_mode": r.xla_mode,
             "note": r.status,
         }
-        present = [k for k in RUN_METRICS if k in s] if s else []
-        for key in present or ["status"]:
-            rows.append({**run, "metric": key, "value": _num(s.get(key))})
+        if s is None:
+            rows.append({**run, "metric": "status", "value": _num(None)})
+        for key in RUN_METRICS if s is not None else ():
+            rows.append({**run, "metric": key, "value": _num(getattr(s, key))})
     if c is None:
         return rows
     i = c.interleaved

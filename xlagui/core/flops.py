@@ -156,7 +156,7 @@ def count_layer(shape: LayerShape, *, first: bool) -> LayerCount:
     """FLOPs and traffic of one layer (`first`: its input gradient is not needed)."""
     out = prod(shape.output_shape)
     inp = prod(shape.input_shape)
-    act_f, act_b = ACTIVATION_FLOPS.get(shape.activation, (None, None))  # type: ignore[arg-type]
+    act_f, act_b = ACTIVATION_FLOPS.get(shape.activation, (None, None))
     if act_f is None or act_b is None:
         raise ValueError(f"layer {shape.name}: cannot count activation {shape.activation!r}")
     if shape.kind in ("conv2d", "dense"):
@@ -249,9 +249,9 @@ def shapes_from_keras(model: Any) -> list[LayerShape]:
             raise ValueError(f"layer {layer.name}: only stride-1 convolutions are counted")
         window: tuple[int, int] = (1, 1)
         if kind == "conv2d":
-            window = tuple(layer.kernel_size)  # type: ignore[assignment]
+            window = tuple(layer.kernel_size)
         elif kind == "maxpool2d":
-            window = tuple(layer.pool_size)  # type: ignore[assignment]
+            window = tuple(layer.pool_size)
             if tuple(layer.strides) != window:
                 raise ValueError(f"layer {layer.name}: only non-overlapping pooling is counted")
         activation = getattr(getattr(layer, "activation", None), "__name__", "linear")

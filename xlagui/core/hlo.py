@@ -28,7 +28,10 @@ import re
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from xlagui.core.report import ComparisonReport
 
 TOP_FUSIONS = 15  # the largest fusions (by output bytes) kept per module in a run summary
 
@@ -471,16 +474,18 @@ class InspectError(ValueError):
     """The folder is neither a comparison folder nor a run folder."""
 
 
-def xla_runs(report: Any, out_dir: Path | None = None) -> list[tuple[str, XlaReport]]:
+def xla_runs(
+    report: ComparisonReport, out_dir: Path | None = None
+) -> list[tuple[str, XlaReport]]:
     """(run id, what XLA did) of every XLA run of a `ComparisonReport` that has it: from the
     run's summary, or, for a summary written before it was recorded, from its dump folder when
     `out_dir` still holds it."""
     out: list[tuple[str, XlaReport]] = []
-    for entry in [*getattr(report, "inspect_runs", []), *report.runs, *report.measure_runs]:
+    for entry in [*report.inspect_runs, *report.runs, *report.measure_runs]:
         if entry.xla_mode == "off":
             continue
-        summary = entry.summary or {}
-        found = XlaReport.from_dict(summary.get("xla_did"))
+        summary = entry.summary
+        found = summary.xla_did if summary is not None else None
         if found is None and out_dir is not None:
             run_dir = out_dir / "runs" / entry.run_id
             if (run_dir / "xla").is_dir():
@@ -507,7 +512,7 @@ def inspect_folder(folder: Path) -> list[tuple[str, XlaReport]]:
             except ProtocolError:
                 continue
             if isinstance(event, FinishedEvent):
-                found = XlaReport.from_dict(event.summary.get("xla_did"))
+                found = event.summary.xla_did
                 return [(folder.name, found)] if found is not None else []
         return []
     raise InspectError(

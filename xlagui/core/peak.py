@@ -290,7 +290,7 @@ def probe_layers(tf: Any, image_size: int, batch_size: int, budget: float) -> di
         g = tf.random.uniform((batch_size, *shape.output_shape), seed=6)
         need_input_grad = layer.name != first
 
-        @tf.function
+        @tf.function  # type: ignore[untyped-decorator]  # TensorFlow ships no type hints
         def step(x: Any, g: Any, need_input_grad: bool = need_input_grad,
                  w: Any = w, bias: Any = bias) -> Any:
             with tf.GradientTape() as tape:

@@ -1,4 +1,5 @@
-"""The tf.data input pipeline. Imported only inside the worker process (it loads TensorFlow).
+"""The tf.data input pipeline. Its functions run only in the worker process (they load
+TensorFlow, which is imported inside them); the GUI imports this module for `Sample` alone.
 
 From the scan's file list (no second walk of the folder): decode and resize once, cache (in
 memory, or on disk under the run's folder when the set is too large), then per epoch a seeded

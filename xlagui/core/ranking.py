@@ -22,14 +22,14 @@ from typing import TYPE_CHECKING, Any
 
 from xlagui.core.arms import Arm, Precision, hardware_note, policy_problems
 from xlagui.core.config import XlaMode
-from xlagui.core.events import BlockEvent, FinishedEvent, StartedEvent
+from xlagui.core.events import BlockEvent, FinishedEvent, RunSummary, StartedEvent
 from xlagui.core.pairs import ArmResult
 
 if TYPE_CHECKING:
     from xlagui.core.report import RunEntry
 
 
-def _summary(entry: RunEntry) -> dict[str, Any] | None:
+def _summary(entry: RunEntry) -> RunSummary | None:
     fin = next((e for e in entry.events if isinstance(e, FinishedEvent)), None)
     return fin.summary if fin is not None else None
 
@@ -53,8 +53,8 @@ def engagement_problems(entry: RunEntry) -> list[str]:
         if started.policy or arm.precision is not Precision.FLOAT32:
             problems += policy_problems(arm, read_back)
     summary = _summary(entry)
-    if summary is not None and "xla_evidence" in summary:
-        compiled = bool((summary.get("xla_evidence") or {}).get("compiled"))
+    if summary is not None and summary.xla_evidence is not None:
+        compiled = summary.xla_evidence.compiled
         if arm.xla is not XlaMode.OFF and not compiled:
             problems.append(f"asked for XLA ({arm.xla.value}) but XLA compiled nothing")
         if arm.xla is XlaMode.OFF and compiled:
@@ -76,12 +76,12 @@ def _mean(values: Sequence[float | None]) -> float | None:
 
 def _accuracy(variant: str, runs: Sequence[RunEntry], measure_runs: Sequence[RunEntry]) -> Accuracy:
     trained = [r for r in runs if r.variant == variant and r.status == "finished"]
-    sums = [s for s in (_summary(r) for r in trained) if s and s.get("epochs_done")]
+    sums = [s for s in (_summary(r) for r in trained) if s is not None and s.epochs_done]
     if sums:
         started = [s for s in (_started(r) for r in trained) if s is not None]
-        epochs = max(int(s.get("epochs_done") or 0) for s in sums)
+        epochs = max(s.epochs_done for s in sums)
         return Accuracy(
-            _mean([s.get("final_val_accuracy") for s in sums]),
+            _mean([s.final_val_accuracy for s in sums]),
             min((s.val_count for s in started), default=0),
             f"training runs ({epochs} epoch{'s' if epochs != 1 else ''})",
         )
@@ -89,11 +89,12 @@ def _accuracy(variant: str, runs: Sequence[RunEntry], measure_runs: Sequence[Run
     for r in measured:
         s = _summary(r)
         first = _started(r)
-        if s is not None and "final_val_accuracy" in s:
+        # A measuring worker evaluates the validation set when it finishes (protocol 3 on).
+        if s is not None and s.mode == "measure":
             return Accuracy(
-                s.get("final_val_accuracy"),
+                s.final_val_accuracy,
                 first.val_count if first else 0,
-                f"after the {s.get('steps_done', 0)} measured steps",
+                f"after the {s.steps_done} measured steps",
             )
     return Accuracy(None, 0, "")
 

@@ -15,7 +15,7 @@ from typing import Any
 from xlagui import __version__
 from xlagui.core.arms import Arm, Precision
 from xlagui.core.config import RunConfig, XlaMode
-from xlagui.core.events import Event, StartedEvent, event_from_dict
+from xlagui.core.events import Event, FinishedEvent, RunSummary, StartedEvent, event_from_dict
 from xlagui.core.pairs import InterleavedSummary
 from xlagui.core.peak import MachineLimits
 from xlagui.core.ranking import arm_results, recommendation
@@ -43,11 +43,9 @@ class RunEntry:
         return next((e for e in self.events if isinstance(e, StartedEvent)), None)
 
     @property
-    def summary(self) -> dict[str, Any] | None:
-        for e in self.events:
-            if e.type == "finished":
-                return e.summary  # type: ignore[attr-defined, no-any-return]
-        return None
+    def summary(self) -> RunSummary | None:
+        fin = next((e for e in self.events if isinstance(e, FinishedEvent)), None)
+        return fin.summary if fin is not None else None
 
     @property
     def error(self) -> Event | None:
@@ -132,7 +130,8 @@ class ComparisonReport:
     def records(self, runs: list[RunEntry] | None = None) -> list[RunRecord]:
         out = []
         for r in self.runs if runs is None else runs:
-            if r.status == "finished" and r.summary is not None:
+            summary = r.summary
+            if r.status == "finished" and summary is not None:
                 started = r.started
                 out.append(
                     RunRecord(
@@ -140,7 +139,7 @@ class ComparisonReport:
                         variant=r.variant,
                         repeat=r.repeat,
                         xla_mode=r.xla_mode,
-                        summary=r.summary,
+                        summary=summary,
                         val_count=started.val_count if started else 0,
                     )
                 )

@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING
 
 from xlagui.core import paths
 from xlagui.core.config import RunConfig, XlaMode
@@ -28,10 +28,18 @@ from xlagui.core.events import (
     ErrorEvent,
     Event,
     FinishedEvent,
+    JSONObject,
+    JSONValue,
     ProtocolError,
+    ProtocolMismatch,
+    RunSummary,
     StartedEvent,
+    check_protocol,
+    decode,
     parse_event,
+    plain,
 )
+from xlagui.core.pipeline import Sample
 from xlagui.core.task import TaskState
 
 if TYPE_CHECKING:
@@ -43,12 +51,13 @@ CANCEL_GRACE_SECONDS = 1.0
 TERMINATE_GRACE_SECONDS = 0.5
 LOG_TAIL_CHARS = 4000
 
-Sample = tuple[str, int, str, str]  # path, class index, format, mode
+SAMPLE_FIELDS = ("path", "label", "format", "mode")  # a sample's order in spec.json
 
 
 @dataclass
 class RunSpec:
-    """Everything a worker needs to train once."""
+    """Everything a worker needs to train once: the parent writes it to the run's spec.json
+    (`to_json`), the worker reads it back (`from_json`, every field's type checked)."""
 
     run_id: str
     variant: str  # "baseline" or "xla"
@@ -64,7 +73,11 @@ class RunSpec:
     xla_dump: str = "text"  # what XLA writes to run_dir/xla: see `XLA_DUMPS`
     tensorboard_dir: str = ""  # where a training worker writes TensorBoard scalars; "" for none
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
+        def samples(items: list[Sample]) -> JSONValue:
+            # A sample is a short array (path, label, format, mode): thousands of them.
+            return [[s.path, s.label, s.format, s.mode] for s in items]
+
         return {
             "run_id": self.run_id,
             "mode": self.mode,
@@ -72,14 +85,45 @@ class RunSpec:
             "xla_mode": self.xla_mode.value,
             "precision": self.precision,
             "repeat": self.repeat,
-            "config": self.config.to_dict(),
-            "class_names": self.class_names,
-            "train": [list(s) for s in self.train],
-            "val": [list(s) for s in self.val],
+            "config": plain(self.config),
+            "class_names": list(self.class_names),
+            "train": samples(self.train),
+            "val": samples(self.val),
             "run_dir": str(self.run_dir),
             "xla_dump": self.xla_dump,
             "tensorboard_dir": self.tensorboard_dir,
         }
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=1)
+
+    @classmethod
+    def from_dict(cls, data: object) -> RunSpec:
+        """The spec a parent wrote; `ProtocolError` names a field of the wrong type."""
+        if isinstance(data, dict):
+            data = dict(data)
+            for split in ("train", "val"):
+                items = data.get(split)
+                if isinstance(items, list):
+                    data[split] = [_sample_object(item, f"{split}[{i}]")
+                                   for i, item in enumerate(items)]
+        return decode(cls, data, "run spec")
+
+    @classmethod
+    def from_json(cls, text: str) -> RunSpec:
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ProtocolError(f"run spec: not JSON ({exc})") from None
+        return cls.from_dict(data)
+
+
+def _sample_object(item: JSONValue, where: str) -> JSONValue:
+    if not isinstance(item, list) or not 2 <= len(item) <= len(SAMPLE_FIELDS):
+        raise ProtocolError(
+            f"run spec: field {where!r} should be [path, label, format, mode], got {item!r}"
+        )
+    return dict(zip(SAMPLE_FIELDS, item, strict=False))  # format and mode may be left out
 
 
 @dataclass
@@ -94,7 +138,7 @@ class RunResult:
         return next((e for e in self.events if isinstance(e, StartedEvent)), None)
 
     @property
-    def summary(self) -> dict[str, Any] | None:
+    def summary(self) -> RunSummary | None:
         fin = next((e for e in self.events if isinstance(e, FinishedEvent)), None)
         return fin.summary if fin else None
 
@@ -109,7 +153,7 @@ def samples_from_scan(scan: DatasetScan) -> tuple[list[str], list[Sample], list[
     index = {n: i for i, n in enumerate(names)}
 
     def samples(split: str) -> list[Sample]:
-        return [(f.path, index[f.label], f.format, f.mode) for f in scan.files_for(split)]
+        return [Sample(f.path, index[f.label], f.format, f.mode) for f in scan.files_for(split)]
 
     return names, samples("train"), samples("test")
 
@@ -251,7 +295,7 @@ def run_worker(
     run_dir = spec.run_dir
     run_dir.mkdir(parents=True, exist_ok=True)
     spec_path = run_dir / "spec.json"
-    spec_path.write_text(json.dumps(spec.to_dict(), indent=1), encoding="utf-8")
+    spec_path.write_text(spec.to_json(), encoding="utf-8")
     log_path = run_dir / "worker.log"
     (run_dir / "tmp").mkdir(exist_ok=True)
     result = RunResult(spec=spec, status="error")
@@ -309,6 +353,19 @@ def run_worker(
                     break
                 try:
                     event = parse_event(line)
+                    if isinstance(event, StartedEvent):
+                        check_protocol(event)
+                except ProtocolMismatch as exc:
+                    # A worker from another release: refused, as the measuring workers are.
+                    terminal = ErrorEvent(
+                        error_type=type(exc).__name__,
+                        message=str(exc),
+                        hint="The worker and the app do not speak the same protocol.",
+                    )
+                    terminal.t = round(time.perf_counter() - t0, 6)
+                    deliver(terminal)
+                    proc.terminate()
+                    break
                 except ProtocolError:
                     continue  # not ours (a library printing to stdout); the log has the rest
                 if isinstance(event, (FinishedEvent, CancelledEvent, ErrorEvent)):

@@ -9,11 +9,11 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from xlagui.core.efficiency import Efficiency
-from xlagui.core.events import EpochEvent, Event
+from xlagui.core.events import EpochEvent, Event, RunSummary
 from xlagui.core.pairs import InterleavedSummary, block_words
 
 
@@ -22,29 +22,32 @@ def steady_epochs(epoch_seconds: Sequence[float]) -> list[float]:
     return list(epoch_seconds[1:])
 
 
-def summarize_epochs(epochs: Sequence[EpochEvent]) -> dict[str, Any]:
-    """The timing and metric part of a run's summary."""
+def summarize_epochs(
+    epochs: Sequence[EpochEvent], into: RunSummary | None = None
+) -> RunSummary:
+    """The timing and metric part of a run's summary, in `into` (its other fields kept)."""
     secs = [e.epoch_seconds for e in epochs]
     steady = steady_epochs(secs)
     last = epochs[-1] if epochs else None
     median = statistics.median(steady) if steady else None
-    return {
-        "epochs_done": len(epochs),
-        "total_seconds": sum(secs),
-        "first_epoch_seconds": secs[0] if secs else None,
-        "steady_epoch_seconds": median,
-        "steady_epoch_stdev": statistics.stdev(steady) if len(steady) >= 2 else None,
-        "steady_epoch_min": min(steady) if steady else None,
-        "steady_epoch_max": max(steady) if steady else None,
+    return replace(
+        into if into is not None else RunSummary(),
+        epochs_done=len(epochs),
+        total_seconds=sum(secs),
+        first_epoch_seconds=secs[0] if secs else None,
+        steady_epoch_seconds=median,
+        steady_epoch_stdev=statistics.stdev(steady) if len(steady) >= 2 else None,
+        steady_epoch_min=min(steady) if steady else None,
+        steady_epoch_max=max(steady) if steady else None,
         # What the first epoch cost beyond a steady one: tracing, XLA compiling, warm-up.
-        "compile_overhead_seconds": (secs[0] - median) if median is not None else None,
-        "epoch_seconds": secs,
-        "cumulative_seconds": [e.cumulative_seconds for e in epochs],
-        "final_loss": last.loss if last else None,
-        "final_accuracy": last.accuracy if last else None,
-        "final_val_loss": last.val_loss if last else None,
-        "final_val_accuracy": last.val_accuracy if last else None,
-    }
+        compile_overhead_seconds=(secs[0] - median) if median is not None else None,
+        epoch_seconds=tuple(secs),
+        cumulative_seconds=tuple(e.cumulative_seconds for e in epochs),
+        final_loss=last.loss if last else None,
+        final_accuracy=last.accuracy if last else None,
+        final_val_loss=last.val_loss if last else None,
+        final_val_accuracy=last.val_accuracy if last else None,
+    )
 
 
 def epoch_events(events: Sequence[Event]) -> list[EpochEvent]:
@@ -59,12 +62,13 @@ class RunRecord:
     variant: str  # "baseline" or "xla"
     repeat: int
     xla_mode: str
-    summary: dict[str, Any]
+    summary: RunSummary
     val_count: int = 0
 
     @property
     def xla_compiled(self) -> bool:
-        return bool(self.summary.get("xla_evidence", {}).get("compiled"))
+        ev = self.summary.xla_evidence
+        return ev is not None and ev.compiled
 
 
 @dataclass
@@ -228,8 +232,8 @@ def compare_runs(
 ) -> Comparison:
     """Compare the finished training runs and, when there is one, the interleaved measurement
     (whose workers' evidence is checked like the runs')."""
-    base = [r for r in runs if r.variant == "baseline" and r.summary.get("epochs_done")]
-    xla = [r for r in runs if r.variant == "xla" and r.summary.get("epochs_done")]
+    base = [r for r in runs if r.variant == "baseline" and r.summary.epochs_done]
+    xla = [r for r in runs if r.variant == "xla" and r.summary.epochs_done]
     c = Comparison(runs_compared={"baseline": len(base), "xla": len(xla)})
     for r in [*xla, *(m for m in measure_runs if m.variant == "xla")]:
         if not r.xla_compiled:
@@ -268,15 +272,17 @@ def compare_runs(
         c.verdict = "Not compared: " + c.problems[-1] + "."
         return c
 
-    base_steady = [r.summary["steady_epoch_seconds"] for r in base]
-    xla_steady = [r.summary["steady_epoch_seconds"] for r in xla]
-    if len(base) >= 2 and len(xla) >= 2 and None not in base_steady + xla_steady:
+    base_steady = [r.summary.steady_epoch_seconds for r in base]
+    xla_steady = [r.summary.steady_epoch_seconds for r in xla]
+    base_known = [v for v in base_steady if v is not None]
+    xla_known = [v for v in xla_steady if v is not None]
+    if len(base) >= 2 and len(xla) >= 2 and len(base_known + xla_known) == len(base + xla):
         c.speedup_epochs = ratio_interval(
-            base_steady, xla_steady, f"95% CI across {min(len(base), len(xla))} repeats"
+            base_known, xla_known, f"95% CI across {min(len(base), len(xla))} repeats"
         )
     else:
-        b_ep = [v for r in base for v in steady_epochs(r.summary["epoch_seconds"])]
-        x_ep = [v for r in xla for v in steady_epochs(r.summary["epoch_seconds"])]
+        b_ep = [v for r in base for v in steady_epochs(r.summary.epoch_seconds)]
+        x_ep = [v for r in xla for v in steady_epochs(r.summary.epoch_seconds)]
         if b_ep and x_ep:
             c.speedup_epochs = ratio_interval(b_ep, x_ep, "95% CI across epochs after the first")
         else:
@@ -286,21 +292,21 @@ def compare_runs(
 
     c.baseline_steady_seconds = _mean(base_steady)
     c.xla_steady_seconds = _mean(xla_steady)
-    c.baseline_total_seconds = _mean([r.summary["total_seconds"] for r in base])
-    c.xla_total_seconds = _mean([r.summary["total_seconds"] for r in xla])
+    c.baseline_total_seconds = _mean([r.summary.total_seconds for r in base])
+    c.xla_total_seconds = _mean([r.summary.total_seconds for r in xla])
     if c.baseline_total_seconds and c.xla_total_seconds is not None:
         c.total_time_ratio = c.xla_total_seconds / c.baseline_total_seconds
     if not c.compile_measured_on:
-        bo = _mean([r.summary.get("compile_overhead_seconds") for r in base])
-        xo = _mean([r.summary.get("compile_overhead_seconds") for r in xla])
+        bo = _mean([r.summary.compile_overhead_seconds for r in base])
+        xo = _mean([r.summary.compile_overhead_seconds for r in xla])
         if bo is not None and xo is not None:
             # Epochs swing by more than a small compile: a first epoch that came out faster
             # than the baseline's is noise, and is reported as not measurable, never negative.
             c.extra_compile_seconds = xo - bo if xo - bo > 0 else None
             c.compile_measured_on = "first epoch beyond the steady epochs, XLA minus baseline"
     c.break_even_epoch, c.break_even_text = break_even(
-        _mean_curve([r.summary["cumulative_seconds"] for r in base]),
-        _mean_curve([r.summary["cumulative_seconds"] for r in xla]),
+        _mean_curve([r.summary.cumulative_seconds for r in base]),
+        _mean_curve([r.summary.cumulative_seconds for r in xla]),
         c.baseline_steady_seconds,
         c.xla_steady_seconds,
         c.speedup,
@@ -312,19 +318,19 @@ def compare_runs(
 
 
 def _memory(c: Comparison, base: Sequence[RunRecord], xla: Sequence[RunRecord]) -> None:
-    brss = _mean([r.summary.get("peak_rss_bytes") for r in base])
-    xrss = _mean([r.summary.get("peak_rss_bytes") for r in xla])
+    brss = _mean([r.summary.peak_rss_bytes for r in base])
+    xrss = _mean([r.summary.peak_rss_bytes for r in xla])
     if brss and xrss:
         c.memory_ratio = xrss / brss
-    bdev = _mean([r.summary.get("peak_device_bytes") for r in base])
-    xdev = _mean([r.summary.get("peak_device_bytes") for r in xla])
+    bdev = _mean([r.summary.peak_device_bytes for r in base])
+    xdev = _mean([r.summary.peak_device_bytes for r in xla])
     if bdev and xdev:
         c.device_memory_ratio = xdev / bdev
 
 
 def _accuracy_parity(c: Comparison, base: Sequence[RunRecord], xla: Sequence[RunRecord]) -> None:
-    ba = _mean([r.summary.get("final_val_accuracy") for r in base])
-    xa = _mean([r.summary.get("final_val_accuracy") for r in xla])
+    ba = _mean([r.summary.final_val_accuracy for r in base])
+    xa = _mean([r.summary.final_val_accuracy for r in xla])
     c.baseline_val_accuracy, c.xla_val_accuracy = ba, xa
     if ba is None or xa is None:
         c.accuracy_text = "no validation accuracy to compare"

@@ -14,6 +14,7 @@ runs warm-up and blocks of training steps as the parent asks (see `events.Worker
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import platform
@@ -24,7 +25,7 @@ import time
 import traceback
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from xlagui.core import evidence as xla_evidence
 from xlagui.core import hlo
@@ -40,11 +41,16 @@ from xlagui.core.events import (
     Event,
     FinishedEvent,
     ProtocolError,
+    RunSummary,
     StartedEvent,
     WarmupEvent,
     WorkerCommand,
     write_event,
 )
+from xlagui.core.runner import RunSpec
+
+if TYPE_CHECKING:
+    from xlagui.core.config import RunConfig
 
 # Batch events are throttled: the loss plot needs a few points a second, not every step.
 BATCH_EVENT_INTERVAL = 0.05
@@ -113,7 +119,7 @@ def peak_rss_bytes() -> int | None:
         return int(getattr(info, "peak_wset", info.rss))
 
 
-def error_hint(exc: BaseException, config: dict[str, Any]) -> str:
+def error_hint(exc: BaseException, config: RunConfig) -> str:
     name = type(exc).__name__
     text = str(exc)
     if (
@@ -123,8 +129,8 @@ def error_hint(exc: BaseException, config: dict[str, Any]) -> str:
         or "bad_alloc" in text
     ):
         return (
-            f"The run ran out of memory with batch size {config.get('batch_size')} and image size "
-            f"{config.get('image_size')}. Try a smaller batch size or image size."
+            f"The run ran out of memory with batch size {config.batch_size} and image size "
+            f"{config.image_size}. Try a smaller batch size or image size."
         )
     if "XLA" in text or "xla" in name.lower() or "jit" in text.lower():
         return (
@@ -162,7 +168,7 @@ class _Callback:
     def make(sink: EventSink, cancel: threading.Event, state: dict[str, Any]) -> Any:
         import keras
 
-        class EventCallback(keras.callbacks.Callback):
+        class EventCallback(keras.callbacks.Callback):  # type: ignore[misc]  # Keras is untyped
             def on_epoch_begin(self, epoch: int, logs: Any = None) -> None:
                 state["epoch"] = epoch + 1
                 state["epoch_t0"] = time.perf_counter()
@@ -230,17 +236,17 @@ class Setup:
         self.in_effect = in_effect
 
 
-def _setup(spec: dict[str, Any], sink: EventSink, mode: str) -> Setup:
+def _setup(spec: RunSpec, sink: EventSink, mode: str) -> Setup:
     import keras
     import tensorflow as tf
 
     from xlagui.core.model import build_model, compile_model
-    from xlagui.core.pipeline import Sample, build_datasets, warm_cache
+    from xlagui.core.pipeline import build_datasets, warm_cache
 
-    config = spec["config"]
-    run_dir = Path(spec["run_dir"])
-    xla_mode = spec["xla_mode"]
-    precision = spec.get("precision", "float32")
+    config = spec.config
+    run_dir = spec.run_dir
+    xla_mode = spec.xla_mode.value
+    precision = spec.precision
     # The dtype policy applies to layers built after it is set: set it before the model.
     keras.mixed_precision.set_global_policy(precision)
     if xla_mode == "autocluster":
@@ -249,9 +255,9 @@ def _setup(spec: dict[str, Any], sink: EventSink, mode: str) -> Setup:
         tf.config.optimizer.set_jit("autoclustering")
     else:
         tf.config.optimizer.set_jit(False)
-    keras.utils.set_random_seed(int(config["seed"]))
+    keras.utils.set_random_seed(config.seed)
 
-    device = config["device"]
+    device = config.device
     gpus = tf.config.list_physical_devices("GPU")
     if device != "cpu" and not gpus:
         raise RuntimeError(
@@ -263,24 +269,22 @@ def _setup(spec: dict[str, Any], sink: EventSink, mode: str) -> Setup:
             tf.config.experimental.set_memory_growth(gpu, True)
     strategy = tf.distribute.MirroredStrategy() if device == "all" else None
 
-    class_names = spec["class_names"]
+    class_names = spec.class_names
     num_classes = len(class_names)
-    train = [Sample(*s) for s in spec["train"]]
-    val = [Sample(*s) for s in spec["val"]]
     datasets = build_datasets(
-        train,
-        val,
+        spec.train,
+        spec.val,
         num_classes=num_classes,
-        image_size=int(config["image_size"]),
-        batch_size=int(config["batch_size"]),
-        seed=int(config["seed"]),
-        augment=bool(config["augment"]),
+        image_size=config.image_size,
+        batch_size=config.batch_size,
+        seed=config.seed,
+        augment=config.augment,
         cache_dir=run_dir / "cache",
     )
     warm_cache(datasets)
 
     def build() -> Any:
-        model = build_model(int(config["image_size"]), num_classes, seed=int(config["seed"]))
+        model = build_model(config.image_size, num_classes, seed=config.seed)
         compile_model(model, num_classes, jit_compile=(xla_mode == "jit"))
         return model
 
@@ -320,8 +324,8 @@ def _setup(spec: dict[str, Any], sink: EventSink, mode: str) -> Setup:
         StartedEvent(
             protocol=PROTOCOL_VERSION,
             mode=mode,
-            run_id=spec["run_id"],
-            variant=spec["variant"],
+            run_id=spec.run_id,
+            variant=spec.variant,
             xla_mode=xla_mode,
             xla_in_effect=in_effect,
             device_name=device_name,
@@ -333,7 +337,7 @@ def _setup(spec: dict[str, Any], sink: EventSink, mode: str) -> Setup:
                 "platform": platform.platform(),
             },
             config=config,
-            seed=int(config["seed"]),
+            seed=config.seed,
             class_names=class_names,
             train_count=datasets.train_count,
             val_count=datasets.val_count,
@@ -362,33 +366,35 @@ def read_back_policy(model: Any) -> dict[str, Any]:
     }
 
 
-def _finish_summary(spec: dict[str, Any], setup: Setup, summary: dict[str, Any]) -> dict[str, Any]:
-    run_dir = Path(spec["run_dir"])
-    summary["peak_rss_bytes"] = peak_rss_bytes()
-    summary["peak_device_bytes"] = _peak_device_bytes(setup.tf, spec["config"]["device"])
-    summary["cache"] = setup.datasets.cache
-    summary["xla_mode"] = spec["xla_mode"]
-    summary["xla_in_effect"] = setup.in_effect
+def _finish_summary(spec: RunSpec, setup: Setup, summary: RunSummary) -> RunSummary:
+    run_dir = spec.run_dir
     sys.stderr.flush()
-    ev = xla_evidence.collect(run_dir / "xla", run_dir / "worker.log")
-    summary["xla_evidence"] = ev.to_dict()
-    if spec["xla_mode"] != "off":
+    return dataclasses.replace(
+        summary,
+        peak_rss_bytes=peak_rss_bytes(),
+        peak_device_bytes=_peak_device_bytes(setup.tf, spec.config.device),
+        cache=setup.datasets.cache,
+        xla_mode=spec.xla_mode.value,
+        xla_in_effect=setup.in_effect,
+        xla_evidence=xla_evidence.collect(run_dir / "xla", run_dir / "worker.log"),
         # What XLA did, read from the dump (about 20 ms for this CNN), kept in the summary so a
         # reopened comparison has it when the dump folder is gone.
-        summary["xla_did"] = hlo.read_dump(run_dir / "xla", run_dir / "worker.log").to_dict()
-    return summary
+        xla_did=hlo.read_dump(run_dir / "xla", run_dir / "worker.log")
+        if spec.xla_mode.asks_for_xla
+        else None,
+    )
 
 
 def run(
-    spec: dict[str, Any],
+    spec: RunSpec,
     sink: EventSink,
     cancel: threading.Event,
     commands: queue.Queue[WorkerCommand] | None = None,
 ) -> None:
     from xlagui.core.stats import summarize_epochs
 
-    config = spec["config"]
-    mode = spec.get("mode", "train")
+    config = spec.config
+    mode = spec.mode
     state: dict[str, Any] = {"epochs": [], "epochs_done": 0, "cumulative": 0.0, "steps": 0}
     try:
         setup = _setup(spec, sink, mode)
@@ -404,26 +410,27 @@ def run(
             setup.model.make_train_function()
             logs = setup.model.train_function(iter(setup.datasets.train.repeat()))
             float(logs["loss"])  # waits for the step
-            summary = {"mode": "inspect", "steps_done": 1}
+            summary = RunSummary(mode="inspect", steps_done=1)
             sink.emit(FinishedEvent(summary=_finish_summary(spec, setup, summary)))
             return
         state["steps"] = setup.datasets.steps_per_epoch
-        if spec.get("tensorboard_dir"):
-            state["tensorboard"] = setup.tf.summary.create_file_writer(spec["tensorboard_dir"])
+        if spec.tensorboard_dir:
+            state["tensorboard"] = setup.tf.summary.create_file_writer(spec.tensorboard_dir)
         state["setup_seconds"] = sink.now()
         callback = _Callback.make(sink, cancel, state)
         setup.model.fit(
             setup.datasets.train,
             validation_data=setup.datasets.val,
-            epochs=int(config["epochs"]),
+            epochs=config.epochs,
             verbose=0,
             callbacks=[callback],
         )
         if cancel.is_set():
             sink.emit(CancelledEvent(epochs_done=state["epochs_done"]))
             return
-        summary = summarize_epochs(state["epochs"])
-        summary["setup_seconds"] = state.get("setup_seconds")
+        summary = dataclasses.replace(
+            summarize_epochs(state["epochs"]), setup_seconds=state.get("setup_seconds")
+        )
         sink.emit(FinishedEvent(summary=_finish_summary(spec, setup, summary)))
     except BaseException as exc:  # everything becomes an error event, then a non-zero exit
         if cancel.is_set() and not isinstance(exc, MemoryError):
@@ -445,7 +452,7 @@ class _Stopped(Exception):
 
 
 def measure(
-    spec: dict[str, Any],
+    spec: RunSpec,
     setup: Setup,
     sink: EventSink,
     cancel: threading.Event,
@@ -515,12 +522,14 @@ def measure(
             elif command.cmd == "finish":
                 # Every arm trained the same steps on the same batches: its validation
                 # accuracy now is the quick accuracy-parity check (see `xlagui.core.arms`).
-                summary: dict[str, Any] = {
-                    "mode": "measure",
-                    "steps_done": steps_done,
-                    "nonfinite_losses": nonfinite,
-                    **_evaluate(model, setup.datasets.val, cancel),
-                }
+                val_accuracy, val_loss = _evaluate(model, setup.datasets.val, cancel)
+                summary = RunSummary(
+                    mode="measure",
+                    steps_done=steps_done,
+                    nonfinite_losses=nonfinite,
+                    final_val_accuracy=val_accuracy,
+                    final_val_loss=val_loss,
+                )
                 if cancel.is_set():
                     raise _Stopped()
                 sink.emit(FinishedEvent(summary=_finish_summary(spec, setup, summary)))
@@ -566,13 +575,15 @@ def wait_until_quiet(
     return clock() - start
 
 
-def _evaluate(model: Any, val: Any, cancel: threading.Event) -> dict[str, Any]:
-    """Validation loss and accuracy of the model as it is now (None where there is no
+def _evaluate(
+    model: Any, val: Any, cancel: threading.Event
+) -> tuple[float | None, float | None]:
+    """Validation accuracy and loss of the model as it is now (None where there is no
     validation set or the loss is not finite)."""
     import keras
 
     if val is None:
-        return {"final_val_accuracy": None, "final_val_loss": None}
+        return None, None
 
     def stop_if_cancelled(batch: int, logs: Any = None) -> None:
         if cancel.is_set():
@@ -589,7 +600,7 @@ def _evaluate(model: Any, val: Any, cancel: threading.Event) -> dict[str, Any]:
         v = logs.get(key)
         return float(v) if v is not None and float(v) == float(v) else None
 
-    return {"final_val_accuracy": finite("accuracy"), "final_val_loss": finite("loss")}
+    return finite("accuracy"), finite("loss")
 
 
 def error_message(exc: BaseException) -> str:
@@ -639,7 +650,11 @@ def main(argv: list[str] | None = None) -> int:
     threading.Thread(
         target=_watch_stdin, args=(cancel, commands), daemon=True, name="stdin"
     ).start()
-    spec = json.loads(Path(argv[0]).read_text(encoding="utf-8"))
+    try:
+        spec = RunSpec.from_json(Path(argv[0]).read_text(encoding="utf-8"))
+    except (OSError, ProtocolError) as exc:
+        print(f"cannot read the run spec {argv[0]}: {exc}", file=sys.stderr)
+        return 2
     try:
         run(spec, sink, cancel, commands)
     except BaseException:

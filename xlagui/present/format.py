@@ -6,7 +6,7 @@ Formatting only; every figure itself comes from `xlagui.core.stats` or a run's s
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from xlagui.core.arms import parse_arm
 from xlagui.core.config import XlaMode
@@ -14,6 +14,7 @@ from xlagui.core.evidence import describe
 from xlagui.core.pairs import block_words
 
 if TYPE_CHECKING:
+    from xlagui.core.events import RunSummary
     from xlagui.core.pairs import ArmResult
     from xlagui.core.stats import Comparison
 
@@ -94,9 +95,9 @@ def ratio(value: float | None) -> str:
     return DASH if value is None else f"{value:.2f}×"
 
 
-def evidence(summary: dict[str, Any] | None) -> str:
+def evidence(summary: RunSummary | None) -> str:
     """What shows that XLA compiled (or did not) in one run, in words."""
-    return describe(summary.get("xla_evidence")) if summary else DASH
+    return describe(summary.xla_evidence) if summary is not None else DASH
 
 
 def interval_words(value: float, low: float | None, high: float | None) -> str:

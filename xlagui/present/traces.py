@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from xlagui.core.events import (
     BatchEvent,
@@ -18,6 +17,7 @@ from xlagui.core.events import (
     ErrorEvent,
     Event,
     FinishedEvent,
+    RunSummary,
     StartedEvent,
     WarmupEvent,
 )
@@ -44,7 +44,7 @@ class RunTrace:
     val_loss: list[float] = field(default_factory=list)  # NaN where there was none
     cumulative: list[float] = field(default_factory=list)
     epochs: list[EpochEvent] = field(default_factory=list)
-    summary: dict[str, Any] | None = None
+    summary: RunSummary | None = None
     terminal: Event | None = None
     first_batch_t: float | None = None
     first_batch_step: int = 0

@@ -4,10 +4,13 @@ panel and the PNG report share. The figures come from `xlagui.core.hlo`."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 from xlagui.core.hlo import DiffRow, Fusion, HeavyOp, ModuleReport, XlaReport
 from xlagui.present.format import DASH, size_bytes
+
+if TYPE_CHECKING:
+    from xlagui.core.report import ComparisonReport
 
 MODULE_COLUMNS = (
     "module",
@@ -47,7 +50,7 @@ def one_line(report: XlaReport | None) -> str:
     )
 
 
-def report_line(comparison: Any) -> str | None:
+def report_line(comparison: ComparisonReport) -> str | None:
     """The PNG report's compact line for a `ComparisonReport`: what XLA did in its first XLA
     run that recorded it (a training run's; measuring workers dump nothing), or None."""
     from xlagui.core.hlo import xla_runs

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QFrame,
@@ -55,9 +56,9 @@ class ComparisonPanel(QFrame):
         plots.legend(self.overlay, corner="top-left")
         self._curves: dict[tuple[str, int], Any] = {}
         self._drawn: dict[tuple[str, int], tuple[int, bool]] = {}
-        self._break_even = plots.pg.InfiniteLine(
+        self._break_even = pg.InfiniteLine(
             angle=90, movable=False,
-            pen=plots.pg.mkPen("#6b6f76", width=1, style=Qt.PenStyle.DotLine),
+            pen=pg.mkPen("#6b6f76", width=1, style=Qt.PenStyle.DotLine),
             label="break-even", labelOpts={"position": 0.92, "color": "#6b6f76"},
         )
         self._break_even.setVisible(False)
@@ -234,8 +235,8 @@ class ComparisonPanel(QFrame):
                     continue
                 if self._drawn.get(key, (None, None))[1] != (i == last):
                     col = plots.color(variant, 255 if i == last else 110)
-                    curve.setPen(plots.pg.mkPen(col, width=2.2 if i == last else 1.2))
-                    curve.setSymbolBrush(plots.pg.mkBrush(col))
+                    curve.setPen(pg.mkPen(col, width=2.2 if i == last else 1.2))
+                    curve.setSymbolBrush(pg.mkBrush(col))
                 self._drawn[key] = style
                 plots.set_cumulative(curve, trace)
                 changed = True

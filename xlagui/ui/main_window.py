@@ -449,13 +449,13 @@ class MainWindow(QMainWindow):
         s = self.store
         geometry = s.value("window/geometry")
         if geometry is not None:
-            self.restoreGeometry(geometry)  # type: ignore[arg-type]
+            self.restoreGeometry(geometry)
         state = s.value("window/state")
         if state is not None:
-            self.restoreState(state)  # type: ignore[arg-type]
+            self.restoreState(state)
         splitter = s.value("window/splitter")
         if splitter is not None:
-            self.splitter.restoreState(splitter)  # type: ignore[arg-type]
+            self.splitter.restoreState(splitter)
         self.settings_panel.restore(s)
         self.speed_only.setChecked(str(s.value("run/speed_only", "false")).lower() == "true")
         if self.settings_panel.restore_problems:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pyqtgraph as pg
 from PySide6.QtCore import QBuffer, QByteArray, QCoreApplication, QIODevice, Qt
 from PySide6.QtGui import QPixmap
 from PySide6.QtWidgets import (
@@ -137,18 +138,18 @@ def environment_words(report: ComparisonReport) -> list[tuple[str, str]]:
 def run_rows(report: ComparisonReport) -> list[list[str]]:
     rows = []
     for r in report.runs:
-        s = r.summary or {}
+        s = r.summary
         started = r.started
         rows.append([
             f"{VARIANT_TITLES.get(r.variant, r.variant)} #{r.repeat}",
             r.status,
             "—" if started is None else ("yes" if started.xla_in_effect else "no"),
-            fmt.seconds(s.get("first_epoch_seconds")),
-            fmt.seconds(s.get("steady_epoch_seconds")),
-            fmt.seconds(s.get("total_seconds")),
-            fmt.size_bytes(s.get("peak_rss_bytes")),
-            fmt.percent(s.get("final_val_accuracy")),
-            fmt.evidence(s) if s else "—",
+            fmt.seconds(s.first_epoch_seconds if s is not None else None),
+            fmt.seconds(s.steady_epoch_seconds if s is not None else None),
+            fmt.seconds(s.total_seconds if s is not None else None),
+            fmt.size_bytes(s.peak_rss_bytes if s is not None else None),
+            fmt.percent(s.final_val_accuracy if s is not None else None),
+            fmt.evidence(s) if s is not None else "—",
         ])
     return rows
 
@@ -187,10 +188,10 @@ class ArmChart:
         item = self.widget.getPlotItem()
         n = len(bars)
         ys = [float(n - i) for i in range(n)]  # the fastest at the top
-        brushes = [plots.pg.mkBrush(plots.color(b.variant, 70 if b.mark else 220)) for b in bars]
-        pens = [plots.pg.mkPen(MARK_COLOR, width=1.5, style=Qt.PenStyle.DashLine) if b.mark
-                else plots.pg.mkPen(plots.color(b.variant).darker(130), width=1) for b in bars]
-        self.bar_item = plots.pg.BarGraphItem(x0=[0.0] * n, y=ys, height=BAR_HEIGHT,
+        brushes = [pg.mkBrush(plots.color(b.variant, 70 if b.mark else 220)) for b in bars]
+        pens = [pg.mkPen(MARK_COLOR, width=1.5, style=Qt.PenStyle.DashLine) if b.mark
+                else pg.mkPen(plots.color(b.variant).darker(130), width=1) for b in bars]
+        self.bar_item = pg.BarGraphItem(x0=[0.0] * n, y=ys, height=BAR_HEIGHT,
                                               width=[b.speedup for b in bars],
                                               brushes=brushes, pens=pens)
         item.addItem(self.bar_item)
@@ -198,18 +199,18 @@ class ArmChart:
                    if b.low is not None and b.high is not None]
         if with_ci:
             x = np.array([b.speedup for _, b in with_ci])
-            self.whiskers = plots.pg.ErrorBarItem(
+            self.whiskers = pg.ErrorBarItem(
                 x=x, y=np.array([y for y, _ in with_ci]),
                 left=x - np.array([b.low for _, b in with_ci]),
                 right=np.array([b.high for _, b in with_ci]) - x,
-                beam=0.22, pen=plots.pg.mkPen("#202124", width=1.6))
+                beam=0.22, pen=pg.mkPen("#202124", width=1.6))
             item.addItem(self.whiskers)
-        self.one = plots.pg.InfiniteLine(pos=1.0, angle=90, pen=plots.pg.mkPen(
+        self.one = pg.InfiniteLine(pos=1.0, angle=90, pen=pg.mkPen(
             "#5f6368", width=1.2, style=Qt.PenStyle.DashLine))
         item.addItem(self.one)
         right = max([1.0] + [b.high or b.speedup for b in bars])
         for y, b in zip(ys, bars, strict=True):
-            text = plots.pg.TextItem(b.caption, color=MARK_COLOR if b.mark else "#202124",
+            text = pg.TextItem(b.caption, color=MARK_COLOR if b.mark else "#202124",
                                      anchor=(0, 0.5))
             text.setPos(max(b.high or b.speedup, b.speedup) + right * 0.02, y)
             item.addItem(text)
@@ -254,13 +255,13 @@ class _SidePlots(QFrame):
                 curve = plots.line(self.time, plots.color(variant, alpha), width=2, symbol="o")
                 plots.set_cumulative(curve, trace)
         last = traces[-1] if traces else None
-        s = (last.summary if last else None) or {}
+        s = last.summary if last else None
         figures = [
-            ("Steady epoch", fmt.seconds(s.get("steady_epoch_seconds"))),
-            ("First epoch", fmt.seconds(s.get("first_epoch_seconds"))),
-            ("Peak memory", fmt.size_bytes(s.get("peak_rss_bytes"))),
-            ("Val. accuracy", fmt.percent(s.get("final_val_accuracy"))),
-            ("XLA evidence", fmt.evidence(s) if s else fmt.DASH),
+            ("Steady epoch", fmt.seconds(s.steady_epoch_seconds if s else None)),
+            ("First epoch", fmt.seconds(s.first_epoch_seconds if s else None)),
+            ("Peak memory", fmt.size_bytes(s.peak_rss_bytes if s else None)),
+            ("Val. accuracy", fmt.percent(s.final_val_accuracy if s else None)),
+            ("XLA evidence", fmt.evidence(s)),
         ]
         if last is None:
             figures.insert(0, ("Status", "not run"))

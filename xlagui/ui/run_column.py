@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
@@ -325,8 +326,8 @@ class RunColumn(QFrame):
             last = len(self.traces) - 1
             for i, curve in enumerate(self._time_curves):
                 col = plots.color(self.variant, 255 if i == last else 90)
-                curve.setPen(plots.pg.mkPen(col, width=2 if i == last else 1.2))
-                curve.setSymbolBrush(plots.pg.mkBrush(col))
+                curve.setPen(pg.mkPen(col, width=2 if i == last else 1.2))
+                curve.setSymbolBrush(pg.mkBrush(col))
         plots.set_cumulative(self._time_curves[-1], self.traces[-1])
         if len(self.traces) > 1:
             plots.set_cumulative(self._time_curves[-2], self.traces[-2])
@@ -348,7 +349,7 @@ class RunColumn(QFrame):
         self.progress.setValue(round(trace.fraction * 1000))
         term = trace.terminal
         if isinstance(term, FinishedEvent):
-            total = (trace.summary or {}).get("total_seconds")
+            total = trace.summary.total_seconds if trace.summary is not None else None
             self._set_state("finished", "Finished")
             self.detail.setText(self._run_words()
                                 + f"{len(trace.epochs)} epochs in {fmt.seconds(total)}")
@@ -416,22 +417,22 @@ class RunColumn(QFrame):
         if trace.measuring:
             self._update_measured_figures(trace)
             return
-        s = trace.summary or {}
+        s = trace.summary
         epochs = trace.epochs
         f = self.figures
-        if s:
-            f["steady"].setText(fmt.seconds(s.get("steady_epoch_seconds")))
-            f["first"].setText(fmt.seconds(s.get("first_epoch_seconds")))
-            f["compile"].setText(fmt.overhead(s.get("compile_overhead_seconds")))
-            mem = fmt.size_bytes(s.get("peak_rss_bytes"))
-            if s.get("peak_device_bytes"):
-                mem += f" RAM, {fmt.size_bytes(s['peak_device_bytes'])} GPU"
+        if s is not None:
+            f["steady"].setText(fmt.seconds(s.steady_epoch_seconds))
+            f["first"].setText(fmt.seconds(s.first_epoch_seconds))
+            f["compile"].setText(fmt.overhead(s.compile_overhead_seconds))
+            mem = fmt.size_bytes(s.peak_rss_bytes)
+            if s.peak_device_bytes:
+                mem += f" RAM, {fmt.size_bytes(s.peak_device_bytes)} GPU"
             f["memory"].setText(mem)
-            f["accuracy"].setText(fmt.percent(s.get("final_val_accuracy")))
+            f["accuracy"].setText(fmt.percent(s.final_val_accuracy))
             f["evidence"].setText(fmt.evidence(s))
-            ev = s.get("xla_evidence") or {}
-            if ev.get("dump_dir"):
-                f["evidence"].setToolTip(f"{fmt.evidence(s)}\nHLO dump: {ev['dump_dir']}")
+            ev = s.xla_evidence
+            if ev is not None and ev.dump_dir:
+                f["evidence"].setToolTip(f"{fmt.evidence(s)}\nHLO dump: {ev.dump_dir}")
         elif epochs:
             # Live: the figures so far, labelled as such; the summary replaces them at the end.
             f["steady"].setText(f"last {fmt.seconds(epochs[-1].epoch_seconds)}"
@@ -441,7 +442,7 @@ class RunColumn(QFrame):
         started = trace.started
         if started is not None:
             f["device"].setText(started.device_name or started.device_kind)
-            if not s:
+            if s is None:
                 f["evidence"].setText(
                     ("XLA in effect" if started.xla_in_effect else "XLA off")
                     + " (read back after compiling); compiled modules are counted at the end"
@@ -459,10 +460,10 @@ class RunColumn(QFrame):
                 f"{len(w.warm_step_seconds)} steady steps; below their spread it is not "
                 "measurable"
             )
-        s = trace.summary or {}
-        if s.get("peak_rss_bytes"):
-            f["memory"].setText(fmt.size_bytes(s.get("peak_rss_bytes")))
-        if s.get("xla_evidence"):
+        s = trace.summary
+        if s is not None and s.peak_rss_bytes:
+            f["memory"].setText(fmt.size_bytes(s.peak_rss_bytes))
+        if s is not None and s.xla_evidence is not None:
             f["evidence"].setText(fmt.evidence(s))
         elif trace.started is not None:
             f["device"].setText(trace.started.device_name or trace.started.device_kind)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import traceback
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QThread, Signal
 
@@ -21,6 +21,9 @@ from xlagui.core.events import Event
 from xlagui.core.report import ComparisonReport, RunEntry
 from xlagui.core.runner import RunSpec
 from xlagui.core.task import TaskState
+
+if TYPE_CHECKING:
+    from xlagui.core.scan import DatasetScan
 
 
 class ComparisonSupervisor(QThread):
@@ -47,7 +50,7 @@ class ComparisonSupervisor(QThread):
     def __init__(
         self,
         report: ComparisonReport,
-        scan: Any,
+        scan: DatasetScan,
         out_dir: Path,
         *,
         only: set[str] | None = None,

@@ -8,7 +8,7 @@ Thin: the figures come from `xlagui.core.hlo`, the words and rows from `xlagui.p
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QRegularExpression, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QFontDatabase, QSyntaxHighlighter, QTextCharFormat
@@ -30,6 +30,9 @@ from PySide6.QtWidgets import (
 from xlagui.core import hlo
 from xlagui.core import tensorboard as tboard
 from xlagui.present import xla_did as did
+
+if TYPE_CHECKING:
+    from xlagui.core.report import ComparisonReport
 
 # Columns that sort as numbers (their text is shown, their number sorts).
 _NUMERIC = {"instructions before", "instructions after", "fusions", "bytes", "ops"}
@@ -227,7 +230,7 @@ class XlaDidPanel(QWidget):
 
     # -- what it shows --------------------------------------------------------------------------
 
-    def show_report(self, report: Any, folder: Path | None) -> None:
+    def show_report(self, report: ComparisonReport, folder: Path | None) -> None:
         """Show the XLA runs of a `ComparisonReport` kept in `folder` (None: not on disk)."""
         self._folder = folder
         self._runs = hlo.xla_runs(report, folder)
