@@ -18,6 +18,7 @@ from xlagui.core.compare import new_report, run_measurement
 from xlagui.core.config import RunConfig
 from xlagui.core.events import BlockEvent
 from xlagui.core.export import to_csv
+from xlagui.core.interleave import williams_orders
 from xlagui.core.pairs import ArmResult
 from xlagui.core.ranking import (
     Accuracy,
@@ -92,14 +93,15 @@ def test_three_arms_rotate_and_each_gets_its_ratio(scan: DatasetScan, tmp_path: 
         ("off", "mixed_bfloat16"),
         ("jit", "mixed_bfloat16"),
     ]
-    # Who went first in each round: A B C D, B C D A, C D A B, ...
+    # Who went when in each round: the Williams design's rows (every arm in every position and
+    # after every other arm equally often), as the workers' own command logs record it.
     stamps = {
         e.run_id: dict((seq, t) for t, seq in rounds_of(out, e.run_id)) for e in report.measure_runs
     }
     ids = [e.run_id for e in report.measure_runs]
     for seq in range(len(stamps[ids[0]])):
         order = sorted(ids, key=lambda i: stamps[i][seq])
-        assert order == ids[seq % 4 :] + ids[: seq % 4]
+        assert order == [ids[i] for i in williams_orders(4)[seq % 4]]
     # One K for all, from the slowest arm (jit+bf16: 0.027 s a step, 37 steps to a second).
     ks = {
         e.variant: {b.steps for b in e.events if isinstance(b, BlockEvent)}
