@@ -17,7 +17,6 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from xlagui.core.config import XlaMode
 from xlagui.core.events import (
     BatchEvent,
     CancelledEvent,
@@ -28,21 +27,21 @@ from xlagui.core.events import (
     StartedEvent,
     WarmupEvent,
 )
-from xlagui.core.evidence import describe
 from xlagui.core.pairs import block_words
 from xlagui.core.report import ComparisonReport, RunEntry
-from xlagui.present.format import ARM_COLUMNS, arm_table, comparison_rows
+from xlagui.present.format import (
+    ARM_COLUMNS,
+    RUN_COLUMNS,
+    arm_table,
+    comparison_rows,
+    run_name,
+    run_rows,
+)
 from xlagui.present.limits import efficiency_rows, limit_verdict
 
 
 def run_label(entry: RunEntry) -> str:
-    if entry.variant == "baseline":
-        side = "baseline"
-    elif entry.variant == "xla":
-        side = XlaMode(entry.xla_mode).short
-    else:
-        side = entry.arm.name
-    return f"{side} #{entry.repeat}"
+    return run_name(entry.variant, entry.xla_mode, entry.arm.name, entry.repeat)
 
 
 class RichProgress:
@@ -232,35 +231,10 @@ def _f(v: Any, fmt: str, suffix: str = "") -> str:
 
 def print_summary(console: Console, report: ComparisonReport) -> None:
     runs = Table(title="Runs", title_justify="left")
-    for col in (
-        "run",
-        "status",
-        "XLA in effect",
-        "first epoch",
-        "steady epoch",
-        "total",
-        "peak RSS",
-        "val acc",
-        "XLA evidence",
-    ):
-        runs.add_column(
-            col, justify="left" if col in ("run", "status", "XLA evidence") else "right"
-        )
-    for r in report.runs:
-        s = r.summary
-        started = r.started
-        rss = s.peak_rss_bytes if s is not None else None
-        runs.add_row(
-            run_label(r),
-            r.status,
-            "—" if started is None else ("yes" if started.xla_in_effect else "no"),
-            _f(s.first_epoch_seconds if s is not None else None, ".2f", " s"),
-            _f(s.steady_epoch_seconds if s is not None else None, ".2f", " s"),
-            _f(s.total_seconds if s is not None else None, ".1f", " s"),
-            _f(rss / 2**20 if rss else None, ".0f", " MiB"),
-            _f(s.final_val_accuracy if s is not None else None, ".1%"),
-            describe(s.xla_evidence) if s is not None else "—",
-        )
+    for name, left in RUN_COLUMNS:
+        runs.add_column(name, justify="left" if left else "right")
+    for row in run_rows(report):
+        runs.add_row(*row)
     if report.runs:
         console.print(runs)
     c = report.comparison

@@ -106,3 +106,28 @@ def test_arm_bars_rank_and_mark_the_arms() -> None:
     only_xla = Comparison(interleaved=InterleavedSummary(arms=arms[:1]), verdict="XLA. Rec.",
                           recommendation="Rec.")
     assert not fmt.other_arms(only_xla) and fmt.question_verdict(only_xla) == "XLA. Rec."
+
+
+def test_one_runs_table_for_the_terminal_and_the_png() -> None:
+    import io
+
+    from rich.console import Console
+
+    from tests.helpers.limits import known_limits, limits_report
+    from xlagui.console import print_summary
+
+    report = limits_report(limits=known_limits(), base_step=0.2, xla_step=0.4)
+    rows = fmt.run_rows(report)
+    assert len(rows) == len(report.runs) > 0
+    assert all(len(row) == len(fmt.RUN_COLUMNS) for row in rows)
+    names = [row[0] for row in rows]
+    assert names[0] == "Baseline #1" and names[1] == "XLA jit_compile #1"
+    # The terminal prints exactly these cells (the PNG lays out the same rows, report_png.py).
+    out = io.StringIO()
+    print_summary(Console(file=out, width=250, color_system=None), report)
+    text = out.getvalue()
+    for row in rows:
+        for cell in row:
+            assert cell in text
+    for heading, _ in fmt.RUN_COLUMNS:
+        assert heading in text

@@ -16,6 +16,7 @@ from xlagui.core.pairs import block_words
 if TYPE_CHECKING:
     from xlagui.core.events import RunSummary
     from xlagui.core.pairs import ArmResult
+    from xlagui.core.report import ComparisonReport
     from xlagui.core.stats import Comparison
 
 DASH = "—"
@@ -352,3 +353,48 @@ def arm_bars(c: Comparison | None) -> list[ArmBar]:
         for a in ranked(c.interleaved.arms)
         if a.ratio
     ]
+
+
+# The runs table, the same in the terminal and the PNG: (heading, aligned left).
+RUN_COLUMNS: tuple[tuple[str, bool], ...] = (
+    ("Run", True),
+    ("Status", True),
+    ("XLA in effect", False),
+    ("First epoch", False),
+    ("Steady epoch", False),
+    ("Total", False),
+    ("Peak RSS", False),
+    ("Val. acc.", False),
+    ("XLA evidence", True),
+)
+
+
+def run_name(variant: str, xla_mode: str, arm_name: str, repeat: int) -> str:
+    """A run in one short label: "Baseline #1", "XLA jit_compile #2", "bf16 #1"."""
+    if variant == "baseline":
+        side = "Baseline"
+    elif variant == "xla":
+        side = XlaMode(xla_mode).short
+    else:
+        side = arm_name
+    return f"{side} #{repeat}"
+
+
+def run_rows(report: ComparisonReport) -> list[tuple[str, ...]]:
+    """One row per training run, in `RUN_COLUMNS` order."""
+    rows: list[tuple[str, ...]] = []
+    for r in report.runs:
+        s = r.summary
+        started = r.started
+        rows.append((
+            run_name(r.variant, r.xla_mode, r.arm.name, r.repeat),
+            r.status,
+            "—" if started is None else ("yes" if started.xla_in_effect else "no"),
+            seconds(s.first_epoch_seconds if s is not None else None),
+            seconds(s.steady_epoch_seconds if s is not None else None),
+            seconds(s.total_seconds if s is not None else None),
+            size_bytes(s.peak_rss_bytes if s is not None else None),
+            percent(s.final_val_accuracy if s is not None else None),
+            evidence(s) if s is not None else "—",
+        ))
+    return rows

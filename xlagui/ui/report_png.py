@@ -135,25 +135,6 @@ def environment_words(report: ComparisonReport) -> list[tuple[str, str]]:
     ]
 
 
-def run_rows(report: ComparisonReport) -> list[list[str]]:
-    rows = []
-    for r in report.runs:
-        s = r.summary
-        started = r.started
-        rows.append([
-            f"{VARIANT_TITLES.get(r.variant, r.variant)} #{r.repeat}",
-            r.status,
-            "—" if started is None else ("yes" if started.xla_in_effect else "no"),
-            fmt.seconds(s.first_epoch_seconds if s is not None else None),
-            fmt.seconds(s.steady_epoch_seconds if s is not None else None),
-            fmt.seconds(s.total_seconds if s is not None else None),
-            fmt.size_bytes(s.peak_rss_bytes if s is not None else None),
-            fmt.percent(s.final_val_accuracy if s is not None else None),
-            fmt.evidence(s) if s is not None else "—",
-        ])
-    return rows
-
-
 def _table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> QGridLayout:
     grid = QGridLayout()
     grid.setHorizontalSpacing(14)
@@ -369,11 +350,10 @@ class ReportFigure(QWidget):
         runs = QGridLayout()
         runs.setHorizontalSpacing(18)
         runs.setVerticalSpacing(3)
-        header = ["Run", "Status", "XLA in effect", "First epoch", "Steady epoch", "Total",
-                  "Peak RSS", "Val. acc.", "XLA evidence"]
+        header = [name for name, _ in fmt.RUN_COLUMNS]
         for col, text in enumerate(header):
             runs.addWidget(_label(text, "Key", wrap=False), 0, col)
-        for i, row in enumerate(run_rows(report), start=1):
+        for i, row in enumerate(fmt.run_rows(report), start=1):
             for col, text in enumerate(row):
                 runs.addWidget(_label(text, wrap=col == len(row) - 1), i, col)
         runs.setColumnStretch(len(header) - 1, 1)
