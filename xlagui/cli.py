@@ -75,8 +75,9 @@ def _parser() -> argparse.ArgumentParser:
         "--xla",
         default=DEFAULTS["xla"],
         choices=[m.value for m in XlaMode if m.asks_for_xla],
-        help="how the XLA side turns XLA on (jit: jit_compile=True; autocluster: "
-        "the article's set_jit(True))",
+        help="how the XLA side turns XLA on ("
+        + "; ".join(f"{m.value}: {m.how}" for m in XlaMode if m.asks_for_xla)
+        + ")",
     )
     c.add_argument("--repeats", type=int, default=DEFAULTS["repeats"])
     c.add_argument("--seed", type=int, default=DEFAULTS["seed"])
