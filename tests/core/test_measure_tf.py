@@ -99,3 +99,34 @@ def test_each_arm_kind_reads_back_what_is_in_effect(
             worker.stop()
     finally:
         worker.close()
+
+
+def test_keras_auto_arm_leaves_xla_off_on_a_cpu(scan: DatasetScan, tmp_path: Path) -> None:
+    """`auto` is Keras 3's default jit_compile="auto": on a CPU-only machine Keras resolves it to
+    no XLA, and the worker says so (the arm is then NOT VALID: it did not engage)."""
+    from xlagui.core.compare import plan_measure_runs, spec_for
+    from xlagui.core.events import WorkerCommand
+    from xlagui.core.interleave import MeasuringWorker
+    from xlagui.core.runner import samples_from_scan
+
+    config = RunConfig(batch_size=8, image_size=48, quick=True, seed=1, arms=("auto",), xla="jit")
+    report = new_report(scan, config)
+    entry = next(e for e in plan_measure_runs(config) if e.arm.name == "auto")
+    assert entry.xla_mode == "auto"
+    spec = spec_for(entry, report, samples_from_scan(scan), tmp_path / "out", mode="measure")
+    worker = MeasuringWorker(spec, lambda e: None)
+    state = TaskState()
+    worker.start()
+    try:
+        started = worker.wait_for("started", state)
+        assert isinstance(started, StartedEvent)
+        assert started.xla_mode == "auto" and started.xla_in_effect is False
+        worker.send(WorkerCommand("warmup", steps=1))
+        worker.wait_for("warmup", state)
+        worker.send(WorkerCommand("finish"))
+        finished = worker.wait_for("finished", state)
+        assert isinstance(finished, FinishedEvent)
+        assert finished.summary.xla_evidence is not None
+        assert not finished.summary.xla_evidence.compiled
+    finally:
+        worker.close()

@@ -25,6 +25,7 @@ class XlaMode(str, enum.Enum):
     OFF = "off"  # jit_compile=False explicitly, no auto-clustering: the baseline
     JIT = "jit"  # model.compile(jit_compile=True): the recommended way
     AUTOCLUSTER = "autocluster"  # the article's tf.config.optimizer.set_jit(True)
+    AUTO = "auto"  # model.compile(jit_compile="auto"): what Keras 3 does when not told
 
     @property
     def asks_for_xla(self) -> bool:
@@ -85,6 +86,13 @@ _XLA_MODE_FACTS = {
         "tf.config.optimizer.set_jit with TF_XLA_FLAGS=--tf_xla_cpu_global_jit",
         # set_jit(True) alone compiles nothing on CPU; these flags make auto-clustering engage.
         tf_xla_flags="--tf_xla_auto_jit=2 --tf_xla_cpu_global_jit",
+    ),
+    XlaMode.AUTO: _ModeFacts(
+        'XLA (Keras\' jit_compile="auto")',
+        "Keras auto XLA",
+        'jit_compile="auto" (Keras decides)',
+        'model.compile(jit_compile="auto"), Keras 3\'s default: XLA on when a GPU is visible, '
+        "off on a CPU-only machine (then the arm does not engage)",
     ),
 }
 

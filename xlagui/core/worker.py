@@ -25,7 +25,7 @@ import time
 import traceback
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, Literal, TextIO
 
 from xlagui.core import evidence as xla_evidence
 from xlagui.core import hlo
@@ -285,7 +285,8 @@ def _setup(spec: RunSpec, sink: EventSink, mode: str) -> Setup:
 
     def build() -> Any:
         model = build_model(config.image_size, num_classes, seed=config.seed)
-        compile_model(model, num_classes, jit_compile=(xla_mode == "jit"))
+        jit: bool | Literal["auto"] = "auto" if xla_mode == "auto" else xla_mode == "jit"
+        compile_model(model, num_classes, jit_compile=jit)
         return model
 
     if strategy is not None:
@@ -294,8 +295,8 @@ def _setup(spec: RunSpec, sink: EventSink, mode: str) -> Setup:
     else:
         model = build()
 
-    if xla_mode == "jit":
-        in_effect = bool(model.jit_compile)
+    if xla_mode in ("jit", "auto"):
+        in_effect = bool(model.jit_compile)  # for "auto": what Keras resolved it to
     elif xla_mode == "autocluster":
         in_effect = bool(tf.config.optimizer.get_jit())
     else:
