@@ -23,7 +23,7 @@ from types import FrameType
 from typing import Any
 
 from xlagui import __version__
-from xlagui.core.config import DEFAULTS, ConfigError, RunConfig, XlaMode
+from xlagui.core.config import DEFAULTS, ConfigError, RunConfig, XlaMode, check_batch_fits
 
 COMMANDS = ("scan", "compare", "demo-data", "inspect", "gui")
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_CANCELLED = 0, 1, 2, 130
@@ -282,11 +282,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     exclusions = _exclusions(args.exclude_problems, scan, console)
     trained = exclusions.apply(scan)
     train_count = len(trained.files_for("train"))
-    if config.batch_size > train_count:
-        raise ConfigError(
-            f"batch size {config.batch_size} is larger than the training set ({train_count} "
-            f"images): choose a batch size of at most {train_count}"
-        )
+    check_batch_fits(config.batch_size, train_count)
     out = args.out or Path.cwd() / f"xlagui-{_dt.datetime.now():%Y%m%d-%H%M%S}"
     out = out.resolve()
     if _inside(out, Path(root).resolve()):

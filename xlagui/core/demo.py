@@ -39,6 +39,7 @@ CLASSES = ("african", "asian")
 SPLITS = ("train", "test")
 MARKER_NAME = "xlagui-demo.json"
 MARKER_FORMAT = "xlagui-demo"
+DEMO_NAME = "demo elephants"  # what a comparison, the window and the PNG call the demo set
 
 DEFAULT_TRAIN_PER_CLASS = 300
 DEFAULT_TEST_PER_CLASS = 100
@@ -563,3 +564,8 @@ def ensure_demo_dataset(seed: int = 0) -> Path:
         keep_same=True,
     )
     return dest
+
+
+def dataset_name(root: str, demo: bool = False) -> str:
+    """What a comparison and the window call the dataset at `root`."""
+    return DEMO_NAME if demo else Path(root).name

@@ -6,6 +6,7 @@ the background, started by the main window.
 
 from __future__ import annotations
 
+import html
 import os
 from collections import defaultdict
 from typing import TYPE_CHECKING
@@ -348,7 +349,7 @@ class DatasetPanel(QWidget):
         self.path_label.setText(scan.root)
         self.details_button.setEnabled(True)
         self.rescan_button.setEnabled(True)
-        self.layout_label.setText(f"<b>Layout:</b> {layout_words(scan)}")
+        self.layout_label.setText(f"<b>Layout:</b> {html.escape(scan.layout_description)}")
         train = len(scan.files_for("train"))
         test = len(scan.files_for("test"))
         state = ("ready to train" if scan.ok else "training refused until the errors are fixed")
@@ -554,13 +555,3 @@ class DatasetPanel(QWidget):
 def _brush(colour: str) -> QBrush:
     return QBrush(QColor(colour))
 
-
-def layout_words(scan: DatasetScan) -> str:
-    """The scan's own sentence about the folder layout (the "Layout:" line of its summary)."""
-    public = getattr(scan, "layout_words", None)
-    if callable(public):
-        return str(public())
-    for line in scan.summary_text(max_paths=0).splitlines():
-        if line.startswith("Layout: "):
-            return line[len("Layout: "):]
-    return scan.layout
