@@ -10,7 +10,7 @@ from PySide6.QtGui import QImage
 from pytestqt.qtbot import QtBot
 
 from tests.helpers.images import make_image, make_rgb16_png
-from xlagui.ui.main_window import classify_drop
+from xlagui.ui.drops import classify_drop
 from xlagui.ui.thumbnails import ThumbnailModel, decode_image
 
 

@@ -73,7 +73,7 @@ def test_a_comparison_fills_both_columns_and_the_summary(qtbot: QtBot,
     compile_text = panel.rows["Compile cost"].text()
     assert compile_text.startswith("+0.7") and compile_text.endswith("in XLA's first step")
     assert "same within" in panel.rows["Accuracy"].text()
-    assert window.report is report
+    assert window.comparisons.report is report
     assert window.export_action.isEnabled()
     assert window.run_button.isEnabled()  # ready for the next one
 
@@ -164,7 +164,7 @@ def test_one_side_alone(qtbot: QtBot, loaded_window: MainWindow) -> None:
     view = window.runs_view
     assert view.columns["baseline"].status_text == "Finished"
     assert view.columns["xla"].status_text == "Not part of this run"
-    assert window.worker.specs[-1].variant == "baseline"  # type: ignore[union-attr]
+    assert window.comparisons.worker.specs[-1].variant == "baseline"  # type: ignore[union-attr]
     assert "Not compared" in view.comparison.verdict.text()
 
 
@@ -192,7 +192,7 @@ def test_stop_ends_the_run_early(qtbot: QtBot, make_window: WindowFactory,
     assert kinds.count("epoch") < 3 and kinds.count("batch") < 120  # and long before its end
     assert column.status_text == "Cancelled"
     assert "Stopped" in window.message_bar.text()
-    assert len(window.worker.specs) == 1  # type: ignore[union-attr]  # XLA never started
+    assert len(window.comparisons.worker.specs) == 1  # type: ignore[union-attr]  # XLA never started
 
 
 def test_one_comparison_at_a_time(qtbot: QtBot, make_window: WindowFactory,
@@ -233,7 +233,7 @@ def test_a_failed_run_shows_a_dialog_and_the_app_stays_usable(
     assert xla.status_text == "Failed"
     assert error.message in xla.detail.text()
     # Still usable: the next comparison runs.
-    window.worker = fake_worker()
+    window.comparisons.worker = fake_worker()
     report = run_to_end(qtbot, window)
     assert [r.status for r in report.runs] == ["finished", "finished"]  # type: ignore[attr-defined]
 
@@ -273,6 +273,6 @@ def test_closing_during_a_run_asks_then_stops_and_waits(
         window.close()  # "Stop and close": stops first, closes when the run has ended
         assert window.isVisible()
     qtbot.waitUntil(lambda: not window.isVisible(), timeout=5_000)
-    assert window.supervisor is None
+    assert window.comparisons.supervisor is None
     assert [r.status for r in blocker.args[0].runs] == ["cancelled", "cancelled"]
     assert asked == ["Stop the comparison?", "Stop the comparison?"]

@@ -196,3 +196,13 @@ class DropOverlay(QWidget):
         p.drawText(self.rect().adjusted(40, 40, -40, -40),
                    Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap, self.message)
         p.end()
+
+
+def show_about(parent: QWidget) -> None:
+    from xlagui import __version__
+
+    QMessageBox.about(
+        parent, "About xlagui",
+        f"<b>xlagui {__version__}</b><p>Does XLA make my TensorFlow model train faster, "
+        "by how much, and at what cost? xlagui trains the same CNN with and without XLA "
+        "on your images and compares them.</p>")
