@@ -7,12 +7,13 @@ lays out their panels, routes the user's intent to them and shows what they repo
 
 from __future__ import annotations
 
+import functools
 import html
 import logging
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QSettings, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import (
@@ -47,6 +48,7 @@ from xlagui.ui.history_panel import HistoryPanel
 from xlagui.ui.run_sidebar import RunSidebar
 from xlagui.ui.runs_tab import RunsTab
 from xlagui.ui.tasks import BackgroundTask, TaskKeeper
+from xlagui.ui.widgets import make_action
 from xlagui.ui.xla_did_view import XlaDidPanel
 
 # What is only needed once a dataset is opened or a run starts is imported then: the window
@@ -138,36 +140,19 @@ class MainWindow(QMainWindow):
 
     # -- construction -------------------------------------------------------------------------
 
-    def _icon(self, pixmap: QStyle.StandardPixmap) -> Any:
-        return self.style().standardIcon(pixmap)
-
     def _build_actions(self) -> None:
         sp = QStyle.StandardPixmap
 
-        def action(text: str, slot: Callable[[], Any], keys: list[QKeySequence] | None = None,
-                   tip: str = "", icon: Any = None) -> QAction:
-            a = QAction(text, self)
-            if icon is not None:
-                a.setIcon(icon)
-            if keys:
-                a.setShortcuts(keys)
-            if tip:
-                a.setStatusTip(tip)
-                a.setToolTip(tip + (f" ({keys[0].toString(QKeySequence.SequenceFormat.NativeText)})"
-                                    if keys else ""))
-            a.triggered.connect(lambda _checked=False: slot())
-            self.addAction(a)
-            return a
-
+        action = functools.partial(make_action, self)
         self.open_action = action("&Open dataset…", self.browse_dataset,
                                   [QKeySequence(QKeySequence.StandardKey.Open)],
-                                  "Choose a folder of images", self._icon(sp.SP_DirOpenIcon))
+                                  "Choose a folder of images", sp.SP_DirOpenIcon)
         self.demo_action = action("Open the &demo dataset", self.open_demo, None,
                                   "Drawn African and Asian elephants, made on first use")
         self.export_action = action("&Export report…", self.export_report,
                                     [QKeySequence("Ctrl+E")],
                                     "Write the comparison as PNG, CSV and JSON to a folder",
-                                    self._icon(sp.SP_DialogSaveButton))
+                                    sp.SP_DialogSaveButton)
         quit_keys = QKeySequence.keyBindings(QKeySequence.StandardKey.Quit)
         if QKeySequence("Ctrl+Q") not in quit_keys:
             quit_keys.append(QKeySequence("Ctrl+Q"))
@@ -175,27 +160,23 @@ class MainWindow(QMainWindow):
         self.run_action = action("&Run comparison", self.start_comparison,
                                  [QKeySequence("Ctrl+R")],
                                  "Train the baseline and the XLA model, then compare",
-                                 self._icon(sp.SP_MediaPlay))
+                                 sp.SP_MediaPlay)
         self.run_one_action = action("Run XLA only", self.start_one_side, None,
                                      "Train only the side the XLA switch selects")
         self.stop_action = action("&Stop", self.stop_run,
                                   [QKeySequence(Qt.Key.Key_Escape), QKeySequence("Ctrl+.")],
-                                  "Stop the running comparison", self._icon(sp.SP_MediaStop))
+                                  "Stop the running comparison", sp.SP_MediaStop)
         self.quit_action.setMenuRole(QAction.MenuRole.QuitRole)
 
     def _build_menus(self) -> None:
         bar = self.menuBar()
         file_menu = bar.addMenu("&File")
-        file_menu.addAction(self.open_action)
-        file_menu.addAction(self.demo_action)
+        file_menu.addActions([self.open_action, self.demo_action])
         file_menu.addSeparator()
         file_menu.addAction(self.export_action)
         file_menu.addSeparator()
         file_menu.addAction(self.quit_action)
-        run_menu = bar.addMenu("&Run")
-        run_menu.addAction(self.run_action)
-        run_menu.addAction(self.run_one_action)
-        run_menu.addAction(self.stop_action)
+        bar.addMenu("&Run").addActions([self.run_action, self.run_one_action, self.stop_action])
         view_menu = bar.addMenu("&View")
         for i, name in enumerate(("&Dataset", "R&uns", "&History")):
             a = QAction(name, self)
@@ -203,15 +184,12 @@ class MainWindow(QMainWindow):
             a.triggered.connect(lambda _checked=False, i=i: self.tabs.setCurrentIndex(i))
             view_menu.addAction(a)
         help_menu = bar.addMenu("&Help")
-        self.show_logs_action = QAction("Show &log folder", self)
-        self.show_logs_action.setStatusTip("Open the folder with xlagui's log files and crash log "
-                                           "(attach them to a bug report)")
-        self.show_logs_action.triggered.connect(self._on_show_logs_triggered)
+        self.show_logs_action = make_action(
+            self, "Show &log folder", self._on_show_logs_triggered, None,
+            "Open the folder with xlagui's log files and crash log (attach them to a bug report)")
         help_menu.addAction(self.show_logs_action)
         help_menu.addSeparator()
-        about = QAction("&About xlagui", self)
-        about.triggered.connect(self._on_about_triggered)
-        help_menu.addAction(about)
+        help_menu.addAction(make_action(self, "&About xlagui", self._on_about_triggered))
 
         tools = self.addToolBar("Main")
         tools.setObjectName("MainToolBar")
@@ -269,7 +247,7 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(central)
 
         self.settings_panel.changed.connect(self._on_settings_changed)
-        self.settings_panel.xla_toggled.connect(self._on_settings_xla_toggled)
+        self.settings_panel.xla_toggled.connect(self._on_settings_changed)
 
         self.device_label = QLabel("Devices: looking…")
         self.device_label.setObjectName("Caption")
@@ -318,13 +296,9 @@ class MainWindow(QMainWindow):
             if self._close_after_run:
                 return
             if self._ask_before_closing and not dialogs.ask(
-                self,
-                "Stop the comparison?",
-                "A comparison is running. Closing xlagui stops it; the runs that already "
-                "finished stay in the history.",
-                "Stop and close",
-                "Keep running",
-            ):
+                self, "Stop the comparison?", "A comparison is running. Closing xlagui stops "
+                "it; the runs that already finished stay in the history.", "Stop and close",
+                "Keep running"):
                 return
             self._close_after_run = True
             self.stop_run()
@@ -494,10 +468,7 @@ class MainWindow(QMainWindow):
     def _on_sidebar_stop_requested(self) -> None:
         self.stop_run()
 
-    def _on_settings_changed(self) -> None:
-        self._update_actions()
-
-    def _on_settings_xla_toggled(self, _on: bool) -> None:
+    def _on_settings_changed(self, *_args: object) -> None:
         self._update_actions()
 
     def _on_probe_done(self, devices: list[dict[str, str]] | None) -> None:
@@ -518,18 +489,9 @@ class MainWindow(QMainWindow):
         QDesktopServices.openUrl(QUrl(link))
 
     def _on_show_logs_triggered(self) -> None:
-        from xlagui.core import paths
-
-        folder = self.log_folder or paths.log_dir()
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            self.message_bar.show_message(
-                "error", html.escape(f"The log folder {folder} cannot be made: {exc}"), 8000)
-            return
-        if not QDesktopServices.openUrl(QUrl.fromLocalFile(str(folder))):
-            self.message_bar.show_message(
-                "info", f"The log files are in {html.escape(str(folder))}", 10000)
+        said = dialogs.open_log_folder(self.log_folder)
+        if said is not None:
+            self.message_bar.show_message(*said)
 
     def _on_about_triggered(self) -> None:
         dialogs.show_about(self)

@@ -1,3 +1,4 @@
+# Over 500 lines on purpose: one form, each field with its range, note, save and restore.
 """The settings of a comparison, checked as they are typed, with the reason next to the field.
 
 Ranges come from `core.config` (`RANGES`, `MIN_IMAGE_SIZE`); a value the core would refuse is
