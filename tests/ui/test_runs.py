@@ -208,14 +208,15 @@ def test_one_comparison_at_a_time(qtbot: QtBot, make_window: WindowFactory,
         assert "running" in window.message_bar.text()
 
 
+@pytest.mark.parametrize(("variant", "words"), [("xla", "XLA"), ("baseline", "baseline")])
 def test_a_failed_run_shows_a_dialog_and_the_app_stays_usable(
         qtbot: QtBot, make_window: WindowFactory, dataset: object,
-        monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch: pytest.MonkeyPatch, variant: str, words: str) -> None:
     error = ErrorEvent(t=9.0, error_type="ResourceExhaustedError",
                        message="out of memory while compiling the XLA cluster",
                        hint="Try a smaller batch size or image size.",
                        details="Traceback (most recent call last): ...")
-    window = make_window(worker=fake_worker(xla=error))
+    window = make_window(worker=fake_worker(**{variant: error}))
     shown: list[tuple[str, ...]] = []
 
     def record(parent: QWidget | None, title: str, message: str, hint: str = "",
@@ -227,11 +228,13 @@ def test_a_failed_run_shows_a_dialog_and_the_app_stays_usable(
         window.open_dataset(dataset)  # type: ignore[arg-type]
     window.settings_panel.batch_size.setValue(4)
     report = run_to_end(qtbot, window)
-    assert [r.status for r in report.runs] == ["finished", "error"]  # type: ignore[attr-defined]
-    assert shown == [("The XLA run failed", error.message, error.hint, error.details)]
-    xla = window.runs_view.columns["xla"]
-    assert xla.status_text == "Failed"
-    assert error.message in xla.detail.text()
+    statuses = {r.variant: r.status for r in report.runs}  # type: ignore[attr-defined]
+    assert statuses == {"baseline": "finished", "xla": "finished", variant: "error"}
+    # The variant is the one the supervisor started, not a guess.
+    assert shown == [(f"The {words} run failed", error.message, error.hint, error.details)]
+    column = window.runs_view.columns[variant]
+    assert column.status_text == "Failed"
+    assert error.message in column.detail.text()
     # Still usable: the next comparison runs.
     window.comparisons.worker = fake_worker()
     report = run_to_end(qtbot, window)
