@@ -78,7 +78,6 @@ class ComparisonController(QObject):
         history_root: Path | None = None,
     ) -> None:
         super().__init__(window)
-        self._window = window  # the parent of the dialogs
         self._datasets = datasets
         self._settings = settings
         self._runs_tab = runs_tab
@@ -94,9 +93,18 @@ class ComparisonController(QObject):
         self._run_variants: dict[str, str] = {}
         self._run_errors: dict[str, ErrorEvent] = {}
         history_panel.open_requested.connect(self.open_history_item)
+        datasets.rescan_due.connect(self._on_datasets_rescan_due)
 
     def is_running(self) -> bool:
         return self.supervisor is not None and not self.supervisor.isFinished()
+
+    @property
+    def _window(self) -> QWidget:
+        # Qt's parent, not a Python reference: a window in a reference cycle could be destroyed
+        # by Python's garbage collector in whichever thread it happens to run.
+        window = self.parent()
+        assert isinstance(window, QWidget)
+        return window
 
     def is_stopping(self) -> bool:
         return self.is_running() and self.supervisor is not None \
@@ -188,6 +196,10 @@ class ComparisonController(QObject):
             self._runs_tab.view.mark_stopping()
             self.status.emit("Stopping…", 0)
         self.state_changed.emit()
+
+    def _on_datasets_rescan_due(self) -> None:
+        if not self.is_running():  # a scan must not change the files under a running comparison
+            self._datasets.rescan()
 
     # -- the supervisor's signals ---------------------------------------------------------------
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 import html
 import logging
 import os
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -39,6 +38,8 @@ class DatasetController(QObject):
         scanning(): a scan (or the demo set's drawing) began.
         loaded(object DatasetScan): a scan finished and is shown.
         failed(str message): a folder could not be scanned at all.
+        rescan_due(): the held-out share or seed settled; whoever knows that no comparison
+            runs calls `rescan`.
         state_changed(): what decides whether a comparison can start may have changed.
         message(str level, str html, int timeout_ms): for the window's message bar.
         status(str text, int timeout_ms): for the window's status bar.
@@ -47,18 +48,17 @@ class DatasetController(QObject):
     scanning = Signal()
     loaded = Signal(object)
     failed = Signal(str)
+    rescan_due = Signal()
     state_changed = Signal()
     message = Signal(str, str, int)
     status = Signal(str, int)
 
     def __init__(self, window: QWidget, panel: DatasetPanel, settings: SettingsPanel,
-                 store: QSettings, is_running: Callable[[], bool]) -> None:
+                 store: QSettings) -> None:
         super().__init__(window)
-        self._window = window  # the parent of the dialogs
         self._panel = panel
         self._settings = settings
         self._store = store
-        self._is_running = is_running
         self.scan: DatasetScan | None = None
         # The problems whose files the next comparison leaves out (the folder is not changed).
         self.exclusions = excl.Exclusions()
@@ -82,6 +82,14 @@ class DatasetController(QObject):
 
     def is_scanning(self) -> bool:
         return self._scanner.is_running()
+
+    @property
+    def _window(self) -> QWidget:
+        # Qt's parent, not a Python reference: a window in a reference cycle could be destroyed
+        # by Python's garbage collector in whichever thread it happens to run.
+        window = self.parent()
+        assert isinstance(window, QWidget)
+        return window
 
     def is_rescan_due(self) -> bool:
         """Whether a rescan waits for the held-out share or seed to settle."""
@@ -213,8 +221,7 @@ class DatasetController(QObject):
     # -- what the panels ask for --------------------------------------------------------------
 
     def _on_panel_rescan_requested(self) -> None:
-        if self.scan is not None:
-            self.open(self.scan.root, demo=self.demo)
+        self.rescan()
 
     def _on_panel_cancel_scan_requested(self) -> None:
         self.cancel()
@@ -262,5 +269,10 @@ class DatasetController(QObject):
         self.state_changed.emit()
 
     def _on_rescan_timer_timeout(self) -> None:
-        if self.scan is not None and not self._is_running():
+        if self.scan is not None:
+            self.rescan_due.emit()
+
+    def rescan(self) -> None:
+        """Scan the shown folder again (with the held-out share and seed set now)."""
+        if self.scan is not None:
             self.open(self.scan.root, demo=self.demo)

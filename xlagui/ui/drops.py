@@ -51,14 +51,14 @@ class FolderDrops(QObject):
     refused = Signal(str)
 
     def __init__(self, window: QWidget, overlay: DropOverlay) -> None:
+        # The window is reached as Qt's parent, not held: it must not sit in a reference cycle.
         super().__init__(window)
-        self._window = window
         self.overlay = overlay
 
     def watch(self, root: QWidget) -> None:
         """Hand folder drags over `root`'s children that take drops themselves to the window."""
         for child in root.findChildren(QWidget):
-            if child.acceptDrops() and child is not self._window:
+            if child.acceptDrops() and child is not self.parent():
                 child.installEventFilter(self)
                 if isinstance(child, QAbstractScrollArea):
                     child.viewport().installEventFilter(self)
@@ -88,7 +88,8 @@ class FolderDrops(QObject):
             self.folder_dropped.emit(folder)
 
     def eventFilter(self, obj: QObject, event: QEvent) -> bool:
-        if obj is self._window or not isinstance(obj, QWidget) or event.type() not in DRAG_EVENTS:
+        if obj is self.parent() or not isinstance(obj, QWidget) \
+                or event.type() not in DRAG_EVENTS:
             return super().eventFilter(obj, event)
         if event.type() == QEvent.Type.DragLeave:
             self.leave()

@@ -125,7 +125,7 @@ class MainWindow(QMainWindow):
         self.drops.refused.connect(self._on_drops_refused)
         self.runs_tab.built.connect(self.drops.watch)
         self.datasets = DatasetController(self, self.dataset_panel, self.settings_panel,
-                                          self.store, self.is_running)
+                                          self.store)
         self.comparisons = ComparisonController(
             self, self.datasets, self.settings_panel, self.runs_tab,
             self.xla_did_panel, self.history_panel, self.store, worker=worker,
@@ -318,9 +318,7 @@ class MainWindow(QMainWindow):
         self.close()
 
     def is_running(self) -> bool:
-        # Asked by the dataset controller before the comparison controller exists.
-        comparisons = getattr(self, "comparisons", None)
-        return comparisons is not None and comparisons.is_running()
+        return self.comparisons.is_running()
 
     def _save(self) -> None:
         s = self.store
