@@ -175,8 +175,8 @@ class _Gui:
         started: list[bool] = []
         if not window.start_comparison():
             raise RuntimeError(f"the comparison did not start: {window.cannot_run_reason()}")
-        assert window.supervisor is not None
-        window.supervisor.event_received.connect(
+        assert window.comparisons.supervisor is not None
+        window.comparisons.supervisor.event_received.connect(
             lambda _run_id, event: started.append(True) if event.type == "started" else None
         )
         column = window.runs_view.columns["baseline"]
@@ -201,7 +201,7 @@ class _Gui:
         forced = any(
             isinstance(e, CancelledEvent) and e.forced for r in finished[0].runs for e in r.events
         )
-        window.supervisor = None
+        window.comparisons.supervisor = None
         window.close()
         window.dataset_panel.shutdown()
         window.deleteLater()

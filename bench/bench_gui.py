@@ -163,14 +163,14 @@ def measure_stream(seconds: float, rate: float) -> dict[str, Any]:
     probe.start()
     sampler.start()
     window.start_comparison()
-    assert window.supervisor is not None
-    window.supervisor.event_received.connect(on_event)
+    assert window.comparisons.supervisor is not None
+    window.comparisons.supervisor.event_received.connect(on_event)
     wait_for(window.comparison_finished, int(seconds * 4000) + 30_000)
     elapsed = time.perf_counter() - started[0]
     measuring[0] = False
     probe.stop()
     sampler.stop()
-    report = window.report
+    report = window.comparisons.report
     window.close()
     return {
         "seconds": elapsed,

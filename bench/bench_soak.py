@@ -80,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
         for _ in range(50):  # let queued signals and deferred deletes run
             app.processEvents()
             time.sleep(0.01)
-        report = window.report
+        report = window.comparisons.report
         statuses = [r.status for r in report.runs] if report is not None else []
         sample = {
             "rss": me.memory_info().rss,

@@ -23,7 +23,7 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 from xlagui import __version__
-from xlagui.core.config import DEFAULTS, ConfigError, RunConfig, XlaMode
+from xlagui.core.config import DEFAULTS, ConfigError, RunConfig, XlaMode, check_batch_fits
 
 if TYPE_CHECKING:  # imported where used: the command line starts without them
     from rich.console import Console
@@ -291,11 +291,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     exclusions = _exclusions(args.exclude_problems, scan, console)
     trained = exclusions.apply(scan)
     train_count = len(trained.files_for("train"))
-    if config.batch_size > train_count:
-        raise ConfigError(
-            f"batch size {config.batch_size} is larger than the training set ({train_count} "
-            f"images): choose a batch size of at most {train_count}"
-        )
+    check_batch_fits(config.batch_size, train_count)
     out = args.out or Path.cwd() / f"xlagui-{_dt.datetime.now():%Y%m%d-%H%M%S}"
     out = out.resolve()
     if _inside(out, Path(root).resolve()):

@@ -77,8 +77,8 @@ def main() -> int:
     def shoot() -> None:
         window.grab().save(str(HERE / "arms.png"))
         print("saved", HERE / "arms.png", flush=True)
-        if window.report is not None:
-            render_report_png(window.report, HERE / "arms-report.png")
+        if window.comparisons.report is not None:
+            render_report_png(window.comparisons.report, HERE / "arms-report.png")
             print("saved", HERE / "arms-report.png", flush=True)
         window.close()
 

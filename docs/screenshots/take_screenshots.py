@@ -68,8 +68,8 @@ def main() -> int:
         s.batch_size.setValue(args.batch)
         s.image_size.setValue(args.image_size)
         window.start_comparison()
-        assert window.supervisor is not None
-        window.supervisor.event_received.connect(on_event)
+        assert window.comparisons.supervisor is not None
+        window.comparisons.supervisor.event_received.connect(on_event)
 
     running_taken = [False]
 

@@ -64,7 +64,7 @@ def main() -> int:
 
     window.dataset_loaded.connect(on_dataset)
     window.comparison_started.connect(
-        lambda _r: window.supervisor.measurement_updated.connect(on_update)  # type: ignore[union-attr]
+        lambda _r: window.comparisons.supervisor.measurement_updated.connect(on_update)  # type: ignore[union-attr]
     )
     window.comparison_finished.connect(on_finished)
     window.open_demo()

@@ -34,8 +34,16 @@ def test_small_image_size_is_explained() -> None:
 
 
 def test_round_trip_and_unknown_keys() -> None:
-    c = RunConfig(epochs=3, device="gpu", xla="autocluster")
+    c = RunConfig(epochs=3, device="gpu", xla="autocluster")  # type: ignore[arg-type]
     assert c.device == "gpu:0"
     assert RunConfig.from_dict(c.to_dict()) == c
     with pytest.raises(ConfigError, match="unknown setting"):
         RunConfig.from_dict({**c.to_dict(), "lr": 1})
+
+
+def test_a_batch_fits_up_to_the_training_set() -> None:
+    from xlagui.core.config import check_batch_fits
+
+    check_batch_fits(12, 12)
+    with pytest.raises(ConfigError, match=r"larger than the training set \(1,200 images\)"):
+        check_batch_fits(1201, 1200)

@@ -111,11 +111,11 @@ def make_window(qtbot: QtBot, settings: QSettings, tmp_path: Path) -> Iterator[W
 
     yield make
     for window in windows:
-        supervisor = window.supervisor
+        supervisor = window.comparisons.supervisor
         if supervisor is not None:
             supervisor.request_stop()
             supervisor.wait(10_000)
-            window.supervisor = None  # so closing does not ask
+            window.comparisons.supervisor = None  # so closing does not ask
         window.dataset_panel.shutdown()
 
 

@@ -297,7 +297,7 @@ def test_every_control_when_empty(
         pressed = press_everything(qtbot, window, answerer)
     assert {"Browse…", "&About xlagui", "Show &log folder", "Ctrl+O", "Ctrl+E"} <= set(pressed)
     assert "About xlagui" in answerer.titles() and DATASET_DIALOG in answerer.titles()
-    assert window.scan is None and not window.is_running()
+    assert window.datasets.scan is None and not window.is_running()
     assert QUrl.fromLocalFile(str(window.log_folder)) in opened_urls
 
 
@@ -317,13 +317,13 @@ def test_every_control_with_a_dataset_loaded(
         put_back = window.settings_panel.put_back_button
         assert put_back.isVisible() and view.leave_out_button.text() == "Put these files back"
         click(qtbot, put_back)
-        assert not put_back.isVisible() and not window.exclusions
+        assert not put_back.isVisible() and not window.datasets.exclusions
         click(qtbot, view.back_button)
         assert not view.isVisible() and panel.grid.isVisible()
         pressed = press_everything(qtbot, window, answerer)
     assert {"Rescan", "Details…", "Browse…"} <= set(pressed)
     assert "Scan report" in answerer.titles()
-    assert window.scan is not None and not window.is_running()
+    assert window.datasets.scan is not None and not window.is_running()
 
 
 def test_every_control_while_running(
@@ -407,7 +407,7 @@ def test_the_demo_button_opens_the_demo(
     button = next(b for b in visible_buttons(window) if b.text() == "Try the demo dataset")
     with watching(window, answerer), qtbot.waitSignal(window.dataset_loaded, timeout=10_000):
         click(qtbot, button)
-    assert window.demo
+    assert window.datasets.demo
 
 
 def test_cancel_stops_a_scan(
@@ -444,4 +444,4 @@ def test_quit_while_running_asks_and_stops_cleanly(
         with qtbot.waitSignal(window.comparison_finished, timeout=10_000):
             assert click_menu_item(qtbot, window, window.quit_action)
         qtbot.waitUntil(lambda: not window.isVisible(), timeout=5_000)
-    assert window.supervisor is None
+    assert window.comparisons.supervisor is None

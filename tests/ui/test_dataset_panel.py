@@ -48,7 +48,7 @@ def test_a_folder_dropped_on_a_child_widget_is_opened_too(qtbot: QtBot, window: 
         assert window.drop_overlay.isVisible()
     with qtbot.waitSignal(window.dataset_loaded, timeout=10_000):
         drop(targets[-1], url_mime(dataset))
-    assert window.scan is not None
+    assert window.datasets.scan is not None
 
 
 def test_dropping_a_file_says_what_to_drop(window: MainWindow, dataset: Path) -> None:
@@ -59,7 +59,7 @@ def test_dropping_a_file_says_what_to_drop(window: MainWindow, dataset: Path) ->
     drop(window, mime)
     assert window.message_bar.isVisible() and window.message_bar.level == "error"
     assert "is a file" in window.message_bar.text()
-    assert window.scan is None and not window.is_scanning()
+    assert window.datasets.scan is None and not window.is_scanning()
 
 
 def test_dropping_two_folders_asks_for_one(window: MainWindow, tmp_path: Path) -> None:
@@ -154,5 +154,5 @@ def test_the_demo_dataset_opens_in_the_background(qtbot: QtBot, window: MainWind
     monkeypatch.setattr(demo, "ensure_demo_dataset", lambda seed=0: root)  # type: ignore[attr-defined]
     with qtbot.waitSignal(window.dataset_loaded, timeout=10_000):
         window.open_demo()
-    assert window.demo
+    assert window.datasets.demo
     assert window.windowTitle() == "xlagui — demo elephants"

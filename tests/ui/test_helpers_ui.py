@@ -6,10 +6,11 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QMimeData, QUrl
+from PySide6.QtGui import QImage
 from pytestqt.qtbot import QtBot
 
 from tests.helpers.images import make_image, make_rgb16_png
-from xlagui.ui.main_window import classify_drop
+from xlagui.ui.drops import classify_drop
 from xlagui.ui.thumbnails import ThumbnailModel, decode_image
 
 
@@ -56,7 +57,7 @@ def test_only_visible_thumbnails_are_decoded(qtbot: QtBot, tmp_path: Path,
 
     def fake_decode(path: str, size: int) -> object:
         decoded.append(path)
-        return thumbnails.QImage(str(source)).scaled(size, size)
+        return QImage(str(source)).scaled(size, size)
 
     monkeypatch.setattr(thumbnails, "decode_image", fake_decode)
     files = [ImageFile(path=f"/nowhere/img{i:05d}.png", rel=f"img{i:05d}.png", split="train",
@@ -71,7 +72,7 @@ def test_only_visible_thumbnails_are_decoded(qtbot: QtBot, tmp_path: Path,
     qtbot.waitExposed(view)
     model.set_files(files)
     qtbot.waitUntil(lambda: model.is_cached(files[0].path), timeout=5_000)
-    qtbot.waitUntil(lambda: not model._in_flight, timeout=5_000)
+    qtbot.waitUntil(lambda: not model.is_loading(), timeout=5_000)
     assert 10 <= len(decoded) < 300, len(decoded)
     # Scrolling to the end (once the grid is laid out) loads the end, not what lies between.
     bar = view.verticalScrollBar()
@@ -79,7 +80,7 @@ def test_only_visible_thumbnails_are_decoded(qtbot: QtBot, tmp_path: Path,
     before = len(decoded)
     view.scrollToBottom()
     qtbot.waitUntil(lambda: model.is_cached(files[-1].path), timeout=5_000)
-    qtbot.waitUntil(lambda: not model._in_flight, timeout=5_000)
+    qtbot.waitUntil(lambda: not model.is_loading(), timeout=5_000)
     assert len(decoded) - before < 300
     assert not model.is_cached(files[5_000].path)
     model.shutdown()

@@ -78,7 +78,7 @@ def test_a_damaged_history_entry_is_explained(qtbot: QtBot, window: MainWindow,
     monkeypatch.setattr(dialogs, "show_error", record)
     assert not window.open_history_item(folder)
     assert shown == ["Cannot reopen"]
-    assert window.report is None
+    assert window.comparisons.report is None
 
 
 def test_reopening_waits_while_a_comparison_runs(qtbot: QtBot, make_window: WindowFactory,

@@ -130,8 +130,8 @@ def test_leaving_a_conflict_out_is_shown_and_used_by_the_run(
     assert used and not used & set(problem.paths)
     assert len(worker.specs[0].train) == len(scan.files_for("train")) - 2
     assert "2 files left out" in window.runs_view.subheading.text()
-    assert window.report_folder is not None
-    saved = json.loads((window.report_folder / "comparison.json").read_text())
+    assert window.comparisons.report_folder is not None
+    saved = json.loads((window.comparisons.report_folder / "comparison.json").read_text())
     assert [f["path"] for f in saved["dataset"]["excluded"]["files"]] == [
         "train/african/elephant-0000.jpg",
         "train/asian/maybe-african.jpg",
@@ -151,11 +151,11 @@ def test_leakage_leaves_out_the_test_copy_and_keeps_the_training_one(
     assert "Would leave out 1 file:" in view.rule.text()
     click(qtbot, view.leave_out_button)
     assert [c.badge.text() for c in view.cards] == ["Kept", "Left out of this comparison"]
-    trained = window.exclusions.apply(scan)
+    trained = window.datasets.exclusions.apply(scan)
     assert len(trained.files_for("test")) == len(scan.files_for("test")) - 1
     # And back.
     click(qtbot, view.leave_out_button)
-    assert not window.exclusions and not any(c.badge.isVisible() for c in view.cards)
+    assert not window.datasets.exclusions and not any(c.badge.isVisible() for c in view.cards)
     assert not window.settings_panel.left_out_label.isVisible()
 
 
@@ -189,20 +189,20 @@ def test_a_whole_group_can_be_left_out(qtbot: QtBot, window: MainWindow, tmp_pat
     assert view.cards == [] and "Select one of them" in view.other_paths.text()
     assert "Would leave out 10 files" in view.rule.text()
     click(qtbot, view.leave_out_button)
-    assert len(window.exclusions) == 5
+    assert len(window.datasets.exclusions) == 5
     assert window.settings_panel.left_out_label.text().startswith(
         "10 files left out of this comparison (5 × same image in different classes)"
     )
     # A rescan of the same folder keeps the choice.
     with qtbot.waitSignal(window.dataset_loaded, timeout=10_000):
         click(qtbot, window.dataset_panel.rescan_button)
-    assert len(window.exclusions) == 5
+    assert len(window.datasets.exclusions) == 5
     assert "10 files left out" in window.dataset_panel.status_label.text()
     # Another folder starts afresh.
     other = tmp_path / "other"
     make_split_dataset(other, {"a": 3, "b": 3}, {"a": 1, "b": 1})
     load(qtbot, window, other)
-    assert not window.exclusions and not window.settings_panel.left_out_box.isVisible()
+    assert not window.datasets.exclusions and not window.settings_panel.left_out_box.isVisible()
 
 
 def test_a_problem_without_files_to_leave_out_says_so(

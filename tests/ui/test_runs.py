@@ -73,7 +73,7 @@ def test_a_comparison_fills_both_columns_and_the_summary(qtbot: QtBot,
     compile_text = panel.rows["Compile cost"].text()
     assert compile_text.startswith("+0.7") and compile_text.endswith("in XLA's first step")
     assert "same within" in panel.rows["Accuracy"].text()
-    assert window.report is report
+    assert window.comparisons.report is report
     assert window.export_action.isEnabled()
     assert window.run_button.isEnabled()  # ready for the next one
 
@@ -165,7 +165,7 @@ def test_one_side_alone(qtbot: QtBot, loaded_window: MainWindow) -> None:
     view = window.runs_view
     assert view.columns["baseline"].status_text == "Finished"
     assert view.columns["xla"].status_text == "Not part of this run"
-    assert window.worker.specs[-1].variant == "baseline"  # type: ignore[union-attr]
+    assert window.comparisons.worker.specs[-1].variant == "baseline"  # type: ignore[union-attr]
     assert "Not compared" in view.comparison.verdict.text()
 
 
@@ -193,7 +193,7 @@ def test_stop_ends_the_run_early(qtbot: QtBot, make_window: WindowFactory,
     assert kinds.count("epoch") < 3 and kinds.count("batch") < 120  # and long before its end
     assert column.status_text == "Cancelled"
     assert "Stopped" in window.message_bar.text()
-    assert len(window.worker.specs) == 1  # type: ignore[union-attr]  # XLA never started
+    assert len(window.comparisons.worker.specs) == 1  # type: ignore[union-attr]  # XLA never started
 
 
 def test_one_comparison_at_a_time(qtbot: QtBot, make_window: WindowFactory,
@@ -209,14 +209,15 @@ def test_one_comparison_at_a_time(qtbot: QtBot, make_window: WindowFactory,
         assert "running" in window.message_bar.text()
 
 
+@pytest.mark.parametrize(("variant", "words"), [("xla", "XLA"), ("baseline", "baseline")])
 def test_a_failed_run_shows_a_dialog_and_the_app_stays_usable(
         qtbot: QtBot, make_window: WindowFactory, dataset: object,
-        monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch: pytest.MonkeyPatch, variant: str, words: str) -> None:
     error = ErrorEvent(t=9.0, error_type="ResourceExhaustedError",
                        message="out of memory while compiling the XLA cluster",
                        hint="Try a smaller batch size or image size.",
                        details="Traceback (most recent call last): ...")
-    window = make_window(worker=fake_worker(xla=error))
+    window = make_window(worker=fake_worker(**{variant: error}))
     shown: list[tuple[str, ...]] = []
 
     def record(parent: QWidget | None, title: str, message: str, hint: str = "",
@@ -228,13 +229,15 @@ def test_a_failed_run_shows_a_dialog_and_the_app_stays_usable(
         window.open_dataset(dataset)  # type: ignore[arg-type]
     window.settings_panel.batch_size.setValue(4)
     report = run_to_end(qtbot, window)
-    assert [r.status for r in report.runs] == ["finished", "error"]  # type: ignore[attr-defined]
-    assert shown == [("The XLA run failed", error.message, error.hint, error.details)]
-    xla = window.runs_view.columns["xla"]
-    assert xla.status_text == "Failed"
-    assert error.message in xla.detail.text()
+    statuses = {r.variant: r.status for r in report.runs}  # type: ignore[attr-defined]
+    assert statuses == {"baseline": "finished", "xla": "finished", variant: "error"}
+    # The variant is the one the supervisor started, not a guess.
+    assert shown == [(f"The {words} run failed", error.message, error.hint, error.details)]
+    column = window.runs_view.columns[variant]
+    assert column.status_text == "Failed"
+    assert error.message in column.detail.text()
     # Still usable: the next comparison runs.
-    window.worker = fake_worker()
+    window.comparisons.worker = fake_worker()
     report = run_to_end(qtbot, window)
     assert [r.status for r in report.runs] == ["finished", "finished"]  # type: ignore[attr-defined]
 
@@ -274,6 +277,6 @@ def test_closing_during_a_run_asks_then_stops_and_waits(
         window.close()  # "Stop and close": stops first, closes when the run has ended
         assert window.isVisible()
     qtbot.waitUntil(lambda: not window.isVisible(), timeout=5_000)
-    assert window.supervisor is None
+    assert window.comparisons.supervisor is None
     assert [r.status for r in blocker.args[0].runs] == ["cancelled", "cancelled"]
     assert asked == ["Stop the comparison?", "Stop the comparison?"]

@@ -86,7 +86,7 @@ def test_ctrl_c_in_the_terminal_stops_the_run_and_closes(
         uninstall()
     assert signal.getsignal(signal.SIGINT) is previous
     assert answerer.seen == []  # closed without a question: Ctrl+C was the answer
-    assert window.supervisor is None  # the workers were stopped and waited for
+    assert window.comparisons.supervisor is None  # the workers were stopped and waited for
     assert "cancelled" in [r.status for r in blocker.args[0].runs]
 
 

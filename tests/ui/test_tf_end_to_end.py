@@ -51,7 +51,7 @@ def test_a_real_comparison_on_a_tiny_dataset(qtbot: QtBot, make_window: WindowFa
     assert view.columns["xla"].measure_trace is not None
     assert report.comparison is not None and report.comparison.verdict
     assert view.comparison.verdict.text() == report.comparison.verdict
-    assert (window.report_folder / "comparison.json").is_file()
+    assert (window.comparisons.report_folder / "comparison.json").is_file()
 
 
 @pytest.mark.tf
@@ -81,14 +81,14 @@ def test_closing_mid_run_stops_the_worker_and_leaves_none_behind(
             pids.append(event.pid)  # type: ignore[attr-defined]
 
     assert window.start_comparison()
-    assert window.supervisor is not None
-    window.supervisor.event_received.connect(on_event)
+    assert window.comparisons.supervisor is not None
+    window.comparisons.supervisor.event_received.connect(on_event)
     qtbot.waitUntil(lambda: len(pids) == 2, timeout=300_000)
     assert all(psutil.pid_exists(pid) for pid in pids)
     with qtbot.waitSignal(window.comparison_finished, timeout=60_000) as blocker:
         window.close()
     qtbot.waitUntil(lambda: not window.isVisible(), timeout=5_000)
-    assert window.supervisor is None
+    assert window.comparisons.supervisor is None
     # Closed during the speed phase: both measuring workers started, no training run did.
     assert len(pids) == 2
     for pid in pids:

@@ -17,6 +17,7 @@ from xlagui.core import export
 from xlagui.core import tensorboard as tboard
 from xlagui.core.arms import comparison_arms
 from xlagui.core.config import RunConfig, XlaMode
+from xlagui.core.demo import dataset_name
 from xlagui.core.events import Event
 from xlagui.core.exclusions import Exclusions, without_recorded
 from xlagui.core.interleave import MeasureSettings, measure_interleaved
@@ -118,7 +119,7 @@ def plan_measure_runs(config: RunConfig) -> list[RunEntry]:
 def dataset_info(scan: DatasetScan, demo: bool = False) -> dict[str, Any]:
     return {
         "root": scan.root,
-        "name": "demo elephants" if demo else Path(scan.root).name,
+        "name": dataset_name(scan.root, demo),
         "demo": demo,
         "layout": scan.layout,
         "class_names": list(scan.class_names),

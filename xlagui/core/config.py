@@ -107,14 +107,17 @@ class Range:
     high: int
 
     def check(self, name: str, value: Any) -> int:
+        number: int
         if isinstance(value, bool) or not isinstance(value, int):
             try:
-                value = int(str(value), 10)
+                number = int(str(value), 10)
             except ValueError:
                 raise ConfigError(f"{name} must be a whole number, got {value!r}") from None
-        if not self.low <= value <= self.high:
-            raise ConfigError(f"{name} must be between {self.low} and {self.high}, got {value}")
-        return int(value)
+        else:
+            number = value
+        if not self.low <= number <= self.high:
+            raise ConfigError(f"{name} must be between {self.low} and {self.high}, got {number}")
+        return number
 
 
 RANGES: dict[str, Range] = {
@@ -171,6 +174,16 @@ def check_image_size(value: Any) -> int:
                 f"{MIN_IMAGE_SIZE}x{MIN_IMAGE_SIZE}"
             ) from None
         raise exc
+
+
+def check_batch_fits(batch_size: int, train_count: int) -> None:
+    """Refuse a batch larger than the training set: training takes full batches only (a partial
+    one would make XLA compile a second program), so such a run would have no step at all."""
+    if batch_size > train_count:
+        raise ConfigError(
+            f"batch size {batch_size} is larger than the training set ({train_count:,} images): "
+            f"choose a batch size of at most {train_count:,}"
+        )
 
 
 @dataclass(frozen=True)

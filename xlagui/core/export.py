@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -278,3 +279,45 @@ def write_all(report: ComparisonReport, out_dir: Path) -> list[Path]:
         write_csv(report, out_dir / "comparison.csv"),
         write_json(report, out_dir / "comparison.json"),
     ]
+
+
+EXPORT_SUFFIXES = (".png", ".csv", ".json")
+
+
+def export_stem(report: ComparisonReport, folder: Path) -> str:
+    """A file name stem for an export that names nothing already in `folder`."""
+    name = str(report.dataset.get("name") or "dataset")
+    safe = "".join(ch if ch.isalnum() or ch in "-_" else "-" for ch in name).strip("-")
+    stamp = report.created[:19].replace(":", "").replace("-", "").replace("T", "-")
+    stem = f"xlagui-{safe or 'dataset'}-{stamp}"
+    candidate, n = stem, 2
+    while any((folder / f"{candidate}{ext}").exists() for ext in EXPORT_SUFFIXES):
+        candidate = f"{stem}-{n}"
+        n += 1
+    return candidate
+
+
+def export_report(
+    report: ComparisonReport,
+    folder: Path,
+    render_png: Callable[[ComparisonReport, Path], Path],
+    stem: str | None = None,
+) -> list[Path]:
+    """Write `report` as PNG (drawn by `render_png`), CSV and JSON into `folder`, named after
+    `stem` (`export_stem` when None); the written paths in that order.
+
+    All or nothing: if one file cannot be written, the files this export already wrote are
+    removed and the `OSError` is raised again.
+    """
+    stem = stem or export_stem(report, folder)
+    png, csv_path, json_path = (folder / f"{stem}{ext}" for ext in EXPORT_SUFFIXES)
+    written: list[Path] = []
+    try:
+        written.append(render_png(report, png))
+        written.append(write_csv(report, csv_path))
+        written.append(write_json(report, json_path))
+    except OSError:
+        for path in written:
+            path.unlink(missing_ok=True)
+        raise
+    return written

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from xlagui.core.config import check_batch_fits
+
 # Formats and modes TensorFlow's own decoders handle; anything else (CMYK JPEG, 16-bit PNG,
 # TIFF, WebP, ...) is decoded by Pillow inside the pipeline.
 # GIFs go to Pillow too: TensorFlow refuses colour indices past a short colour table, which
@@ -176,12 +178,8 @@ def build_datasets(
 
     if not train:
         raise ValueError("the training set is empty")
+    check_batch_fits(batch_size, len(train))
     steps = len(train) // batch_size
-    if steps == 0:
-        raise ValueError(
-            f"batch size {batch_size} is larger than the training set ({len(train)} images): "
-            "choose a batch size of at most the number of training images"
-        )
     label_dtype = tf.float32 if num_classes == 2 else tf.int32
 
     def prepared(samples: Sequence[Sample], name: str) -> tuple[Any, str]:

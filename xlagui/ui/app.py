@@ -206,7 +206,7 @@ def run_app(dataset: str | None = None, demo: bool = False) -> int:
     finally:
         uninstall_sigint()
         handler.uninstall()
-        supervisor = window.supervisor
+        supervisor = window.comparisons.supervisor
         if supervisor is not None and supervisor.isRunning():
             # Only if the app was quit from outside the window: never leave a worker behind.
             log.info("quitting with a comparison running: stopping it")

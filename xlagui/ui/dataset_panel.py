@@ -6,12 +6,13 @@ the background, started by the main window.
 
 from __future__ import annotations
 
+import html
 import os
 from collections import defaultdict
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt, QThreadPool, Signal
-from PySide6.QtGui import QBrush, QColor, QFont, QPixmap
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import (
     QComboBox,
     QFrame,
@@ -31,18 +32,15 @@ from PySide6.QtWidgets import (
 )
 
 from xlagui.core import exclusions as excl
-from xlagui.present import format as fmt
 from xlagui.ui import dialogs
+from xlagui.ui.image_preview import ImagePreview
 from xlagui.ui.problem_view import ProblemView
-from xlagui.ui.tasks import BackgroundTask, TaskKeeper
 from xlagui.ui.theme import SEVERITY_COLORS
-from xlagui.ui.thumbnails import ThumbnailModel, ThumbnailView, decode_image
-from xlagui.ui.widgets import ImageLabel
+from xlagui.ui.thumbnails import ThumbnailModel, ThumbnailView
 
 if TYPE_CHECKING:
     from xlagui.core.scan import DatasetScan, ImageFile, Problem
 
-PREVIEW_SIZE = 360
 PAGE_IMAGES, PAGE_PROBLEM = 0, 1
 ProblemRole = Qt.ItemDataRole.UserRole  # a problem's index in scan.problems
 GroupRole = Qt.ItemDataRole.UserRole + 1  # a group's "severity:kind"
@@ -69,66 +67,6 @@ KIND_WORDS = {
     "leakage": "train/test leakage",
     "imbalance": "class imbalance",
 }
-
-
-class ImagePreview(QFrame):
-    """One image shown larger, with its file name, pixel size and format.
-
-    Signals: none.
-    """
-
-    def __init__(self, pool: QThreadPool, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setObjectName("Card")
-        self._pool = pool
-        self._tasks = TaskKeeper()
-        self.file: ImageFile | None = None
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(10, 10, 10, 10)
-        self.image = ImageLabel("Click a thumbnail to see it larger")
-        self.image.setObjectName("Placeholder")
-        self.image.setMinimumSize(220, 220)
-        self.name = QLabel()
-        self.name.setObjectName("Figure")
-        self.name.setWordWrap(True)
-        self.name.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.info = QLabel()
-        self.info.setObjectName("Caption")
-        self.info.setWordWrap(True)
-        layout.addWidget(self.image, 1)
-        layout.addWidget(self.name)
-        layout.addWidget(self.info)
-
-    def show_file(self, f: ImageFile) -> None:
-        self.file = f
-        self.name.setText(os.path.basename(f.path))
-        self.info.setText(
-            f"{f.width} × {f.height} px · {f.format} · {f.color or f.mode} · "
-            f"{fmt.size_bytes(f.size_bytes)}\n{f.split} / {f.label} · {f.rel}"
-        )
-        self.image.clear_image("Loading…")
-        def decode(_state: object, path: str = f.path) -> object:
-            return decode_image(path, PREVIEW_SIZE)
-
-        task = BackgroundTask(decode)
-        task.done.connect(lambda image, path=f.path: self._on_preview_done(path, image))
-        task.failed.connect(lambda exc, _tb, path=f.path: self._on_preview_failed(path, exc))
-        self._tasks.keep(task).start(self._pool)
-
-    def clear(self) -> None:
-        self.file = None
-        self.image.clear_image("Click a thumbnail to see it larger")
-        self.name.setText("")
-        self.info.setText("")
-
-    def _on_preview_done(self, path: str, image: object) -> None:
-        if self.file is None or self.file.path != path:
-            return
-        self.image.set_image(QPixmap.fromImage(image))  # type: ignore[arg-type]
-
-    def _on_preview_failed(self, path: str, exc: object) -> None:
-        if self.file is not None and self.file.path == path:
-            self.image.clear_image(f"Cannot show this image: {exc}")
 
 
 class DatasetPanel(QWidget):
@@ -348,7 +286,7 @@ class DatasetPanel(QWidget):
         self.path_label.setText(scan.root)
         self.details_button.setEnabled(True)
         self.rescan_button.setEnabled(True)
-        self.layout_label.setText(f"<b>Layout:</b> {layout_words(scan)}")
+        self.layout_label.setText(f"<b>Layout:</b> {html.escape(scan.layout_description)}")
         train = len(scan.files_for("train"))
         test = len(scan.files_for("test"))
         state = ("ready to train" if scan.ok else "training refused until the errors are fixed")
@@ -554,13 +492,3 @@ class DatasetPanel(QWidget):
 def _brush(colour: str) -> QBrush:
     return QBrush(QColor(colour))
 
-
-def layout_words(scan: DatasetScan) -> str:
-    """The scan's own sentence about the folder layout (the "Layout:" line of its summary)."""
-    public = getattr(scan, "layout_words", None)
-    if callable(public):
-        return str(public())
-    for line in scan.summary_text(max_paths=0).splitlines():
-        if line.startswith("Layout: "):
-            return line[len("Layout: "):]
-    return scan.layout

@@ -6,8 +6,11 @@ Tests replace `ask` (the only blocking call here) with a function that answers a
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QFont, QPainter, QPaintEvent, QPen
+import html
+from pathlib import Path
+
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, QUrl, Signal
+from PySide6.QtGui import QColor, QDesktopServices, QFont, QPainter, QPaintEvent, QPen
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -196,3 +199,28 @@ class DropOverlay(QWidget):
         p.drawText(self.rect().adjusted(40, 40, -40, -40),
                    Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap, self.message)
         p.end()
+
+
+def show_about(parent: QWidget) -> None:
+    from xlagui import __version__
+
+    QMessageBox.about(
+        parent, "About xlagui",
+        f"<b>xlagui {__version__}</b><p>Does XLA make my TensorFlow model train faster, "
+        "by how much, and at what cost? xlagui trains the same CNN with and without XLA "
+        "on your images and compares them.</p>")
+
+
+def open_log_folder(folder: Path | None) -> tuple[str, str, int] | None:
+    """Show the log folder (`core.paths.log_dir` when None; made if missing) in the file
+    manager; what the message bar should say instead when that fails, else None."""
+    from xlagui.core import paths
+
+    folder = folder or paths.log_dir()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        return "error", html.escape(f"The log folder {folder} cannot be made: {exc}"), 8000
+    if not QDesktopServices.openUrl(QUrl.fromLocalFile(str(folder))):
+        return "info", f"The log files are in {html.escape(str(folder))}", 10000
+    return None

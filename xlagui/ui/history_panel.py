@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
 )
 
 from xlagui.present import format as fmt
-from xlagui.ui.tasks import BackgroundTask, TaskKeeper
+from xlagui.ui.tasks import TaskOwner
 
 if TYPE_CHECKING:
     from xlagui.core.history import HistoryItem
@@ -86,8 +86,8 @@ class HistoryPanel(QWidget):
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
         layout.addWidget(self.empty)
         self.items: list[HistoryItem] = []
-        self._tasks = TaskKeeper()
-        self._generation = 0
+        self._listing = TaskOwner(self)  # a newer refresh supersedes an older one
+        self._listing.done.connect(self._on_listing_done)
         self._select_after: Path | None = None
         self._on_tree_selection_changed()
 
@@ -97,15 +97,10 @@ class HistoryPanel(QWidget):
 
         root = self.root or paths.history_dir()
         self.where.setText(f"Saved in {root}")
-        self._generation += 1
         self._select_after = select
-        task = BackgroundTask(lambda _state: history.list_items(root))
-        task.done.connect(lambda items, g=self._generation: self._on_list_done(g, items))
-        self._tasks.keep(task).start()
+        self._listing.start(lambda _state: history.list_items(root))
 
-    def _on_list_done(self, generation: int, items: list[HistoryItem]) -> None:
-        if generation != self._generation:
-            return
+    def _on_listing_done(self, items: list[HistoryItem]) -> None:
         current = self.selected_folder()
         self.items = items
         self.tree.clear()

@@ -1,3 +1,4 @@
+# Over 500 lines on purpose: one form, each field with its range, note, save and restore.
 """The settings of a comparison, checked as they are typed, with the reason next to the field.
 
 Ranges come from `core.config` (`RANGES`, `MIN_IMAGE_SIZE`); a value the core would refuse is
@@ -36,6 +37,7 @@ from xlagui.core.config import (
     ConfigError,
     RunConfig,
     XlaMode,
+    check_batch_fits,
     check_image_size,
 )
 from xlagui.ui.theme import SEVERITY_COLORS
@@ -399,13 +401,12 @@ class SettingsPanel(QWidget):
                 notes["image_size"] = Note(
                     "info", f"Small images train fast but leave XLA little to speed up "
                     f"(the smallest is {MIN_IMAGE_SIZE} px).")
-        if self.train_count is not None and v["batch_size"] > self.train_count:
-            notes["batch_size"] = Note(
-                "error",
-                f"Batch size {v['batch_size']} is larger than the training set "
-                f"({self.train_count:,} images): choose at most {self.train_count:,}.",
-            )
-        elif self.train_count:
+        if self.train_count is not None:
+            try:
+                check_batch_fits(v["batch_size"], self.train_count)
+            except ConfigError as exc:
+                notes["batch_size"] = Note("error", str(exc)[0].upper() + str(exc)[1:] + ".")
+        if self.train_count and "batch_size" not in notes:
             # Full batches only (a partial one would make XLA compile a second program).
             steps, left = divmod(self.train_count, v["batch_size"])
             rest = f", {left:,} left out of each shuffled epoch" if left else ""

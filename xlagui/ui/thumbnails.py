@@ -1,15 +1,18 @@
 """A lazily loaded thumbnail grid: only the thumbnails in view are decoded, off the GUI thread.
 
-Decoding happens in a QThreadPool with Pillow (JPEGs are decoded at a reduced scale with
-`Image.draft`) into a QImage; the GUI thread only turns finished QImages into QPixmaps. Loads
-that scrolled out of view before they started are skipped, and a bounded cache keeps memory flat
-whatever the size of the folder.
+Decoding happens off the GUI thread with Pillow (JPEGs are decoded at a reduced scale with
+`Image.draft`) into a QImage; the GUI thread only turns finished QImages into QPixmaps. The rows
+in view are decoded as one batch, owned by a `TaskOwner`: scrolling on starts a new batch, which
+cancels the old one, so loads that scrolled out of view are skipped and never arrive. A bounded
+cache keeps memory flat whatever the size of the folder.
 """
 
 from __future__ import annotations
 
 import os
 from collections import OrderedDict
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import (
@@ -28,9 +31,11 @@ from PySide6.QtGui import QColor, QImage, QPainter, QPixmap
 from PySide6.QtWidgets import QListView, QWidget
 
 from xlagui.present import format as fmt
+from xlagui.ui.tasks import TaskOwner
 
 if TYPE_CHECKING:
     from xlagui.core.scan import ImageFile
+    from xlagui.core.task import TaskState
 
 THUMB_SIZE = 96
 CACHE_LIMIT = 800  # pixmaps kept; 96 px RGBA is ~37 KB each
@@ -74,8 +79,22 @@ def placeholder_pixmap(size: int = THUMB_SIZE) -> QPixmap:
     return pm
 
 
-class _LoaderSignals(QObject):
-    loaded = Signal(int, str, object)  # generation, path, QImage or None (skipped/failed)
+def decode_batch(state: TaskState, paths: Sequence[str], size: int, workers: int) -> None:
+    """Decode `paths` in `workers` threads, reporting each as a partial result (path, QImage or
+    None if unreadable); once `state` is interrupted, the decodes not yet begun are skipped."""
+
+    def one(path: str) -> QImage | None:
+        if state.is_interruption_requested():
+            return None
+        try:
+            return decode_image(path, size)
+        except Exception:  # an unreadable file keeps its placeholder
+            return None
+
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="xlagui-thumb") as pool:
+        futures = {pool.submit(one, path): path for path in paths}
+        for future in as_completed(futures):
+            state.set_partial((futures[future], future.result()))
 
 
 class ThumbnailModel(QAbstractListModel):
@@ -93,14 +112,17 @@ class ThumbnailModel(QAbstractListModel):
         self.files: list[ImageFile] = []
         self._row_of: dict[str, int] = {}
         self._cache: OrderedDict[str, QPixmap] = OrderedDict()
-        self._in_flight: set[str] = set()
-        self._wanted: frozenset[str] = frozenset()
-        self._generation = 0
+        self._batch: frozenset[str] = frozenset()  # what the running batch decodes
+        self._pending: frozenset[str] = frozenset()  # what it has not decoded yet
         self._placeholder = placeholder_pixmap(size)
-        self.pool = QThreadPool(self)
-        self.pool.setMaxThreadCount(max(1, min(4, (os.cpu_count() or 2) - 1)))
-        self._signals = _LoaderSignals()
-        self._signals.loaded.connect(self._on_loader_loaded)
+        self._workers = max(1, min(4, (os.cpu_count() or 2) - 1))
+        self.pool = QThreadPool(self)  # for single images: the preview, a problem's files
+        self.pool.setMaxThreadCount(self._workers)
+        self._batch_pool = QThreadPool(self)
+        self._batch_pool.setMaxThreadCount(1)
+        self._loading = TaskOwner(self)
+        self._loading.partial.connect(self._on_loading_partial)
+        self._loading.done.connect(self._on_loading_done)
 
     # -- Qt model interface -----------------------------------------------------------------
 
@@ -126,12 +148,11 @@ class ThumbnailModel(QAbstractListModel):
 
     def set_files(self, files: list[ImageFile]) -> None:
         self.beginResetModel()
-        self._generation += 1
+        self._loading.cancel()
+        self._batch = self._pending = frozenset()
         self.pool.clear()
         self.files = list(files)
         self._row_of = {f.path: i for i, f in enumerate(self.files)}
-        self._in_flight.clear()
-        self._wanted = frozenset()
         self.endResetModel()
 
     def request_rows(self, first: int, last: int) -> None:
@@ -141,44 +162,42 @@ class ThumbnailModel(QAbstractListModel):
             return
         first = max(0, first)
         last = min(len(self.files) - 1, last)
-        paths = [self.files[r].path for r in range(first, last + 1)]
-        self._wanted = frozenset(paths)
-        generation = self._generation
-        for path in paths:
+        missing = []
+        for path in (self.files[r].path for r in range(first, last + 1)):
             if path in self._cache:
                 self._cache.move_to_end(path)
-            elif path not in self._in_flight:
-                self._in_flight.add(path)
-                self.pool.start(lambda p=path, g=generation: self._load(g, p))
+            else:
+                missing.append(path)
+        wanted = frozenset(missing)
+        if self._loading.is_running() and wanted <= self._batch and self._pending <= wanted:
+            return  # the running batch covers these and decodes nothing else
+        self._batch = self._pending = wanted
+        if not missing:
+            self._loading.cancel()
+            return
+        size, workers = self.size, self._workers
+        self._loading.start(lambda state: decode_batch(state, missing, size, workers),
+                            self._batch_pool)
 
     def is_cached(self, path: str) -> bool:
         return path in self._cache
 
+    def is_loading(self) -> bool:
+        """Whether thumbnails in view are still being decoded."""
+        return self._loading.is_running()
+
     def shutdown(self) -> None:
         """Drop queued loads and wait briefly for the running ones (the window is closing)."""
-        self._generation += 1
+        self._loading.cancel()
         self.pool.clear()
         self.pool.waitForDone(2000)
+        self._batch_pool.waitForDone(2000)
 
     # -- loading ----------------------------------------------------------------------------
 
-    def _load(self, generation: int, path: str) -> None:
-        # In a pool thread: skip work nobody wants any more (scrolled away, other class shown).
-        image: QImage | None = None
-        if generation == self._generation and path in self._wanted:
-            try:
-                image = decode_image(path, self.size)
-            except Exception:  # an unreadable file keeps its placeholder
-                image = None
-        try:
-            self._signals.loaded.emit(generation, path, image)
-        except RuntimeError:
-            pass  # the model is gone
-
-    def _on_loader_loaded(self, generation: int, path: str, image: QImage | None) -> None:
-        if generation != self._generation:
-            return
-        self._in_flight.discard(path)
+    def _on_loading_partial(self, loaded: tuple[str, QImage | None]) -> None:
+        path, image = loaded
+        self._pending = self._pending - {path}
         if image is None or image.isNull():
             return
         self._cache[path] = QPixmap.fromImage(image)
@@ -189,6 +208,9 @@ class ThumbnailModel(QAbstractListModel):
             idx = self.index(row)
             self.dataChanged.emit(idx, idx, [Qt.ItemDataRole.DecorationRole])
         self.thumbnail_ready.emit(path)
+
+    def _on_loading_done(self, _result: None) -> None:
+        self._batch = self._pending = frozenset()
 
 
 class ThumbnailView(QListView):

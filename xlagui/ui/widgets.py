@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QPixmap, QResizeEvent
-from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
+from PySide6.QtGui import QAction, QKeySequence, QPixmap, QResizeEvent
+from PySide6.QtWidgets import QLabel, QSizePolicy, QStyle, QWidget
 
 
 class ElidedLabel(QLabel):
@@ -81,3 +83,22 @@ class ImageLabel(QLabel):
             return
         super().setPixmap(self._source.scaled(size, Qt.AspectRatioMode.KeepAspectRatio,
                                               Qt.TransformationMode.SmoothTransformation))
+
+
+def make_action(parent: QWidget, text: str, slot: Callable[[], object],
+                keys: list[QKeySequence] | None = None, tip: str = "",
+                icon: QStyle.StandardPixmap | None = None) -> QAction:
+    """An action of `parent` that calls `slot` with no argument (`triggered`'s `checked` never
+    reaches it), with its first shortcut shown in the tool tip."""
+    a = QAction(text, parent)
+    if icon is not None:
+        a.setIcon(parent.style().standardIcon(icon))
+    if keys:
+        a.setShortcuts(keys)
+    if tip:
+        a.setStatusTip(tip)
+        native = QKeySequence.SequenceFormat.NativeText
+        a.setToolTip(tip + (f" ({keys[0].toString(native)})" if keys else ""))
+    a.triggered.connect(lambda _checked=False: slot())
+    parent.addAction(a)
+    return a
