@@ -1,3 +1,5 @@
+# Over 500 lines on purpose: one reader of one text format (XLA's HLO dump and its log lines),
+# its parsers and the dataclasses they fill side by side.
 """What XLA did: the modules it compiled, read from the HLO dump of one run.
 
 XLA writes, per compiled module, `module_NNNN.NAME.before_optimizations.txt` (the HLO that

@@ -1,3 +1,5 @@
+# Over 500 lines on purpose: one worker process's whole life (spec, set-up, fit, measure, inspect,
+# events), read top to bottom; what it calls (pipeline, model, hlo, tensorboard) lives elsewhere.
 """One training run in a fresh process: `python -m xlagui.core.worker SPEC.json`.
 
 XLA settings are process-global and TensorFlow never gives memory back, so every run gets its
