@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager, nullcontext
 from types import TracebackType
-from typing import Any
+from typing import Any, Self
 
 from rich.console import Console
 from rich.progress import (
@@ -44,7 +45,27 @@ def run_label(entry: RunEntry) -> str:
     return run_name(entry.variant, entry.xla_mode, entry.arm.name, entry.repeat)
 
 
-class RichProgress:
+class _LiveDisplay:
+    """A rich display that is live while the `with` block runs."""
+
+    def _live(self) -> AbstractContextManager[object]:
+        raise NotImplementedError
+
+    def __enter__(self) -> Self:
+        self._entered = self._live()
+        self._entered.__enter__()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self._entered.__exit__(exc_type, exc, tb)
+
+
+class RichProgress(_LiveDisplay):
     """One bar per run, advanced by batch events; the description says the phase."""
 
     def __init__(self, console: Console, report: ComparisonReport) -> None:
@@ -62,17 +83,8 @@ class RichProgress:
         self.tasks: dict[str, TaskID] = {}
         self.steps: dict[str, int] = {}
 
-    def __enter__(self) -> RichProgress:
-        self.progress.__enter__()
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.progress.__exit__(exc_type, exc, tb)
+    def _live(self) -> AbstractContextManager[object]:
+        return self.progress
 
     def on_run_start(self, entry: RunEntry) -> None:
         self.tasks[entry.run_id] = self.progress.add_task(
@@ -145,7 +157,7 @@ class RichProgress:
         print_run_failure(self.console, entry)
 
 
-class MeasureProgress:
+class MeasureProgress(_LiveDisplay):
     """The interleaved measurement on a terminal: one line that says the phase and the
     running estimate; on a log (no terminal) one line per milestone and every few pairs."""
 
@@ -156,19 +168,9 @@ class MeasureProgress:
         self._warm: set[str] = set()
         self._printed_pairs = 0
 
-    def __enter__(self) -> MeasureProgress:
-        if self.console.is_terminal:
-            self.status.__enter__()
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        if self.console.is_terminal:
-            self.status.__exit__(exc_type, exc, tb)
+    def _live(self) -> AbstractContextManager[object]:
+        # On a log (no terminal) a spinner would only repeat itself: nothing live.
+        return self.status if self.console.is_terminal else nullcontext()
 
     def _say(self, text: str) -> None:
         if self.console.is_terminal:

@@ -104,11 +104,11 @@ def _build(
     dest: Path,
     *,
     seed: int,
-    train_per_class: int,
-    test_per_class: int,
-    image_size: int,
-    shuffle_labels: bool,
-    keep_same: bool,
+    train_per_class: int = DEFAULT_TRAIN_PER_CLASS,
+    test_per_class: int = DEFAULT_TEST_PER_CLASS,
+    image_size: int = DEFAULT_IMAGE_SIZE,
+    shuffle_labels: bool = False,
+    keep_same: bool = False,
 ) -> Path:
     """Generate into a hidden temporary sibling of `dest`, then rename it into place.
 
@@ -187,7 +187,6 @@ def generate_demo_dataset(
         test_per_class=test_per_class,
         image_size=image_size,
         shuffle_labels=shuffle_labels,
-        keep_same=False,
     )
 
 
@@ -199,15 +198,7 @@ def ensure_demo_dataset(seed: int = 0) -> Path:
     )
     if read_demo_marker(dest) == wanted:
         return dest
-    _build(
-        dest,
-        seed=seed,
-        train_per_class=DEFAULT_TRAIN_PER_CLASS,
-        test_per_class=DEFAULT_TEST_PER_CLASS,
-        image_size=DEFAULT_IMAGE_SIZE,
-        shuffle_labels=False,
-        keep_same=True,
-    )
+    _build(dest, seed=seed, keep_same=True)  # the default set
     return dest
 
 

@@ -393,6 +393,26 @@ def parse_event(line: str) -> Event:
     return event_from_dict(data)
 
 
+class EventLog:
+    """What a run's recorded events say: its `started`, its summary, its error. Mixed into the
+    run records that keep an `events` list (`runner.RunResult`, `report.RunEntry`)."""
+
+    events: list[Event]
+
+    @property
+    def started(self) -> StartedEvent | None:
+        return next((e for e in self.events if isinstance(e, StartedEvent)), None)
+
+    @property
+    def summary(self) -> RunSummary | None:
+        fin = next((e for e in self.events if isinstance(e, FinishedEvent)), None)
+        return fin.summary if fin is not None else None
+
+    @property
+    def error(self) -> ErrorEvent | None:
+        return next((e for e in self.events if isinstance(e, ErrorEvent)), None)
+
+
 def read_events(lines: Iterable[str]) -> Iterator[Event]:
     """Parse a recorded stream, skipping blank lines."""
     for line in lines:

@@ -17,7 +17,7 @@ from typing import Any
 from xlagui.core.atomic import atomic_write_text
 from xlagui.core.events import BlockEvent, EpochEvent
 from xlagui.core.pairs import block_words
-from xlagui.core.report import ComparisonReport
+from xlagui.core.report import ComparisonReport, RunEntry
 
 CSV_COLUMNS = [
     "row",
@@ -204,6 +204,11 @@ def arm_rows(report: ComparisonReport) -> list[dict[str, str]]:
     return out
 
 
+def _run_cells(r: RunEntry) -> dict[str, object]:
+    """The cells that say which run a row belongs to."""
+    return {"run_id": r.run_id, "variant": r.variant, "repeat": r.repeat, "xla_mode": r.xla_mode}
+
+
 def to_csv(report: ComparisonReport) -> str:
     buf = io.StringIO()
     writer = csv.DictWriter(buf, fieldnames=CSV_COLUMNS, restval="", lineterminator="\n")
@@ -214,10 +219,7 @@ def to_csv(report: ComparisonReport) -> str:
                 writer.writerow(
                     {
                         "row": "epoch",
-                        "run_id": r.run_id,
-                        "variant": r.variant,
-                        "repeat": r.repeat,
-                        "xla_mode": r.xla_mode,
+                        **_run_cells(r),
                         "epoch": e.epoch,
                         "loss": _num(e.loss),
                         "accuracy": _num(e.accuracy),
@@ -233,10 +235,7 @@ def to_csv(report: ComparisonReport) -> str:
                 writer.writerow(
                     {
                         "row": "block",
-                        "run_id": r.run_id,
-                        "variant": r.variant,
-                        "repeat": r.repeat,
-                        "xla_mode": r.xla_mode,
+                        **_run_cells(r),
                         "loss": _num(e.loss),
                         "metric": "block_seconds",
                         "value": _num(e.seconds),

@@ -15,7 +15,7 @@ from typing import Any
 from xlagui import __version__
 from xlagui.core.arms import Arm, Precision
 from xlagui.core.config import RunConfig, XlaMode
-from xlagui.core.events import Event, FinishedEvent, RunSummary, StartedEvent, event_from_dict
+from xlagui.core.events import Event, EventLog, event_from_dict
 from xlagui.core.pairs import InterleavedSummary
 from xlagui.core.peak import MachineLimits
 from xlagui.core.ranking import arm_results, recommendation
@@ -25,7 +25,7 @@ FORMAT_VERSION = 1
 
 
 @dataclass
-class RunEntry:
+class RunEntry(EventLog):
     run_id: str
     variant: str
     repeat: int
@@ -38,18 +38,7 @@ class RunEntry:
     def arm(self) -> Arm:
         return Arm(XlaMode(self.xla_mode), Precision(self.precision))
 
-    @property
-    def started(self) -> StartedEvent | None:
-        return next((e for e in self.events if isinstance(e, StartedEvent)), None)
 
-    @property
-    def summary(self) -> RunSummary | None:
-        fin = next((e for e in self.events if isinstance(e, FinishedEvent)), None)
-        return fin.summary if fin is not None else None
-
-    @property
-    def error(self) -> Event | None:
-        return next((e for e in self.events if e.type == "error"), None)
 
     def to_dict(self) -> dict[str, Any]:
         return {

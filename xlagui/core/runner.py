@@ -27,12 +27,12 @@ from xlagui.core.events import (
     CancelledEvent,
     ErrorEvent,
     Event,
+    EventLog,
     FinishedEvent,
     JSONObject,
     JSONValue,
     ProtocolError,
     ProtocolMismatch,
-    RunSummary,
     StartedEvent,
     check_protocol,
     decode,
@@ -127,24 +127,13 @@ def _sample_object(item: JSONValue, where: str) -> JSONValue:
 
 
 @dataclass
-class RunResult:
+class RunResult(EventLog):
     spec: RunSpec
     status: str  # "finished", "cancelled" or "error"
     events: list[Event] = field(default_factory=list)
     returncode: int | None = None
 
-    @property
-    def started(self) -> StartedEvent | None:
-        return next((e for e in self.events if isinstance(e, StartedEvent)), None)
 
-    @property
-    def summary(self) -> RunSummary | None:
-        fin = next((e for e in self.events if isinstance(e, FinishedEvent)), None)
-        return fin.summary if fin else None
-
-    @property
-    def error(self) -> ErrorEvent | None:
-        return next((e for e in self.events if isinstance(e, ErrorEvent)), None)
 
 
 def samples_from_scan(scan: DatasetScan) -> tuple[list[str], list[Sample], list[Sample]]:

@@ -9,18 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from xlagui.core.events import (
-    BatchEvent,
-    BlockEvent,
-    CancelledEvent,
-    EpochEvent,
-    ErrorEvent,
-    Event,
-    FinishedEvent,
-    RunSummary,
-    StartedEvent,
-    WarmupEvent,
-)
+from xlagui.core import events as ev
 from xlagui.core.pairs import RatioEstimate, estimate_ratio, running_estimates
 
 # Weight of the newest batch in the smoothed loss curve (an exponential moving average).
@@ -35,7 +24,7 @@ class RunTrace:
     repeat: int = 1
     epochs_planned: int = 0
     steps_per_epoch: int = 0
-    started: StartedEvent | None = None
+    started: ev.StartedEvent | None = None
     batch_x: list[float] = field(default_factory=list)  # fractional epoch: 0.5 = half of epoch 1
     batch_loss: list[float] = field(default_factory=list)
     batch_smooth: list[float] = field(default_factory=list)
@@ -43,16 +32,16 @@ class RunTrace:
     train_loss: list[float] = field(default_factory=list)
     val_loss: list[float] = field(default_factory=list)  # NaN where there was none
     cumulative: list[float] = field(default_factory=list)
-    epochs: list[EpochEvent] = field(default_factory=list)
-    summary: RunSummary | None = None
-    terminal: Event | None = None
+    epochs: list[ev.EpochEvent] = field(default_factory=list)
+    summary: ev.RunSummary | None = None
+    terminal: ev.Event | None = None
     first_batch_t: float | None = None
     first_batch_step: int = 0
     last_t: float = 0.0
     current_epoch: int = 0
     steps_done: int = 0
-    warmup: WarmupEvent | None = None  # a measuring worker's first and warm steps
-    blocks: list[BlockEvent] = field(default_factory=list)  # its timed blocks
+    warmup: ev.WarmupEvent | None = None  # a measuring worker's first and warm steps
+    blocks: list[ev.BlockEvent] = field(default_factory=list)  # its timed blocks
 
     @property
     def measuring(self) -> bool:
@@ -62,12 +51,12 @@ class RunTrace:
         per_step = sorted(b.seconds / b.steps for b in self.blocks if b.steps)
         return per_step[len(per_step) // 2] if per_step else None
 
-    def add(self, event: Event) -> None:
+    def add(self, event: ev.Event) -> None:
         self.last_t = max(self.last_t, event.t)
-        if isinstance(event, StartedEvent):
+        if isinstance(event, ev.StartedEvent):
             self.started = event
             self.steps_per_epoch = event.steps_per_epoch
-        elif isinstance(event, BatchEvent):
+        elif isinstance(event, ev.BatchEvent):
             self.current_epoch = event.epoch
             self.steps_done = (event.epoch - 1) * self.steps_per_epoch + event.step
             if self.first_batch_t is None:
@@ -80,7 +69,7 @@ class RunTrace:
             self.batch_loss.append(event.loss)
             prev = self.batch_smooth[-1] if self.batch_smooth else event.loss
             self.batch_smooth.append(prev + SMOOTHING * (event.loss - prev))
-        elif isinstance(event, EpochEvent):
+        elif isinstance(event, ev.EpochEvent):
             self.epochs.append(event)
             self.current_epoch = event.epoch
             self.steps_done = event.epoch * self.steps_per_epoch
@@ -88,10 +77,10 @@ class RunTrace:
             self.train_loss.append(event.loss)
             self.val_loss.append(float("nan") if event.val_loss is None else event.val_loss)
             self.cumulative.append(event.cumulative_seconds)
-        elif isinstance(event, WarmupEvent):
+        elif isinstance(event, ev.WarmupEvent):
             self.warmup = event
             self.steps_done += 1 + len(event.warm_step_seconds)
-        elif isinstance(event, BlockEvent):
+        elif isinstance(event, ev.BlockEvent):
             self.blocks.append(event)
             self.steps_done += event.steps
             if event.loss is not None:
@@ -100,10 +89,10 @@ class RunTrace:
                 self.batch_loss.append(event.loss)
                 prev = self.batch_smooth[-1] if self.batch_smooth else event.loss
                 self.batch_smooth.append(prev + SMOOTHING * (event.loss - prev))
-        elif isinstance(event, FinishedEvent):
+        elif isinstance(event, ev.FinishedEvent):
             self.summary = event.summary
             self.terminal = event
-        elif isinstance(event, (CancelledEvent, ErrorEvent)):
+        elif isinstance(event, (ev.CancelledEvent, ev.ErrorEvent)):
             self.terminal = event
 
     @property
@@ -137,7 +126,7 @@ class RunTrace:
         return pace * (self.total_steps - self.steps_done)
 
 
-def trace_of(events: Iterable[Event], epochs_planned: int, run_id: str = "",
+def trace_of(events: Iterable[ev.Event], epochs_planned: int, run_id: str = "",
              repeat: int = 1) -> RunTrace:
     trace = RunTrace(run_id=run_id, repeat=repeat, epochs_planned=epochs_planned)
     for event in events:
@@ -183,7 +172,7 @@ class SpeedupTraces:
     def clear(self) -> None:
         self._done.clear()
 
-    def update(self, blocks: Mapping[str, Sequence[Event]]) -> dict[str, SpeedupCurve]:
+    def update(self, blocks: Mapping[str, Sequence[ev.Event]]) -> dict[str, SpeedupCurve]:
         """`blocks`: each side's events (its BlockEvents are what counts), "baseline" among
         them. Returns a curve per other side that has paired rounds, in `blocks`' order."""
         from xlagui.core.interleave import pair_up

@@ -24,6 +24,7 @@ from xlagui.ui.history_panel import HistoryPanel
 from xlagui.ui.runs_tab import RunsTab
 from xlagui.ui.settings_panel import SettingsPanel
 from xlagui.ui.theme import VARIANT_TITLES
+from xlagui.ui.widgets import parent_window
 from xlagui.ui.xla_did_view import XlaDidPanel
 
 if TYPE_CHECKING:
@@ -100,11 +101,7 @@ class ComparisonController(QObject):
 
     @property
     def _window(self) -> QWidget:
-        # Qt's parent, not a Python reference: a window in a reference cycle could be destroyed
-        # by Python's garbage collector in whichever thread it happens to run.
-        window = self.parent()
-        assert isinstance(window, QWidget)
-        return window
+        return parent_window(self)
 
     def is_stopping(self) -> bool:
         return self.is_running() and self.supervisor is not None \

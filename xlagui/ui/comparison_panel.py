@@ -9,13 +9,13 @@ from typing import Any
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
+    QBoxLayout,
     QFrame,
     QGridLayout,
     QHBoxLayout,
     QLabel,
     QScrollArea,
     QSizePolicy,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -25,6 +25,7 @@ from xlagui.present import limits
 from xlagui.present.traces import RunTrace, SpeedupCurve
 from xlagui.ui import plots
 from xlagui.ui.theme import SEVERITY_COLORS, VARIANT_TITLES
+from xlagui.ui.widgets import box_layout, transparent_body
 
 WAITING = "The comparison appears here when both sides have finished a run."
 WAITING_STYLE = "color: #6b6f76; font-size: 11pt;"
@@ -67,17 +68,8 @@ class ComparisonPanel(QFrame):
 
         # The summary scrolls rather than clip when the panel is short.
         scroll = QScrollArea()
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QFrame.Shape.NoFrame)
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        body = QWidget()
-        body.setObjectName("SummaryBody")
-        body.setStyleSheet("QWidget#SummaryBody { background: transparent; }")
-        scroll.viewport().setAutoFillBackground(False)
-        scroll.setWidget(body)
-        right = QVBoxLayout(body)
-        right.setContentsMargins(0, 0, 6, 0)
-        right.setSpacing(8)
+        right = box_layout(transparent_body(scroll, "SummaryBody"), (0, 0, 6, 0), 8)
         heading = QLabel("Comparison")
         heading.setObjectName("ColumnTitle")
         right.addWidget(heading)
@@ -130,7 +122,7 @@ class ComparisonPanel(QFrame):
         layout.addWidget(scroll, 1)
         self.comparison: Comparison | None = None
 
-    def _build_limits(self, right: QVBoxLayout) -> None:
+    def _build_limits(self, right: QBoxLayout) -> None:
         """How far from the limit: a verdict, a row per arm and run, the roofline."""
         self.limits_heading = QLabel("How far from the limit")
         self.limits_heading.setObjectName("ColumnTitle")

@@ -21,6 +21,7 @@ from xlagui.ui import dialogs
 from xlagui.ui.dataset_panel import KIND_WORDS, DatasetPanel
 from xlagui.ui.settings_panel import SettingsPanel
 from xlagui.ui.tasks import BackgroundTask, TaskKeeper, TaskOwner
+from xlagui.ui.widgets import parent_window
 
 if TYPE_CHECKING:
     from xlagui.core.scan import DatasetScan, Problem
@@ -85,11 +86,7 @@ class DatasetController(QObject):
 
     @property
     def _window(self) -> QWidget:
-        # Qt's parent, not a Python reference: a window in a reference cycle could be destroyed
-        # by Python's garbage collector in whichever thread it happens to run.
-        window = self.parent()
-        assert isinstance(window, QWidget)
-        return window
+        return parent_window(self)
 
     def is_rescan_due(self) -> bool:
         """Whether a rescan waits for the held-out share or seed to settle."""

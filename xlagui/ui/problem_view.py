@@ -26,7 +26,7 @@ from xlagui.present import format as fmt
 from xlagui.ui.tasks import BackgroundTask, TaskKeeper
 from xlagui.ui.theme import SEVERITY_COLORS
 from xlagui.ui.thumbnails import decode_image
-from xlagui.ui.widgets import ImageLabel
+from xlagui.ui.widgets import ImageLabel, box_layout
 
 if TYPE_CHECKING:
     from xlagui.core.scan import DatasetScan, ImageFile, Problem
@@ -135,9 +135,7 @@ class ProblemView(QWidget):
         self.problems: list[Problem] = []
         self.exclusions = excl.Exclusions()
         self.cards: list[FileCard] = []
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(6)
+        layout = box_layout(self, (0, 0, 0, 0), 6)
         head = QHBoxLayout()
         self.back_button = QPushButton("← Class images")
         self.back_button.setToolTip("Back to the images of the chosen class")

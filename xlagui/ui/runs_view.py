@@ -14,7 +14,6 @@ from pathlib import Path
 from PySide6.QtCore import QSize, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QDesktopServices, QResizeEvent
 from PySide6.QtWidgets import (
-    QFrame,
     QHBoxLayout,
     QLabel,
     QScrollArea,
@@ -29,6 +28,7 @@ from xlagui.core.stats import Comparison
 from xlagui.present.traces import SpeedupTraces
 from xlagui.ui.comparison_panel import ComparisonPanel
 from xlagui.ui.run_column import RunColumn
+from xlagui.ui.widgets import box_layout, transparent_body
 
 REDRAW_HZ = 15
 VARIANTS = ("baseline", "xla")  # always shown; a comparison's other arms follow them
@@ -71,20 +71,11 @@ class ColumnStrip(QScrollArea):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setWidgetResizable(True)
-        self.setFrameShape(QFrame.Shape.NoFrame)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         # The strip asks for the height its columns need (`sizeHint`); on a short window the
         # splitter may still give it less, and the figures at the bottom scroll into view.
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
-        body = QWidget()
-        body.setObjectName("ColumnStrip")
-        body.setStyleSheet("QWidget#ColumnStrip { background: transparent; }")
-        self.viewport().setAutoFillBackground(False)
-        self.row = QHBoxLayout(body)
-        self.row.setContentsMargins(0, 0, 0, 0)
-        self.row.setSpacing(10)
-        self.setWidget(body)
+        self.row = box_layout(transparent_body(self, "ColumnStrip"), (0, 0, 0, 0), 10, False)
         self.shown: list[RunColumn] = []
 
     def set_columns(self, columns: list[RunColumn]) -> None:
@@ -139,9 +130,7 @@ class RunsView(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(10, 8, 10, 10)
-        layout.setSpacing(8)
+        layout = box_layout(self, (10, 8, 10, 10), 8)
 
         head = QHBoxLayout()
         self.heading = QLabel("No comparison yet")

@@ -4,9 +4,19 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QAction, QKeySequence, QPixmap, QResizeEvent
-from PySide6.QtWidgets import QLabel, QSizePolicy, QStyle, QWidget
+from PySide6.QtWidgets import (
+    QBoxLayout,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QScrollArea,
+    QSizePolicy,
+    QStyle,
+    QVBoxLayout,
+    QWidget,
+)
 
 
 class ElidedLabel(QLabel):
@@ -102,3 +112,35 @@ def make_action(parent: QWidget, text: str, slot: Callable[[], object],
     a.triggered.connect(lambda _checked=False: slot())
     parent.addAction(a)
     return a
+
+
+def transparent_body(scroll: QScrollArea, name: str) -> QWidget:
+    """Give `scroll` (resizable, frameless) a body that shows the window's background through,
+    and return the body to lay out. `name` is the body's object name, for its style sheet."""
+    scroll.setWidgetResizable(True)
+    scroll.setFrameShape(QFrame.Shape.NoFrame)
+    body = QWidget()
+    body.setObjectName(name)
+    body.setStyleSheet(f"QWidget#{name} {{ background: transparent; }}")
+    scroll.viewport().setAutoFillBackground(False)
+    scroll.setWidget(body)
+    return body
+
+
+def box_layout(
+    parent: QWidget, margins: tuple[int, int, int, int], spacing: int, vertical: bool = True
+) -> QBoxLayout:
+    """A vertical (or horizontal) layout on `parent` with these margins and spacing."""
+    layout = QVBoxLayout(parent) if vertical else QHBoxLayout(parent)
+    layout.setContentsMargins(*margins)
+    layout.setSpacing(spacing)
+    return layout
+
+
+def parent_window(obj: QObject) -> QWidget:
+    """The window a controller belongs to, through Qt's parent rather than a Python reference:
+    a window in a reference cycle could be destroyed by Python's garbage collector in whichever
+    thread it happens to run."""
+    window = obj.parent()
+    assert isinstance(window, QWidget)
+    return window
