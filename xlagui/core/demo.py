@@ -198,7 +198,10 @@ def ensure_demo_dataset(seed: int = 0) -> Path:
     )
     if read_demo_marker(dest) == wanted:
         return dest
-    _build(dest, seed=seed, keep_same=True)  # the default set
+    # The sizes are read now, not as _build's defaults were bound (tests shrink them).
+    train, test, size = DEFAULT_TRAIN_PER_CLASS, DEFAULT_TEST_PER_CLASS, DEFAULT_IMAGE_SIZE
+    _build(dest, seed=seed, keep_same=True, train_per_class=train, test_per_class=test,
+           image_size=size)  # fmt: skip
     return dest
 
 

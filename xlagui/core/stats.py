@@ -214,7 +214,7 @@ def interleaved_speedup(i: InterleavedSummary) -> Interval | None:
     """The speed-up (baseline ÷ XLA per step) from the interleaved ratio (XLA ÷ baseline)."""
     if i.ratio is None or i.ratio <= 0:
         return None
-    method = f"median of {i.pairs} interleaved pairs of {block_words(i)}" + (
+    method = f"from {i.pairs} interleaved pairs of {block_words(i)}" + (
         ", 95% CI" if i.low is not None else " (too few pairs for an interval)"
     )
     return Interval(
@@ -360,7 +360,7 @@ def speed_sentence(c: Comparison) -> str:
     unit = "per training step" if c.interleaved is not None else "per epoch"
     i = c.interleaved
     basis = (
-        f"median of {i.pairs} interleaved pairs of {block_words(i)}"
+        f"from {i.pairs} interleaved pairs of {block_words(i)}"
         if i is not None
         else "from epochs"
     )

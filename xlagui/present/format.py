@@ -129,7 +129,7 @@ def measured_on(c: Comparison) -> str:
     """What the headline figure was measured on."""
     i = c.interleaved
     if i is not None:
-        return f"median of {i.pairs} interleaved pairs of {block_words(i)}"
+        return f"from {i.pairs} interleaved pairs of {block_words(i)}"
     return c.speedup.method if c.speedup is not None else ""
 
 
