@@ -76,7 +76,7 @@ def _parser() -> argparse.ArgumentParser:
         default=DEFAULTS["xla"],
         choices=[m.value for m in XlaMode if m.asks_for_xla],
         help="how the XLA side turns XLA on ("
-        + "; ".join(f"{m.value}: {m.how}" for m in XlaMode if m.asks_for_xla)
+        + "; ".join(f"{m.value}: {m.facts.how}" for m in XlaMode if m.asks_for_xla)
         + ")",
     )
     c.add_argument("--repeats", type=int, default=DEFAULTS["repeats"])

@@ -74,7 +74,7 @@ class Arm:
         """What a person reads in a column heading or a table."""
         if self.is_baseline:
             return "Baseline (XLA off, float32)"
-        parts = [self.xla.short] if self.xla is not XlaMode.OFF else []
+        parts = [self.xla.facts.short] if self.xla is not XlaMode.OFF else []
         if self.precision is not Precision.FLOAT32:
             parts.append(self.precision.value)
         return " + ".join(parts)
@@ -82,7 +82,7 @@ class Arm:
     @property
     def description(self) -> str:
         """How it differs from the baseline, in one line."""
-        parts = [self.xla.how] if self.xla is not XlaMode.OFF else []
+        parts = [self.xla.facts.how] if self.xla is not XlaMode.OFF else []
         if self.precision is Precision.BF16:
             parts.append("keras.mixed_precision policy mixed_bfloat16, output layer float32")
         elif self.precision is Precision.FP16:

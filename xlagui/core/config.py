@@ -37,28 +37,15 @@ class XlaMode(str, enum.Enum):
         return _XLA_MODE_FACTS[self].label
 
     @property
-    def short(self) -> str:
-        """The mode inside an arm's name: "XLA jit_compile" (in "XLA jit_compile + ...")."""
-        return _XLA_MODE_FACTS[self].short
-
-    @property
-    def how(self) -> str:
-        """What the run does to switch it on, in code words."""
-        return _XLA_MODE_FACTS[self].how
-
-    @property
-    def words(self) -> str:
-        """The mode in a run column's subtitle and the report: "jit_compile=True"."""
-        return _XLA_MODE_FACTS[self].words
-
-    @property
-    def tf_xla_flags(self) -> str:
-        """TF_XLA_FLAGS the worker needs before TensorFlow loads ("" for none)."""
-        return _XLA_MODE_FACTS[self].tf_xla_flags
+    def facts(self) -> ModeFacts:
+        """Everything said or set for this mode: `label`, `short` (inside an arm's name: "XLA
+        jit_compile"), `words` (a column's subtitle: "jit_compile=True"), `how` (in code words)
+        and `tf_xla_flags` (set before TensorFlow loads, "" for none)."""
+        return _XLA_MODE_FACTS[self]
 
 
 @dataclass(frozen=True)
-class _ModeFacts:
+class ModeFacts:
     label: str
     short: str
     words: str
@@ -67,19 +54,19 @@ class _ModeFacts:
 
 
 _XLA_MODE_FACTS = {
-    XlaMode.OFF: _ModeFacts(
+    XlaMode.OFF: ModeFacts(
         "Baseline (XLA off)",
         "XLA off",
         "XLA off (jit_compile=False)",
         "jit_compile=False, no auto-clustering",
     ),
-    XlaMode.JIT: _ModeFacts(
+    XlaMode.JIT: ModeFacts(
         "XLA (jit_compile=True)",
         "XLA jit_compile",
         "jit_compile=True",
         "model.compile(jit_compile=True)",
     ),
-    XlaMode.AUTOCLUSTER: _ModeFacts(
+    XlaMode.AUTOCLUSTER: ModeFacts(
         "XLA (auto-clustering, set_jit)",
         "XLA auto-clustering",
         "auto-clustering (set_jit, the article's way)",
@@ -87,7 +74,7 @@ _XLA_MODE_FACTS = {
         # set_jit(True) alone compiles nothing on CPU; these flags make auto-clustering engage.
         tf_xla_flags="--tf_xla_auto_jit=2 --tf_xla_cpu_global_jit",
     ),
-    XlaMode.AUTO: _ModeFacts(
+    XlaMode.AUTO: ModeFacts(
         'XLA (Keras\' jit_compile="auto")',
         "Keras auto XLA",
         'jit_compile="auto" (Keras decides)',

@@ -180,8 +180,8 @@ def worker_env(xla_mode: XlaMode, device: str, run_dir: Path, dump: str = "text"
         env["CUDA_VISIBLE_DEVICES"] = ""  # hide every GPU
     elif device.startswith("gpu:"):
         env["CUDA_VISIBLE_DEVICES"] = device.split(":")[1]
-    if xla_mode.tf_xla_flags:
-        env["TF_XLA_FLAGS"] = xla_mode.tf_xla_flags
+    if xla_mode.facts.tf_xla_flags:
+        env["TF_XLA_FLAGS"] = xla_mode.facts.tf_xla_flags
     if xla_mode is not XlaMode.OFF:
         # The compiled HLO modules are the evidence that XLA did compile.
         flags = xla_flags(run_dir, dump)

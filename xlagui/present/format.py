@@ -38,10 +38,10 @@ def created(stamp: str) -> str:
 def mode_words(variant: str, xla_mode: str) -> str:
     """What a run changes, in a column's subtitle and the report: "jit_compile=True"."""
     if variant == "baseline":
-        return XlaMode.OFF.words
+        return XlaMode.OFF.facts.words
     if variant != "xla":
         return parse_arm(variant).label  # another arm: what it changes
-    return XlaMode(xla_mode).words
+    return XlaMode(xla_mode).facts.words
 
 
 def seconds(value: float | None) -> str:
@@ -374,7 +374,7 @@ def run_name(variant: str, xla_mode: str, arm_name: str, repeat: int) -> str:
     if variant == "baseline":
         side = "Baseline"
     elif variant == "xla":
-        side = XlaMode(xla_mode).short
+        side = XlaMode(xla_mode).facts.short
     else:
         side = arm_name
     return f"{side} #{repeat}"

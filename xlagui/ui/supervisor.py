@@ -59,9 +59,7 @@ class ComparisonSupervisor(QThread):
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
-        self.report = report
-        self.scan = scan
-        self.out_dir = out_dir
+        self.report, self.scan, self.out_dir = report, scan, out_dir  # what to run, where
         self.only = only
         self.worker = worker
         self.measure_command = measure_command
