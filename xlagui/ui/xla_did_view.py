@@ -7,6 +7,7 @@ Thin: the figures come from `xlagui.core.hlo`, the words and rows from `xlagui.p
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -38,6 +39,13 @@ if TYPE_CHECKING:
 _NUMERIC = {"instructions before", "instructions after", "fusions", "bytes", "ops"}
 _MAX_HLO_CHARS = 3_000_000  # a larger module is shown cut, with a note
 
+
+
+def _button(text: str, tip: str, slot: Callable[[], object]) -> QPushButton:
+    button = QPushButton(text)
+    button.setToolTip(tip)
+    button.clicked.connect(slot)
+    return button
 
 class _Item(QTableWidgetItem):
     """A cell that sorts by a number when it has one, by its text otherwise."""
@@ -177,15 +185,17 @@ class XlaDidPanel(QWidget):
         self.run_combo = QComboBox()
         self.run_combo.currentIndexChanged.connect(self._on_run_combo_changed)
         top.addWidget(self.run_combo, 1)
-        self.open_hlo_button = QPushButton("Open the HLO of this module")
-        self.open_hlo_button.setToolTip("The optimized HLO text of the module selected in "
-                                        "Modules (the first one if none is)")
-        self.open_hlo_button.clicked.connect(self._on_open_hlo_clicked)
+        self.open_hlo_button = _button(
+            "Open the HLO of this module",
+            "The optimized HLO text of the module selected in Modules (the first one if none is)",
+            self._on_open_hlo_clicked,
+        )
         top.addWidget(self.open_hlo_button)
-        self.tensorboard_button = QPushButton("Open in TensorBoard")
-        self.tensorboard_button.setToolTip("Copy the command that opens this comparison's "
-                                           "runs in TensorBoard")
-        self.tensorboard_button.clicked.connect(self._on_tensorboard_clicked)
+        self.tensorboard_button = _button(
+            "Open in TensorBoard",
+            "Copy the command that opens this comparison's runs in TensorBoard",
+            self._on_tensorboard_clicked,
+        )
         top.addWidget(self.tensorboard_button)
         layout.addLayout(top)
         self.summary = QLabel("No comparison shown yet.")
@@ -215,10 +225,12 @@ class XlaDidPanel(QWidget):
         pick.addWidget(self.diff_b, 1)
         self.diff_a.currentIndexChanged.connect(self._on_diff_changed)
         self.diff_b.currentIndexChanged.connect(self._on_diff_changed)
-        self.history_button = QPushButton("Add XLA runs from History")
-        self.history_button.setToolTip("Offer the XLA runs of every saved comparison as A or B "
-                                       "(another day, another TensorFlow, the other XLA mode)")
-        self.history_button.clicked.connect(self._on_history_clicked)
+        self.history_button = _button(
+            "Add XLA runs from History",
+            "Offer the XLA runs of every saved comparison as A or B (another day, another "
+            "TensorFlow, the other XLA mode)",
+            self._on_history_clicked,
+        )
         pick.addWidget(self.history_button)
         dl.addLayout(pick)
         self.diff_table = _table()
