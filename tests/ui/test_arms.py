@@ -100,6 +100,9 @@ def test_an_arm_ticked_runs_in_a_third_column_and_ranks(qtbot: QtBot,
     for column in view.columns.values():
         assert column.status_text == "Speed measured"
         assert column.measure_trace is not None and len(column.measure_trace.blocks) >= 6
+        # Nothing was trained: no empty loss and wall-time plots, a note instead.
+        assert not column.loss_plot.isVisible() and not column.time_plot.isVisible()
+        assert column.speed_only_note.isVisible()
     assert view.strip.horizontalScrollBar().maximum() == 0  # three fit
     # The speed-up plot: a curve per arm, in its colour, with a legend.
     speed = view.comparison.speed

@@ -35,6 +35,9 @@ def test_a_comparison_fills_both_columns_and_the_summary(qtbot: QtBot,
     base, xla = view.columns["baseline"], view.columns["xla"]
     assert base.status_text == "Finished" and xla.status_text == "Finished"
     assert base.progress.value() == 1000
+    # Training runs: the plots are shown, the speed-only note is not.
+    assert base.loss_plot.isVisible() and base.time_plot.isVisible()
+    assert not base.speed_only_note.isVisible()
     # The plots got the streams: 4 batches per epoch, 3 epochs.
     bx, by = xy(base.batch_smooth)
     assert len(bx) == 12 and bx[0] == 0.25 and bx[-1] == 3.0

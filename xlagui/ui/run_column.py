@@ -43,6 +43,11 @@ FIGURES = (
 )
 
 
+SPEED_ONLY_NOTE = (
+    "Speed only: this side ran timed blocks of steps, no training run, so there are no loss "
+    "or wall-time curves. Its blocks are in the speed-up plot below."
+)
+
 class RunColumn(QFrame):
     """The live view of one side (Baseline, XLA or another arm) of a comparison.
 
@@ -127,11 +132,20 @@ class RunColumn(QFrame):
         row.setSpacing(8)
         col = plots.color(self.variant)
         self.loss_plot = plots.make_plot("Training loss", "epoch", "loss")
-        key_label = QLabel(plots.key_html(plots.loss_key(self.variant)))
+        key_label = self.key_label = QLabel(plots.key_html(plots.loss_key(self.variant)))
         key_label.setTextFormat(Qt.TextFormat.RichText)
         key_label.setWordWrap(True)
         key_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         layout.addWidget(key_label)
+        # A speed-only comparison trains nothing: no loss or wall-time curves to draw.
+        self.speed_only_note = QLabel(SPEED_ONLY_NOTE)
+        self.speed_only_note.setObjectName("Caption")
+        self.speed_only_note.setWordWrap(True)
+        self.speed_only_note.setSizePolicy(
+            QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred
+        )
+        self.speed_only_note.hide()
+        layout.addWidget(self.speed_only_note)
         self.batch_smooth = plots.line(self.loss_plot, col, width=2, name="per batch (smoothed)")
         # Thousands of batches on a few hundred pixels: draw at most a couple per pixel.
         self.batch_smooth.setDownsampling(auto=True, method="peak")
@@ -201,6 +215,10 @@ class RunColumn(QFrame):
             # A fixed x range: the axis is not laid out again as the epochs go by.
             for w in (self.loss_plot, self.time_plot):
                 w.getPlotItem().setXRange(0, epochs, padding=0.02)
+        speed_only = epochs > 0 and included and runs_planned == 0
+        for w in (self.key_label, self.loss_plot, self.time_plot):
+            w.setVisible(not speed_only)
+        self.speed_only_note.setVisible(speed_only)
         if epochs == 0:
             self._set_state("idle", "No run yet")
             self.detail.setText("")
