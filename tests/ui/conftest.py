@@ -17,6 +17,7 @@ from tests.helpers.streams import FakeWorker, run_events
 from xlagui.core import arms
 from xlagui.core.events import ErrorEvent
 from xlagui.core.runner import RunSpec
+from xlagui.ui.app import GuiThreadGarbageCollector
 from xlagui.ui.main_window import MainWindow
 
 # The offscreen platform says this whenever a top-level window's size limits change, and the
@@ -36,6 +37,16 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "cpu_flags(*flags): the CPU flags `xlagui.core.arms` reads in this test "
         "(none unless marked)")
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _collect_garbage_on_the_gui_thread(qapp: QApplication) -> Iterator[None]:
+    """As the app does (`make_application`): Python's cyclic collector runs on the GUI thread
+    only, so no widget left in a cycle by one test is destroyed in another's worker thread."""
+    collector = GuiThreadGarbageCollector(qapp)
+    yield
+    collector.stop()
+    collector.deleteLater()
 
 
 @pytest.fixture(autouse=True)

@@ -141,3 +141,45 @@ def test_launching_with_a_folder_opens_it(tmp_path: Path) -> None:
                          timeout=120, env=env)
     assert res.returncode == 0, res.stderr[-3000:]
     assert "title=xlagui — pets" in res.stdout
+
+
+def test_garbage_is_collected_on_the_gui_thread_only(qtbot: QtBot) -> None:
+    """With the app's collector installed, a reference cycle made in a worker thread is not
+    collected there (automatic collection is off), and the GUI thread's timer collects it."""
+    import gc
+    import threading
+    import weakref
+
+    from xlagui.ui.app import GuiThreadGarbageCollector
+
+    was_enabled = gc.isenabled()  # the UI tests' own collector may have switched it off
+    gc.enable()
+    collector = GuiThreadGarbageCollector(interval_ms=10)
+    try:
+        assert not gc.isenabled()
+
+        class Node:
+            pass
+
+        refs: list[weakref.ref[Node]] = []
+        collected_in: list[str] = []
+
+        def make_cycles() -> None:
+            for _ in range(2000):  # well past the first generation's threshold
+                a, b = Node(), Node()
+                a.other, b.other = b, a  # type: ignore[attr-defined]
+                refs.append(weakref.ref(a, lambda _r: collected_in.append(
+                    threading.current_thread().name)))
+
+        worker = threading.Thread(target=make_cycles, name="worker")
+        worker.start()
+        worker.join()
+        assert collected_in == []  # nothing collected in the worker thread
+        qtbot.waitUntil(lambda: all(r() is None for r in refs), timeout=5_000)
+        assert set(collected_in) == {threading.current_thread().name}
+    finally:
+        collector.stop()
+        collector.deleteLater()
+        assert gc.isenabled()  # stop() hands collection back
+        if not was_enabled:
+            gc.disable()

@@ -13,6 +13,7 @@ notes the time before starting the process gets the launch time (bench/bench_gui
 
 from __future__ import annotations
 
+import gc
 import logging
 import os
 import signal
@@ -24,7 +25,7 @@ from pathlib import Path
 from types import FrameType, TracebackType
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QSettings, QTimer
+from PySide6.QtCore import QObject, QSettings, QTimer
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QWidget
 
@@ -69,6 +70,39 @@ def app_icon() -> QIcon:
     return icon
 
 
+class GuiThreadGarbageCollector(QObject):
+    """Python's cyclic garbage collector, run on the GUI thread only, on a timer.
+
+    Left automatic, a collection runs in whichever thread happens to allocate: the QThread
+    supervising a comparison, a scan, a thumbnail batch. A Qt object caught in a reference
+    cycle then has its C++ side destroyed in that thread ("QBasicTimer::start: Timers cannot
+    be started from another thread", and at worst a crash). This is pyqtgraph's
+    `pyqtgraph.util.garbage_collector.GarbageCollector` recipe, written out here so the window
+    does not import pyqtgraph before it appears: automatic collection off, and every
+    `interval_ms` the generations past their thresholds are collected here.
+    """
+
+    def __init__(self, parent: QObject | None = None, interval_ms: int = 1000) -> None:
+        super().__init__(parent)
+        self.threshold = gc.get_threshold()
+        gc.disable()
+        self._timer = QTimer(self)
+        self._timer.timeout.connect(self.check)
+        self._timer.start(interval_ms)
+
+    def check(self) -> None:
+        counts = gc.get_count()
+        for generation in range(3):
+            if counts[generation] <= self.threshold[generation]:
+                break
+            gc.collect(generation)
+
+    def stop(self) -> None:
+        """Automatic collection back on (the app is closing, or a test is done with it)."""
+        self._timer.stop()
+        gc.enable()
+
+
 def make_application(argv: list[str] | None = None) -> QApplication:
     """The QApplication with xlagui's names, style and icon (the running one if any)."""
     # The GUI thread shares the interpreter with the supervising thread and the scans: let it
@@ -85,6 +119,8 @@ def make_application(argv: list[str] | None = None) -> QApplication:
     icon = app_icon()
     if not icon.isNull():
         app.setWindowIcon(icon)
+    if app.findChild(GuiThreadGarbageCollector) is None:
+        GuiThreadGarbageCollector(app)
     return app
 
 
