@@ -406,15 +406,15 @@ def _awkward(root: Path) -> Path:
 def _pipeline_batches(root: Path) -> int:
     """Scan `root`, then decode every image through the worker's input pipeline, in process;
     returns how many images went through."""
-    from xlagui.core.pipeline import Sample, build_datasets
+    from xlagui.core.pipeline import build_datasets
     from xlagui.core.runner import samples_from_scan
 
     scan = scan_dataset(root)
     assert scan.ok, scan.summary_text()
     names, train, val = samples_from_scan(scan)
     datasets = build_datasets(
-        [Sample(*s) for s in train],
-        [Sample(*s) for s in val],
+        train,
+        val,
         num_classes=len(names),
         image_size=48,
         batch_size=1,
