@@ -175,6 +175,7 @@ def test_the_png_ranks_the_arms_in_a_bar_chart(qtbot: QtBot, loaded_window: Main
     report = run_speed_only(qtbot, loaded_window, "bf16")
     figure = ReportFigure(report)
     qtbot.addWidget(figure)
+    assert figure.side_plots == []  # speed only: no empty training panels
     chart = figure.arm_chart
     assert chart is not None
     assert [(b.arm, round(b.speedup, 6), b.mark) for b in chart.bars] == [

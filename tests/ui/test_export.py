@@ -17,7 +17,7 @@ from xlagui.core.config import RunConfig
 from xlagui.core.report import ComparisonReport, RunEntry
 from xlagui.ui import dialogs
 from xlagui.ui.main_window import MainWindow
-from xlagui.ui.report_png import WIDTH, render_report_png
+from xlagui.ui.report_png import WIDTH, ReportFigure, render_report_png
 from xlagui.ui.theme import VARIANT_COLORS
 
 
@@ -48,6 +48,9 @@ def has_colour(image: Image.Image, hex_colour: str, tolerance: int = 12) -> bool
 
 
 def test_the_png_is_wide_legible_and_not_blank(tmp_path: Path, qtbot: QtBot) -> None:
+    figure = ReportFigure(known_report())
+    qtbot.addWidget(figure)
+    assert [side.variant for side in figure.side_plots] == ["baseline", "xla"]  # trained
     path = render_report_png(known_report(), tmp_path / "report.png")
     assert path == tmp_path / "report.png"
     with Image.open(path) as im:

@@ -209,6 +209,7 @@ class _SidePlots(QFrame):
 
     def __init__(self, variant: str, entries: list[RunEntry], epochs: int, xla_mode: str) -> None:
         super().__init__()
+        self.variant = variant
         self.setObjectName("Box")
         v = QVBoxLayout(self)
         v.setContentsMargins(14, 10, 14, 12)
@@ -314,15 +315,53 @@ class ReportFigure(QWidget):
                 rec.setStyleSheet("color: #202124; font-size: 18px;")
                 root.addWidget(rec)
 
+        # A speed-only comparison trained nothing: no empty loss and wall-time panels.
+        self.side_plots: list[_SidePlots] = []
+        bottom = QHBoxLayout()
+        bottom.setSpacing(16)
+        if report.runs:
+            self._add_training(root, bottom, report)
+        summary = _kv(fmt.comparison_rows(comp) if comp is not None else [])
+        bottom.addWidget(_box("Summary", summary), 6)
+        root.addLayout(bottom)
+        self._add_limits(root, comp)
+
+        if report.runs:
+            runs = QGridLayout()
+            runs.setHorizontalSpacing(18)
+            runs.setVerticalSpacing(3)
+            header = [name for name, _ in fmt.RUN_COLUMNS]
+            for col, text in enumerate(header):
+                runs.addWidget(_label(text, "Key", wrap=False), 0, col)
+            for i, row in enumerate(fmt.run_rows(report), start=1):
+                for col, text in enumerate(row):
+                    runs.addWidget(_label(text, wrap=col == len(row) - 1), i, col)
+            runs.setColumnStretch(len(header) - 1, 1)
+            root.addWidget(_box("Runs", runs))
+        did_line = xla_did.report_line(report)
+        if did_line:
+            root.addWidget(_label(did_line))
+        if comp is not None and comp.problems:
+            problems = QVBoxLayout()
+            for p in comp.problems:
+                lab = _label(f"• {p}")
+                lab.setStyleSheet(f"color: {SEVERITY_COLORS['error']};")
+                problems.addWidget(lab)
+            root.addWidget(_box("Problems", problems))
+        root.addWidget(_label(f"Reproduce: {report.reproduce_command()}", "Mono"))
+
+    def _add_training(self, root: QVBoxLayout, bottom: QHBoxLayout,
+                      report: ComparisonReport) -> None:
+        """Each side's loss and wall-time plots, and both sides' wall time in one plot."""
+        c = report.config
         sides = QHBoxLayout()
         sides.setSpacing(16)
         for variant in ("baseline", "xla"):
             entries = [r for r in report.runs if r.variant == variant]
-            sides.addWidget(_SidePlots(variant, entries, c.epochs, c.xla.value), 1)
+            side = _SidePlots(variant, entries, c.epochs, c.xla.value)
+            self.side_plots.append(side)
+            sides.addWidget(side, 1)
         root.addLayout(sides)
-
-        bottom = QHBoxLayout()
-        bottom.setSpacing(16)
         overlay = plots.make_plot("Cumulative wall time, both sides", "epoch",
                                   "seconds since training began", font_pt=10.5,
                                   interactive=False, antialias=True)
@@ -342,33 +381,6 @@ class ReportFigure(QWidget):
         fv.setContentsMargins(8, 8, 8, 8)
         fv.addWidget(overlay)
         bottom.addWidget(frame, 5)
-        summary = _kv(fmt.comparison_rows(comp) if comp is not None else [])
-        bottom.addWidget(_box("Summary", summary), 6)
-        root.addLayout(bottom)
-        self._add_limits(root, comp)
-
-        runs = QGridLayout()
-        runs.setHorizontalSpacing(18)
-        runs.setVerticalSpacing(3)
-        header = [name for name, _ in fmt.RUN_COLUMNS]
-        for col, text in enumerate(header):
-            runs.addWidget(_label(text, "Key", wrap=False), 0, col)
-        for i, row in enumerate(fmt.run_rows(report), start=1):
-            for col, text in enumerate(row):
-                runs.addWidget(_label(text, wrap=col == len(row) - 1), i, col)
-        runs.setColumnStretch(len(header) - 1, 1)
-        root.addWidget(_box("Runs", runs))
-        did_line = xla_did.report_line(report)
-        if did_line:
-            root.addWidget(_label(did_line))
-        if comp is not None and comp.problems:
-            problems = QVBoxLayout()
-            for p in comp.problems:
-                lab = _label(f"• {p}")
-                lab.setStyleSheet(f"color: {SEVERITY_COLORS['error']};")
-                problems.addWidget(lab)
-            root.addWidget(_box("Problems", problems))
-        root.addWidget(_label(f"Reproduce: {report.reproduce_command()}", "Mono"))
 
     def _add_limits(self, root: QVBoxLayout, comp: Comparison | None) -> None:
         """How far from the limit: the roofline (where the data allow it) beside the rows
