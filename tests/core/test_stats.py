@@ -182,3 +182,30 @@ def test_one_epoch_has_no_steady_state() -> None:
     c = compare_runs([record("baseline", (3,)), record("xla", (4,))])
     assert c.speedup is None
     assert any("at least 2" in p for p in c.problems)
+
+
+def test_a_spent_budget_names_the_arm_whose_interval_held_it() -> None:
+    # The stopping rule waits for the widest interval: with XLA at ±2.9% and bf16 at ±5.1%, the
+    # sentence must not read as if ±2.9% had missed a ±3% target.
+    from xlagui.core.pairs import ArmResult, InterleavedSummary
+    from xlagui.core.stats import Comparison, stop_sentence
+    from xlagui.present.format import measurement_end
+
+    arms = [
+        ArmResult(arm="jit", variant="xla", ratio=2.1, half_width=0.029),
+        ArmResult(arm="bf16", variant="bf16", ratio=0.55, half_width=0.051),
+    ]
+    i = InterleavedSummary(
+        ratio=2.1, pairs=40, stopped_by="budget", half_width=0.029, target=0.03, arms=arms
+    )
+    assert stop_sentence(i) == (
+        "The time budget ran out before every arm's interval reached ±3% (widest: bf16 ±5.1%)."
+    )
+    assert measurement_end(Comparison(interleaved=i)).endswith("(widest: bf16 ±5.1%)")
+    # XLA alone: its own precision, as before.
+    alone = InterleavedSummary(
+        ratio=2.1, pairs=40, stopped_by="budget", half_width=0.05, target=0.03, arms=arms[:1]
+    )
+    assert stop_sentence(alone) == (
+        "The time budget ran out before the ±3% precision was reached (±5.0%)."
+    )

@@ -286,6 +286,15 @@ class InterleavedSummary:
         return cls(**d)
 
 
+def widest_arm(i: InterleavedSummary) -> ArmResult | None:
+    """The arm with the widest interval, when there is more than one arm: the stopping rule
+    waits for it, so it is the one a "budget spent" refers to."""
+    widths = [a for a in i.arms if a.half_width is not None]
+    if len(i.arms) < 2 or not widths:
+        return None
+    return max(widths, key=lambda a: a.half_width or 0.0)
+
+
 def block_words(i: InterleavedSummary) -> str:
     """“1-step blocks”, or “blocks of 2 (baseline) and 1 steps” when the sides' K differ."""
     b, a = i.baseline_block_steps, i.block_steps

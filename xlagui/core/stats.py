@@ -14,7 +14,7 @@ from typing import Any
 
 from xlagui.core.efficiency import Efficiency
 from xlagui.core.events import EpochEvent, Event, RunSummary
-from xlagui.core.pairs import InterleavedSummary, block_words
+from xlagui.core.pairs import InterleavedSummary, block_words, widest_arm
 
 
 def steady_epochs(epoch_seconds: Sequence[float]) -> list[float]:
@@ -388,6 +388,13 @@ def stop_sentence(i: InterleavedSummary) -> str:
     hw = f"±{i.half_width:.1%}" if i.half_width is not None else "no interval yet"
     if i.stopped_by == "budget":
         target = f" ±{i.target:.0%}" if i.target is not None else ""
+        widest = widest_arm(i)
+        if widest is not None and widest.half_width is not None:
+            # The stopping rule waits for the widest interval, which need not be XLA's.
+            return (
+                f"The time budget ran out before every arm's interval reached{target} "
+                f"(widest: {widest.arm} ±{widest.half_width:.1%})."
+            )
         return f"The time budget ran out before the{target} precision was reached ({hw})."
     if i.stopped_by == "stopped":
         return f"The measurement was stopped after {i.pairs} pairs ({hw})."

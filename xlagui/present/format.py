@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from xlagui.core.arms import parse_arm
 from xlagui.core.config import XlaMode
 from xlagui.core.evidence import describe
-from xlagui.core.pairs import block_words
+from xlagui.core.pairs import block_words, widest_arm
 
 if TYPE_CHECKING:
     from xlagui.core.events import RunSummary
@@ -142,7 +142,12 @@ def measurement_end(c: Comparison) -> str:
     took = f", {seconds(i.measuring_seconds)} of measuring" if i.measuring_seconds else ""
     ends = {
         "target": f"precision reached ({hw}) after {i.pairs} pairs{took}",
-        "budget": f"budget spent after {i.pairs} pairs{took}; precision {hw}",
+        "budget": f"budget spent after {i.pairs} pairs{took}; precision {hw}"
+        + (
+            f" (widest: {w.arm} ±{w.half_width:.1%})"
+            if (w := widest_arm(i)) is not None and w.half_width is not None
+            else ""
+        ),
         "stopped": f"stopped by the user after {i.pairs} pairs ({hw}); the pairs are kept",
         "error": f"a worker failed after {i.pairs} pairs ({hw}); the pairs are kept",
     }
