@@ -151,6 +151,12 @@ def test_a_faster_arm_that_learns_worse_is_not_recommended(
     assert arms["bf16"].accuracy_ok is True
     assert c.recommended_arm == "bf16"
     assert "fp16 was faster (2.50×) but is not recommended: learns worse" in c.recommendation
+    # Had the budget ended it, the verdict would name the arm whose interval held it: it is
+    # written again once every arm's interval is known.
+    assert report.measurement is not None
+    report.measurement.stopped_by = "budget"
+    again = report.recompute()
+    assert "before every arm's interval reached ±3% (widest: " in again.verdict
 
 
 def test_an_arm_that_did_not_engage_is_not_valid(scan: DatasetScan, tmp_path: Path) -> None:

@@ -19,7 +19,7 @@ from xlagui.core.events import Event, EventLog, event_from_dict
 from xlagui.core.pairs import InterleavedSummary
 from xlagui.core.peak import MachineLimits
 from xlagui.core.ranking import arm_results, recommendation
-from xlagui.core.stats import Comparison, RunRecord, compare_runs
+from xlagui.core.stats import Comparison, RunRecord, compare_runs, verdict
 
 FORMAT_VERSION = 1
 
@@ -166,6 +166,8 @@ class ComparisonReport:
                 class_count=len(self.dataset.get("class_names") or []) or 2,
             )
             if len(c.interleaved.arms) > 1:
+                if not c.verdict.startswith("Not compared"):
+                    c.verdict = verdict(c)  # again, now that it knows every arm's interval
                 c.recommended_arm, c.recommendation = recommendation(c.interleaved.arms)
                 if c.recommendation:
                     c.verdict = f"{c.verdict} {c.recommendation}".strip()
