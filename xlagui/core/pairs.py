@@ -28,6 +28,7 @@ from __future__ import annotations
 import functools
 import math
 import statistics
+import threading
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -58,6 +59,33 @@ def outlier_flags(values: Sequence[float]) -> list[bool]:
 EXACT_SIGNED_RANK_MAX = 300
 
 
+# The last distribution of T+ worked out, (n, P(T+ = t) for t = 0 … n(n+1)/2): a measurement
+# asks for n, n+1, n+2, … as rounds arrive, and each follows from the one before in one step.
+_PMF_LOCK = threading.Lock()
+_last_pmf: tuple[int, Any] = (0, None)
+
+
+def _signed_rank_pmf(n: int) -> Any:
+    """P(T+ = t) for n rounds: each rank 1..n is in the positive sum or not, with probability
+    1/2. Built on from the last one asked for when n has not gone down (one O(n²) step per
+    round), from scratch otherwise."""
+    import numpy as np
+
+    global _last_pmf
+    with _PMF_LOCK:
+        k, p = _last_pmf
+        if p is None or k > n:
+            k, p = 0, np.ones(1)
+        while k < n:
+            k += 1
+            nxt = np.zeros(len(p) + k)
+            nxt[: len(p)] += p / 2
+            nxt[k:] += p / 2
+            p = nxt
+        _last_pmf = (k, p)
+        return p
+
+
 @functools.lru_cache(maxsize=512)
 def signed_rank_interval(n: int, confidence: float = CONFIDENCE) -> tuple[int, int] | None:
     """1-based ranks (lo, hi) among the n(n+1)/2 sorted Walsh averages that bound the
@@ -72,15 +100,8 @@ def signed_rank_interval(n: int, confidence: float = CONFIDENCE) -> tuple[int, i
     m = n * (n + 1) // 2
     alpha = (1 - confidence) / 2
     if n <= EXACT_SIGNED_RANK_MAX:
-        # P(T+ = t): each rank 1..n is in the positive sum or not, with probability 1/2.
-        p = np.zeros(m + 1)
-        p[0] = 1.0
-        for rank in range(1, n + 1):
-            p[rank:] = (p[rank:] + p[:-rank]) / 2
-            p[:rank] /= 2
-        cdf = np.cumsum(p)
-        below = int(np.searchsorted(cdf, alpha, side="right"))  # values t with cdf(t) <= alpha
-        c = below  # cdf(c - 1) <= alpha < cdf(c)
+        cdf = np.cumsum(_signed_rank_pmf(n))
+        c = int(np.searchsorted(cdf, alpha, side="right"))  # cdf(c - 1) <= alpha < cdf(c)
     else:
         from scipy.stats import norm
 
@@ -92,15 +113,15 @@ def signed_rank_interval(n: int, confidence: float = CONFIDENCE) -> tuple[int, i
     return c, m + 1 - c
 
 
-def walsh_averages(values: Sequence[float]) -> list[float]:
-    """(x_i + x_j) / 2 for every i <= j, sorted."""
+def walsh_averages(values: Sequence[float]) -> Any:
+    """(x_i + x_j) / 2 for every i <= j, sorted (a numpy array)."""
     import numpy as np
 
     x = np.asarray(values, dtype=float)
     i, j = np.triu_indices(len(x))
     walsh = (x[i] + x[j]) / 2
     walsh.sort()
-    return [float(w) for w in walsh]
+    return walsh
 
 
 @dataclass(frozen=True)
@@ -138,8 +159,10 @@ def estimate_ratio(ratios: Sequence[float], confidence: float = CONFIDENCE) -> R
     low = high = None
     if ranks is not None:
         low, high = math.exp(walsh[ranks[0] - 1]), math.exp(walsh[ranks[1] - 1])
+    mid = len(walsh) // 2  # the Walsh averages are sorted: their median is the middle
+    centre = walsh[mid] if len(walsh) % 2 else (walsh[mid - 1] + walsh[mid]) / 2
     return RatioEstimate(
-        ratio=math.exp(statistics.median(walsh)),
+        ratio=math.exp(float(centre)),
         low=low,
         high=high,
         pairs=len(logs),
