@@ -18,7 +18,13 @@ from tests.helpers.images import make_split_dataset
 from xlagui.core.compare import new_report, run_measurement
 from xlagui.core.config import RunConfig
 from xlagui.core.events import BlockEvent, Event
-from xlagui.core.interleave import choose_block_steps, round_order, williams_orders
+from xlagui.core.interleave import (
+    choose_block_steps,
+    round_members,
+    round_order,
+    williams_orders,
+)
+from xlagui.core.pairs import RatioEstimate
 from xlagui.core.report import ComparisonReport, RunEntry
 from xlagui.core.runner import RunSpec
 from xlagui.core.scan import DatasetScan, scan_dataset
@@ -137,6 +143,42 @@ def test_a_plain_rotation_would_not_balance_predecessors() -> None:
     assert {tuple(round_order(3, k)) for k in range(3, 6)} == {(2, 1, 0), (0, 2, 1), (1, 0, 2)}
 
 
+def estimate(half_width: float | None, pairs: int = 20) -> RatioEstimate:
+    if half_width is None:
+        return RatioEstimate(ratio=1.0, low=None, high=None, pairs=pairs, outliers=0)
+    return RatioEstimate(1.0, 1.0 - half_width, 1.0 + half_width, pairs=pairs, outliers=0)
+
+
+@pytest.mark.parametrize(
+    ("widths", "members"),
+    [
+        ([0.06], (0, 1)),  # one arm: always measured
+        ([0.02], (0, 1)),
+        ([0.06, 0.05], (0, 1, 2)),  # within 0.8 of the widest: both
+        ([0.06, 0.04], (0, 1)),  # 0.04 < 0.8 × 0.06: jit sits out
+        ([0.04, 0.06, 0.05], (0, 2, 3)),
+        ([0.05, 0.025, 0.02], (0, 1)),  # within the 3% target already
+        ([0.031, 0.029], (0, 1)),  # within the target: not waited for, however close to the widest
+        ([0.06, None], (0, 1, 2)),  # an interval not known yet: everyone
+    ],
+)
+def test_a_round_takes_the_arms_whose_interval_holds_it_up(
+    widths: list[float | None], members: tuple[int, ...]
+) -> None:
+    estimates = [estimate(w) for w in widths]
+    assert round_members(estimates, target=0.03, min_pairs=8) == members
+    # Switched off, every arm takes every round.
+    everyone = tuple(range(len(widths) + 1))
+    assert round_members(estimates, target=0.03, min_pairs=8, share=None) == everyone
+
+
+def test_every_arm_takes_part_until_it_has_its_first_pairs() -> None:
+    estimates = [estimate(0.06, pairs=7), estimate(0.01, pairs=7)]
+    assert round_members(estimates, target=0.03, min_pairs=8) == (0, 1, 2)
+    assert round_members([estimate(0.06, pairs=8), None], target=0.03, min_pairs=8) == (0, 1, 2)
+    assert round_members([None, None], target=0.03, min_pairs=8) == (0, 1, 2)
+
+
 def test_budget_stops_a_noisy_measurement(scan: DatasetScan, tmp_path: Path) -> None:
     # The XLA side's blocks swing ±30%: the interval stays wider than ±3% and the budget ends it.
     report, _ = measure(scan, tmp_path / "out", ratio=2.0, sleep=1.0, jitter=0.3, budget=10)
@@ -223,4 +265,3 @@ def test_block_steps_aim_at_about_a_second() -> None:
     assert choose_block_steps([0.01, 0.025]) == 40
     assert choose_block_steps([0.85, 2.4]) == 1
     assert choose_block_steps([0.2, 0.25]) == 4
-

@@ -18,8 +18,8 @@ from xlagui.core.compare import new_report, run_measurement
 from xlagui.core.config import RunConfig
 from xlagui.core.events import BlockEvent
 from xlagui.core.export import to_csv
-from xlagui.core.interleave import williams_orders
-from xlagui.core.pairs import ArmResult
+from xlagui.core.interleave import catch_up_steps, williams_orders
+from xlagui.core.pairs import ArmResult, RatioEstimate
 from xlagui.core.ranking import (
     Accuracy,
     accuracy_parity,
@@ -64,6 +64,12 @@ def measure_arms(
     return report
 
 
+def rounds_log(out: Path, run_id: str) -> list[str]:
+    """The commands a fake worker received, as JSON lines."""
+    lines = (out / "runs" / run_id / "commands.log").read_text().splitlines()
+    return [ln.split(" ", 1)[1] for ln in lines]
+
+
 def rounds_of(out: Path, run_id: str) -> list[tuple[float, int]]:
     lines = (out / "runs" / run_id / "commands.log").read_text().splitlines()
     return [
@@ -71,6 +77,48 @@ def rounds_of(out: Path, run_id: str) -> list[tuple[float, int]]:
         for stamp, cmd in (ln.split(" ", 1) for ln in lines)
         if json.loads(cmd)["cmd"] == "block"
     ]
+
+
+def test_rounds_go_to_the_arm_with_the_widest_interval(scan: DatasetScan, tmp_path: Path) -> None:
+    # bf16's blocks scatter ±30%, XLA's ±1%: after the first 8 rounds of everyone, XLA's interval
+    # is already within the ±3% target, so the rounds that follow are the baseline and bf16 only.
+    out = tmp_path / "out"
+    report = measure_arms(
+        scan,
+        out,
+        ("bf16",),
+        ratios={"xla": 2.0, "bf16": 0.5},
+        jitters={"xla": 0.01, "bf16": 0.3},
+    )
+    c = report.comparison
+    assert c is not None and c.interleaved is not None
+    assert c.interleaved.stopped_by == "target"
+    arms = {a.arm: a for a in c.interleaved.arms}
+    rounds = {e.variant: [seq for _, seq in rounds_of(out, e.run_id)] for e in report.measure_runs}
+    assert rounds["baseline"] == list(range(len(rounds["baseline"])))
+    assert rounds["bf16"] == rounds["baseline"]  # the widest: in every round
+    assert rounds["xla"] == list(range(8))  # only until every arm had its 8 pairs
+    assert arms["jit"].pairs == 8 and arms["bf16"].pairs == len(rounds["baseline"]) > 30
+    assert arms["bf16"].half_width is not None and arms["bf16"].half_width <= 0.03
+    assert arms["jit"].ratio == pytest.approx(2.0, rel=0.02)
+    assert arms["bf16"].ratio == pytest.approx(0.5, rel=0.05)  # log(1 ± 0.3) is skewed
+    # The two-arm rounds run through their own design: baseline first, then bf16 first, …
+    stamps = {
+        e.variant: dict((seq, t) for t, seq in rounds_of(out, e.run_id))
+        for e in report.measure_runs
+    }
+    firsts = [
+        min(("baseline", "bf16"), key=lambda v: stamps[v][seq])
+        for seq in range(8, len(rounds["baseline"]))
+    ]
+    assert firsts[:4] == ["baseline", "bf16", "baseline", "bf16"]
+    # XLA sat out most rounds. Catching up with the baseline's steps (thousands of 0.02 s steps
+    # here) would take longer than it is worth for a slower arm: its accuracy is not compared.
+    finishes = {e.variant: json.loads(rounds_log(out, e.run_id)[-1]) for e in report.measure_runs}
+    assert finishes["xla"] == finishes["bf16"] == {"cmd": "finish", "steps": 0, "seq": 0}
+    assert arms["jit"].accuracy_ok is None
+    assert arms["jit"].accuracy_text.startswith("not compared: 75% after 400 steps")
+    assert arms["bf16"].accuracy_ok is True
 
 
 def test_three_arms_rotate_and_each_gets_its_ratio(scan: DatasetScan, tmp_path: Path) -> None:
@@ -206,6 +254,35 @@ def test_accuracy_parity_waits_for_both_sides_to_leave_chance() -> None:
     ok, text = accuracy_parity(Accuracy(1.0, 200, ""), Accuracy(0.98, 200, ""), chance)
     assert ok is True and "within" in text
     assert accuracy_parity(Accuracy(None, 0, ""), Accuracy(0.9, 10, ""), chance)[0] is None
+
+
+def test_accuracy_after_unequal_steps_is_not_compared() -> None:
+    chance = 0.5
+    # A slower arm that sat out rounds and did not catch up: 92% after 34 steps against 98%
+    # after 45 would read as "learns worse" while it only trained less.
+    ok, text = accuracy_parity(Accuracy(0.98, 200, "", 45), Accuracy(0.92, 200, "", 34), chance)
+    assert ok is None
+    assert text.startswith("not compared: 92% after 34 steps, the baseline 98% after 45")
+    # The same steps: compared as usual.
+    ok, text = accuracy_parity(Accuracy(0.98, 400, "", 45), Accuracy(0.80, 400, "", 45), chance)
+    assert ok is False and "learns worse" in text
+
+
+def test_an_arm_catches_up_when_it_is_faster_or_cheap_to() -> None:
+    def blocks(n: int, seconds: float, steps: int = 2) -> list[BlockEvent]:
+        return [BlockEvent(seq=i, steps=steps, seconds=seconds * steps) for i in range(n)]
+
+    def est(ratio: float) -> RatioEstimate:
+        return RatioEstimate(ratio, ratio * 0.95, ratio * 1.05, pairs=10, outliers=0)
+
+    base = blocks(40, 0.9)
+    # bf16 (faster) 10 rounds behind: always; jit (slower) 30 rounds of 2 × 2 s behind: 120 s,
+    # too dear; jit 3 rounds behind: 12 s, within 15 s.
+    assert catch_up_steps(
+        [base, blocks(30, 0.4), blocks(10, 2.0), blocks(37, 2.0)],
+        [est(0.45), est(2.2), est(2.2)],
+    ) == [0, 20, 0, 6]
+    assert catch_up_steps([base, blocks(40, 2.0)], [est(2.2)]) == [0, 0]
 
 
 def test_the_ranking_rule() -> None:

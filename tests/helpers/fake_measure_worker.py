@@ -10,7 +10,8 @@ how it behaves:
 - the spec's `precision` is read back as the policy in effect (protocol 3), unless `policy`
   ({variant: policy}) says another one was (an arm that did not engage);
 - `drift`: per-round slow-down, the same for every arm (the machine's drift); `jitter`: the
-  arm's blocks alternate between ×(1 + jitter) and ×(1 − jitter);
+  arm's blocks alternate between ×(1 + jitter) and ×(1 − jitter); `jitters`: {variant: j}, that
+  arm's blocks (the baseline's too) scaled by a seeded draw from 1 ± j, one per round;
 - `sleep`: really sleep this share of the reported time, so blocks take wall time;
 - `die_at` / `hang_at`: a round at which the XLA arm exits with an error / sleeps ignoring
   cancel; `slow_at`: a round whose block sleeps 30 s but stops at a cancel; `protocol`.
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import sys
 import threading
 import time
@@ -146,6 +148,8 @@ def main() -> int:
             seconds = step * command.steps * (1 + drift * seq)
             if is_arm:
                 seconds *= 1 + float(fake.get("jitter", 0.0)) * (1 if seq % 2 else -1)
+            spread = float((fake.get("jitters") or {}).get(variant, 0.0))
+            seconds *= random.Random(f"{variant}-{seq}").uniform(1 - spread, 1 + spread)
             time.sleep(seconds * sleep_share)
             steps_done += command.steps
             emit(
@@ -157,6 +161,7 @@ def main() -> int:
                 )
             )
         elif command.cmd == "finish":
+            steps_done += command.steps  # an arm catching up, untimed
             evidence = XlaEvidence(compiled=uses_xla, hlo_modules=int(uses_xla), fusions=0)
             accuracy = float((fake.get("accuracy") or {}).get(variant, 0.75))
             emit(

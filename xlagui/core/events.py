@@ -37,7 +37,9 @@ from xlagui.core.hlo import XlaReport
 # 2: measuring workers (warmup/block events, commands on stdin); `protocol` in `started`.
 # 3: arms: the dtype policy asked for and read back in `started`.
 # 4: `finished` carries a typed `RunSummary`: every field, in every mode (null where unknown).
-PROTOCOL_VERSION = 4
+# 5: `finish` with `steps`: untimed training steps first, so that every arm is evaluated after
+#    as many steps as the baseline even when it sat out rounds of the measurement.
+PROTOCOL_VERSION = 5
 
 # What json.loads gives and json.dumps takes.
 JSONValue: TypeAlias = "bool | int | float | str | list[JSONValue] | dict[str, JSONValue] | None"
@@ -445,8 +447,9 @@ class WorkerCommand:
     """What the parent asks a measuring worker to do next, one JSON object per stdin line.
 
     `warmup`: time the first step and `steps` steady ones. `block`: run `steps` steps as round
-    `seq`. `finish`: report the summary and exit. `cancel` (also accepted as the bare word, which
-    training workers understand): stop at the next step.
+    `seq`. `finish`: train `steps` more steps, untimed (an arm catching up with the baseline's
+    count), evaluate the validation set, report the summary and exit. `cancel` (also accepted
+    as the bare word, which training workers understand): stop at the next step.
     """
 
     cmd: str

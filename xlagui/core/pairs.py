@@ -256,7 +256,7 @@ class ArmResult:
     baseline_val_accuracy: float | None = None
     accuracy_ok: bool | None = None
     accuracy_text: str = ""
-    accuracy_from: str = ""  # "training runs" or "measured steps"
+    accuracy_from: str = ""  # "training runs (N epochs)" or "after the N steps of the measurement"
     nonfinite_losses: int = 0
 
     @property

@@ -67,6 +67,7 @@ class Accuracy:
     value: float | None
     count: int  # validation images
     source: str
+    steps: int | None = None  # training steps behind it, for the measuring workers' check
 
 
 def _mean(values: Sequence[float | None]) -> float | None:
@@ -94,7 +95,8 @@ def _accuracy(variant: str, runs: Sequence[RunEntry], measure_runs: Sequence[Run
             return Accuracy(
                 s.final_val_accuracy,
                 first.val_count if first else 0,
-                f"after the {s.steps_done} measured steps",
+                f"after the {s.steps_done} steps of the measurement",
+                s.steps_done,
             )
     return Accuracy(None, 0, "")
 
@@ -122,6 +124,14 @@ def accuracy_parity(
         return False, f"its loss was not finite in {nonfinite} measured block(s)"
     if base.value is None or arm.value is None:
         return None, "no validation accuracy to compare"
+    if base.steps is not None and arm.steps is not None and base.steps != arm.steps:
+        # A slower arm that sat out rounds once its interval was narrow, and whose catching up
+        # would have cost more than it is worth (`xlagui.core.interleave.catch_up_steps`).
+        return None, (
+            f"not compared: {arm.value:.0%} after {arm.steps} steps, the baseline "
+            f"{base.value:.0%} after {base.steps} (this slower arm sat out rounds once its "
+            "speed was settled)"
+        )
     b, a = base.value, arm.value
     n = max(1, min(base.count or 1, arm.count or 1))
     if at_chance(b, n, chance):
@@ -180,7 +190,7 @@ def arm_results(
         ]
         acc = _accuracy(entry.variant, runs, measure_runs)
         ok, text = accuracy_parity(base_acc, acc, chance, nonfinite)
-        if ok is False and not nonfinite and acc.source.startswith("after the"):
+        if ok is False and not nonfinite and acc.steps is not None:
             # A few dozen steps into training, arms leave chance at different moments.
             text += f" ({acc.source}; train longer, without --quick, to see if it catches up)"
         timing = s.xla

@@ -523,8 +523,14 @@ def measure(
                     )
                 )
             elif command.cmd == "finish":
-                # Every arm trained the same steps on the same batches: its validation
-                # accuracy now is the quick accuracy-parity check (see `xlagui.core.arms`).
+                # An arm that sat out rounds first catches up, untimed, with the baseline's
+                # steps: every arm has then trained the same steps on the same batches, and
+                # its validation accuracy now is the quick accuracy-parity check (see
+                # `xlagui.core.ranking`).
+                for _ in range(command.steps):
+                    logs = step()
+                if command.steps:
+                    synced(logs)
                 val_accuracy, val_loss = _evaluate(model, setup.datasets.val, cancel)
                 summary = RunSummary(
                     mode="measure",
