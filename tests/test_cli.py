@@ -12,7 +12,7 @@ import pytest
 
 from tests.helpers.datasets import tiny_split_dataset
 from tests.helpers.images import make_class_folders, tree_snapshot
-from xlagui.cli import main
+from xlagui.cli import _parser, compare_config, main
 
 
 def cli(
@@ -74,6 +74,22 @@ def test_compare_refuses_bad_settings(
     data = tiny_split_dataset(tmp_path / "d", train=4, test=1)
     assert main(["compare", str(data), "--out", str(tmp_path / "o"), *args]) == 2
     assert needle in capsys.readouterr().err.replace("\n", " ")
+
+
+@pytest.mark.parametrize(
+    ("args", "budget"),
+    [
+        ([], 120),  # the XLA side alone
+        (["--arms", "jit"], 120),  # the XLA side again: nothing added
+        (["--arms", "jit,bf16"], 210),
+        (["--arms", "bf16,jit+bf16"], 300),
+        (["--xla", "autocluster", "--arms", "autocluster,bf16,jit+bf16"], 300),
+        (["--arms", "bf16", "--budget", "60"], 60),  # what the user asks for wins
+    ],
+)
+def test_the_default_budget_grows_with_the_arms(args: list[str], budget: int) -> None:
+    parsed = _parser().parse_args(["compare", "--demo", *args])
+    assert compare_config(parsed).budget_seconds == budget
 
 
 def test_output_inside_the_dataset_is_refused(

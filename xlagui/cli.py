@@ -23,7 +23,14 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 from xlagui import __version__
-from xlagui.core.config import DEFAULTS, ConfigError, RunConfig, XlaMode, check_batch_fits
+from xlagui.core.config import (
+    DEFAULTS,
+    EXTRA_ARM_BUDGET_SECONDS,
+    ConfigError,
+    RunConfig,
+    XlaMode,
+    check_batch_fits,
+)
 
 if TYPE_CHECKING:  # imported where used: the command line starts without them
     from rich.console import Console
@@ -94,8 +101,9 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument(
         "--budget",
         type=int,
-        default=DEFAULTS["budget_seconds"],
-        help="seconds of interleaved measuring at most (default %(default)s)",
+        default=None,
+        help=f"seconds of interleaved measuring at most (default {DEFAULTS['budget_seconds']}, "
+        f"plus {EXTRA_ARM_BUDGET_SECONDS} for every arm measured besides the XLA side)",
     )
     c.add_argument(
         "--target",
@@ -248,12 +256,15 @@ def _install_sigint(state: TaskState, console: Console) -> None:
     signal.signal(signal.SIGINT, handler)
 
 
-def cmd_compare(args: argparse.Namespace) -> int:
-    from xlagui.console import print_summary
-    from xlagui.core.compare import SaveError, check_writable, new_report
-    from xlagui.core.task import TaskState
+def compare_config(args: argparse.Namespace) -> RunConfig:
+    """The comparison's settings from `compare`'s arguments; without `--budget`, the default
+    budget for the arms asked for (`xlagui.core.config.default_budget_seconds`)."""
+    budget = args.budget
+    if budget is None:
+        from xlagui.core.arms import default_budget, parse_arms
 
-    config = RunConfig(
+        budget = default_budget(XlaMode(args.xla), parse_arms([args.arms]))
+    return RunConfig(
         epochs=args.epochs,
         batch_size=args.batch,
         image_size=args.image_size,
@@ -263,11 +274,19 @@ def cmd_compare(args: argparse.Namespace) -> int:
         seed=args.seed,
         holdout_percent=args.holdout,
         augment=not args.no_augment,
-        budget_seconds=args.budget,
+        budget_seconds=budget,
         target_percent=args.target,
         quick=args.quick,
         arms=(args.arms,) if args.arms else (),
     )
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from xlagui.console import print_summary
+    from xlagui.core.compare import SaveError, check_writable, new_report
+    from xlagui.core.task import TaskState
+
+    config = compare_config(args)
     if args.quick and args.only:
         raise ConfigError("--quick measures both sides against each other; drop --only")
     console = _console(stderr=args.events)

@@ -2,7 +2,16 @@ from __future__ import annotations
 
 import pytest
 
-from xlagui.core.config import MIN_IMAGE_SIZE, ConfigError, RunConfig, XlaMode
+from xlagui.core.config import (
+    DEFAULTS,
+    EXTRA_ARM_BUDGET_SECONDS,
+    MIN_IMAGE_SIZE,
+    RANGES,
+    ConfigError,
+    RunConfig,
+    XlaMode,
+    default_budget_seconds,
+)
 
 
 def test_defaults_are_the_articles() -> None:
@@ -47,3 +56,11 @@ def test_a_batch_fits_up_to_the_training_set() -> None:
     check_batch_fits(12, 12)
     with pytest.raises(ConfigError, match=r"larger than the training set \(1,200 images\)"):
         check_batch_fits(1201, 1200)
+
+
+def test_the_default_budget_adds_time_for_each_arm_and_stays_in_range() -> None:
+    assert default_budget_seconds(1) == DEFAULTS["budget_seconds"]
+    assert default_budget_seconds(0) == DEFAULTS["budget_seconds"]
+    assert default_budget_seconds(3) == DEFAULTS["budget_seconds"] + 2 * EXTRA_ARM_BUDGET_SECONDS
+    assert default_budget_seconds(1000) == RANGES["budget_seconds"].high
+    RunConfig(budget_seconds=default_budget_seconds(1000))  # a budget the config accepts

@@ -126,3 +126,23 @@ def test_large_sets_are_cached_on_disk(
     assert d.cache.startswith(str(tmp_path / "cache"))
     assert any((tmp_path / "cache").iterdir())
     assert len(batches(d.train)) == 3
+
+
+def test_the_measuring_stream_keeps_epochs_whole(samples: list[Sample]) -> None:
+    # The stream repeats the epochs before the prefetch (no stall at an epoch's end), but its
+    # batches are still whole epochs: each image once per epoch, none spanning two epochs.
+    distinct = samples[:20]  # 20 images of 20 sizes (the odd ones share a source)
+    d = build_datasets(
+        distinct, [], num_classes=2, image_size=36, batch_size=3, seed=3, augment=False
+    )
+    steps = d.steps_per_epoch
+    assert steps == 6  # 2 images left out of each epoch
+    stream = iter(d.stream)
+    seen_epochs = []
+    for _ in range(3):
+        epoch = [next(stream)[0].numpy() for _ in range(steps)]
+        images = [img.tobytes() for x in epoch for img in x]
+        assert len(images) == steps * 3
+        assert len(set(images)) == len(images)  # nobody twice within an epoch
+        seen_epochs.append(images)
+    assert seen_epochs[0] != seen_epochs[1]  # reshuffled each epoch

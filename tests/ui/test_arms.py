@@ -12,10 +12,12 @@ import numpy as np
 import pytest
 from PIL import Image
 from PySide6.QtCore import QSettings, Qt
+from PySide6.QtWidgets import QSpinBox
 from pytestqt.qtbot import QtBot
 
 from tests.helpers.clicks import click
 from xlagui.core.arms import OFFERED
+from xlagui.core.config import DEFAULTS, EXTRA_ARM_BUDGET_SECONDS
 from xlagui.core.report import ComparisonReport
 from xlagui.present import format as fmt
 from xlagui.ui.main_window import MainWindow
@@ -210,3 +212,73 @@ def test_a_comparison_without_other_arms_has_no_chart(qtbot: QtBot,
     assert not loaded_window.runs_view.comparison.arms_box.isVisible()
     # The verdict keeps the core's whole sentence when XLA is the only arm.
     assert loaded_window.runs_view.comparison.verdict.text() == report.comparison.verdict
+
+
+def set_by_typing(qtbot: QtBot, box: QSpinBox, value: int) -> None:
+    """What a user does to a spin box: click into it, select all, type the number, Enter."""
+    click(qtbot, box)
+    qtbot.keyClick(box, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+    qtbot.keyClicks(box, str(value))
+    qtbot.keyClick(box, Qt.Key.Key_Return)
+
+
+def test_the_speed_budget_follows_the_arms_until_the_user_sets_it(
+    qtbot: QtBot, tmp_path: Path
+) -> None:
+    panel = SettingsPanel()
+    qtbot.addWidget(panel)
+    panel.show()
+    base, extra = DEFAULTS["budget_seconds"], EXTRA_ARM_BUDGET_SECONDS
+    assert panel.budget.value() == base  # the XLA side alone
+    assert not panel._note_labels["budget_seconds"].isVisible()
+    click(qtbot, panel.arm_boxes["bf16"])
+    assert panel.budget.value() == base + extra
+    assert panel.config().budget_seconds == base + extra  # type: ignore[union-attr]
+    note = panel._note_labels["budget_seconds"]
+    assert note.isVisible() and "each of the 1 other arm" in note.text()
+    click(qtbot, panel.arm_boxes["jit+bf16"])
+    assert panel.budget.value() == base + 2 * extra
+    # autocluster is an arm of its own besides the XLA side (jit_compile)
+    click(qtbot, panel.arm_boxes["jit+bf16"])
+    click(qtbot, panel.arm_boxes["autocluster"])
+    assert panel.budget.value() == base + 2 * extra
+    # Once the user types a budget, ticking arms leaves it alone, and it is saved.
+    set_by_typing(qtbot, panel.budget, 150)
+    assert panel.budget.value() == 150
+    assert not panel._note_labels["budget_seconds"].isVisible()
+    click(qtbot, panel.arm_boxes["bf16"])
+    assert panel.budget.value() == 150 and panel.config().budget_seconds == 150  # type: ignore[union-attr]
+    store = QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)
+    panel.save(store)
+    again = SettingsPanel()
+    qtbot.addWidget(again)
+    again.restore(store)
+    assert again.budget.value() == 150 and again.restore_problems == []
+    click(qtbot, again.arm_boxes["fp16"])
+    assert again.budget.value() == 150
+    # Reset: it follows the arms again.
+    again.reset_defaults()
+    assert again.budget.value() == base
+    click(qtbot, again.arm_boxes["fp16"])
+    assert again.budget.value() == base + extra
+
+
+def test_a_budget_the_user_never_set_is_not_saved(qtbot: QtBot, tmp_path: Path) -> None:
+    store = QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)
+    # Versions before this one saved the default budget every time, under another key.
+    store.setValue("settings/budget_seconds", 120)
+    panel = SettingsPanel()
+    qtbot.addWidget(panel)
+    panel.show()
+    panel.restore(store)
+    click(qtbot, panel.arm_boxes["bf16"])
+    assert panel.budget.value() == DEFAULTS["budget_seconds"] + EXTRA_ARM_BUDGET_SECONDS
+    panel.save(store)
+    store.sync()
+    keys = store.allKeys()
+    assert "settings/budget_seconds" not in keys and "settings/speed_budget" not in keys
+    again = SettingsPanel()
+    qtbot.addWidget(again)
+    again.restore(store)
+    assert again.arms == ("bf16",)
+    assert again.budget.value() == DEFAULTS["budget_seconds"] + EXTRA_ARM_BUDGET_SECONDS

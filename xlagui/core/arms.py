@@ -22,7 +22,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from xlagui.core.config import ConfigError, XlaMode
+from xlagui.core.config import ConfigError, XlaMode, default_budget_seconds
 
 
 class Precision(str, enum.Enum):
@@ -145,6 +145,11 @@ def comparison_arms(xla: XlaMode, extra: Sequence[str]) -> list[tuple[str, Arm]]
             continue
         out.append((arm.name, arm))
     return out
+
+
+def default_budget(xla: XlaMode, extra: Sequence[str]) -> int:
+    """The default speed budget of a comparison of these arms (`default_budget_seconds`)."""
+    return default_budget_seconds(len(comparison_arms(xla, extra)) - 1)
 
 
 def arm_of(variant: str, xla_mode: str, precision: str = "float32") -> Arm:

@@ -116,6 +116,20 @@ RANGES: dict[str, Range] = {
     "holdout_percent": Range(5, 50),
     "budget_seconds": Range(10, 3600),
 }
+# Each arm measured besides the first adds this much to the default speed budget: every arm
+# needs its own pairs, and the rounds are shared. At 150 px on 2 cores, with jit and bf16,
+# 120 s in all left the bf16 interval at ±5–9%; 210 s brings it to about ±4.5%
+# (BENCHMARKS.md, "Arms on this machine").
+EXTRA_ARM_BUDGET_SECONDS = 90
+
+
+def default_budget_seconds(measured_arms: int) -> int:
+    """The speed budget a comparison gets unless the user sets one: `DEFAULTS["budget_seconds"]`
+    for the XLA side alone, plus `EXTRA_ARM_BUDGET_SECONDS` for every further arm."""
+    extra = max(0, measured_arms - 1) * EXTRA_ARM_BUDGET_SECONDS
+    return min(RANGES["budget_seconds"].high, int(DEFAULTS["budget_seconds"]) + extra)
+
+
 # The interleaved measurement's precision goal: stop at a 95% interval of ±target percent.
 TARGET_PERCENT_RANGE = (0.5, 50.0)
 

@@ -46,6 +46,8 @@ class Sample:
 @dataclass
 class Datasets:
     train: Any  # tf.data.Dataset of (float32 images in [0, 1], labels), batched
+    # The same batches, epoch after epoch without end, for the measuring worker's steps.
+    stream: Any
     val: Any | None
     steps_per_epoch: int
     train_count: int
@@ -132,15 +134,28 @@ def augmentation(seed: int) -> Any:
     )
 
 
-def training_batches(base: Any, count: int, *, batch_size: int, seed: int, augment: bool) -> Any:
+def training_batches(
+    base: Any, count: int, *, batch_size: int, seed: int, augment: bool, endless: bool = False
+) -> Any:
     """Per epoch: a seeded reshuffle of the cached uint8 images, full batches, augmentation
-    and the 1/255 rescale, prefetched."""
+    and the 1/255 rescale, prefetched.
+
+    `endless`: the epochs repeat before the augmentation and the prefetch, for the measuring
+    worker. Its batches are the same, epoch by epoch, but the first batch of an epoch no longer
+    waits inside a training step for the shuffle buffer to fill again: a `.repeat()` after the
+    prefetch rebuilds the whole pipeline at every epoch's end, and that stall (0.2–0.5 s at
+    150 px, the same for every arm) landed in one round in every `steps_per_epoch`, adding
+    0.4 s to a 0.4 s bf16 step (BENCHMARKS.md, "epoch boundaries"). `fit` still pays it once
+    an epoch in the training runs, where it belongs to the epoch's wall time.
+    """
     import tensorflow as tf
 
     autotune = tf.data.AUTOTUNE
     ds = base.shuffle(count, seed=seed, reshuffle_each_iteration=True)
     # A partial last batch has another shape and makes XLA compile the step a second time.
     ds = ds.batch(batch_size, drop_remainder=True)
+    if endless:
+        ds = ds.repeat()
     aug = augmentation(seed) if augment else None
 
     def finish(x: Any, y: Any) -> tuple[Any, Any]:
@@ -193,15 +208,24 @@ def build_datasets(
         return ds.cache(path), path
 
     train_base, where = prepared(train, "train")
-    train_ds = training_batches(
-        train_base, len(train), batch_size=batch_size, seed=seed, augment=augment
-    )
+
+    def batches(endless: bool) -> Any:
+        return training_batches(
+            train_base,
+            len(train),
+            batch_size=batch_size,
+            seed=seed,
+            augment=augment,
+            endless=endless,
+        )
+
     val_ds = val_base = None
     if val:
         val_base, _ = prepared(val, "val")
         val_ds = validation_batches(val_base, batch_size)
     return Datasets(
-        train=train_ds,
+        train=batches(False),
+        stream=batches(True),
         val=val_ds,
         steps_per_epoch=steps,
         train_count=len(train),

@@ -411,7 +411,7 @@ def run(
             # One training step, compiled with XLA's dump on, outside every timed run: what
             # "What XLA did" reads, without the dump's cost in any figure (BENCHMARKS.md).
             setup.model.make_train_function()
-            logs = setup.model.train_function(iter(setup.datasets.train.repeat()))
+            logs = setup.model.train_function(iter(setup.datasets.stream))
             float(logs["loss"])  # waits for the step
             summary = RunSummary(mode="inspect", steps_done=1)
             sink.emit(FinishedEvent(summary=_finish_summary(spec, setup, summary)))
@@ -469,7 +469,7 @@ def measure(
     """
     model = setup.model
     model.make_train_function()
-    batches = iter(setup.datasets.train.repeat())
+    batches = iter(setup.datasets.stream)
     steps_done = 0
     nonfinite = 0
 

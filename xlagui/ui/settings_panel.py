@@ -7,6 +7,7 @@ shown with the core's own explanation, and the run buttons stay off until it is 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,6 +32,7 @@ from PySide6.QtWidgets import (
 from xlagui.core import arms as arm_kinds
 from xlagui.core.config import (
     DEFAULTS,
+    EXTRA_ARM_BUDGET_SECONDS,
     MIN_IMAGE_SIZE,
     RANGES,
     TARGET_PERCENT_RANGE,
@@ -43,6 +45,8 @@ from xlagui.core.config import (
 from xlagui.ui.theme import SEVERITY_COLORS
 
 SETTINGS_GROUP = "settings"
+# The speed budget is saved under its own key, and only once the user has set it.
+BUDGET_KEY = "speed_budget"
 GPU_NONE_TIP = (
     "TensorFlow sees no GPU on this machine (no CUDA device, or a TensorFlow build without "
     "GPU support), so runs use the CPU."
@@ -85,6 +89,8 @@ class SettingsPanel(QWidget):
         # None: the "Also measure" boxes follow this machine's defaults (until the user ticks
         # one, or a saved choice is restored).
         self._chosen_arms: tuple[str, ...] | None = None
+        # None: the speed budget follows the number of arms measured (until the user sets it).
+        self._chosen_budget: int | None = None
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
         outer.setSpacing(10)
@@ -203,9 +209,13 @@ class SettingsPanel(QWidget):
                                 "no test folder")
         self.holdout.valueChanged.connect(self.holdout_changed)
         self.budget = self._spin("budget_seconds", RANGES["budget_seconds"].low,
-                                 RANGES["budget_seconds"].high, suffix=" s")
-        self.budget.setToolTip("The speed measurement alternates short blocks of steps between "
-                               "a baseline and an XLA worker; it stops after this long at most")
+                                 RANGES["budget_seconds"].high, suffix=" s",
+                                 on_change=self._on_budget_value_changed)
+        self.budget.setToolTip(
+            "The speed measurement alternates short blocks of steps between the baseline and "
+            "each arm; it stops after this long at most. Until you set it, it follows the arms: "
+            f"{DEFAULTS['budget_seconds']} s for XLA, plus {EXTRA_ARM_BUDGET_SECONDS} s for "
+            "every other arm measured")
         self.target = QDoubleSpinBox()
         self.target.setObjectName("target_percent")
         self.target.setRange(*TARGET_PERCENT_RANGE)
@@ -235,14 +245,21 @@ class SettingsPanel(QWidget):
         form.setVerticalSpacing(4)
         return form
 
-    def _spin(self, name: str, low: int, high: int, suffix: str = "") -> QSpinBox:
+    def _spin(
+        self,
+        name: str,
+        low: int,
+        high: int,
+        suffix: str = "",
+        on_change: Callable[[int], None] | None = None,
+    ) -> QSpinBox:
         box = QSpinBox()
         box.setObjectName(name)
         box.setRange(low, high)
         box.setSuffix(suffix)
         box.setAccelerated(True)
         box.setKeyboardTracking(True)
-        box.valueChanged.connect(self._on_value_changed)
+        box.valueChanged.connect(on_change or self._on_value_changed)
         return box
 
     def _add_row(self, form: QFormLayout, label: str, field: QWidget, key: str) -> None:
@@ -263,7 +280,7 @@ class SettingsPanel(QWidget):
         self.repeats.setValue(DEFAULTS["repeats"])
         self.seed.setValue(DEFAULTS["seed"])
         self.holdout.setValue(DEFAULTS["holdout_percent"])
-        self.budget.setValue(DEFAULTS["budget_seconds"])
+        self._chosen_budget = None
         self.target.setValue(DEFAULTS["target_percent"])
         self.augment.setChecked(DEFAULTS["augment"])
         self.mode_jit.setChecked(True)
@@ -388,9 +405,22 @@ class SettingsPanel(QWidget):
     def errors(self) -> list[str]:
         return [n.text for n in self.notes.values() if n.severity == "error"]
 
+    @property
+    def default_budget(self) -> int:
+        """The speed budget for the arms ticked now (what the box shows until the user sets
+        one)."""
+        return arm_kinds.default_budget(self.xla_mode, self.arms)
+
+    def _show_budget(self) -> None:
+        if self._chosen_budget is None:
+            blocked = self.budget.blockSignals(True)
+            self.budget.setValue(self.default_budget)
+            self.budget.blockSignals(blocked)
+
     def validate(self) -> None:
         """Check every field and show the notes; emits nothing (callers emit `changed`)."""
         notes: dict[str, Note] = {}
+        self._show_budget()
         v = self.values()
         try:
             check_image_size(v["image_size"])
@@ -424,6 +454,12 @@ class SettingsPanel(QWidget):
         if not self.auto_split:
             notes["holdout_percent"] = Note(
                 "info", "Not used: the dataset has its own test folder.")
+        if self._chosen_budget is None and v["budget_seconds"] > DEFAULTS["budget_seconds"]:
+            extra = (v["budget_seconds"] - DEFAULTS["budget_seconds"]) // EXTRA_ARM_BUDGET_SECONDS
+            notes["budget_seconds"] = Note(
+                "info", f"{DEFAULTS['budget_seconds']} s for XLA and {EXTRA_ARM_BUDGET_SECONDS} s "
+                f"for each of the {extra} other arm{'s' if extra != 1 else ''}: each needs "
+                "pairs of its own.")
         if v["device"] == "cpu" and self.gpu_available:
             notes["device"] = Note("info", "A GPU is available; XLA usually gains more there.")
         self.notes = notes
@@ -444,6 +480,14 @@ class SettingsPanel(QWidget):
                 if self._chosen_arms is not None:
                     settings.setValue("also_measure", ",".join(value) or "none")
                 continue
+            if key == "budget_seconds":
+                # Likewise: a budget the user never set follows the arms. Versions before
+                # that saved the default under "budget_seconds" every time, so that key is
+                # dropped rather than read as a choice.
+                settings.remove("budget_seconds")
+                if self._chosen_budget is not None:
+                    settings.setValue(BUDGET_KEY, value)
+                continue
             settings.setValue(key, value)
         settings.setValue("xla_on", self.xla.isChecked())
         settings.setValue("advanced_open", self.advanced_button.isChecked())
@@ -462,13 +506,16 @@ class SettingsPanel(QWidget):
                                     ("repeats", "repeats", self.repeats),
                                     ("seed", "seed", self.seed),
                                     ("holdout_percent", "held-out percentage", self.holdout),
-                                    ("budget_seconds", "speed budget", self.budget)):
+                                    (BUDGET_KEY, "speed budget", self.budget)):
                 value = settings.value(key)
                 if value is None:
                     continue
                 try:
                     if key == "image_size":
                         box.setValue(check_image_size(str(value)))
+                    elif key == BUDGET_KEY:
+                        box.setValue(RANGES["budget_seconds"].check(label, str(value)))
+                        self._chosen_budget = box.value()
                     else:
                         box.setValue(RANGES[key].check(label, str(value)))
                 except ConfigError as exc:
@@ -512,6 +559,12 @@ class SettingsPanel(QWidget):
     def _on_value_changed(self, *_args: object) -> None:
         self.validate()
         self.changed.emit()
+
+    def _on_budget_value_changed(self, value: int) -> None:
+        # Only a chosen budget reaches here (the user's edit, or a saved choice restored): the
+        # budget that follows the arms is set with the box's signals blocked.
+        self._chosen_budget = value
+        self._on_value_changed()
 
     def _on_device_changed(self, _index: int) -> None:
         self._preferred_device = self.device.currentData() or "cpu"
