@@ -81,9 +81,9 @@ def test_compare_refuses_bad_settings(
     [
         ([], 120),  # the XLA side alone
         (["--arms", "jit"], 120),  # the XLA side again: nothing added
-        (["--arms", "jit,bf16"], 210),
-        (["--arms", "bf16,jit+bf16"], 300),
-        (["--xla", "autocluster", "--arms", "autocluster,bf16,jit+bf16"], 300),
+        (["--arms", "jit,bf16"], 180),
+        (["--arms", "bf16,jit+bf16"], 240),
+        (["--xla", "autocluster", "--arms", "autocluster,bf16,jit+bf16"], 240),
         (["--arms", "bf16", "--budget", "60"], 60),  # what the user asks for wins
     ],
 )
