@@ -235,9 +235,10 @@ def test_the_speed_budget_follows_the_arms_until_the_user_sets_it(
     assert panel.budget.value() == base + extra
     assert panel.config().budget_seconds == base + extra  # type: ignore[union-attr]
     note = panel._note_labels["budget_seconds"]
-    assert note.isVisible() and "each of the 1 other arm" in note.text()
+    assert note.isVisible() and "for each other arm (bf16)" in note.text()
     click(qtbot, panel.arm_boxes["jit+bf16"])
     assert panel.budget.value() == base + 2 * extra
+    assert "(bf16, jit+bf16)" in note.text()
     # autocluster is an arm of its own besides the XLA side (jit_compile)
     click(qtbot, panel.arm_boxes["jit+bf16"])
     click(qtbot, panel.arm_boxes["autocluster"])

@@ -454,12 +454,11 @@ class SettingsPanel(QWidget):
         if not self.auto_split:
             notes["holdout_percent"] = Note(
                 "info", "Not used: the dataset has its own test folder.")
-        if self._chosen_budget is None and v["budget_seconds"] > DEFAULTS["budget_seconds"]:
-            extra = (v["budget_seconds"] - DEFAULTS["budget_seconds"]) // EXTRA_ARM_BUDGET_SECONDS
+        others = [name for name, _arm in arm_kinds.comparison_arms(self.xla_mode, self.arms)[2:]]
+        if self._chosen_budget is None and others:
             notes["budget_seconds"] = Note(
                 "info", f"{DEFAULTS['budget_seconds']} s for XLA and {EXTRA_ARM_BUDGET_SECONDS} s "
-                f"for each of the {extra} other arm{'s' if extra != 1 else ''}: each needs "
-                "pairs of its own.")
+                f"more for each other arm ({', '.join(others)}): each needs pairs of its own.")
         if v["device"] == "cpu" and self.gpu_available:
             notes["device"] = Note("info", "A GPU is available; XLA usually gains more there.")
         self.notes = notes
