@@ -145,7 +145,7 @@ def training_batches(
     waits inside a training step for the shuffle buffer to fill again: a `.repeat()` after the
     prefetch rebuilds the whole pipeline at every epoch's end, and that stall (0.2–0.5 s at
     150 px, the same for every arm) landed in one round in every `steps_per_epoch`, adding
-    0.4 s to a 0.4 s bf16 step (BENCHMARKS.md, "epoch boundaries"). `fit` still pays it once
+    0.4 s to a 0.4 s bf16 step (BENCHMARKS.md, "Arms on this machine"). `fit` still pays it once
     an epoch in the training runs, where it belongs to the epoch's wall time.
     """
     import tensorflow as tf
