@@ -7,6 +7,7 @@ from types import TracebackType
 from typing import Any, Self
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -260,6 +261,8 @@ def print_summary(console: Console, report: ComparisonReport) -> None:
         console.print(a)
     colour = "green" if c.valid else "red"
     console.print(f"[bold {colour}]{c.verdict}[/bold {colour}]")
+    for note in c.notes:
+        console.print(f"[yellow]Note: {escape(note)}[/yellow]")
     print_limits(console, c)
 
 

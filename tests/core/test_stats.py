@@ -209,3 +209,16 @@ def test_a_spent_budget_names_the_arm_whose_interval_held_it() -> None:
     assert stop_sentence(alone) == (
         "The time budget ran out before the ±3% precision was reached (±5.0%)."
     )
+
+
+def test_notes_of_the_runs_are_said_once_with_the_runs_they_concern() -> None:
+    note = "TensorBoard files not written: TensorBoard is not installed"
+    base = record("baseline", (10.0, 5.0, 5.0))
+    xla = record("xla", (20.0, 4.0, 4.0))
+    noted = [dataclasses.replace(r, summary=dataclasses.replace(r.summary, notes=(note,)))
+             for r in (base, xla)]
+    c = compare_runs(noted)
+    assert c.notes == [f"{note} (runs baseline1, xla1)"]
+    assert c.valid  # a failed optional export does not invalidate the comparison
+    assert compare_runs([noted[0], xla]).notes == [f"{note} (run baseline1)"]
+    assert compare_runs([base, xla]).notes == []

@@ -92,6 +92,9 @@ class RunSummary:
     xla_in_effect: bool = False  # read back
     xla_evidence: XlaEvidence | None = None
     xla_did: XlaReport | None = None  # XLA runs: what XLA did, from the dump
+    # What an optional export could not do, in words ("TensorBoard files not written: …"): the
+    # run itself finished, and the comparison repeats these as notes.
+    notes: tuple[str, ...] = ()
 
     def to_dict(self) -> JSONObject:
         return _plain_object(self)

@@ -138,6 +138,8 @@ def summary_rows(report: ComparisonReport) -> list[dict[str, str]]:
     add("xla_val_accuracy", c.xla_val_accuracy, note=c.accuracy_text)
     add("valid", c.valid, note="; ".join(c.problems))
     add("verdict", "", note=c.verdict)
+    for note in c.notes:
+        add("note", "", note=note)
     rows += arm_rows(report)
     rows += efficiency_rows(report)
     return rows

@@ -110,6 +110,9 @@ class Comparison:
     accuracy_text: str = ""
     valid: bool = True
     problems: list[str] = field(default_factory=list)
+    # What did not invalidate the comparison but a reader should know: an optional export that
+    # failed ("TensorBoard files not written: …", with the runs it concerns).
+    notes: list[str] = field(default_factory=list)
     runs_compared: dict[str, int] = field(default_factory=dict)
     verdict: str = ""
     # With arms beyond the XLA side: the one to recommend (see `xlagui.core.ranking`).
@@ -225,6 +228,18 @@ def interleaved_speedup(i: InterleavedSummary) -> Interval | None:
     )
 
 
+def run_notes(runs: Sequence[RunRecord]) -> list[str]:
+    """The runs' notes, each once, with the runs it concerns ("… (runs 01-baseline-r1, 02-…)")."""
+    concerns: dict[str, list[str]] = {}
+    for r in runs:
+        for note in r.summary.notes:
+            concerns.setdefault(note, []).append(r.run_id)
+    return [
+        f"{note} (run{'s' if len(ids) > 1 else ''} {', '.join(ids)})"
+        for note, ids in concerns.items()
+    ]
+
+
 def compare_runs(
     runs: Sequence[RunRecord],
     interleaved: InterleavedSummary | None = None,
@@ -235,6 +250,7 @@ def compare_runs(
     base = [r for r in runs if r.variant == "baseline" and r.summary.epochs_done]
     xla = [r for r in runs if r.variant == "xla" and r.summary.epochs_done]
     c = Comparison(runs_compared={"baseline": len(base), "xla": len(xla)})
+    c.notes = run_notes([*runs, *measure_runs])
     for r in [*xla, *(m for m in measure_runs if m.variant == "xla")]:
         if not r.xla_compiled:
             c.valid = False

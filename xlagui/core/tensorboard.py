@@ -1,12 +1,17 @@
 """TensorBoard export: every training run's scalars, and the comparison's summary as text.
 
-Training workers write the scalars themselves with `tf.summary` (no new dependency), to
+Training workers write the scalars themselves with `tf.summary`, to
 `<comparison folder>/tensorboard/<run_id>/`, so `tensorboard --logdir <comparison>/tensorboard`
-overlays the arms. On by default: the scalars are written once per epoch, after the epoch's time
-has been taken, so nothing is written inside a timed stretch, and a comparison's event files are a
-few KB. The summary text needs TensorFlow too; the parent (the CLI or the window, which never
-import it) hands it to a short `python -m xlagui.core.worker --tensorboard-text DIR TAG` process
-after the training, when no figure is being timed.
+overlays the arms. `tf.summary` is TensorFlow's API but TensorBoard's implementation: without the
+`tensorboard` package (TensorFlow 2.21 no longer depends on it) every call raises "TensorBoard is
+not installed", so `tensorboard` is one of xlagui's runtime dependencies. Writing is still an
+optional export: `ScalarWriter` never raises into the training run; a failure becomes a note in
+the run's summary ("TensorBoard files not written: …") and the run goes on. On by default: the
+scalars are written once per epoch, after the epoch's time has been taken, so nothing is written
+inside a timed stretch, and a comparison's event files are a few KB. The summary text needs
+TensorFlow too; the parent (the CLI or the window, which never import it) hands it to a short
+`python -m xlagui.core.worker --tensorboard-text DIR TAG` process after the training, when no
+figure is being timed.
 
 Scalars (tags): `epoch/loss`, `epoch/accuracy`, `epoch/val_loss`, `epoch/val_accuracy`,
 `epoch/seconds`, `epoch/step_seconds` (the epoch's time over its steps), one point per epoch.
@@ -19,6 +24,8 @@ import subprocess
 import sys
 from pathlib import Path
 from typing import Any
+
+NOT_WRITTEN = "TensorBoard files not written"
 
 FOLDER = "tensorboard"
 SCALAR_TAGS = (
@@ -63,6 +70,50 @@ def epoch_scalars(epoch: Any, steps: int) -> dict[str, float]:
         "epoch/step_seconds": epoch.epoch_seconds / steps if steps else None,
     }
     return {k: float(v) for k, v in values.items() if v is not None}
+
+
+class ScalarWriter:
+    """One training run's per-epoch scalars, written with `summary` (the worker's `tf.summary`).
+
+    An optional export must never fail a run: the first failure (creating the writer, writing,
+    flushing) is kept in `error`, nothing more is attempted, and `notes()` says so for the run's
+    summary. Called after the epoch's time was taken, never inside a timed stretch.
+    """
+
+    def __init__(self, target: str, summary: Any) -> None:
+        self._summary = summary
+        self._writer: Any = None
+        self.error = ""
+        try:
+            self._writer = summary.create_file_writer(target)
+        except Exception as exc:  # any failure: the run goes on without the export
+            self._fail(exc)
+
+    def write_epoch(self, epoch: Any, steps: int) -> None:
+        if self._writer is None:
+            return
+        try:
+            with self._writer.as_default():
+                for tag, value in epoch_scalars(epoch, steps).items():
+                    self._summary.scalar(tag, value, step=epoch.epoch)
+            self._writer.flush()
+        except Exception as exc:
+            self._fail(exc)
+
+    def close(self) -> None:
+        if self._writer is None:
+            return
+        try:
+            self._writer.close()
+        except Exception as exc:
+            self._fail(exc)
+
+    def notes(self) -> tuple[str, ...]:
+        return (f"{NOT_WRITTEN}: {self.error}",) if self.error else ()
+
+    def _fail(self, exc: BaseException) -> None:
+        self.error = self.error or (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        self._writer = None
 
 
 def write_text(out_dir: Path, text: str, *, timeout: float = 120.0) -> bool:

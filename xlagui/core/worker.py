@@ -217,12 +217,7 @@ class _Callback:
                 sink.emit(ev)
                 writer = state.get("tensorboard")
                 if writer is not None:  # after the epoch's time was taken: never inside it
-                    import tensorflow as tf
-
-                    with writer.as_default():
-                        for tag, value in tboard.epoch_scalars(ev, state["steps"]).items():
-                            tf.summary.scalar(tag, value, step=epoch + 1)
-                    writer.flush()
+                    writer.write_epoch(ev, state["steps"])
 
         return EventCallback()
 
@@ -417,8 +412,12 @@ def run(
             sink.emit(FinishedEvent(summary=_finish_summary(spec, setup, summary)))
             return
         state["steps"] = setup.datasets.steps_per_epoch
-        if spec.tensorboard_dir:
-            state["tensorboard"] = setup.tf.summary.create_file_writer(spec.tensorboard_dir)
+        writer = (
+            tboard.ScalarWriter(spec.tensorboard_dir, setup.tf.summary)
+            if spec.tensorboard_dir
+            else None
+        )
+        state["tensorboard"] = writer
         state["setup_seconds"] = sink.now()
         callback = _Callback.make(sink, cancel, state)
         setup.model.fit(
@@ -431,8 +430,12 @@ def run(
         if cancel.is_set():
             sink.emit(CancelledEvent(epochs_done=state["epochs_done"]))
             return
+        if writer is not None:
+            writer.close()
         summary = dataclasses.replace(
-            summarize_epochs(state["epochs"]), setup_seconds=state.get("setup_seconds")
+            summarize_epochs(state["epochs"]),
+            setup_seconds=state.get("setup_seconds"),
+            notes=writer.notes() if writer is not None else (),
         )
         sink.emit(FinishedEvent(summary=_finish_summary(spec, setup, summary)))
     except BaseException as exc:  # everything becomes an error event, then a non-zero exit

@@ -117,6 +117,11 @@ class ComparisonPanel(QFrame):
         self.problems.setStyleSheet(f"color: {SEVERITY_COLORS['error']};")
         self.problems.setVisible(False)
         right.addWidget(self.problems)
+        self.notes = QLabel()
+        self.notes.setWordWrap(True)
+        self.notes.setStyleSheet(f"color: {SEVERITY_COLORS['warning']};")
+        self.notes.setVisible(False)
+        right.addWidget(self.notes)
         self._build_limits(right)
         right.addStretch(1)
         layout.addWidget(scroll, 1)
@@ -249,6 +254,7 @@ class ComparisonPanel(QFrame):
                 label.setVisible(True)
                 self._captions[name].setVisible(True)
             self.problems.setVisible(False)
+            self.notes.setVisible(False)
             self._break_even.setVisible(False)
             self._show_limits(None)
             self._show_arms(None)
@@ -265,6 +271,8 @@ class ComparisonPanel(QFrame):
         shown = [p for p in c.problems if p not in c.verdict]
         self.problems.setText("\n".join(f"• {p}" for p in shown))
         self.problems.setVisible(bool(shown))
+        self.notes.setText("\n".join(f"Note: {n}" for n in c.notes))
+        self.notes.setVisible(bool(c.notes))
         if c.break_even_epoch is not None and c.break_even_epoch > 1:
             self._break_even.setValue(c.break_even_epoch)
             self._break_even.setVisible(True)

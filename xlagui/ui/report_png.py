@@ -348,6 +348,13 @@ class ReportFigure(QWidget):
                 lab.setStyleSheet(f"color: {SEVERITY_COLORS['error']};")
                 problems.addWidget(lab)
             root.addWidget(_box("Problems", problems))
+        if comp is not None and comp.notes:
+            notes = QVBoxLayout()
+            for n in comp.notes:
+                lab = _label(f"• {n}")
+                lab.setStyleSheet(f"color: {SEVERITY_COLORS['warning']};")
+                notes.addWidget(lab)
+            root.addWidget(_box("Notes", notes))
         root.addWidget(_label(f"Reproduce: {report.reproduce_command()}", "Mono"))
 
     def _add_training(self, root: QVBoxLayout, bottom: QHBoxLayout,

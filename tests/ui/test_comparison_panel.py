@@ -1,0 +1,65 @@
+"""The comparison panel's notes: what did not invalidate the comparison but a reader should know
+(an optional export that failed), shown in the window after a comparison the user started."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+from pytestqt.qtbot import QtBot
+
+from tests.helpers.clicks import click
+from tests.helpers.streams import FakeWorker
+from tests.ui.conftest import WindowFactory, fake_worker
+from xlagui.core.events import FinishedEvent
+from xlagui.ui.main_window import MainWindow
+
+NOTE = "TensorBoard files not written: TensorBoard is not installed"
+
+
+def _noted(worker: FakeWorker) -> FakeWorker:
+    """The same streams, each run's summary carrying NOTE (what a worker without TensorBoard
+    reports)."""
+    streams = {
+        variant: [
+            dataclasses.replace(e, summary=dataclasses.replace(e.summary, notes=(NOTE,)))
+            if isinstance(e, FinishedEvent) and e.summary is not None
+            else e
+            for e in events
+        ]
+        for variant, events in worker.streams.items()
+    }
+    return dataclasses.replace(worker, streams=streams)
+
+
+def _run(qtbot: QtBot, window: MainWindow, dataset: Path) -> None:
+    with qtbot.waitSignal(window.dataset_loaded, timeout=10_000):
+        window.open_dataset(dataset)
+    panel = window.settings_panel
+    panel.epochs.setValue(3)
+    panel.batch_size.setValue(4)
+    panel.image_size.setValue(48)
+    assert window.cannot_run_reason() == ""
+    with qtbot.waitSignal(window.comparison_finished, timeout=20_000):
+        click(qtbot, window.run_button)
+
+
+def test_a_failed_export_is_a_note_not_a_failure(
+    qtbot: QtBot, make_window: WindowFactory, dataset: Path
+) -> None:
+    window = make_window(worker=_noted(fake_worker()))
+    _run(qtbot, window, dataset)
+    panel = window.runs_view.comparison
+    assert panel.notes.isVisible()
+    assert panel.notes.text() == f"Note: {NOTE} (runs 01-baseline-r1, 02-xla-r1)"
+    assert "faster" in panel.verdict.text()  # the comparison itself stands
+    assert not panel.problems.isVisible()
+
+
+def test_no_note_when_every_export_was_written(
+    qtbot: QtBot, make_window: WindowFactory, dataset: Path
+) -> None:
+    window = make_window()
+    _run(qtbot, window, dataset)
+    panel = window.runs_view.comparison
+    assert not panel.notes.isVisible() and panel.notes.text() == ""
