@@ -2,12 +2,15 @@
 of steps, the headline figure), then unless `quick` the training runs: the baseline and the XLA
 run, R times each, interleaved (B, X, B, X, ...), for total wall time, accuracy and the curves.
 
-Each run is a fresh worker process with the same seed and data order. After every run the
-comparison files are rewritten atomically, so a crash or a kill never takes finished runs with it.
+Each run is a fresh worker process; repeat r of every side trains with seed + r - 1 (the
+seed-to-seed spread is what an accuracy verdict must clear), the measuring workers with one seed.
+After every run the comparison files are rewritten atomically, so a crash or a kill never takes
+finished runs with it.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -168,7 +171,14 @@ def spec_for(
         run_id=entry.run_id,
         variant=entry.variant,
         xla_mode=XlaMode(entry.xla_mode),
-        config=report.config,
+        # Repeat r of every side trains with seed + r - 1: the repeats then show the seed-to-seed
+        # spread of training that an accuracy verdict must clear (`xlagui.core.accuracy`).
+        # The measuring workers share one seed: their steps and batches must match.
+        config=(
+            dataclasses.replace(report.config, seed=report.config.seed + entry.repeat - 1)
+            if mode == "train"
+            else report.config
+        ),
         class_names=class_names,
         train=train,
         val=val,

@@ -80,6 +80,9 @@ class RunSummary:
     final_accuracy: float | None = None
     final_val_loss: float | None = None  # also of a measuring worker, after its steps
     final_val_accuracy: float | None = None
+    # Which validation images the final model got right (`xlagui.core.accuracy.correct_bits`),
+    # for McNemar's paired test between two runs on the same images; "" where not measured.
+    val_correct: str = ""
     setup_seconds: float | None = None
     # Measuring and inspecting workers.
     steps_done: int = 0

@@ -246,6 +246,9 @@ class ArmResult:
     pairs: int = 0
     outliers: int = 0
     half_width: float | None = None
+    # The interval at 1 - 0.05/m for m arms compared (Bonferroni), which ranks them.
+    adjusted_low: float | None = None
+    adjusted_high: float | None = None
     first_step_seconds: float | None = None
     steady_step_seconds: float | None = None
     compile_seconds: float | None = None
@@ -257,6 +260,7 @@ class ArmResult:
     accuracy_ok: bool | None = None
     accuracy_text: str = ""
     accuracy_from: str = ""  # "training runs (N epochs)" or "after the N steps of the measurement"
+    accuracy_kind: str = ""  # `xlagui.core.accuracy.AccuracyKind`: what the accuracy verdict is
     nonfinite_losses: int = 0
 
     @property
@@ -266,6 +270,19 @@ class ArmResult:
     @property
     def clearly_faster(self) -> bool:
         return self.high is not None and self.high < 1
+
+    @property
+    def ranking_interval(self) -> tuple[float | None, float | None]:
+        """The interval the arms are ranked by: the adjusted one (comparisons saved before it
+        existed have only the plain 95% interval)."""
+        if self.adjusted_low is not None and self.adjusted_high is not None:
+            return self.adjusted_low, self.adjusted_high
+        return self.low, self.high
+
+    @property
+    def clearly_faster_adjusted(self) -> bool:
+        high = self.ranking_interval[1]
+        return high is not None and high < 1
 
     @property
     def clearly_slower(self) -> bool:

@@ -7,23 +7,24 @@ baseline. Accuracy comes from the arm's training runs when the comparison had th
 from the measuring workers themselves: every arm trained the same number of steps on the same
 batches during the measurement, then evaluated the validation set (the quick parity check).
 
-The ranking rule: an arm is recommended only when it is valid, clearly faster (its interval lies
-below 1), its loss stayed finite, and its accuracy is not flagged as worse. While both sides are
-still at chance level an accuracy difference means nothing, and the arm is said to be "not
-trained enough to compare" instead.
+The ranking rule: an arm is recommended only when it is valid, clearly faster (its interval,
+adjusted for the number of arms compared, lies below 1), its loss stayed finite, and its
+accuracy is not shown to be worse (`xlagui.core.accuracy`: a claim only where the evidence
+covers the seed-to-seed spread of training too). Arms whose adjusted intervals overlap the
+fastest one's are tied; the simplest of them is recommended.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from xlagui.core import accuracy
+from xlagui.core.accuracy import AccuracySide, chance_level
 from xlagui.core.arms import Arm, Precision, hardware_note, policy_problems
 from xlagui.core.config import XlaMode
 from xlagui.core.events import BlockEvent, FinishedEvent, RunSummary, StartedEvent
-from xlagui.core.pairs import ArmResult
+from xlagui.core.pairs import CONFIDENCE, ArmResult, estimate_ratio
 
 if TYPE_CHECKING:
     from xlagui.core.report import RunEntry
@@ -62,101 +63,46 @@ def engagement_problems(entry: RunEntry) -> list[str]:
     return [f"{entry.run_id}: {p}" for p in problems]
 
 
-@dataclass(frozen=True)
-class Accuracy:
-    value: float | None
-    count: int  # validation images
-    source: str
-    steps: int | None = None  # training steps behind it, for the measuring workers' check
-
-
-def _mean(values: Sequence[float | None]) -> float | None:
-    vs = [v for v in values if v is not None]
-    return sum(vs) / len(vs) if vs else None
-
-
-def _accuracy(variant: str, runs: Sequence[RunEntry], measure_runs: Sequence[RunEntry]) -> Accuracy:
-    trained = [r for r in runs if r.variant == variant and r.status == "finished"]
+def _accuracy(
+    variant: str, runs: Sequence[RunEntry], measure_runs: Sequence[RunEntry]
+) -> AccuracySide:
+    """One side's validation accuracies: its training runs' (one per seed) when the comparison
+    trained, else its measuring worker's quick check after the measurement's steps."""
+    trained = sorted(
+        (r for r in runs if r.variant == variant and r.status == "finished"),
+        key=lambda r: r.repeat,
+    )
     sums = [s for s in (_summary(r) for r in trained) if s is not None and s.epochs_done]
-    if sums:
+    values = tuple(s.final_val_accuracy for s in sums if s.final_val_accuracy is not None)
+    if values:
         started = [s for s in (_started(r) for r in trained) if s is not None]
-        epochs = max(s.epochs_done for s in sums)
-        return Accuracy(
-            _mean([s.final_val_accuracy for s in sums]),
+        return AccuracySide(
+            values,
             min((s.val_count for s in started), default=0),
-            f"training runs ({epochs} epoch{'s' if epochs != 1 else ''})",
+            epochs=max(s.epochs_done for s in sums),
+            correct=tuple(s.val_correct for s in sums if s.val_correct),
         )
-    measured = [r for r in measure_runs if r.variant == variant]
-    for r in measured:
+    for r in (r for r in measure_runs if r.variant == variant):
         s = _summary(r)
         first = _started(r)
         # A measuring worker evaluates the validation set when it finishes (protocol 3 on).
-        if s is not None and s.mode == "measure":
-            return Accuracy(
-                s.final_val_accuracy,
-                first.val_count if first else 0,
-                f"after the {s.steps_done} steps of the measurement",
-                s.steps_done,
+        if s is not None and s.mode == "measure" and s.final_val_accuracy is not None:
+            return AccuracySide(
+                (s.final_val_accuracy,), first.val_count if first else 0, steps=s.steps_done
             )
-    return Accuracy(None, 0, "")
+    return AccuracySide((), 0)
 
 
-def chance_level(counts: dict[str, Any] | None, class_count: int) -> float:
-    """The accuracy of always answering the validation set's commonest class."""
-    val = (counts or {}).get("test") or {}
-    total = sum(int(v) for v in val.values()) if val else 0
-    if total:
-        return max(int(v) for v in val.values()) / total
-    return 1 / max(2, class_count)
-
-
-def at_chance(accuracy: float, n: int, chance: float) -> bool:
-    """Not distinguishable from always guessing the commonest class (two standard errors)."""
-    return accuracy <= chance + 2 * math.sqrt(chance * (1 - chance) / max(1, n))
-
-
-def accuracy_parity(
-    base: Accuracy, arm: Accuracy, chance: float, nonfinite: int = 0
-) -> tuple[bool | None, str]:
-    """(accuracy_ok, in words). False: learns worse beyond the validation set's noise (or its
-    loss went NaN); None: not known (no accuracy, or both still at chance level)."""
-    if nonfinite:
-        return False, f"its loss was not finite in {nonfinite} measured block(s)"
-    if base.value is None or arm.value is None:
-        return None, "no validation accuracy to compare"
-    if base.steps is not None and arm.steps is not None and base.steps != arm.steps:
-        # A slower arm that sat out rounds once its interval was narrow, and whose catching up
-        # would have cost more than it is worth (`xlagui.core.interleave.catch_up_steps`).
-        return None, (
-            f"not compared: {arm.value:.0%} after {arm.steps} steps, the baseline "
-            f"{base.value:.0%} after {base.steps} (this slower arm sat out rounds once its "
-            "speed was settled)"
+def accuracy_source(side: AccuracySide) -> str:
+    if side.steps is not None:
+        return f"after the {side.steps} steps of the measurement"
+    if side.epochs is not None:
+        seeds = len(side.values)
+        return (
+            f"training runs ({side.epochs} epoch{'s' if side.epochs != 1 else ''}"
+            + (f", {seeds} seeds)" if seeds > 1 else ")")
         )
-    b, a = base.value, arm.value
-    n = max(1, min(base.count or 1, arm.count or 1))
-    if at_chance(b, n, chance):
-        # Until the baseline itself has learned something there is nothing to learn as well as:
-        # early in training one side leaving chance before the other is luck, not the arm.
-        both = " both" if at_chance(a, n, chance) else " the baseline"
-        return None, (
-            f"not trained enough to compare: {a:.0%} vs {b:.0%} baseline on {n} images,"
-            f"{both} at chance level ({chance:.0%})"
-        )
-    # Sampling noise of the difference of two accuracies on n images: a 95% interval by
-    # Agresti–Caffo (one success and one failure added to each side), which unlike the plain
-    # normal interval does not collapse when an accuracy nears 100% or 0%.
-    pa, pb = (a * n + 1) / (n + 2), (b * n + 1) / (n + 2)
-    noise = max(1.96 * math.sqrt((pa * (1 - pa) + pb * (1 - pb)) / (n + 2)), 1.0 / n)
-    if b - a > noise:
-        return False, (
-            f"learns worse: {a:.1%} vs {b:.1%} baseline, beyond the ±{noise:.1%} noise of "
-            f"{n} images"
-        )
-    if a - b > noise:
-        return True, (
-            f"{a:.1%} vs {b:.1%} baseline: better, beyond the ±{noise:.1%} noise of {n} images"
-        )
-    return True, f"{a:.1%} vs {b:.1%} baseline, within the ±{noise:.1%} noise of {n} images"
+    return ""
 
 
 def arm_results(
@@ -188,11 +134,13 @@ def arm_results(
             if r.variant == entry.variant and r.status == "finished"
             for p in engagement_problems(r)
         ]
+        adjusted = (
+            estimate_ratio(s.pair_ratios, 1 - (1 - CONFIDENCE) / (len(measure_runs) - 1))
+            if s.pair_ratios
+            else None
+        )
         acc = _accuracy(entry.variant, runs, measure_runs)
-        ok, text = accuracy_parity(base_acc, acc, chance, nonfinite)
-        if ok is False and not nonfinite and acc.steps is not None:
-            # A few dozen steps into training, arms leave chance at different moments.
-            text += f" ({acc.source}; train longer, without --quick, to see if it catches up)"
+        verdict = accuracy.compare(base_acc, acc, chance, nonfinite)
         timing = s.xla
         out.append(
             ArmResult(
@@ -205,17 +153,20 @@ def arm_results(
                 pairs=s.pairs,
                 outliers=s.outliers,
                 half_width=s.half_width,
+                adjusted_low=adjusted.low if adjusted else None,
+                adjusted_high=adjusted.high if adjusted else None,
                 first_step_seconds=timing.first_step_seconds if timing else None,
                 steady_step_seconds=timing.steady_step_seconds if timing else None,
                 compile_seconds=timing.compile_seconds if timing else None,
                 valid=not problems,
                 problems=problems,
                 note=hardware_note(arm, device_kind) if base_started is not None else "",
-                val_accuracy=acc.value,
-                baseline_val_accuracy=base_acc.value,
-                accuracy_ok=ok,
-                accuracy_text=text,
-                accuracy_from=acc.source,
+                val_accuracy=verdict.arm,
+                baseline_val_accuracy=verdict.baseline,
+                accuracy_ok=verdict.ok,
+                accuracy_text=accuracy.words(verdict, chance),
+                accuracy_from=accuracy_source(acc),
+                accuracy_kind=verdict.kind.value,
                 nonfinite_losses=nonfinite,
             )
         )
@@ -223,7 +174,11 @@ def arm_results(
 
 
 def recommendable(a: ArmResult) -> bool:
-    return a.valid and a.clearly_faster and a.accuracy_ok is not False and not a.nonfinite_losses
+    """Valid, faster beyond the adjusted interval, a finite loss, and not shown to learn worse."""
+    return (
+        a.valid and a.clearly_faster_adjusted and a.accuracy_ok is not False
+        and not a.nonfinite_losses
+    )
 
 
 def ranked(arms: Sequence[ArmResult]) -> list[ArmResult]:
@@ -231,21 +186,66 @@ def ranked(arms: Sequence[ArmResult]) -> list[ArmResult]:
     return sorted(arms, key=lambda a: (a.ratio is None, a.ratio or 0.0))
 
 
+def simplicity(a: ArmResult) -> int:
+    """How many levers an arm pulls ("jit+bf16": 2): of tied arms the simplest is recommended."""
+    return len(a.arm.split("+"))
+
+
+def tied_with(best: ArmResult, others: Sequence[ArmResult]) -> list[ArmResult]:
+    """The arms whose adjusted interval overlaps the best one's: the data cannot order them."""
+    high = best.ranking_interval[1]
+    if high is None:
+        return []
+    return [
+        a for a in others
+        if a is not best and (low := a.ranking_interval[0]) is not None and low <= high
+    ]
+
+
+def adjusted_words(a: ArmResult, arms: int) -> str:
+    low, high = a.ranking_interval
+    assert low is not None and high is not None
+    adjusted = (
+        f", Bonferroni-adjusted for {arms} arms"
+        if arms > 1 and a.adjusted_high is not None
+        else ""
+    )
+    return f"95% CI {1 / high:.2f}–{1 / low:.2f}×{adjusted}"
+
+
 def recommendation(arms: Sequence[ArmResult]) -> tuple[str | None, str]:
-    """(the arm to recommend or None, the sentence that says so)."""
+    """(the arm to recommend or None, the sentence that says so).
+
+    The winner is judged on intervals adjusted for the number of arms compared (Bonferroni:
+    each at 1 - 0.05/m, so that all m hold together with 95% confidence): the fastest point
+    estimate among several noisy arms is flattered by its own luck. Arms whose adjusted
+    intervals overlap the fastest one's are tied, and the simplest of them is recommended."""
     if not arms or all(a.ratio is None for a in arms):
         return None, ""
-    best = next((a for a in ranked(arms) if recommendable(a)), None)
+    order = ranked(arms)
+    candidates = [a for a in order if recommendable(a)]
+    fastest = candidates[0] if candidates else None
     passed_over = [
         a
-        for a in ranked(arms)
-        if a.clearly_faster and not recommendable(a) and (best is None or a.ratio < best.ratio)  # type: ignore[operator]
+        for a in order
+        if a.clearly_faster_adjusted and not recommendable(a)
+        and (fastest is None or a.ratio < fastest.ratio)  # type: ignore[operator]
     ]
-    text = ""
-    if best is not None:
-        assert best.ratio is not None and best.high is not None and best.low is not None
-        ci = f"95% CI {1 / best.high:.2f}–{1 / best.low:.2f}×"
-        if best.accuracy_ok:
+    text, best = "", None
+    if fastest is not None:
+        tied = [fastest, *tied_with(fastest, candidates)]
+        best = min(tied, key=simplicity)  # stable: the fastest of the simplest
+        assert best.ratio is not None
+        ci = adjusted_words(best, len(arms))
+        if len(tied) > 1:
+            names = ", ".join(a.arm for a in tied[:-1]) + f" and {tied[-1].arm}"
+            simpler = f"{best.arm} is simpler" if simplicity(best) < max(
+                simplicity(a) for a in tied) else f"{best.arm} is the fastest estimate"
+            text = (
+                f"On this machine, {names} are tied (their adjusted intervals overlap); "
+                f"{simpler}: {1 / best.ratio:.2f}× faster per step ({ci})."
+            )
+        elif best.accuracy_ok:
             text = (
                 f"On this machine, the fastest configuration that learns as well is "
                 f"{best.arm} ({best.label}), {1 / best.ratio:.2f}× faster per step ({ci})."

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from xlagui import __version__
+from xlagui.core.accuracy import chance_level
 from xlagui.core.arms import Arm, Precision
 from xlagui.core.config import RunConfig, XlaMode
 from xlagui.core.events import Event, EventLog, event_from_dict
@@ -154,16 +155,18 @@ class ComparisonReport:
     def recompute(self) -> Comparison:
         from xlagui.core.efficiency import compute as efficiency
 
+        counts = self.dataset.get("counts")
+        class_count = len(self.dataset.get("class_names") or []) or 2
         self.comparison = compare_runs(
-            self.records(), self.interleaved(), self.records(self.measure_runs)
+            self.records(),
+            self.interleaved(),
+            self.records(self.measure_runs),
+            chance=chance_level(counts, class_count),
         )
         c = self.comparison
         if c.interleaved is not None:
             c.interleaved.arms = arm_results(
-                self.measure_runs,
-                self.runs,
-                counts=self.dataset.get("counts"),
-                class_count=len(self.dataset.get("class_names") or []) or 2,
+                self.measure_runs, self.runs, counts=counts, class_count=class_count
             )
             if len(c.interleaved.arms) > 1:
                 if not c.verdict.startswith("Not compared"):

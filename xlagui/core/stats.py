@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
+from xlagui.core import accuracy
 from xlagui.core.efficiency import Efficiency
 from xlagui.core.events import EpochEvent, Event, RunSummary
 from xlagui.core.pairs import InterleavedSummary, block_words, widest_arm
@@ -108,6 +109,7 @@ class Comparison:
     xla_val_accuracy: float | None = None
     accuracy_differs: bool = False
     accuracy_text: str = ""
+    accuracy_kind: str = ""  # `xlagui.core.accuracy.AccuracyKind` of the training runs' verdict
     valid: bool = True
     problems: list[str] = field(default_factory=list)
     # What did not invalidate the comparison but a reader should know: an optional export that
@@ -244,9 +246,11 @@ def compare_runs(
     runs: Sequence[RunRecord],
     interleaved: InterleavedSummary | None = None,
     measure_runs: Sequence[RunRecord] = (),
+    chance: float = 0.5,
 ) -> Comparison:
     """Compare the finished training runs and, when there is one, the interleaved measurement
-    (whose workers' evidence is checked like the runs')."""
+    (whose workers' evidence is checked like the runs'). `chance` is the validation set's
+    commonest-class share (`accuracy.chance_level`), under which accuracy is not compared."""
     base = [r for r in runs if r.variant == "baseline" and r.summary.epochs_done]
     xla = [r for r in runs if r.variant == "xla" and r.summary.epochs_done]
     c = Comparison(runs_compared={"baseline": len(base), "xla": len(xla)})
@@ -328,7 +332,7 @@ def compare_runs(
         c.speedup,
     )
     _memory(c, base, xla)
-    _accuracy_parity(c, base, xla)
+    _accuracy_parity(c, base, xla, chance)
     c.verdict = verdict(c)
     return c
 
@@ -344,23 +348,25 @@ def _memory(c: Comparison, base: Sequence[RunRecord], xla: Sequence[RunRecord]) 
         c.device_memory_ratio = xdev / bdev
 
 
-def _accuracy_parity(c: Comparison, base: Sequence[RunRecord], xla: Sequence[RunRecord]) -> None:
-    ba = _mean([r.summary.final_val_accuracy for r in base])
-    xa = _mean([r.summary.final_val_accuracy for r in xla])
-    c.baseline_val_accuracy, c.xla_val_accuracy = ba, xa
-    if ba is None or xa is None:
-        c.accuracy_text = "no validation accuracy to compare"
-        return
-    n = max(1, min(r.val_count for r in [*base, *xla]) or 1)
-    # Sampling noise of an accuracy measured on n images, both sides, two standard errors.
-    se = math.sqrt(ba * (1 - ba) / n / len(base) + xa * (1 - xa) / n / len(xla))
-    noise = max(2 * se, 1.0 / n)
-    delta = xa - ba
-    c.accuracy_differs = abs(delta) > noise
-    c.accuracy_text = f"validation accuracy {ba:.1%} baseline vs {xa:.1%} XLA " + (
-        f"(differs by {abs(delta):.1%}, beyond the ±{noise:.1%} noise of {n} images)"
-        if c.accuracy_differs
-        else f"(same within the ±{noise:.1%} noise of {n} images)"
+def _accuracy_parity(
+    c: Comparison, base: Sequence[RunRecord], xla: Sequence[RunRecord], chance: float
+) -> None:
+    verdict = accuracy.compare(_accuracy_side(base), _accuracy_side(xla), chance)
+    c.baseline_val_accuracy, c.xla_val_accuracy = verdict.baseline, verdict.arm
+    c.accuracy_differs = verdict.differs
+    c.accuracy_kind = verdict.kind.value
+    c.accuracy_text = "validation accuracy: " + accuracy.words(verdict, chance)
+
+
+def _accuracy_side(runs: Sequence[RunRecord]) -> accuracy.AccuracySide:
+    """One side's training runs, one accuracy per seed (repeat r trains with seed + r - 1)."""
+    ordered = sorted(runs, key=lambda r: r.repeat)
+    return accuracy.AccuracySide(
+        tuple(r.summary.final_val_accuracy for r in ordered
+              if r.summary.final_val_accuracy is not None),
+        min((r.val_count for r in ordered), default=0),
+        epochs=max((r.summary.epochs_done for r in ordered), default=0) or None,
+        correct=tuple(r.summary.val_correct for r in ordered if r.summary.val_correct),
     )
 
 

@@ -29,8 +29,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TextIO
 
+from xlagui.core import accuracy, hlo
 from xlagui.core import evidence as xla_evidence
-from xlagui.core import hlo
 from xlagui.core import tensorboard as tboard
 from xlagui.core.arms import cpu_model
 from xlagui.core.events import (
@@ -432,10 +432,12 @@ def run(
             return
         if writer is not None:
             writer.close()
+        correct, correct_note = _val_correct(setup.model, setup.datasets.val)
         summary = dataclasses.replace(
             summarize_epochs(state["epochs"]),
             setup_seconds=state.get("setup_seconds"),
-            notes=writer.notes() if writer is not None else (),
+            val_correct=correct,
+            notes=(writer.notes() if writer is not None else ()) + correct_note,
         )
         sink.emit(FinishedEvent(summary=_finish_summary(spec, setup, summary)))
     except BaseException as exc:  # everything becomes an error event, then a non-zero exit
@@ -585,6 +587,26 @@ def wait_until_quiet(
             break
         last = now
     return clock() - start
+
+
+def _val_correct(model: Any, val: Any) -> tuple[str, tuple[str, ...]]:
+    """Which validation images the trained model gets right, in the pipeline's fixed order
+    (`accuracy.correct_bits`), for McNemar's paired test between two runs; after the timed
+    epochs. ("", (note,)) when it could not be had: it is evidence, not the run."""
+    import numpy as np
+
+    if val is None:
+        return "", ()
+    try:
+        probs = np.asarray(model.predict(val, verbose=0))
+        labels = np.concatenate([np.asarray(y).reshape(-1) for _, y in val])
+        if probs.ndim == 2 and probs.shape[1] > 1:
+            guess = probs.argmax(axis=1)
+        else:
+            guess = (probs.reshape(-1) > 0.5).astype(labels.dtype)
+        return accuracy.correct_bits([bool(ok) for ok in guess == labels]), ()
+    except Exception as exc:  # an optional figure never fails the run
+        return "", (f"per-image validation results not kept: {error_message(exc)}",)
 
 
 def _evaluate(
