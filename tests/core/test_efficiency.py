@@ -3,14 +3,18 @@ JSON and CSV."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
 import pytest
 
-from tests.helpers.limits import CEILING, PEAK, known_limits, limits_report
+from tests.helpers.limits import CEILING, PEAK, known_limits, limits_report, measure_events
 from xlagui.core import export, flops
 from xlagui.core.efficiency import gap_factors
+from xlagui.core.report import RunEntry
+from xlagui.present.limits import efficiency_rows as limits_rows
+from xlagui.present.limits import roofline
 
 STEP = flops.article_cnn_count(48, 2).train_per_step(8)
 
@@ -82,3 +86,29 @@ def test_without_limits_only_the_achieved_rates() -> None:
     xla = e.arm("m2-xla")
     assert xla is not None and xla.achieved_flops_per_second > 0
     assert xla.percent_of_peak is None and xla.bound == ""
+
+
+def test_a_16_bit_arm_is_held_to_its_own_dtypes_peak() -> None:
+    """bf16 on AMX outruns the float32 peak: against float32's it would read over 100%."""
+    limits = dataclasses.replace(known_limits(), matmul_peaks={"float32": PEAK,
+                                                               "bfloat16": 4 * PEAK})
+    report = limits_report(limits=limits, training=False)
+    bf16 = RunEntry("m3-bf16", "bf16", 1, "off", "finished",
+                    measure_events("m3-bf16", "bf16", "off", 0.008), precision="mixed_bfloat16")
+    report.measure_runs.append(bf16)
+    report.recompute()
+    e = report.comparison.efficiency if report.comparison else None
+    assert e is not None
+    arm = e.arm("m3-bf16")
+    base = e.arm("m1-baseline")
+    assert arm is not None and base is not None
+    assert arm.compute_dtype == "bfloat16" and arm.peak_flops_per_second == 4 * PEAK
+    assert arm.percent_of_peak == pytest.approx(arm.achieved_flops_per_second / (4 * PEAK))
+    assert arm.percent_of_peak < 1 < arm.achieved_flops_per_second / PEAK
+    assert arm.percent_of_ceiling is None  # the layer ceiling was measured in float32
+    assert base.compute_dtype == "float32" and base.peak_flops_per_second == PEAK
+    rows = dict(limits_rows(report.comparison))
+    assert "of the bfloat16 peak" in rows["bf16, steady step"]
+    assert ", bfloat16 400 GFLOP/s" in rows["Machine limit"]
+    roof = roofline(report.comparison)
+    assert roof is not None and roof.other_peaks == {"bfloat16": 4 * PEAK}

@@ -134,3 +134,29 @@ def test_the_probe_measures_this_machine_at_tiny_sizes(tmp_path: Path, probing: 
     assert 1e7 < ceiling.flops_per_second < 1e14
     assert limits.tf_version == peak.tf_version() != "unknown"
     assert peak.load(limits.key, tmp_path / "limits.json") == limits
+    # A peak per compute dtype, float32's being the one the older field keeps.
+    assert set(limits.matmul_peaks) == set(peak.PROBED_DTYPES)
+    assert limits.peak("float32") == limits.matmul_flops_per_second
+    assert all(1e8 < rate < 1e15 for rate in limits.matmul_peaks.values())
+
+
+def test_a_peak_per_compute_dtype_is_read_back(tmp_path: Path, probing: None) -> None:
+    calls: list[tuple[Any, ...]] = []
+    probe = fake_probe(calls)
+
+    def with_dtypes(*args: Any, **kwargs: Any) -> dict[str, Any]:
+        out = probe(*args, **kwargs)
+        out["matmul_peaks"] = {"float32": 50e9, "bfloat16": 300e9, "float16": 49e9}
+        return out
+
+    limits = peak.ensure("cpu", 48, 8, path=tmp_path / "limits.json", probe=with_dtypes)
+    assert limits is not None
+    assert limits.peak("bfloat16") == 300e9 and limits.peak("float16") == 49e9
+    again = peak.load(limits.key, tmp_path / "limits.json")
+    assert again is not None and again.peak("bfloat16") == 300e9
+    # A cache written before the dtypes were probed: float32's peak, no other.
+    old = peak.MachineLimits.from_dict({**limits.to_dict(), "matmul_peaks": {}})
+    assert old.peak("float32") == 50e9 and old.peak("bfloat16") is None
+    legacy = limits.to_dict()
+    del legacy["matmul_peaks"]
+    assert peak.MachineLimits.from_dict(legacy).peak("bfloat16") is None

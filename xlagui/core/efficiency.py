@@ -38,8 +38,11 @@ class ArmEfficiency:
     flops: float  # counted FLOPs of what `seconds` timed
     seconds: float
     achieved_flops_per_second: float
+    # The arm's compute dtype ("bfloat16" for a bf16 arm), whose matmul peak it is held to.
+    compute_dtype: str = "float32"
+    peak_flops_per_second: float | None = None  # that dtype's peak
     percent_of_peak: float | None = None  # fractions: 0.25 is 25%
-    percent_of_ceiling: float | None = None
+    percent_of_ceiling: float | None = None  # the layer ceiling is float32's: float32 arms only
     percent_of_roof: float | None = None
     bound: str = ""  # "compute", "memory" or "overhead" (the largest factor of the gap)
 
@@ -55,7 +58,8 @@ class Efficiency:
     flops_per_sample_forward: float
     bytes_per_step: float  # estimated
     intensity: float  # FLOPs per byte, estimated
-    peak_flops_per_second: float | None = None
+    peak_flops_per_second: float | None = None  # float32's
+    peaks: dict[str, float] = field(default_factory=dict)  # per compute dtype (probe 2 on)
     bandwidth_bytes_per_second: float | None = None
     ceiling_flops_per_second: float | None = None
     ceiling_layers: list[str] = field(default_factory=list)
@@ -64,14 +68,22 @@ class Efficiency:
     limits_key: str = ""
     arms: list[ArmEfficiency] = field(default_factory=list)
 
+    def peak(self, dtype: str = "float32") -> float | None:
+        """The matmul peak of a compute dtype (None: not measured)."""
+        if dtype in self.peaks:
+            return self.peaks[dtype]
+        return self.peak_flops_per_second if dtype == "float32" else None
+
+    def roof(self, dtype: str = "float32") -> float | None:
+        """What the roofline allows at the model's intensity: min(peak, bandwidth × AI)."""
+        peak = self.peak(dtype)
+        if peak is None or self.bandwidth_bytes_per_second is None:
+            return peak
+        return min(peak, self.bandwidth_bytes_per_second * self.intensity)
+
     @property
     def roof_flops_per_second(self) -> float | None:
-        """What the roofline allows at the model's intensity: min(peak, bandwidth × AI)."""
-        if self.peak_flops_per_second is None:
-            return None
-        if self.bandwidth_bytes_per_second is None:
-            return self.peak_flops_per_second
-        return min(self.peak_flops_per_second, self.bandwidth_bytes_per_second * self.intensity)
+        return self.roof("float32")
 
     def arm(self, key: str) -> ArmEfficiency | None:
         return next((a for a in self.arms if a.key == key), None)
@@ -86,13 +98,15 @@ class Efficiency:
         return cls(**d)
 
 
-def gap_factors(e: Efficiency, achieved: float) -> dict[str, float]:
-    """Peak ÷ achieved, split into memory, compute and overhead factors (their product)."""
-    peak = e.peak_flops_per_second
+def gap_factors(e: Efficiency, achieved: float, dtype: str = "float32") -> dict[str, float]:
+    """Peak ÷ achieved, split into memory, compute and overhead factors (their product), all
+    against the peak of the arm's compute dtype (the layer ceiling is float32's only)."""
+    peak = e.peak(dtype)
     if peak is None or achieved <= 0:
         return {}
-    roof = e.roof_flops_per_second or peak
-    ceiling = min(e.ceiling_flops_per_second or roof, roof)
+    roof = e.roof(dtype) or peak
+    measured = e.ceiling_flops_per_second if dtype == "float32" else None
+    ceiling = min(measured or roof, roof)
     return {
         "memory": peak / roof,
         "compute": roof / ceiling,
@@ -103,18 +117,20 @@ def gap_factors(e: Efficiency, achieved: float) -> dict[str, float]:
 def _arm(e: Efficiency, entry: RunEntry, source: str, flops: float,
          seconds: float) -> ArmEfficiency:
     achieved = flops / seconds
+    dtype = entry.arm.precision.compute_dtype
     a = ArmEfficiency(
         key=entry.run_id, variant=entry.variant, xla_mode=entry.xla_mode, source=source,
         flops=flops, seconds=seconds, achieved_flops_per_second=achieved,
+        compute_dtype=dtype, peak_flops_per_second=e.peak(dtype),
     )
-    if e.peak_flops_per_second:
-        a.percent_of_peak = achieved / e.peak_flops_per_second
-    if e.ceiling_flops_per_second:
+    if a.peak_flops_per_second:
+        a.percent_of_peak = achieved / a.peak_flops_per_second
+    if e.ceiling_flops_per_second and dtype == "float32":
         a.percent_of_ceiling = achieved / e.ceiling_flops_per_second
-    roof = e.roof_flops_per_second
+    roof = e.roof(dtype)
     if roof:
         a.percent_of_roof = achieved / roof
-    factors = gap_factors(e, achieved)
+    factors = gap_factors(e, achieved, dtype)
     if factors:
         a.bound = max(factors, key=lambda k: factors[k])
     return a
@@ -148,6 +164,7 @@ def compute(report: ComparisonReport, limits: MachineLimits | None) -> Efficienc
     )
     if limits is not None:
         e.peak_flops_per_second = limits.matmul_flops_per_second
+        e.peaks = dict(limits.matmul_peaks)
         e.bandwidth_bytes_per_second = limits.bandwidth_bytes_per_second
         e.device, e.device_name, e.limits_key = limits.device, limits.device_name, limits.key
         ceiling = limits.ceiling(cfg.image_size, batch)

@@ -163,13 +163,17 @@ def efficiency_rows(report: ComparisonReport) -> list[dict[str, str]]:
     add("bytes_per_step", e.bytes_per_step, "estimated from the layer shapes")
     add("arithmetic_intensity", e.intensity, "FLOP per byte, estimated")
     add("peak_flops_per_second", e.peak_flops_per_second, "float32 matmul probe")
+    for dtype, rate in e.peaks.items():
+        if dtype != "float32":
+            add(f"peak_flops_per_second_{dtype}", rate, f"{dtype} matmul probe")
     add("bandwidth_bytes_per_second", e.bandwidth_bytes_per_second, "element-wise probe")
     add("ceiling_flops_per_second", e.ceiling_flops_per_second,
         "largest layers alone: " + ", ".join(e.ceiling_layers))
     for a in e.arms:
         run = (a.key, a.variant, a.xla_mode)
         add("achieved_flops_per_second", a.achieved_flops_per_second, a.source, run)
-        add("percent_of_peak", a.percent_of_peak, "fraction of the measured peak", run)
+        add("percent_of_peak", a.percent_of_peak,
+            f"fraction of the measured {a.compute_dtype} matmul peak", run)
         add("percent_of_ceiling", a.percent_of_ceiling, "fraction of the layer ceiling", run)
         add("gap", "", a.bound, run)
     return rows

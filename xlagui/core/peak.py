@@ -3,8 +3,10 @@ FLOP/s the model's largest layers reach when run alone.
 
 A short probe in its own process (`python -m xlagui.core.peak`, TensorFlow is imported only
 there) times on the run's device:
-- a large float32 matmul (the attainable peak: what TensorFlow's best kernel reaches here; on a
-  recent NVIDIA GPU TensorFlow runs float32 matmuls in TF32 by default, as the model's do);
+- a large matmul in each compute dtype an arm can ask for (the attainable peak of each: what
+  TensorFlow's best kernel reaches here): float32 (on a recent NVIDIA GPU TensorFlow runs it in
+  TF32 by default, as the model's do), bfloat16 and float16. A 16-bit arm is compared with its
+  own dtype's peak: against float32's, AMX or tensor cores let bf16 pass 100%;
 - a large element-wise multiply, bytes read plus bytes written (the attainable bandwidth);
 - the article CNN's two largest layers (by training FLOPs) at the comparison's image size and
   batch, forward plus the gradients a training step needs, each alone (the compute-bound
@@ -34,7 +36,7 @@ from xlagui.core.arms import cpu_model
 from xlagui.core.atomic import atomic_write_text
 from xlagui.core.paths import cache_dir
 
-PROBE_VERSION = 1
+PROBE_VERSION = 2  # 2: a matmul peak per compute dtype
 CACHE_NAME = "machine_limits.json"
 PROBE_TIMEOUT_SECONDS = 180.0
 # XLAGUI_PEAK_PROBE=off: never run the probe (use what the cache has, else no limits).
@@ -67,6 +69,15 @@ class MachineLimits:
     measured: str
     probe_seconds: float
     ceilings: dict[str, LayerCeiling] = field(default_factory=dict)
+    # The matmul peak per compute dtype ("float32", "bfloat16", "float16"); older caches only
+    # have float32's, as `matmul_flops_per_second`.
+    matmul_peaks: dict[str, float] = field(default_factory=dict)
+
+    def peak(self, dtype: str = "float32") -> float | None:
+        """The matmul peak of `dtype` (None: not measured on this device)."""
+        if dtype in self.matmul_peaks:
+            return self.matmul_peaks[dtype]
+        return self.matmul_flops_per_second if dtype == "float32" else None
 
     def ceiling(self, image_size: int, batch_size: int) -> LayerCeiling | None:
         return self.ceilings.get(ceiling_key(image_size, batch_size))
@@ -213,6 +224,7 @@ def ensure(device: str, image_size: int, batch_size: int, *, path: Path | None =
             measured=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
             probe_seconds=float(out.get("probe_seconds", 0.0)),
             ceilings={ceiling_key(image_size, batch_size): ceiling},
+            matmul_peaks={str(k): float(v) for k, v in (out.get("matmul_peaks") or {}).items()},
         )
     else:
         limits = MachineLimits.from_dict(
@@ -243,10 +255,10 @@ def _best_seconds(fn: Any, *, budget: float, min_reps: int = 3, max_reps: int = 
     return best
 
 
-def probe_matmul(tf: Any, size: int, budget: float) -> float:
-    """FLOP/s of a size×size float32 matmul (2·n³ FLOPs), the best of a few."""
-    a = tf.random.uniform((size, size), dtype=tf.float32, seed=1)
-    b = tf.random.uniform((size, size), dtype=tf.float32, seed=2)
+def probe_matmul(tf: Any, size: int, budget: float, dtype: str = "float32") -> float:
+    """FLOP/s of a size×size matmul in `dtype` (2·n³ FLOPs), the best of a few."""
+    a = tf.cast(tf.random.uniform((size, size), dtype=tf.float32, seed=1), dtype)
+    b = tf.cast(tf.random.uniform((size, size), dtype=tf.float32, seed=2), dtype)
     # Reading back one element waits for the device without copying the whole product.
     f = tf.function(lambda a, b: tf.matmul(a, b)[0, 0])
     seconds = _best_seconds(lambda: float(f(a, b)), budget=budget)
@@ -315,6 +327,12 @@ def probe_layers(tf: Any, image_size: int, batch_size: int, budget: float) -> di
     }
 
 
+# Every compute dtype an arm can ask for. Where the device has no native support TensorFlow
+# converts, and the probe shows what that gets (on this project's AMX CPU a 1024² matmul ran at
+# 112 GFLOP/s in float32 and float16, 681 in bfloat16: fp16 arms are slow for other ops).
+PROBED_DTYPES = ("float32", "bfloat16", "float16")
+
+
 def probe(device: str, image_size: int, batch_size: int, *, peak: bool = True,
           quick: bool = False) -> dict[str, Any]:
     import tensorflow as tf
@@ -328,7 +346,10 @@ def probe(device: str, image_size: int, batch_size: int, *, peak: bool = True,
         if peak:
             size = 256 if quick else (8192 if gpu else 2048)
             out["matmul_size"] = size
-            out["matmul_flops_per_second"] = probe_matmul(tf, size, budget)
+            out["matmul_peaks"] = {
+                dtype: probe_matmul(tf, size, budget, dtype) for dtype in PROBED_DTYPES
+            }
+            out["matmul_flops_per_second"] = out["matmul_peaks"]["float32"]
             floats = (1 << 20) if quick else ((1 << 28) if gpu else (1 << 25))
             moved, rate = probe_bandwidth(tf, floats, budget)
             out["bandwidth_bytes"] = moved

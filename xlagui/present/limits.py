@@ -7,7 +7,7 @@ Every figure comes from `xlagui.core.efficiency` (counted work ÷ measured time)
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from xlagui.core.efficiency import ArmEfficiency, Efficiency, gap_factors
@@ -63,12 +63,24 @@ def arm_label(a: ArmEfficiency) -> str:
 def arm_value(a: ArmEfficiency) -> str:
     parts = [flop_rate(a.achieved_flops_per_second)]
     if a.percent_of_peak is not None:
-        parts.append(f"{a.percent_of_peak:.1%} of peak")
+        parts.append(f"{a.percent_of_peak:.1%} of {peak_words(a)}")
     if a.percent_of_ceiling is not None:
         parts.append(f"{a.percent_of_ceiling:.0%} of the layer ceiling")
     if a.bound:
         parts.append(f"gap: {a.bound}")
     return ", ".join(parts)
+
+
+def peak_words(a: ArmEfficiency) -> str:
+    """Which peak a figure is against: "peak" for float32, "the bfloat16 peak" otherwise."""
+    return "peak" if a.compute_dtype == "float32" else f"the {a.compute_dtype} peak"
+
+
+def other_peaks(e: Efficiency) -> str:
+    """The 16-bit peaks beside float32's: ", bfloat16 1.9 TFLOP/s, float16 360 GFLOP/s"."""
+    return "".join(
+        f", {dtype} {flop_rate(rate)}" for dtype, rate in e.peaks.items() if dtype != "float32"
+    )
 
 
 def headline_arms(e: Efficiency) -> list[ArmEfficiency]:
@@ -100,7 +112,7 @@ def efficiency_rows(c: Comparison | None) -> list[tuple[str, str]]:
         rows.append(
             (
                 "Machine limit",
-                f"{flop_rate(e.peak_flops_per_second)} float32 matmul peak; memory "
+                f"{flop_rate(e.peak_flops_per_second)} float32 matmul peak{other_peaks(e)}; memory "
                 f"{byte_rate(e.bandwidth_bytes_per_second)}{ceiling}",
             )
         )
@@ -123,15 +135,18 @@ def limit_verdict(c: Comparison | None) -> str:
                          f"{flop_rate(a.achieved_flops_per_second)}" for a in arms)
         return f"Achieved {unit}: {each}; the machine's peak was not measured."
     each = ", ".join(
-        f"{a.percent_of_peak:.0%} with {arm_words(a)}" for a in arms
+        f"{a.percent_of_peak:.0%} with {arm_words(a)}"
+        + ("" if a.compute_dtype == "float32" or a.peak_flops_per_second is None
+           else f" (of the {a.compute_dtype} peak, {flop_rate(a.peak_flops_per_second)})")
+        for a in arms
+        if a.percent_of_peak is not None
     )
     text = (f"Against the measured peak of {flop_rate(e.peak_flops_per_second)}, the model "
             f"reaches {each} {unit}.")
-    if any("16" in a.variant for a in arms):
-        # The probe multiplies float32 matrices; AMX or tensor cores run bf16/fp16 faster.
-        text += " (The peak is float32's: a 16-bit arm can pass it.)"
-    best = max(arms, key=lambda a: a.achieved_flops_per_second)
-    factors = gap_factors(e, best.achieved_flops_per_second)
+    # The gap is read for the float32 arms: the layer ceiling was measured in float32.
+    plain = [a for a in arms if a.compute_dtype == "float32"] or arms
+    best = max(plain, key=lambda a: a.achieved_flops_per_second)
+    factors = gap_factors(e, best.achieved_flops_per_second, best.compute_dtype)
     if not factors:
         return text
     bound = max(factors, key=lambda k: factors[k])
@@ -169,6 +184,7 @@ class RooflinePoint:
     variant: str
     intensity: float  # FLOP/byte
     flops_per_second: float
+    compute_dtype: str = "float32"
 
 
 @dataclass(frozen=True)
@@ -181,6 +197,9 @@ class Roofline:
     points: list[RooflinePoint]
     x_range: tuple[float, float]  # FLOP/byte, for a log axis
     note: str = INTENSITY_NOTE
+    # The peaks of the other compute dtypes the arms use ({"bfloat16": 1.9e12}): one ceiling
+    # each, beside float32's `peak`.
+    other_peaks: dict[str, float] = field(default_factory=dict)
 
     def roof(self, intensity: float) -> float:
         return min(self.peak, self.bandwidth * intensity)
@@ -199,9 +218,15 @@ def roofline(c: Comparison | None) -> Roofline | None:
             or not e.arms):
         return None
     points = [
-        RooflinePoint(arm_label(a), a.variant, e.intensity, a.achieved_flops_per_second)
+        RooflinePoint(arm_label(a), a.variant, e.intensity, a.achieved_flops_per_second,
+                      a.compute_dtype)
         for a in headline_arms(e)
     ]
+    others = {
+        p.compute_dtype: peak
+        for p in points
+        if p.compute_dtype != "float32" and (peak := e.peak(p.compute_dtype)) is not None
+    }
     ridge = e.peak_flops_per_second / e.bandwidth_bytes_per_second
     low = min(ridge, e.intensity) / 10
     high = max(ridge, e.intensity) * 10
@@ -211,4 +236,5 @@ def roofline(c: Comparison | None) -> Roofline | None:
         ceiling=e.ceiling_flops_per_second,
         points=points,
         x_range=(low, high),
+        other_peaks=others,
     )

@@ -343,12 +343,14 @@ class RooflinePlot:
                             name="largest layers alone")
         self.arms: list[pg.PlotDataItem] = []
         self.drawn: list[tuple[str, float, float]] = []  # label, FLOP/byte, GFLOP/s
+        self.peaks: dict[str, pg.PlotDataItem] = {}  # a ceiling per other compute dtype
 
     def show_roofline(self, roof: Roofline | None) -> None:
-        for item in self.arms:
+        for item in [*self.arms, *self.peaks.values()]:
             self.item.removeItem(item)
             self.legend.removeItem(item)
         self.arms = []
+        self.peaks = {}
         self.drawn = []
         if roof is None:
             set_xy(self.roof, [], [])
@@ -361,6 +363,14 @@ class RooflinePlot:
             set_xy(self.ceiling, [low, high], [roof.ceiling / 1e9] * 2)
         else:
             set_xy(self.ceiling, [], [])
+        for dtype, peak in roof.other_peaks.items():
+            # The same bandwidth slope, up to this dtype's own peak.
+            ridge = peak / roof.bandwidth
+            item = line(self.widget, QColor("#6b6f76"), width=1.5, dashed=True,
+                        name=f"{dtype} peak and bandwidth")
+            xs = sorted({low, min(max(ridge, low), high), high})
+            set_xy(item, xs, [min(peak, roof.bandwidth * x) / 1e9 for x in xs])
+            self.peaks[dtype] = item
         for i, p in enumerate(roof.points):
             item = dots(self.widget, color(p.variant), symbol=self.SYMBOLS[i % 5], size=11,
                         name=p.label)
@@ -369,4 +379,5 @@ class RooflinePlot:
             self.drawn.append((p.label, p.intensity, p.flops_per_second / 1e9))
         lowest = min([p.flops_per_second for p in roof.points] + [roof.roof(low)]) / 1e9
         self.item.setXRange(np.log10(low), np.log10(high), padding=0.02)
-        self.item.setYRange(np.log10(lowest / 3), np.log10(roof.peak / 1e9 * 2), padding=0)
+        top = max([roof.peak, *roof.other_peaks.values()])
+        self.item.setYRange(np.log10(lowest / 3), np.log10(top / 1e9 * 2), padding=0)
