@@ -55,6 +55,7 @@ def _quick(
         "stopped_by": i["stopped_by"],
         "block_steps": i["block_steps"],
         "recommended": c.get("recommended_arm"),
+        "recommendation": c.get("recommendation") or "",
         "arms": {a["arm"]: a for a in i["arms"]},
     }
 
@@ -216,7 +217,13 @@ def main() -> None:
             speed = (
                 f"{1 / a['ratio']:.2f}× faster" if a["ratio"] < 1 else f"{a['ratio']:.2f}× slower"
             )
-            star = "★" if r["recommended"] == k else ""
+            # A missing star names its reason: the recommendation's sentence, which says why
+            # every faster arm was passed over (and which arms tie).
+            star = "★" if r["recommended"] == k else (
+                "why not: " + r["recommendation"].replace("|", "/")
+                if r["recommended"] is None or (a["high"] is not None and a["high"] < 1)
+                else ""
+            )
             lines.append(
                 f"| {n} | {k} | {a['ratio']:.3f} | {ci} | {hw} | {a['pairs']} | {speed} | "
                 f"{star} | {r['wall']:.0f} s |"
