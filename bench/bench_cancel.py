@@ -29,8 +29,9 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 from tests.helpers.images import make_split_dataset
 from xlagui.core.config import RunConfig, XlaMode
 from xlagui.core.events import BatchEvent, CancelledEvent, Event, StartedEvent
-from xlagui.core.runner import RunSpec, run_worker, samples_from_scan
+from xlagui.core.runner import run_worker, samples_from_scan
 from xlagui.core.scan import scan_dataset
+from xlagui.core.spec import RunSpec
 from xlagui.core.task import TaskState
 
 GOAL = 2.0

@@ -5,11 +5,12 @@ dumps nothing (`none`), measured with the interleaved measurement.
     python bench/bench_evidence.py --image-size 64 --rounds 3 --budget 20 [--write]
 
 Each round starts three measuring workers on the demo set, all `jit`, that differ only in their
-XLA_FLAGS (`runner.XLA_DUMPS`); `measure_interleaved` warms each up alone (its first step pays the
-compile) and then alternates blocks of steps between them. Per arm it reports the compile time
-TensorFlow logs for the train step (`Compiled … compile time: N us`), the first step minus a warm
-one, the steady step against the no-dump arm (median of per-round ratios), and the dump's files
-and bytes. Rounds repeat this with fresh workers, so the compile figures get more than one sample.
+XLA_FLAGS (`worker_process.XLA_DUMPS`); `measure_interleaved` warms each up alone (its first step
+pays the compile) and then alternates blocks of steps between them. Per arm it reports the compile
+time TensorFlow logs for the train step (`Compiled … compile time: N us`), the first step minus a
+warm one, the steady step against the no-dump arm (median of per-round ratios), and the dump's
+files and bytes. Rounds repeat this with fresh workers, so the compile figures get more than one
+sample.
 """
 
 from __future__ import annotations
@@ -28,7 +29,9 @@ from xlagui.core.config import RunConfig, XlaMode
 from xlagui.core.events import Event
 from xlagui.core.interleave import MeasureSettings, arm_timing, measure_interleaved, pair_up
 from xlagui.core.pairs import estimate_ratio
-from xlagui.core.runner import RunSpec, samples_from_scan, xla_flags
+from xlagui.core.runner import samples_from_scan
+from xlagui.core.spec import RunSpec
+from xlagui.core.worker_process import xla_flags
 
 ARMS = ("none", "text", "nometa")
 

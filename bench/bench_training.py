@@ -36,8 +36,9 @@ from _common import (
 
 from xlagui.core.config import RunConfig, XlaMode
 from xlagui.core.demo import ensure_demo_dataset
-from xlagui.core.runner import RunSpec, run_worker, samples_from_scan
+from xlagui.core.runner import run_worker, samples_from_scan
 from xlagui.core.scan import DatasetScan, scan_dataset
+from xlagui.core.spec import RunSpec
 from xlagui.core.task import TaskState
 
 

@@ -21,8 +21,9 @@ from xlagui.cli import main
 from xlagui.core import history
 from xlagui.core.compare import SaveError, new_report, run_comparison
 from xlagui.core.config import RunConfig, XlaMode
-from xlagui.core.runner import RunResult, RunSpec, run_worker, samples_from_scan
+from xlagui.core.runner import RunResult, run_worker, samples_from_scan
 from xlagui.core.scan import scan_dataset
+from xlagui.core.spec import RunSpec
 from xlagui.core.task import TaskState
 
 

@@ -33,7 +33,7 @@ def main() -> int:
     from PySide6.QtTest import QTest
     from PySide6.QtWidgets import QCheckBox
 
-    from xlagui.core.runner import RunSpec
+    from xlagui.core.spec import RunSpec
     from xlagui.ui.app import CrashHandler, make_application
     from xlagui.ui.main_window import MainWindow
     from xlagui.ui.report_png import render_report_png

@@ -147,7 +147,8 @@ def test_what_xla_did_comes_from_one_untimed_compile_per_xla_arm(
     """Only the inspection compile dumps XLA's HLO; the timed workers (measuring and training)
     run without the dump, whose cost BENCHMARKS.md measured."""
     from xlagui.core.compare import run_inspection, spec_for
-    from xlagui.core.runner import RunResult, RunSpec, samples_from_scan
+    from xlagui.core.runner import RunResult, samples_from_scan
+    from xlagui.core.spec import RunSpec
 
     report = new_report(
         scan, RunConfig(epochs=1, batch_size=4, image_size=48, arms=("bf16", "jit+bf16"))

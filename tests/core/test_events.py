@@ -163,8 +163,11 @@ def test_protocol_version_is_checked() -> None:
 def test_worker_commands_round_trip_and_refuse_bad_fields() -> None:
     for cmd in (WorkerCommand("block", steps=4, seq=7), WorkerCommand("finish")):
         assert WorkerCommand.from_json(cmd.to_json()) == cmd
-    assert WorkerCommand.from_json("cancel\n") == WorkerCommand("cancel")
+    assert WorkerCommand.from_json(WorkerCommand("cancel").to_json() + "\n") == WorkerCommand(
+        "cancel"
+    )
     for bad, match in (
+        ("cancel", "not a worker command"),  # one format: the bare word is not a command
         ('{"cmd":"explode"}', "unknown worker command"),
         ('{"cmd":"block","steps":0}', "at least 1 step"),
         ('{"cmd":"block","steps":"4"}', "'steps'"),

@@ -14,7 +14,7 @@ import pytest
 
 from xlagui.core import evidence, hlo
 from xlagui.core.config import XlaMode
-from xlagui.core.runner import worker_env, xla_flags
+from xlagui.core.worker_process import worker_env, xla_flags
 
 DUMP = Path(__file__).resolve().parent.parent / "helpers" / "hlo_dump"
 NAME = "a_inference_one_step_on_data_2829__.12"

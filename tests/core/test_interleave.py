@@ -9,6 +9,7 @@ import json
 import sys
 import threading
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,7 @@ import pytest
 from tests.helpers.images import make_split_dataset
 from xlagui.core.compare import new_report, run_measurement
 from xlagui.core.config import RunConfig
-from xlagui.core.events import BlockEvent, Event
+from xlagui.core.events import BlockEvent, CancelledEvent, Event
 from xlagui.core.interleave import (
     choose_block_steps,
     round_members,
@@ -26,8 +27,8 @@ from xlagui.core.interleave import (
 )
 from xlagui.core.pairs import RatioEstimate
 from xlagui.core.report import ComparisonReport, RunEntry
-from xlagui.core.runner import RunSpec
 from xlagui.core.scan import DatasetScan, scan_dataset
+from xlagui.core.spec import RunSpec
 from xlagui.core.task import TaskState
 
 FAKE = Path(__file__).resolve().parents[1] / "helpers" / "fake_measure_worker.py"
@@ -43,8 +44,28 @@ def fake_command(spec: RunSpec) -> list[str]:
     return [sys.executable, str(FAKE), str(spec.run_dir / "spec.json")]
 
 
+class SteppingClock:
+    """A clock that moves `step` seconds each time it is read: the measurement reads it once
+    at the start and once after every round, so round r ends at (r + 1) × `step` seconds,
+    whatever the machine's speed."""
+
+    def __init__(self, step: float = 1.0) -> None:
+        self.step = step
+        self.now = -step
+
+    def __call__(self) -> float:
+        self.now += self.step
+        return self.now
+
+
 def measure(
-    scan: DatasetScan, out: Path, state: TaskState | None = None, **fake: Any
+    scan: DatasetScan,
+    out: Path,
+    state: TaskState | None = None,
+    *,
+    clock: Callable[[], float] | None = None,
+    on_event: Callable[[RunEntry, Event], None] | None = None,
+    **fake: Any,
 ) -> tuple[ComparisonReport, list[tuple[str, Event]]]:
     budget = int(fake.pop("budget", 10))
     target = float(fake.pop("target", 3.0))
@@ -58,13 +79,20 @@ def measure(
     )
     report = new_report(scan, config)
     seen: list[tuple[str, Event]] = []
+
+    def relay(entry: RunEntry, event: Event) -> None:
+        seen.append((entry.run_id, event))
+        if on_event is not None:
+            on_event(entry, event)
+
     run_measurement(
         report,
         scan,
         out,
         state or TaskState(),
-        on_event=lambda entry, ev: seen.append((entry.run_id, ev)),
+        on_event=relay,
         command_for=fake_command,
+        **({"clock": clock} if clock is not None else {}),
     )
     return report, seen
 
@@ -181,11 +209,15 @@ def test_every_arm_takes_part_until_it_has_its_first_pairs() -> None:
 
 def test_budget_stops_a_noisy_measurement(scan: DatasetScan, tmp_path: Path) -> None:
     # The XLA side's blocks swing ±30%: the interval stays wider than ±3% and the budget ends it.
-    report, _ = measure(scan, tmp_path / "out", ratio=2.0, sleep=1.0, jitter=0.3, budget=10)
+    # Each round takes 1 s of the fake clock, so the 10 s budget is spent after exactly 10.
+    report, _ = measure(
+        scan, tmp_path / "out", clock=SteppingClock(1.0), ratio=2.0, jitter=0.3, budget=10
+    )
     i = report.comparison.interleaved if report.comparison else None
     assert i is not None
     assert i.stopped_by == "budget"
-    assert i.measuring_seconds is not None and 10 <= i.measuring_seconds < 13
+    assert i.measuring_seconds == 10.0
+    assert i.pairs == 10  # not one round more: the budget is checked after every round
     assert i.half_width is not None and i.half_width > 0.03
     assert "The time budget ran out before the ±3% precision was reached" in (
         report.comparison.verdict  # type: ignore[union-attr]
@@ -233,12 +265,23 @@ def test_stop_mid_block_keeps_the_pairs(scan: DatasetScan, tmp_path: Path) -> No
 
 def test_worker_that_ignores_a_stop_is_terminated(scan: DatasetScan, tmp_path: Path) -> None:
     state = TaskState()
-    threading.Timer(1.5, state.request_interruption).start()
-    report, _ = measure(scan, tmp_path / "out", state, ratio=2.0, hang_at=2)
-    cancelled = [e for r in report.measure_runs for e in r.events if e.type == "cancelled"]
-    assert any(getattr(e, "forced", False) for e in cancelled)
+
+    def stop_in_round_2(entry: RunEntry, event: Event) -> None:
+        # Round 2 runs the baseline first, then XLA: the stop comes as XLA is handed its block
+        # of round 2, which it spends asleep ignoring the cancel (`hang_at`).
+        if entry.variant == "baseline" and isinstance(event, BlockEvent) and event.seq == 2:
+            state.request_interruption()
+
+    report, _ = measure(
+        scan, tmp_path / "out", state, on_event=stop_in_round_2, ratio=2.0, hang_at=2
+    )
+    baseline, xla = report.measure_runs
+    assert isinstance(xla.events[-1], CancelledEvent) and xla.events[-1].forced is True
+    assert isinstance(baseline.events[-1], CancelledEvent)
+    assert baseline.events[-1].forced is False  # the idle one stopped when asked
     i = report.comparison.interleaved if report.comparison else None
     assert i is not None and i.pairs == 2 and i.stopped_by == "stopped"
+    assert len(blocks(baseline)) == 3 and len(blocks(xla)) == 2  # round 2 has no pair
 
 
 def test_worker_dying_mid_measurement(scan: DatasetScan, tmp_path: Path) -> None:

@@ -64,15 +64,15 @@ def test_each_arm_kind_reads_back_what_is_in_effect(
     from xlagui.core.arms import parse_arm
     from xlagui.core.compare import plan_measure_runs, spec_for
     from xlagui.core.events import WorkerCommand
-    from xlagui.core.interleave import MeasuringWorker
     from xlagui.core.runner import samples_from_scan
+    from xlagui.core.worker_process import WorkerProcess
 
     config = RunConfig(batch_size=8, image_size=48, quick=True, seed=1, arms=(arm,), xla="jit")
     report = new_report(scan, config)
     entry = next(e for e in plan_measure_runs(config) if e.arm.name == arm)
     spec = spec_for(entry, report, samples_from_scan(scan), tmp_path / "out", mode="measure")
     events: list = []
-    worker = MeasuringWorker(spec, events.append)
+    worker = WorkerProcess(spec, events.append)
     state = TaskState()
     worker.start()
     try:
@@ -106,15 +106,15 @@ def test_keras_auto_arm_leaves_xla_off_on_a_cpu(scan: DatasetScan, tmp_path: Pat
     no XLA, and the worker says so (the arm is then NOT VALID: it did not engage)."""
     from xlagui.core.compare import plan_measure_runs, spec_for
     from xlagui.core.events import WorkerCommand
-    from xlagui.core.interleave import MeasuringWorker
     from xlagui.core.runner import samples_from_scan
+    from xlagui.core.worker_process import WorkerProcess
 
     config = RunConfig(batch_size=8, image_size=48, quick=True, seed=1, arms=("auto",), xla="jit")
     report = new_report(scan, config)
     entry = next(e for e in plan_measure_runs(config) if e.arm.name == "auto")
     assert entry.xla_mode == "auto"
     spec = spec_for(entry, report, samples_from_scan(scan), tmp_path / "out", mode="measure")
-    worker = MeasuringWorker(spec, lambda e: None)
+    worker = WorkerProcess(spec, lambda e: None)
     state = TaskState()
     worker.start()
     try:

@@ -22,15 +22,11 @@ from xlagui.core.events import (
     RunSummary,
     StartedEvent,
 )
-from xlagui.core.runner import (
-    CANCEL_GRACE_SECONDS,
-    RunResult,
-    RunSpec,
-    run_worker,
-    samples_from_scan,
-)
+from xlagui.core.runner import RunResult, run_worker, samples_from_scan
 from xlagui.core.scan import DatasetScan, scan_dataset
+from xlagui.core.spec import RunSpec
 from xlagui.core.task import TaskState
+from xlagui.core.worker_process import CANCEL_GRACE_SECONDS
 
 pytestmark = pytest.mark.tf
 

@@ -15,6 +15,10 @@ how it behaves:
 - `sleep`: really sleep this share of the reported time, so blocks take wall time;
 - `die_at` / `hang_at`: a round at which the XLA arm exits with an error / sleeps ignoring
   cancel; `slow_at`: a round whose block sleeps 30 s but stops at a cancel; `protocol`.
+- supervision (`tests/core/test_worker_process.py`): `malformed`: a line written right after
+  `started`; `ignore_cancel`: a `cancel` command changes nothing; `ignore_sigterm`: SIGTERM is
+  ignored too (only a kill ends it); `warmup_dies`: at `warmup` the worker dies without a word,
+  "sigkill" as the kernel's OOM killer ends a process, "memoryerror" of an uncaught MemoryError.
 - arms (more than one arm besides the baseline): `ratios` maps a variant ("xla", "bf16", …) to
   its ratio (else `ratio`); `accuracy` maps a variant (or "baseline") to the validation accuracy
   reported at `finish` (0.9 unless said); `nan` lists variants whose losses are not finite;
@@ -27,6 +31,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import signal
 import sys
 import threading
 import time
@@ -68,6 +73,8 @@ def main() -> int:
     t0 = time.perf_counter()
     cancel = threading.Event()
     out = sys.stdout
+    if fake.get("ignore_sigterm"):
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
 
     def emit(event: object) -> None:
         event.t = round(time.perf_counter() - t0, 6)  # type: ignore[attr-defined]
@@ -94,6 +101,9 @@ def main() -> int:
             loss_scale=policy == "mixed_float16",
         )
     )
+    if "malformed" in fake:
+        out.write(str(fake["malformed"]) + "\n")
+        out.flush()
     if spec.get("mode") == "inspect":  # the short compile with XLA's dump: nothing to time
         evidence = XlaEvidence(compiled=uses_xla, hlo_modules=int(uses_xla), fusions=3)
         emit(FinishedEvent(summary=RunSummary(mode="inspect", steps_done=1, xla_evidence=evidence)))
@@ -106,6 +116,8 @@ def main() -> int:
             command = WorkerCommand.from_json(line)
             with log.open("a", encoding="utf-8") as fh:
                 fh.write(f"{time.time():.6f} {command.to_json()}\n")
+            if command.cmd == "cancel" and fake.get("ignore_cancel"):
+                continue  # busy in something that never checks (a long XLA compile)
             if command.cmd == "cancel":
                 cancel.set()
             with ready:
@@ -123,6 +135,10 @@ def main() -> int:
         if command.cmd == "cancel":
             emit(CancelledEvent(reason=f"stopped after {steps_done} steps"))
             return 0
+        if command.cmd == "warmup" and fake.get("warmup_dies") == "sigkill":
+            os.kill(os.getpid(), signal.SIGKILL)  # what the kernel's OOM killer does
+        if command.cmd == "warmup" and fake.get("warmup_dies") == "memoryerror":
+            raise MemoryError("the fake worker's allocation failed")
         if command.cmd == "warmup":
             compile_seconds = float(fake.get("compile", 1.0)) if uses_xla else 0.0
             emit(

@@ -31,8 +31,9 @@ def record(out_dir: Path = RECORDED) -> list[Path]:
         sys.path.insert(0, str(ROOT))
     from tests.helpers.datasets import tiny_split_dataset
     from xlagui.core.config import RunConfig, XlaMode
-    from xlagui.core.runner import RunSpec, run_worker, samples_from_scan
+    from xlagui.core.runner import run_worker, samples_from_scan
     from xlagui.core.scan import scan_dataset
+    from xlagui.core.spec import RunSpec
     from xlagui.core.task import TaskState
 
     out_dir.mkdir(parents=True, exist_ok=True)

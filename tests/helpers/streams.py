@@ -39,7 +39,8 @@ from xlagui.core.events import (
     read_events,
 )
 from xlagui.core.evidence import XlaEvidence
-from xlagui.core.runner import RunResult, RunSpec
+from xlagui.core.runner import RunResult
+from xlagui.core.spec import RunSpec
 from xlagui.core.stats import summarize_epochs
 from xlagui.core.task import TaskState
 

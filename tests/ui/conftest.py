@@ -16,7 +16,7 @@ from tests.helpers.images import make_split_dataset
 from tests.helpers.streams import FakeWorker, run_events
 from xlagui.core import arms
 from xlagui.core.events import ErrorEvent
-from xlagui.core.runner import RunSpec
+from xlagui.core.spec import RunSpec
 from xlagui.ui.app import GuiThreadGarbageCollector
 from xlagui.ui.main_window import MainWindow
 

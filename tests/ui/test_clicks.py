@@ -38,7 +38,8 @@ from tests.helpers.datasets import elephants_with_problems
 from tests.helpers.streams import FakeWorker
 from tests.ui.conftest import WindowFactory, fake_worker
 from xlagui.core.events import EpochEvent, Event
-from xlagui.core.runner import RunResult, RunSpec
+from xlagui.core.runner import RunResult
+from xlagui.core.spec import RunSpec
 from xlagui.core.task import TaskState
 from xlagui.ui.main_window import TAB_DATASET, TAB_HISTORY, TAB_RUNS, MainWindow
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import subprocess
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -26,7 +27,8 @@ from xlagui.core.exclusions import Exclusions, without_recorded
 from xlagui.core.interleave import MeasureSettings, measure_interleaved
 from xlagui.core.pipeline import Sample
 from xlagui.core.report import ComparisonReport, MeasurementRecord, RunEntry, host_environment
-from xlagui.core.runner import RunResult, RunSpec, run_worker, samples_from_scan
+from xlagui.core.runner import RunResult, run_worker, samples_from_scan
+from xlagui.core.spec import RunSpec
 from xlagui.core.task import TaskState
 
 if TYPE_CHECKING:
@@ -202,6 +204,7 @@ def run_measurement(
     on_event: Callable[[RunEntry, Event], None] | None = None,
     on_round: Callable[[ComparisonReport], None] | None = None,
     command_for: Callable[[RunSpec], list[str] | None] | None = None,
+    clock: Callable[[], float] = time.monotonic,
 ) -> ComparisonReport:
     """The interleaved speed measurement of `report.measure_runs` (baseline first).
 
@@ -239,6 +242,7 @@ def run_measurement(
         on_event=relay,
         on_round=round_done,
         command_for=command_for,
+        clock=clock,
     )
     report.measurement = MeasurementRecord(
         stopped_by=outcome.stopped_by,

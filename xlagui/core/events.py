@@ -454,8 +454,9 @@ class WorkerCommand:
 
     `warmup`: time the first step and `steps` steady ones. `block`: run `steps` steps as round
     `seq`. `finish`: train `steps` more steps, untimed (an arm catching up with the baseline's
-    count), evaluate the validation set, report the summary and exit. `cancel` (also accepted
-    as the bare word, which training workers understand): stop at the next step.
+    count), evaluate the validation set, report the summary and exit. `cancel`: stop at the
+    next step (a training worker too; `worker_process.WorkerProcess.cancel` sends it, in this
+    one format).
     """
 
     cmd: str
@@ -478,8 +479,6 @@ class WorkerCommand:
     @classmethod
     def from_json(cls, line: str) -> WorkerCommand:
         line = line.strip()
-        if line == "cancel":
-            return cls("cancel")
         try:
             data = json.loads(line)
         except json.JSONDecodeError as exc:

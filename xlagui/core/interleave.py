@@ -14,49 +14,30 @@ CPU or the GPU.
 After every round the per-round ratios give an estimate with an interval (`xlagui.core.pairs`),
 and the measurement stops when that interval is narrow enough or the time budget is spent.
 
-The parent only orchestrates: blocks are timed inside the workers.
+The parent only orchestrates: blocks are timed inside the workers. Each worker is a
+`xlagui.core.worker_process.WorkerProcess`, the supervisor the training runs use too.
 """
 
 from __future__ import annotations
 
-import contextlib
 import functools
-import json
 import math
-import os
-import queue
-import shutil
-import subprocess
-import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
-from typing import IO
 
 from xlagui.core import pairs
 from xlagui.core.events import (
     BlockEvent,
-    CancelledEvent,
     ErrorEvent,
     Event,
     FinishedEvent,
-    ProtocolError,
-    StartedEvent,
     WarmupEvent,
     WorkerCommand,
-    check_protocol,
-    parse_event,
 )
-from xlagui.core.runner import (
-    CANCEL_GRACE_SECONDS,
-    TERMINATE_GRACE_SECONDS,
-    RunSpec,
-    died_event,
-    worker_command,
-    worker_env,
-)
+from xlagui.core.spec import RunSpec
 from xlagui.core.task import TaskState
+from xlagui.core.worker_process import Stopped, WorkerGone, WorkerProcess
 
 # A block should last about a second: long enough that the per-block overhead (a pipe round
 # trip, reading the loss) is noise, short enough that drift within a round stays small.
@@ -94,18 +75,6 @@ class MeasureOutcome:
     measuring_seconds: float
     error: ErrorEvent | None = None
     arm_block_steps: list[int] | None = None  # every worker's K, the baseline first
-
-
-class WorkerGone(Exception):
-    """A measuring worker ended (error, cancel, death) while the parent waited for it."""
-
-    def __init__(self, event: Event) -> None:
-        super().__init__(getattr(event, "message", event.type))
-        self.event = event
-
-
-class Stopped(Exception):
-    """The user asked the measurement to stop."""
 
 
 def choose_block_steps(step_seconds: Sequence[float], block_seconds: float = BLOCK_SECONDS) -> int:
@@ -184,182 +153,6 @@ def round_order(arms: int, seq: int) -> list[int]:
     return list(rows[seq % len(rows)])
 
 
-class MeasuringWorker:
-    """One live worker process in measure mode, asked for warm-up and blocks on its stdin.
-
-    Every event it sends goes to `deliver` (and to the run's events.jsonl) as it arrives.
-    """
-
-    def __init__(
-        self,
-        spec: RunSpec,
-        deliver: Callable[[Event], None],
-        *,
-        command: Sequence[str] | None = None,
-        cancel_grace: float = CANCEL_GRACE_SECONDS,
-        terminate_grace: float = TERMINATE_GRACE_SECONDS,
-    ) -> None:
-        self.spec = spec
-        self._deliver = deliver
-        self._command = list(command) if command else None
-        self._cancel_grace = cancel_grace
-        self._terminate_grace = terminate_grace
-        self._lines: queue.Queue[str | None] = queue.Queue()
-        self._proc: subprocess.Popen[str] | None = None
-        self._log: IO[bytes] | None = None
-        self._events: IO[str] | None = None
-        self._t0 = time.perf_counter()
-        self._reader: threading.Thread | None = None
-        self.terminal: Event | None = None
-
-    @property
-    def log_path(self) -> Path:
-        return self.spec.run_dir / "worker.log"
-
-    def start(self) -> None:
-        run_dir = self.spec.run_dir
-        run_dir.mkdir(parents=True, exist_ok=True)
-        spec_path = run_dir / "spec.json"
-        spec_path.write_text(json.dumps(self.spec.to_dict(), indent=1), encoding="utf-8")
-        (run_dir / "tmp").mkdir(exist_ok=True)
-        self._log = self.log_path.open("wb")
-        self._events = (run_dir / "events.jsonl").open("w", encoding="utf-8")
-        self._proc = subprocess.Popen(
-            self._command or worker_command(spec_path),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=self._log,
-            env=worker_env(
-                self.spec.xla_mode, self.spec.config.device, run_dir, self.spec.xla_dump
-            ),
-            text=True,
-            encoding="utf-8",
-            start_new_session=(os.name == "posix"),
-        )
-        assert self._proc.stdout is not None
-        self._reader = threading.Thread(target=self._read, args=(self._proc.stdout,), daemon=True)
-        self._reader.start()
-
-    def _read(self, stream: IO[str]) -> None:
-        for line in stream:
-            self._lines.put(line)
-        self._lines.put(None)
-
-    def _record(self, event: Event) -> None:
-        if self._events is not None:
-            self._events.write(event.to_json() + "\n")
-            self._events.flush()
-        if event.type in ("finished", "cancelled", "error"):
-            self.terminal = event
-        self._deliver(event)
-
-    def send(self, command: WorkerCommand) -> None:
-        assert self._proc is not None and self._proc.stdin is not None
-        try:
-            self._proc.stdin.write(command.to_json() + "\n")
-            self._proc.stdin.flush()
-        except OSError:
-            pass  # it died; wait_for() finds out and says how
-
-    def wait_for(self, kind: str, state: TaskState) -> Event:
-        """The next event of type `kind`, relaying everything before it. Raises `Stopped` when
-        the user asks to stop (after stopping this worker) and `WorkerGone` when it ends."""
-        assert self._proc is not None
-        while True:
-            if state.is_interruption_requested():
-                self.stop()
-                raise Stopped()
-            try:
-                line = self._lines.get(timeout=0.05)
-            except queue.Empty:
-                continue
-            if line is None:
-                if self.terminal is None:
-                    died = died_event(self._proc.wait(), self.log_path)
-                    died.t = round(time.perf_counter() - self._t0, 6)
-                    self._record(died)
-                raise WorkerGone(self.terminal or ErrorEvent(message="the worker ended"))
-            try:
-                event = parse_event(line)
-                if isinstance(event, StartedEvent):
-                    check_protocol(event)
-            except ProtocolError as exc:
-                if not line.lstrip().startswith("{"):
-                    continue  # not ours (a library printing to stdout); the log has it
-                error = ErrorEvent(
-                    error_type=type(exc).__name__,
-                    message=str(exc),
-                    hint="The worker and the app do not speak the same protocol.",
-                )
-                self._record(error)
-                self.stop()
-                raise WorkerGone(error) from None
-            self._record(event)
-            if event.type == kind:
-                return event
-            if event.type in ("finished", "cancelled", "error"):
-                raise WorkerGone(event)
-
-    def stop(self) -> None:
-        """Cooperative first (`cancel` at the next step), then terminate, then kill."""
-        proc = self._proc
-        if proc is None or proc.poll() is not None:
-            return
-        self.send(WorkerCommand("cancel"))
-        deadline = time.monotonic() + self._cancel_grace
-        forced = False
-        while proc.poll() is None and self.terminal is None and time.monotonic() < deadline:
-            self._drain(0.05)
-        if self.terminal is None and proc.poll() is None:
-            forced = True
-            proc.terminate()
-            try:
-                proc.wait(timeout=self._terminate_grace)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-        self._drain(0)
-        if self.terminal is None:
-            event = CancelledEvent(
-                forced=forced,
-                reason="stopped by the user; the worker did not stop by itself and was terminated"
-                if forced
-                else "stopped by the user",
-            )
-            event.t = round(time.perf_counter() - self._t0, 6)
-            self._record(event)
-
-    def _drain(self, timeout: float) -> None:
-        with contextlib.suppress(queue.Empty):
-            while True:
-                line = self._lines.get(timeout=timeout)
-                if line is None:
-                    return
-                with contextlib.suppress(ProtocolError):
-                    self._record(parse_event(line))
-
-    def close(self) -> None:
-        proc = self._proc
-        if proc is not None:
-            if proc.stdin is not None:
-                with contextlib.suppress(OSError):
-                    proc.stdin.close()  # end of file: a worker still alive exits at once
-            try:
-                proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-            if self._reader is not None:
-                self._reader.join(timeout=2)  # it ends at the pipe's end of file
-            if proc.stdout is not None:
-                with contextlib.suppress(OSError):
-                    proc.stdout.close()
-        for fh in (self._log, self._events):
-            if fh is not None:
-                fh.close()
-        shutil.rmtree(self.spec.run_dir / "tmp", ignore_errors=True)
-
-
 def measure_interleaved(
     specs: Sequence[RunSpec],
     state: TaskState,
@@ -368,12 +161,14 @@ def measure_interleaved(
     on_event: Callable[[RunSpec, Event], None] | None = None,
     on_round: Callable[[int, float], None] | None = None,
     command_for: Callable[[RunSpec], Sequence[str] | None] | None = None,
+    clock: Callable[[], float] = time.monotonic,
 ) -> MeasureOutcome:
     """Measure `specs[1:]` against `specs[0]` (the baseline) in interleaved rounds.
 
     Never raises for a worker failure or a stop: the outcome says how it ended, and every event
     that arrived (every finished block) has gone to `on_event`. `on_round(seq, elapsed)` is
-    called after each complete round, so a watcher can recompute the estimate.
+    called after each complete round, so a watcher can recompute the estimate. `clock` reads
+    the measuring time that the budget is spent against (a test passes a fake one).
     """
     settings = settings or MeasureSettings()
 
@@ -385,7 +180,7 @@ def measure_interleaved(
         return relay
 
     workers = [
-        MeasuringWorker(spec, relay_for(spec), command=command_for(spec) if command_for else None)
+        WorkerProcess(spec, relay_for(spec), command=command_for(spec) if command_for else None)
         for spec in specs
     ]
     blocks: list[list[BlockEvent]] = [[] for _ in specs]
@@ -408,7 +203,7 @@ def measure_interleaved(
         # interval came out at ±13–16% instead of ±5–7% (on a noisier machine, BENCHMARKS.md).
         block_steps = choose_block_steps(warm, settings.block_seconds)
         ks = [block_steps] * len(workers)
-        t0 = time.monotonic()
+        t0 = clock()
         seq = 0
         # Each set of members has its own run through the Williams design of its size.
         rounds_of: dict[tuple[int, ...], int] = {}
@@ -428,7 +223,7 @@ def measure_interleaved(
                 event = workers[i].wait_for("block", state)
                 assert isinstance(event, BlockEvent)
                 blocks[i].append(event)
-            measuring = time.monotonic() - t0
+            measuring = clock() - t0
             if on_round is not None:
                 on_round(seq, measuring)
             estimates = [_estimate(blocks[0], arm) for arm in blocks[1:]]

@@ -4,12 +4,13 @@
 
 XLA settings are process-global and TensorFlow never gives memory back, so every run gets its
 own process. The parent sets the environment before this process imports TensorFlow (which
-device is visible, XLA flags, the HLO dump folder); see `runner.worker_env`.
+device is visible, XLA flags, the HLO dump folder); see `worker_process.worker_env`.
 
 Events go to the original stdout, one JSON object per line. Anything else that would be printed
 (Python or TensorFlow's C++ logging) goes to stderr, which the parent points at the run's log.
-Stdin carries commands: a line "cancel" asks the run to stop at the next batch; end-of-file means
-the parent is gone, and the worker exits at once rather than live on as an orphan. A spec with
+Stdin carries commands (`events.WorkerCommand`, one JSON object a line): `cancel` asks the run
+to stop at the next batch; end-of-file means the parent is gone, and the worker exits at once
+rather than live on as an orphan. A spec with
 `"mode": "measure"` makes a measuring worker instead: it builds the same pipeline and model, then
 runs warm-up and blocks of training steps as the parent asks (see `events.WorkerCommand`).
 """
@@ -49,7 +50,7 @@ from xlagui.core.events import (
     WorkerCommand,
     write_event,
 )
-from xlagui.core.runner import RunSpec
+from xlagui.core.spec import RunSpec
 
 if TYPE_CHECKING:
     from xlagui.core.config import RunConfig

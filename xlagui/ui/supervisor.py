@@ -3,8 +3,9 @@ measurement (`compare.run_measurement`), then, unless the comparison is `quick`,
 runs (`compare.run_comparison`).
 
 The thread only hosts the supervision; the training runs in worker processes started by
-`runner.run_worker` (or whatever `worker` a test injects). Everything the GUI learns crosses as
-queued signals, in the order it happened, and the GUI never touches the report while this runs.
+`runner.run_worker` (a `worker_process.WorkerProcess`, or whatever `worker` a test injects).
+Everything the GUI learns crosses as queued signals, in the order it happened, and the GUI
+never touches the report while this runs.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from PySide6.QtCore import QObject, QThread, Signal
 from xlagui.core.compare import RunWorker, run_comparison, run_measurement
 from xlagui.core.events import Event
 from xlagui.core.report import ComparisonReport, RunEntry
-from xlagui.core.runner import RunSpec
+from xlagui.core.spec import RunSpec
 from xlagui.core.task import TaskState
 
 if TYPE_CHECKING:
