@@ -4,32 +4,67 @@ from __future__ import annotations
 
 import math
 import random
+import statistics
 
 import pytest
 
 from xlagui.core import pairs
+from xlagui.core.interleave import round_order
+
+# The second block of a round runs this much slower than the first (the heat the first one left,
+# the caches it evicted): drift within a pair, which no ratio of the pair cancels.
+SECOND_PLACE_SLOWDOWN = 0.12
 
 
-def drifting_pairs(ratio: float, n: int, *, seed: int = 1, noise: float = 0.05) -> list[float]:
-    """Per-round ratios of blocks timed while the machine's speed drifts by ±40% over minutes
-    (a slow sine plus step changes), each block with its own ±noise."""
+def drifting_pairs(
+    ratio: float, n: int, *, seed: int = 1, noise: float = 0.05, alternate: bool = True
+) -> list[float]:
+    """Per-round ratios (arm ÷ baseline) of blocks timed one after the other while the machine's
+    speed drifts by ±40% over minutes (a slow sine plus step changes) and within every round
+    (`SECOND_PLACE_SLOWDOWN`), each block with its own ±noise.
+
+    Every block has its own time slot, so nothing cancels inside a pair: the two blocks of a
+    round meet different machines. Rounds alternate who goes first as the measurement does
+    (`interleave.round_order`: A B, B A, …), or with `alternate` False the baseline always goes
+    first."""
     rng = random.Random(seed)
     out = []
     for i in range(n):
-        machine = 1 + 0.4 * math.sin(i / 7) + (0.3 if i % 17 > 12 else 0.0)
-        base = 0.8 * machine * math.exp(rng.gauss(0, noise))
-        arm = 0.8 * ratio * machine * math.exp(rng.gauss(0, noise))
-        out.append(arm / base)
+        order = round_order(2, i) if alternate else [0, 1]
+        seconds = [0.0, 0.0]
+        for place, side in enumerate(order):
+            t = 2 * i + place  # the block's slot on the timeline
+            machine = 1 + 0.4 * math.sin(t / 14) + (0.3 if t % 34 > 25 else 0.0)
+            machine *= 1 + SECOND_PLACE_SLOWDOWN * place
+            work = ratio if side == 1 else 1.0
+            seconds[side] = 0.8 * work * machine * math.exp(rng.gauss(0, noise))
+        out.append(seconds[1] / seconds[0])
     return out
 
 
 @pytest.mark.parametrize("ratio", [0.47, 1.0, 2.47])
 def test_known_ratio_recovered_through_drift(ratio: float) -> None:
-    est = pairs.estimate_ratio(drifting_pairs(ratio, 60))
+    ratios = drifting_pairs(ratio, 60)
+    # The drift is in the pairs: a round where the arm went second says it is >8% slower than
+    # it is, one where it went first >8% faster. No single pair is the answer.
+    went_second = [r for i, r in enumerate(ratios) if round_order(2, i)[1] == 1]
+    went_first = [r for i, r in enumerate(ratios) if round_order(2, i)[0] == 1]
+    assert statistics.median(went_second) > ratio * 1.08
+    assert statistics.median(went_first) < ratio / 1.08
+    # Pairing with the order alternated takes it out.
+    est = pairs.estimate_ratio(ratios)
     assert est.low is not None and est.high is not None
     assert est.low <= ratio <= est.high
     assert est.ratio == pytest.approx(ratio, rel=0.03)
     assert est.half_width is not None and est.half_width < 0.05
+
+
+def test_pairs_in_a_fixed_order_would_keep_the_drift() -> None:
+    """The same drift with the baseline always first: every pair errs the same way, and the
+    estimate with it, which is why the rounds alternate."""
+    est = pairs.estimate_ratio(drifting_pairs(2.0, 60, alternate=False))
+    assert est.ratio > 2.0 * 1.08
+    assert est.low is not None and est.low > 2.0  # confidently wrong
 
 
 def test_sequential_whole_runs_would_not_recover_it() -> None:

@@ -8,6 +8,7 @@ import os
 import re
 import subprocess
 import sys
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -62,6 +63,18 @@ def _check_problems(found: list[Any], prep: Prepared) -> None:
         assert hit is not None, f"no problem matching {want} in {found}"
         left.remove(hit)
     assert left == [], f"unexpected problems: {left}"
+
+
+def _problems_line(case: Case) -> str:
+    """The summary's "Problems:" line for exactly the case's expected problems: their tally by
+    severity, or "none"."""
+    counts = Counter(want.severity for want in case.problems)
+    words = [
+        f"{counts[severity]} {word}{'' if counts[severity] == 1 else 's'}"
+        for severity, word in (("error", "error"), ("warning", "warning"), ("info", "note"))
+        if counts[severity]
+    ]
+    return f"Problems: {', '.join(words) or 'none'}"
 
 
 def _snapshot(prep: Prepared) -> dict[str, Any] | None:
@@ -135,11 +148,11 @@ def test_scan_api(case: Case, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
         for want in case.problems:
             assert f"{want.severity} {want.kind} (" in text
             assert want.says in text
+        assert _problems_line(case) in text.splitlines()
         if case.refused:
             assert text.endswith("training refused until the errors are fixed.")
         else:
             assert text.endswith("ready to train.")
-            assert "Problems: none" in text or case.problems
         assert DatasetScan.from_dict(json.loads(json.dumps(scan.to_dict()))) == scan
 
 
