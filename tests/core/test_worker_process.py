@@ -97,6 +97,8 @@ def test_a_malformed_line_ends_the_run_with_an_error_naming_it(
         worker.start()
         worker.wait_for("started", TaskState())
         pid = started_pid(worker)
+        # Asked for a warm-up it would answer: skipping the bad line would return that answer.
+        worker.send(WorkerCommand("warmup", steps=1))
         with pytest.raises(WorkerGone) as gone:
             worker.wait_for("warmup", TaskState())
     error = gone.value.event
