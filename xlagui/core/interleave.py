@@ -188,16 +188,7 @@ def measure_interleaved(
     ks: list[int] = []
     measuring = 0.0
     try:
-        for w in workers:  # set-up (importing TensorFlow, decoding images) runs in parallel
-            w.start()
-        for w in workers:
-            w.wait_for("started", state)
-        warm: list[float] = []
-        for w in workers:  # one at a time: a compile is timed with the machine to itself
-            w.send(WorkerCommand("warmup", steps=settings.warm_steps))
-            event = w.wait_for("warmup", state)
-            assert isinstance(event, WarmupEvent)
-            warm.append(float(sorted(event.warm_step_seconds)[len(event.warm_step_seconds) // 2]))
+        warm = _start_and_warm_up(workers, state, settings.warm_steps)
         # One K for every arm, from the slowest: a round's blocks then sit close together in
         # time. Each arm its own K (every block about a second) was tried: at 150 px the bf16
         # interval came out at ±13–16% instead of ±5–7% (on a noisier machine, BENCHMARKS.md).
@@ -259,6 +250,23 @@ def measure_interleaved(
     finally:
         for w in workers:
             w.close()
+
+
+def _start_and_warm_up(
+    workers: Sequence[WorkerProcess], state: TaskState, warm_steps: int
+) -> list[float]:
+    """Start every worker, then warm each up; every worker's median steady step seconds."""
+    for w in workers:  # set-up (importing TensorFlow, decoding images) runs in parallel
+        w.start()
+    for w in workers:
+        w.wait_for("started", state)
+    warm: list[float] = []
+    for w in workers:  # one at a time: a compile is timed with the machine to itself
+        w.send(WorkerCommand("warmup", steps=warm_steps))
+        event = w.wait_for("warmup", state)
+        assert isinstance(event, WarmupEvent)
+        warm.append(float(sorted(event.warm_step_seconds)[len(event.warm_step_seconds) // 2]))
+    return warm
 
 
 def catch_up_steps(
