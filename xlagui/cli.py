@@ -99,6 +99,12 @@ def _parser() -> argparse.ArgumentParser:
         help="measure speed only (interleaved), without the training runs",
     )
     c.add_argument(
+        "--check",
+        action="store_true",
+        help="also measure the baseline against an identical second baseline worker, "
+        "interleaved like an arm (an A/A check of the instrument: its ratio should be 1.00)",
+    )
+    c.add_argument(
         "--budget",
         type=int,
         default=None,
@@ -263,7 +269,7 @@ def compare_config(args: argparse.Namespace) -> RunConfig:
     if budget is None:
         from xlagui.core.arms import default_budget, parse_arms
 
-        budget = default_budget(XlaMode(args.xla), parse_arms([args.arms]))
+        budget = default_budget(XlaMode(args.xla), parse_arms([args.arms]), check=args.check)
     return RunConfig(
         epochs=args.epochs,
         batch_size=args.batch,
@@ -278,6 +284,7 @@ def compare_config(args: argparse.Namespace) -> RunConfig:
         target_percent=args.target,
         quick=args.quick,
         arms=(args.arms,) if args.arms else (),
+        check=args.check,
     )
 
 

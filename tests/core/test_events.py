@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import pytest
 
@@ -143,10 +144,17 @@ def test_a_summary_from_an_earlier_version_loads_with_defaults() -> None:
 
 
 def test_a_stream_of_protocol_3_still_replays() -> None:
-    started = next(e for e in recorded_events("off") if isinstance(e, StartedEvent))
-    assert started.protocol == 3  # recorded before the summary was typed
+    # A real worker's stream recorded before the summary was typed (kept when the recordings
+    # were made again for per-image validation results).
+    path = Path(__file__).resolve().parents[1] / "helpers" / "recorded" / "protocol3-baseline.jsonl"
+    with path.open(encoding="utf-8") as fh:
+        events = list(read_events(fh))
+    started = next(e for e in events if isinstance(e, StartedEvent))
+    assert started.protocol == 3
     with pytest.raises(ProtocolMismatch):
         check_protocol(started)  # a live worker of that release would be refused
+    finished = next(e for e in events if isinstance(e, FinishedEvent))
+    assert finished.summary.epochs_done == 3 and finished.summary.val_correct == ""
 
 
 def test_optional_and_integer_floats_decode() -> None:

@@ -17,14 +17,14 @@ from tests.helpers.images import make_split_dataset
 from xlagui.core.compare import new_report, run_measurement
 from xlagui.core.config import RunConfig
 from xlagui.core.events import BlockEvent
-from xlagui.core.export import to_csv
+from xlagui.core.export import read_json, to_csv
 from xlagui.core.interleave import catch_up_steps, williams_orders
 from xlagui.core.pairs import ArmResult, RatioEstimate
 from xlagui.core.ranking import ranked, recommendation
 from xlagui.core.report import ComparisonReport
 from xlagui.core.scan import DatasetScan, scan_dataset
 from xlagui.core.task import TaskState
-from xlagui.present.format import arm_table
+from xlagui.present.format import arm_table, comparison_rows
 
 FAKE = Path(__file__).resolve().parents[1] / "helpers" / "fake_measure_worker.py"
 
@@ -36,7 +36,7 @@ def scan(tmp_path: Path) -> DatasetScan:
 
 
 def measure_arms(
-    scan: DatasetScan, out: Path, arms: tuple[str, ...], **fake: Any
+    scan: DatasetScan, out: Path, arms: tuple[str, ...], check: bool = False, **fake: Any
 ) -> ComparisonReport:
     config = RunConfig(
         batch_size=4,
@@ -44,6 +44,7 @@ def measure_arms(
         quick=True,
         budget_seconds=10,
         arms=arms,
+        check=check,
         extra={"fake": {"step": 0.01, "val_count": 200, **fake}},
     )
     report = new_report(scan, config)
@@ -322,3 +323,39 @@ def test_measured_arms_carry_intervals_adjusted_for_their_number(
         assert a.adjusted_low <= a.low and a.adjusted_high >= a.high  # type: ignore[operator]
         assert a.adjusted_high - a.adjusted_low > a.high - a.low  # type: ignore[operator]
         assert a.adjusted_low <= a.ratio <= a.adjusted_high  # type: ignore[operator]
+
+
+def test_the_a_a_check_of_identical_workers_covers_one(scan: DatasetScan, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    report = measure_arms(scan, out, ("bf16",), check=True, ratios={"xla": 2.0, "bf16": 0.5},
+                          jitters={"baseline": 0.05, "check": 0.05, "xla": 0.05, "bf16": 0.05})
+    assert [e.run_id for e in report.measure_runs][-1] == "m4-check"
+    spec = json.loads((out / "runs" / "m4-check" / "spec.json").read_text())
+    assert (spec["xla_mode"], spec["precision"]) == ("off", "float32")  # the baseline's twin
+    c = report.comparison
+    assert c is not None and c.interleaved is not None
+    # Measured like an arm (every round of the first 8 at least), never ranked as one.
+    assert [a.arm for a in c.interleaved.arms] == ["jit", "bf16"]
+    k = c.interleaved.check
+    assert k is not None and k.pairs >= 8 and k.covers_one
+    assert k.ratio == pytest.approx(1.0, abs=0.05)
+    saved = json.loads((out / "comparison.json").read_text())["comparison"]["interleaved"]
+    assert saved["check"]["covers_one"] is True and saved["check"]["pairs"] == k.pairs
+    assert set(saved["check"]) == {"ratio", "low", "high", "pairs", "covers_one"}
+    rows = dict(comparison_rows(c))
+    assert "covers 1.00: no position or order effect seen" in rows["Instrument check (A/A)"]
+    assert "--check" in report.reproduce_command()
+    # Reopened from its JSON: the same check.
+    again = read_json(out / "comparison.json").comparison
+    assert again is not None and again.interleaved is not None
+    assert again.interleaved.check == k
+
+
+def test_an_a_a_check_that_misses_one_says_so(scan: DatasetScan, tmp_path: Path) -> None:
+    """A twin 6% slower (what a position effect would look like) is caught."""
+    report = measure_arms(scan, tmp_path / "out", (), check=True,
+                          ratios={"xla": 2.0, "check": 1.06})
+    c = report.comparison
+    assert c is not None and c.interleaved is not None and c.interleaved.check is not None
+    assert not c.interleaved.check.covers_one
+    assert "does NOT cover 1.00" in dict(comparison_rows(c))["Instrument check (A/A)"]

@@ -60,7 +60,8 @@ def main() -> int:
     uses_xla = spec["xla_mode"] != "off"
     precision = spec.get("precision", "float32")
     ratio = float(fake.get("ratio", 0.5)) * (0.8 if precision != "float32" else 1.0)
-    ratio = float((fake.get("ratios") or {}).get(variant, ratio))
+    # The A/A check's twin ("check") is the baseline again unless `ratios` says otherwise.
+    ratio = float((fake.get("ratios") or {}).get(variant, 1.0 if variant == "check" else ratio))
     step = float(fake.get("step", 0.01)) * (ratio if is_arm else 1.0)
     policy = (fake.get("policy") or {}).get(variant, precision)
     if variant in fake.get("ignore_policy", []):

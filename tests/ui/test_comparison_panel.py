@@ -63,3 +63,29 @@ def test_no_note_when_every_export_was_written(
     _run(qtbot, window, dataset)
     panel = window.runs_view.comparison
     assert not panel.notes.isVisible() and panel.notes.text() == ""
+
+
+def test_check_the_measurement_adds_the_a_a_row(
+    qtbot: QtBot, make_window: WindowFactory, dataset: Path
+) -> None:
+    window = make_window()
+    with qtbot.waitSignal(window.dataset_loaded, timeout=10_000):
+        window.open_dataset(dataset)
+    panel = window.settings_panel
+    click(qtbot, panel.advanced_button)  # the Measurement group is under "Advanced"
+    assert panel.advanced_button.isChecked()
+    before = panel.budget.value()
+    click(qtbot, panel.check)
+    assert panel.check.isChecked()
+    assert panel.budget.value() == before + 60  # the twin is one more arm to measure
+    panel.epochs.setValue(3)
+    panel.batch_size.setValue(4)
+    panel.image_size.setValue(48)
+    with qtbot.waitSignal(window.comparison_finished, timeout=30_000) as done:
+        click(qtbot, window.run_button)
+    report = done.args[0]
+    assert report.config.check and report.measure_runs[-1].variant == "check"
+    view = window.runs_view
+    assert "check" not in view.columns  # its one figure is a row, not a column
+    row = view.comparison.rows["Instrument check (A/A)"]
+    assert row.isVisible() and row.text().startswith("identical baseline ÷ baseline ")

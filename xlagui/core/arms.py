@@ -147,9 +147,10 @@ def comparison_arms(xla: XlaMode, extra: Sequence[str]) -> list[tuple[str, Arm]]
     return out
 
 
-def default_budget(xla: XlaMode, extra: Sequence[str]) -> int:
-    """The default speed budget of a comparison of these arms (`default_budget_seconds`)."""
-    return default_budget_seconds(len(comparison_arms(xla, extra)) - 1)
+def default_budget(xla: XlaMode, extra: Sequence[str], check: bool = False) -> int:
+    """The default speed budget of a comparison of these arms (`default_budget_seconds`); the
+    A/A check's second baseline counts as one more arm."""
+    return default_budget_seconds(len(comparison_arms(xla, extra)) - 1 + int(check))
 
 
 def arm_of(variant: str, xla_mode: str, precision: str = "float32") -> Arm:

@@ -19,13 +19,14 @@ from typing import TYPE_CHECKING, Any
 
 from xlagui.core import export
 from xlagui.core import tensorboard as tboard
-from xlagui.core.arms import comparison_arms
+from xlagui.core.arms import BASELINE, comparison_arms
 from xlagui.core.config import RunConfig, XlaMode
 from xlagui.core.demo import dataset_name
 from xlagui.core.events import Event
 from xlagui.core.exclusions import Exclusions, without_recorded
 from xlagui.core.interleave import MeasureSettings, measure_interleaved
 from xlagui.core.pipeline import Sample
+from xlagui.core.ranking import CHECK_VARIANT
 from xlagui.core.report import ComparisonReport, MeasurementRecord, RunEntry, host_environment
 from xlagui.core.runner import RunResult, run_worker, samples_from_scan
 from xlagui.core.spec import RunSpec
@@ -107,8 +108,16 @@ def plan_runs(config: RunConfig) -> list[RunEntry]:
     return runs
 
 
+CHECK = CHECK_VARIANT  # the variant of the A/A check's second baseline worker
+
+
 def plan_measure_runs(config: RunConfig) -> list[RunEntry]:
-    """One measuring worker per arm, the baseline first (`m1-baseline`, `m2-xla`, `m3-bf16`...)."""
+    """One measuring worker per arm, the baseline first (`m1-baseline`, `m2-xla`, `m3-bf16`...),
+    and with `config.check` an identical second baseline last (`m4-check`), measured like an
+    arm."""
+    arms = comparison_arms(config.xla, config.arms)
+    if config.check:
+        arms.append((CHECK, BASELINE))
     return [
         RunEntry(
             run_id=f"m{i}-{variant}",
@@ -117,7 +126,7 @@ def plan_measure_runs(config: RunConfig) -> list[RunEntry]:
             xla_mode=arm.xla.value,
             precision=arm.precision.value,
         )
-        for i, (variant, arm) in enumerate(comparison_arms(config.xla, config.arms), start=1)
+        for i, (variant, arm) in enumerate(arms, start=1)
     ]
 
 

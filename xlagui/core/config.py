@@ -209,6 +209,9 @@ class RunConfig:
     # Arms measured besides the baseline and the XLA side (`jit+bf16`, `bf16`, ...; see
     # `xlagui.core.arms`), canonical names in the order asked.
     arms: tuple[str, ...] = DEFAULTS["arms"]
+    # The A/A check: an identical second baseline worker measured like an arm
+    # (`comparison.interleaved.check`).
+    check: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -235,6 +238,8 @@ class RunConfig:
             raise ConfigError(f"augment must be true or false, got {self.augment!r}")
         if not isinstance(self.quick, bool):
             raise ConfigError(f"quick must be true or false, got {self.quick!r}")
+        if not isinstance(self.check, bool):
+            raise ConfigError(f"check must be true or false, got {self.check!r}")
         object.__setattr__(
             self, "budget_seconds", RANGES["budget_seconds"].check("budget", self.budget_seconds)
         )

@@ -25,6 +25,7 @@ import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from xlagui.core import pairs
 from xlagui.core.events import (
@@ -54,6 +55,26 @@ ALLOCATION_SHARE = 0.8
 CATCH_UP_SECONDS = 15.0
 DEFAULT_BUDGET_SECONDS = 120.0
 DEFAULT_TARGET = 0.03
+
+
+class MeasuringWorker(Protocol):
+    """What the loop needs of a worker: `WorkerProcess`, or a simulated one (the coverage
+    simulation drives this very loop with synthetic block times and a fake clock)."""
+
+    def start(self) -> None: ...
+    def send(self, command: WorkerCommand) -> None: ...
+    def wait_for(self, kind: str, state: TaskState) -> Event: ...
+    def stop(self) -> None: ...
+    def close(self) -> None: ...
+
+
+StartWorker = Callable[[RunSpec, Callable[[Event], None], "Sequence[str] | None"], MeasuringWorker]
+
+
+def _start_process(
+    spec: RunSpec, relay: Callable[[Event], None], command: Sequence[str] | None
+) -> MeasuringWorker:
+    return WorkerProcess(spec, relay, command=command)
 
 
 @dataclass(frozen=True)
@@ -162,13 +183,15 @@ def measure_interleaved(
     on_round: Callable[[int, float], None] | None = None,
     command_for: Callable[[RunSpec], Sequence[str] | None] | None = None,
     clock: Callable[[], float] = time.monotonic,
+    start_worker: StartWorker = _start_process,
 ) -> MeasureOutcome:
     """Measure `specs[1:]` against `specs[0]` (the baseline) in interleaved rounds.
 
     Never raises for a worker failure or a stop: the outcome says how it ended, and every event
     that arrived (every finished block) has gone to `on_event`. `on_round(seq, elapsed)` is
     called after each complete round, so a watcher can recompute the estimate. `clock` reads
-    the measuring time that the budget is spent against (a test passes a fake one).
+    the measuring time that the budget is spent against (a test passes a fake one), and
+    `start_worker` makes each worker (a `WorkerProcess` unless a simulation passes its own).
     """
     settings = settings or MeasureSettings()
 
@@ -180,7 +203,7 @@ def measure_interleaved(
         return relay
 
     workers = [
-        WorkerProcess(spec, relay_for(spec), command=command_for(spec) if command_for else None)
+        start_worker(spec, relay_for(spec), command_for(spec) if command_for else None)
         for spec in specs
     ]
     blocks: list[list[BlockEvent]] = [[] for _ in specs]
@@ -253,7 +276,7 @@ def measure_interleaved(
 
 
 def _start_and_warm_up(
-    workers: Sequence[WorkerProcess], state: TaskState, warm_steps: int
+    workers: Sequence[MeasuringWorker], state: TaskState, warm_steps: int
 ) -> list[float]:
     """Start every worker, then warm each up; every worker's median steady step seconds."""
     for w in workers:  # set-up (importing TensorFlow, decoding images) runs in parallel

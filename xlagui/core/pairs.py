@@ -290,6 +290,28 @@ class ArmResult:
 
 
 @dataclass
+class InstrumentCheck:
+    """`comparison.interleaved.check`: the A/A check. The baseline measured against an identical
+    second baseline worker, interleaved exactly like an arm: any position, order or process
+    effect of the instrument shows here as a ratio away from 1."""
+
+    ratio: float
+    low: float | None
+    high: float | None
+    pairs: int
+    covers_one: bool = field(init=False)  # kept in the JSON beside the figures it follows from
+
+    def __post_init__(self) -> None:
+        self.covers_one = self.low is not None and self.high is not None and (
+            self.low <= 1 <= self.high
+        )
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> InstrumentCheck:
+        return cls(ratio=d["ratio"], low=d.get("low"), high=d.get("high"), pairs=d["pairs"])
+
+
+@dataclass
 class InterleavedSummary:
     """`comparison.interleaved`: the headline measurement. `ratio` is arm ÷ baseline step
     time (above 1: the arm is slower); the speed-up is its inverse."""
@@ -312,6 +334,7 @@ class InterleavedSummary:
     outlier_flags: list[bool] = field(default_factory=list)
     # Every arm against the baseline (the XLA side included), in the order measured.
     arms: list[ArmResult] = field(default_factory=list)
+    check: InstrumentCheck | None = None  # with --check: the A/A check, never an arm
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -323,6 +346,8 @@ class InterleavedSummary:
             if d.get(side) is not None:
                 d[side] = ArmTiming(**d[side])
         d["arms"] = [ArmResult(**a) for a in d.get("arms") or []]
+        if d.get("check") is not None:
+            d["check"] = InstrumentCheck.from_dict(d["check"])
         return cls(**d)
 
 

@@ -24,7 +24,11 @@ from xlagui.core.accuracy import AccuracySide, chance_level
 from xlagui.core.arms import Arm, Precision, hardware_note, policy_problems
 from xlagui.core.config import XlaMode
 from xlagui.core.events import BlockEvent, FinishedEvent, RunSummary, StartedEvent
-from xlagui.core.pairs import CONFIDENCE, ArmResult, estimate_ratio
+from xlagui.core.pairs import CONFIDENCE, ArmResult, InstrumentCheck, estimate_ratio
+
+# The A/A check's second baseline worker (`xlagui.core.compare.CHECK`): measured like an arm,
+# never ranked as one.
+CHECK_VARIANT = "check"
 
 if TYPE_CHECKING:
     from xlagui.core.report import RunEntry
@@ -116,6 +120,8 @@ def arm_results(
     """One `ArmResult` per measured arm (every measuring worker after the baseline's)."""
     from xlagui.core.interleave import summarize
 
+    check = [r for r in measure_runs[1:] if r.variant == CHECK_VARIANT]
+    measure_runs = [r for r in measure_runs if r not in check]
     if len(measure_runs) < 2:
         return []
     base = measure_runs[0]
@@ -171,6 +177,21 @@ def arm_results(
             )
         )
     return out
+
+
+def instrument_check(measure_runs: Sequence[RunEntry]) -> InstrumentCheck | None:
+    """The A/A check (`--check`): the baseline against its identical twin, from their blocks
+    paired round by round like any arm's; None without one or before its first pair."""
+    from xlagui.core.interleave import summarize
+
+    twin = next((r for r in measure_runs[1:] if r.variant == CHECK_VARIANT), None)
+    if twin is None or not measure_runs:
+        return None
+    base = measure_runs[0]
+    s = summarize((base.xla_mode, base.events), (twin.xla_mode, twin.events))
+    if s.ratio is None:
+        return None
+    return InstrumentCheck(ratio=s.ratio, low=s.low, high=s.high, pairs=s.pairs)
 
 
 def recommendable(a: ArmResult) -> bool:

@@ -19,7 +19,7 @@ from xlagui.core.config import RunConfig, XlaMode
 from xlagui.core.events import Event, EventLog, event_from_dict
 from xlagui.core.pairs import InterleavedSummary
 from xlagui.core.peak import MachineLimits
-from xlagui.core.ranking import arm_results, recommendation
+from xlagui.core.ranking import arm_results, instrument_check, recommendation
 from xlagui.core.stats import Comparison, RunRecord, compare_runs, verdict
 
 FORMAT_VERSION = 1
@@ -168,6 +168,7 @@ class ComparisonReport:
             c.interleaved.arms = arm_results(
                 self.measure_runs, self.runs, counts=counts, class_count=class_count
             )
+            c.interleaved.check = instrument_check(self.measure_runs)
             if len(c.interleaved.arms) > 1:
                 if not c.verdict.startswith("Not compared"):
                     c.verdict = verdict(c)  # again, now that it knows every arm's interval
@@ -205,6 +206,8 @@ class ComparisonReport:
             parts.append(f"--arms {','.join(c.arms)}")
         if c.quick:
             parts.append("--quick")
+        if c.check:
+            parts.append("--check")
         if not c.augment:
             parts.append("--no-augment")
         kinds = (self.dataset.get("excluded") or {}).get("kinds") or []

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from xlagui.core.arms import parse_arm
 from xlagui.core.config import XlaMode
 from xlagui.core.evidence import describe
-from xlagui.core.pairs import block_words, widest_arm
+from xlagui.core.pairs import InstrumentCheck, block_words, widest_arm
 
 if TYPE_CHECKING:
     from xlagui.core.events import RunSummary
@@ -217,8 +217,25 @@ def comparison_rows(c: Comparison) -> list[tuple[str, str]]:
     rows.append(("Peak memory", memory(c)))
     if trained:
         rows.append(("Accuracy", c.accuracy_text or DASH))
+    if c.interleaved is not None and c.interleaved.check is not None:
+        rows.append(("Instrument check (A/A)", instrument_check(c.interleaved.check)))
     rows.append(("Runs compared", runs_compared(c)))
     return rows
+
+
+def instrument_check(k: InstrumentCheck) -> str:
+    """The A/A check in words: the baseline against its identical twin."""
+    if k.low is None or k.high is None:
+        return f"identical baseline ÷ baseline {k.ratio:.3f} after {k.pairs} pairs (no interval)"
+    verdict = (
+        "covers 1.00: no position or order effect seen"
+        if k.covers_one
+        else "does NOT cover 1.00: the instrument favours one worker; treat the ratios with care"
+    )
+    return (
+        f"identical baseline ÷ baseline {k.ratio:.3f} (95% CI {k.low:.3f}–{k.high:.3f}, "
+        f"{k.pairs} pairs): {verdict}"
+    )
 
 
 def runs_compared(c: Comparison) -> str:
@@ -244,6 +261,7 @@ COMPARISON_ROW_NAMES = (
     "Break-even",
     "Peak memory",
     "Accuracy",
+    "Instrument check (A/A)",
     "Runs compared",
 )
 

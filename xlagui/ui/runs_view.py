@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from xlagui.core.events import Event
+from xlagui.core.ranking import CHECK_VARIANT
 from xlagui.core.report import ComparisonReport
 from xlagui.core.stats import Comparison
 from xlagui.present.traces import SpeedupTraces
@@ -38,10 +39,11 @@ MIN_COLUMN_WIDTH = 320
 
 def variants_of(report: ComparisonReport) -> list[str]:
     """The sides a report's columns show, in order: baseline, XLA, then each other arm as its
-    measuring workers and runs name it (older reports have only the first two)."""
+    measuring workers and runs name it (older reports have only the first two). The A/A
+    check's second baseline has no column: its one figure is a row of the summary."""
     out = list(VARIANTS)
     for entry in [*report.measure_runs, *report.runs]:
-        if entry.variant not in out:
+        if entry.variant not in out and entry.variant != CHECK_VARIANT:
             out.append(entry.variant)
     return out
 
@@ -258,7 +260,9 @@ class RunsView(QWidget):
             self.on_run_started(entry.run_id, entry.variant, entry.repeat)
             for event in entry.events:
                 self.on_event(entry.run_id, event)
-            self.columns[entry.variant].end_run(entry.status)
+            column = self.columns.get(entry.variant)
+            if column is not None:
+                column.end_run(entry.status)
         self.finish(report)
 
     # -- drawing ----------------------------------------------------------------------------

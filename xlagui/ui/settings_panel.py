@@ -230,6 +230,13 @@ class SettingsPanel(QWidget):
         self._add_row(mform, "Repeats", self.repeats, "repeats")
         self._add_row(mform, "Seed", self.seed, "seed")
         self._add_row(mform, "Held out", self.holdout, "holdout_percent")
+        self.check = QCheckBox("Check the measurement (A/A)")
+        self.check.setToolTip(
+            "Also measure the baseline against an identical second baseline worker, interleaved "
+            "like an arm: its ratio should be 1.00, and an interval that misses 1.00 shows a "
+            "position or order effect of the instrument itself. Adds one arm's time.")
+        self.check.toggled.connect(self._on_check_toggled)
+        mform.addRow(self.check)
         outer.addWidget(measure)
         outer.addStretch(1)
 
@@ -283,6 +290,7 @@ class SettingsPanel(QWidget):
         self._chosen_budget = None
         self.target.setValue(DEFAULTS["target_percent"])
         self.augment.setChecked(DEFAULTS["augment"])
+        self.check.setChecked(False)
         self.mode_jit.setChecked(True)
         self._chosen_arms = None
         self._show_arms()
@@ -391,6 +399,7 @@ class SettingsPanel(QWidget):
             "budget_seconds": self.budget.value(),
             "target_percent": self.target.value(),
             "arms": self.arms,
+            "check": self.check.isChecked(),
         }
 
     def config(self) -> RunConfig | None:
@@ -409,7 +418,11 @@ class SettingsPanel(QWidget):
     def default_budget(self) -> int:
         """The speed budget for the arms ticked now (what the box shows until the user sets
         one)."""
-        return arm_kinds.default_budget(self.xla_mode, self.arms)
+        return arm_kinds.default_budget(self.xla_mode, self.arms, check=self.check.isChecked())
+
+    def _on_check_toggled(self, checked: bool) -> None:
+        self._show_budget()  # the twin is one more arm to measure
+        self._on_value_changed()
 
     def _show_budget(self) -> None:
         if self._chosen_budget is None:
@@ -531,6 +544,7 @@ class SettingsPanel(QWidget):
                     self.restore_problems.append(
                         f"The saved precision goal was ignored: {exc}.")
             self.augment.setChecked(_bool(settings.value("augment"), DEFAULTS["augment"]))
+            self.check.setChecked(_bool(settings.value("check"), False))
             self.xla.setChecked(_bool(settings.value("xla_on"), True))
             if settings.value("xla") == XlaMode.AUTOCLUSTER.value:
                 self.mode_auto.setChecked(True)
