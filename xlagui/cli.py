@@ -5,6 +5,7 @@
     xlagui compare [DIR | --demo] ...    baseline vs XLA, headless, with a table and CSV/JSON
     xlagui demo-data DIR                 write the demo elephant set to DIR
     xlagui inspect FOLDER [--json]       what XLA did in a comparison's (or one run's) XLA runs
+    xlagui models                        the built-in models (compare --model NAME|FILE)
 
 Nothing here imports TensorFlow or Qt at module level: training runs in worker processes, and
 the GUI is imported only when the window is asked for.
