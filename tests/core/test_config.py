@@ -103,7 +103,7 @@ def test_parse_model_takes_names_and_files(tmp_path: Path) -> None:
     assert len(chosen.sha256) == 64 and chosen.label == "net.py"
     with pytest.raises(ConfigError, match="does not exist"):
         parse_model(str(tmp_path / "gone.keras"))
-    with pytest.raises(ConfigError, match="a .keras file or a .py file"):
+    with pytest.raises(ConfigError, match=r"a \.keras file or a \.py file"):
         parse_model("alexnet")
     with pytest.raises(ConfigError, match="--new-head"):
         parse_model("vit", new_head=True)
@@ -115,5 +115,5 @@ def test_each_model_has_its_smallest_image_size() -> None:
     assert RunConfig(image_size=32, model=ModelChoice(name="resnet50")).image_size == 32
     with pytest.raises(ConfigError, match="36x36"):
         RunConfig(image_size=32)  # the article's CNN
-    with pytest.raises(ConfigError, match="too small for vit: .* 32x32"):
+    with pytest.raises(ConfigError, match=r"too small for vit: .* 32x32"):
         RunConfig(image_size=31, model=ModelChoice(name="vit"))

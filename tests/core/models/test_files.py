@@ -27,7 +27,10 @@ def compile_args():
 '''
 
 BAD = {
-    "syntax": ("def build_model(input_shape, num_classes):\n    return (\n", "line 2: syntax error"),
+    "syntax": (
+        "def build_model(input_shape, num_classes):\n    return (\n",
+        "line 2: syntax error",
+    ),
     "raises": (
         "def build_model(input_shape, num_classes):\n"
         "    size = input_shape[0]\n"
@@ -92,7 +95,7 @@ def _saved(tmp_path: Path, units: int, lam: bool = False) -> Path:
 def test_a_keras_file_with_a_lambda_is_refused(tmp_path: Path) -> None:
     from xlagui.core.models.files import ModelFileError
 
-    with pytest.raises(ModelFileError, match="Lambda layer.*give a .py file"):
+    with pytest.raises(ModelFileError, match=r"Lambda layer.*give a \.py file"):
         _load(_saved(tmp_path, 3, lam=True), num_classes=3)
 
 

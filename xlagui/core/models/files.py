@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import importlib.util
 import inspect
+import json
 import sys
 import traceback
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -82,7 +84,9 @@ def load_keras(path: Path, num_classes: int, new_head: bool) -> LoadedModel:
     import keras
 
     try:
-        model = keras.saving.load_model(str(path), safe_mode=True, compile=True)
+        # compile=False: the optimizer's saved state is not wanted (every arm starts fresh) and
+        # loading it can fail on its own; the compile config is read from the file below.
+        model = keras.saving.load_model(str(path), safe_mode=True, compile=False)
     except ValueError as exc:
         if "Lambda" in str(exc) or "safe_mode" in str(exc):
             raise ModelFileError(
@@ -101,7 +105,7 @@ def load_keras(path: Path, num_classes: int, new_head: bool) -> LoadedModel:
     except OSError as exc:
         raise ModelFileError(f"{path}: cannot read it: {exc}") from None
     input_size(model, path)
-    compile_config = model.get_compile_config() if getattr(model, "compiled", False) else None
+    compile_config = _saved_compile_config(path)
     if new_head:
         # Keep the body (up to the layer before the last), put the head for this class count.
         body_output = model.layers[-2].output
@@ -117,6 +121,18 @@ def load_keras(path: Path, num_classes: int, new_head: bool) -> LoadedModel:
         loss = keras.losses.deserialize(loss)
     words = f"from the file: {type(optimizer).__name__} + {getattr(loss, 'name', loss)}"
     return LoadedModel(model, optimizer, loss, words)
+
+
+def _saved_compile_config(path: Path) -> dict[str, Any] | None:
+    """The `compile_config` a `.keras` file holds (its optimizer and loss as saved), None when
+    it was saved uncompiled. Read from the archive's config.json, as Keras writes it."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            config = json.loads(archive.read("config.json"))
+    except (OSError, KeyError, ValueError, zipfile.BadZipFile):
+        return None
+    found = config.get("compile_config") if isinstance(config, dict) else None
+    return found if isinstance(found, dict) else None
 
 
 def _user_line(exc: BaseException, path: Path) -> int | None:
