@@ -289,3 +289,19 @@ def test_a_saved_keras_model_is_measured(
     assert f"--model {path}" in saved["reproduce"]
     assert saved["comparison"]["interleaved"]["pairs"] >= 1
     assert saved["model_check"]["flops_per_step"] > 0
+
+
+def test_models_refuses_one_class(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["models", "--classes", "1"]) == 2
+    assert "at least 2 classes" in capsys.readouterr().err
+
+
+@pytest.mark.tf
+def test_models_lists_the_builtins_with_their_parameters(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["models", "--image-size", "150"]) == 0
+    text = capsys.readouterr().out
+    assert "529,295" in text  # the article's CNN at 150 px, as worked out by hand
+    for name in ("mobilenetv2", "resnet50", "efficientnetb0", "vit", "mixer"):
+        assert name in text
