@@ -93,3 +93,21 @@ def test_the_cnns_flops_from_xlas_hlo_agree_with_the_shape_count() -> None:
     count = article_cnn_count(48, 2)
     assert step == pytest.approx(count.train_per_step(8), rel=0.05)
     assert forward == pytest.approx(count.forward_per_sample, rel=0.05)
+
+
+def test_a_worker_that_dies_of_memory_names_the_model_batch_and_image_size(
+    tmp_path: object,
+) -> None:
+    from pathlib import Path
+
+    from xlagui.core.config import RunConfig
+    from xlagui.core.spec import RunSpec
+    from xlagui.core.worker_process import died_event
+
+    folder = Path(str(tmp_path))
+    log = folder / "worker.log"
+    log.write_text("terminate called after throwing an instance of 'std::bad_alloc'\n")
+    config = RunConfig(batch_size=32, image_size=64, model=ModelChoice(name="resnet50"))
+    spec = RunSpec("m1-baseline", "baseline", config.xla, config, ["a", "b"], [], [], folder)
+    event = died_event(-9, log, spec)
+    assert "resnet50, batch size 32 and image size 64" in event.hint

@@ -80,7 +80,7 @@ def check_models(
     specs: list[ModelCheckSpec], timeout: float = CHECK_TIMEOUT_SECONDS
 ) -> list[ModelEvent]:
     """`check_model` for several models in one worker process (TensorFlow loads once)."""
-    from xlagui.core.runner import worker_env
+    from xlagui.core.worker_process import worker_env
 
     spec = specs[0]
     with tempfile.TemporaryDirectory(prefix="xlagui-check-") as tmp:
