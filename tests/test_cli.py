@@ -66,6 +66,10 @@ def test_missing_folder_is_a_clear_usage_error(
         (["--device", "tpu"], "device must be cpu, gpu, gpu:N or all"),
         (["--arms", "jit,int8"], "unknown arm part 'int8'"),
         (["--arms", "bf16+fp16"], "names two precisions"),
+        (["--model", "alexnet"], "--model must be one of cnn, mobilenetv2, resnet50"),
+        (["--model", "gone.keras"], "model file gone.keras does not exist"),
+        (["--model", "vit", "--new-head"], "--new-head replaces the last layer of a saved"),
+        (["--model", "vit", "--image-size", "30"], "too small for vit: the smallest image it"),
     ],
 )
 def test_compare_refuses_bad_settings(
@@ -235,3 +239,69 @@ def test_inspect_prints_what_xla_did(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert data["02-xla-r1"]["modules"][0]["fusions"] == 15
     assert main(["inspect", str(tmp_path / "nothing")]) == 2
     assert "neither a comparison folder" in capsys.readouterr().err
+
+
+def test_the_model_is_a_compare_setting() -> None:
+    parsed = _parser().parse_args(["compare", "--demo", "--model", "ViT"])
+    assert compare_config(parsed).model.name == "vit"
+    assert compare_config(_parser().parse_args(["compare", "--demo"])).model.is_article_cnn
+
+
+@pytest.mark.tf
+def test_a_bad_model_file_is_refused_before_anything_runs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = tiny_split_dataset(tmp_path / "d", train=4, test=1)
+    bad = tmp_path / "bad.py"
+    bad.write_text("def build_model(input_shape, num_classes):\n    raise RuntimeError('oops')\n")
+    out = tmp_path / "o"
+    code = main(["compare", str(data), "--batch", "4", "--image-size", "48", "--model", str(bad),
+                 "--out", str(out), "--quick"])
+    assert code == 2
+    err = capsys.readouterr().err.replace("\n", " ")
+    assert f"{bad}, line 2: build_model raised RuntimeError: oops" in err
+    assert not (out / "runs").exists()  # nothing measured
+
+
+@pytest.mark.tf
+def test_a_saved_keras_model_is_measured(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import keras
+
+    inputs = keras.Input(shape=(None, None, 3))
+    x = keras.layers.Conv2D(8, 3, activation="relu")(inputs)
+    x = keras.layers.GlobalAveragePooling2D()(x)
+    model = keras.Model(inputs, keras.layers.Dense(1, activation="sigmoid")(x))
+    model.compile(optimizer="sgd", loss="binary_crossentropy")
+    path = tmp_path / "tiny.keras"
+    model.save(path)
+    data = tiny_split_dataset(tmp_path / "d")
+    out = tmp_path / "o"
+    code = main(["compare", str(data), "--quick", "--budget", "10", "--batch", "8",
+                 "--image-size", "48", "--model", str(path), "--out", str(out)])
+    text = capsys.readouterr().out
+    assert code in (0, 1), text  # 1: a 10 s measurement may not be valid; it still ran
+    assert "Model: tiny.keras" in text and "compiled with from the file: SGD" in text
+    saved = json.loads((out / "comparison.json").read_text())
+    assert saved["config"]["model"]["source"] == "keras"
+    assert saved["config"]["model"]["params"] == model.count_params()
+    assert f"--model {path}" in saved["reproduce"]
+    assert saved["comparison"]["interleaved"]["pairs"] >= 1
+    assert saved["model_check"]["flops_per_step"] > 0
+
+
+def test_models_refuses_one_class(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["models", "--classes", "1"]) == 2
+    assert "at least 2 classes" in capsys.readouterr().err
+
+
+@pytest.mark.tf
+def test_models_lists_the_builtins_with_their_parameters(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["models", "--image-size", "150"]) == 0
+    text = capsys.readouterr().out
+    assert "529,295" in text  # the article's CNN at 150 px, as worked out by hand
+    for name in ("mobilenetv2", "resnet50", "efficientnetb0", "vit", "mixer"):
+        assert name in text

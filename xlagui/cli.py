@@ -5,6 +5,7 @@
     xlagui compare [DIR | --demo] ...    baseline vs XLA, headless, with a table and CSV/JSON
     xlagui demo-data DIR                 write the demo elephant set to DIR
     xlagui inspect FOLDER [--json]       what XLA did in a comparison's (or one run's) XLA runs
+    xlagui models                        the built-in models (compare --model NAME|FILE)
 
 Nothing here imports TensorFlow or Qt at module level: training runs in worker processes, and
 the GUI is imported only when the window is asked for.
@@ -24,23 +25,26 @@ from typing import TYPE_CHECKING, Any
 
 from xlagui import __version__
 from xlagui.core.config import (
+    BUILTIN_MODELS,
     DEFAULTS,
     EXTRA_ARM_BUDGET_SECONDS,
     ConfigError,
     RunConfig,
     XlaMode,
     check_batch_fits,
+    parse_model,
 )
 
 if TYPE_CHECKING:  # imported where used: the command line starts without them
     from rich.console import Console
 
+    from xlagui.core.events import ModelEvent
     from xlagui.core.exclusions import Exclusions
     from xlagui.core.report import ComparisonReport
     from xlagui.core.scan import DatasetScan
     from xlagui.core.task import TaskState
 
-COMMANDS = ("scan", "compare", "demo-data", "inspect", "gui")
+COMMANDS = ("scan", "compare", "demo-data", "inspect", "models", "gui")
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_CANCELLED = 0, 1, 2, 130
 
 
@@ -134,6 +138,20 @@ def _parser() -> argparse.ArgumentParser:
         "copy), duplicate (copies within a class: all but one); the folder is not changed",
     )
     c.add_argument(
+        "--model",
+        metavar="MODEL",
+        default="cnn",
+        help=f"the model trained: {', '.join(BUILTIN_MODELS)} (`xlagui models` says what each "
+        "is), a saved PATH.keras, or a PATH.py defining build_model(input_shape, num_classes) "
+        "(default: cnn, the article's)",
+    )
+    c.add_argument(
+        "--new-head",
+        action="store_true",
+        help="a .keras model whose output does not fit the class count: keep its body, "
+        "replace its last layer",
+    )
+    c.add_argument(
         "--events",
         action="store_true",
         help="print every event as a JSON line on stdout instead of progress bars",
@@ -147,6 +165,12 @@ def _parser() -> argparse.ArgumentParser:
     i.add_argument("folder", type=Path, help="a comparison folder or one run's folder")
     i.add_argument("--top", type=int, default=10, help="largest fusions shown (default 10)")
     i.add_argument("--json", action="store_true", help="print the figures as JSON")
+
+    m = sub.add_parser(
+        "models", help="the built-in models, with their parameter count (builds each once)"
+    )
+    m.add_argument("--image-size", type=int, default=DEFAULTS["image_size"])
+    m.add_argument("--classes", type=int, default=2, help="class count (default 2)")
 
     d = sub.add_parser("demo-data", help="write the demo elephant dataset to a folder")
     d.add_argument("dest", type=Path)
@@ -182,6 +206,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_demo_data(args)
         if args.command == "inspect":
             return cmd_inspect(args)
+        if args.command == "models":
+            return cmd_models(args)
         return cmd_gui(args)
     except ConfigError as exc:
         _console(stderr=True).print(f"[red]error:[/red] {exc}", soft_wrap=True)
@@ -285,6 +311,7 @@ def compare_config(args: argparse.Namespace) -> RunConfig:
         quick=args.quick,
         arms=(args.arms,) if args.arms else (),
         check=args.check,
+        model=parse_model(args.model, args.new_head),
     )
 
 
@@ -318,6 +345,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     trained = exclusions.apply(scan)
     train_count = len(trained.files_for("train"))
     check_batch_fits(config.batch_size, train_count)
+    model_check = _check_model(config, len(scan.class_names), console)
     out = args.out or Path.cwd() / f"xlagui-{_dt.datetime.now():%Y%m%d-%H%M%S}"
     out = out.resolve()
     if _inside(out, Path(root).resolve()):
@@ -333,14 +361,19 @@ def cmd_compare(args: argparse.Namespace) -> int:
         except ImportError as exc:
             raise ConfigError(f"--png needs a working Qt: {exc}") from None
         render_report_png = report_png.render_report_png
-    report = new_report(scan, config, demo=demo, exclusions=exclusions)
+    report = new_report(
+        scan, config, demo=demo, exclusions=exclusions, model_check=model_check
+    )
+    config = report.config  # with the model's parameter count (and a model file's image size)
     state = TaskState()
     _install_sigint(state, console)
     console.print(
         f"Comparing on [bold]{report.dataset['name']}[/bold] ({train_count} training images, "
         f"{len(trained.files_for('test'))} validation) — {config.epochs} epochs, batch "
-        f"{config.batch_size}, {config.image_size} px, {config.device}, XLA mode {config.xla.value}"
+        f"{config.batch_size}, {config.image_size} px, {config.device}, XLA mode "
+        f"{config.xla.value}, model {config.model.label}"
     )
+    _say_model(report, console)
     only = {args.only} if args.only else None
     try:
         _run(args, report, scan, out, state, only, console)
@@ -362,6 +395,87 @@ def cmd_compare(args: argparse.Namespace) -> int:
     failed = [r for r in [*report.measure_runs, *report.runs] if r.status == "error"]
     c = report.comparison
     return EXIT_FAILED if failed or (only is None and c is not None and not c.valid) else EXIT_OK
+
+
+def _check_model(config: RunConfig, num_classes: int, console: Console) -> ModelEvent | None:
+    """Any model but the article's CNN is built once in a worker process before anything is
+    measured (`xlagui.core.models.check`): a model file that cannot be trained is refused here,
+    exit status 2, with its file and line. None for the article's CNN (known from its shapes)."""
+    from xlagui.core.models.check import ModelCheckSpec, check_model
+
+    if config.model.is_article_cnn:
+        return None
+    spec = ModelCheckSpec(
+        model=config.model,
+        image_size=config.image_size,
+        num_classes=num_classes,
+        batch_size=config.batch_size,
+        seed=config.seed,
+    )
+    with console.status(f"building {config.model.label} once to check it…"):
+        check = check_model(spec)  # ModelRefused is a ConfigError: exit status 2
+    if check.image_size != config.image_size:
+        console.print(
+            f"{config.model.label} takes {check.image_size}x{check.image_size} images: "
+            f"the image size is {check.image_size}, not {config.image_size}"
+        )
+    return check
+
+
+def _say_model(report: ComparisonReport, console: Console) -> None:
+    """The model line, and a warning when a step may not fit in the free memory."""
+    from xlagui.core.models.check import article_cnn_memory, memory_guard
+    from xlagui.present.models import memory_warning, model_line
+
+    config, check = report.config, report.model_check
+    console.print(model_line(config, check), soft_wrap=True)
+    if check is not None:
+        per_worker = check.memory_bytes
+    else:
+        classes = len(report.dataset.get("class_names") or []) or 2
+        per_worker = sum(article_cnn_memory(config.image_size, classes, config.batch_size).values())
+    if per_worker:
+        warning = memory_warning(memory_guard(per_worker, len(report.measure_runs)), config)
+        if warning:
+            console.print(f"[yellow]warning:[/yellow] {warning}", soft_wrap=True)
+
+
+def cmd_models(args: argparse.Namespace) -> int:
+    """`xlagui models`: every built-in model with its parameter count, each built once in one
+    worker process."""
+    from rich.table import Table
+
+    from xlagui.core.config import ModelChoice, check_image_size
+    from xlagui.core.models.check import ModelCheckSpec, check_models
+    from xlagui.present.models import models_rows
+
+    if args.classes < 2:
+        raise ConfigError(f"a classifier needs at least 2 classes, got {args.classes}")
+    specs = [
+        ModelCheckSpec(
+            model=ModelChoice(name=name),
+            image_size=check_image_size(args.image_size, ModelChoice(name=name)),
+            num_classes=args.classes,
+            count_flops=False,
+        )
+        for name in BUILTIN_MODELS
+    ]
+    console = _console()
+    with console.status(f"building the {len(specs)} built-in models once…"):
+        checks = check_models(specs)
+    table = Table(
+        title=f"Built-in models (--model NAME), parameters at {args.image_size} px for "
+        f"{args.classes} classes",
+        title_justify="left",
+    )
+    for column in ("name", "parameters", "what it is"):
+        table.add_column(column, justify="right" if column == "parameters" else "left")
+    for row in models_rows(checks):
+        table.add_row(*row)
+    console.print(table)
+    console.print("Or your own: --model PATH.keras (a saved model) or --model PATH.py "
+                  "(a file defining build_model(input_shape, num_classes)).")
+    return EXIT_OK
 
 
 def _exclusions(text: str, scan: DatasetScan, console: Console) -> Exclusions:

@@ -202,3 +202,64 @@ def test_a_comparison_saved_before_the_summary_was_typed_still_opens(
     c = old.recompute()
     assert report.comparison is not None
     assert c.speedup == report.comparison.speedup and c.verdict == report.comparison.verdict
+
+
+def test_a_comparison_saved_before_models_could_be_chosen_opens_as_the_articles_cnn(
+    scan: DatasetScan, tmp_path: Path
+) -> None:
+    """No `config.model`, no `model_check`, started events from the recorded protocol-3
+    streams: the article's CNN, with the title, reproduce line and figures of its day."""
+    from tests.helpers.streams import recorded_events
+
+    report = new_report(scan, RunConfig(epochs=3, batch_size=4, image_size=48))
+    run_comparison(report, scan, tmp_path / "out", TaskState(), worker=worker())
+    path = tmp_path / "out" / "comparison.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["config"].pop("model")
+    data.pop("model_check")
+    data["runs"][0]["events"] = [e.to_dict() for e in recorded_events("off")]
+    for event in data["runs"][0]["events"]:
+        if event["type"] == "started":
+            event["config"].pop("model")  # the recorded stream predates it
+    path.write_text(json.dumps(data), encoding="utf-8")
+    old = export.read_json(path)
+    assert old.config.model.is_article_cnn and old.model_check is None
+    started = old.runs[0].started
+    assert started is not None and started.config.model.is_article_cnn
+    assert "--model" not in old.reproduce_command()
+    assert old.title() == f"XLA vs baseline on {report.dataset['name']}"
+    assert history.list_items(tmp_path)[0].title == old.title()
+    assert old.recompute().efficiency is not None  # the CNN's work, counted from its shapes
+
+
+def test_the_model_is_in_the_record_the_title_and_the_reproduce_line(
+    scan: DatasetScan, tmp_path: Path
+) -> None:
+    from xlagui.core.config import ModelChoice
+    from xlagui.core.events import ModelEvent
+
+    chosen = ModelChoice(source="keras", name="my net", file="/models/my net.keras",
+                         sha256="0" * 64, params=99, new_head=True)
+    check = ModelEvent(model=chosen, image_size=48, batch_size=4, flops_per_step=4e9,
+                       flops_forward_per_sample=3e8)
+    report = new_report(scan, RunConfig(epochs=3, batch_size=4, image_size=48,
+                                        model=ModelChoice(source="keras", name="my net",
+                                                          file="/models/my net.keras",
+                                                          new_head=True)),
+                        model_check=check)
+    run_comparison(report, scan, tmp_path / "out", TaskState(), worker=worker())
+    assert report.config.model == chosen  # the check's, with the parameter count
+    data = json.loads((tmp_path / "out" / "comparison.json").read_text(encoding="utf-8"))
+    assert data["config"]["model"] == {"source": "keras", "name": "my net",
+                                       "file": "/models/my net.keras", "sha256": "0" * 64,
+                                       "params": 99, "new_head": True}
+    assert data["reproduce"].endswith("--model '/models/my net.keras' --new-head")
+    assert report.title().endswith("with my net.keras")
+    again = export.read_json(tmp_path / "out" / "comparison.json")
+    assert again.model_check == check and again.config.model == chosen
+    assert history.list_items(tmp_path)[0].title.endswith("with my net.keras")
+
+
+def test_the_articles_cnn_is_recorded_with_its_parameter_count(scan: DatasetScan) -> None:
+    report = new_report(scan, RunConfig(image_size=150))
+    assert report.config.model.params == 529_295

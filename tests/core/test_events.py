@@ -35,7 +35,7 @@ def test_every_event_round_trips_through_one_json_line() -> None:
     assert list(read_events(lines)) == events
 
 
-def test_schema_has_the_eight_types_with_time() -> None:
+def test_schema_has_the_nine_types_with_time() -> None:
     assert set(EVENT_TYPES) == {
         "started",
         "batch",
@@ -45,6 +45,7 @@ def test_schema_has_the_eight_types_with_time() -> None:
         "finished",
         "cancelled",
         "error",
+        "model",  # the model check's answer (xlagui.core.models.check)
     }
     for line in (e.to_json() for e in run_events()):
         d = json.loads(line)

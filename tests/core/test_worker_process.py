@@ -244,7 +244,7 @@ def test_a_death_the_log_explains_as_out_of_memory_is_told_so(tmp_path: Path) ->
     log.write_text("2026 ... OOM when allocating tensor with shape[32,596,596,64]\n")
     err = died_event(-signal.SIGABRT, log, spec(tmp_path))
     assert err.error_type == "OutOfMemory" and "out of memory" in err.message
-    assert "with batch size 32 and image size 600" in err.hint
+    assert "with the article's CNN, batch size 32 and image size 600" in err.hint
     assert "OOM when allocating" in err.details
 
 

@@ -22,9 +22,10 @@ from xlagui.core import tensorboard as tboard
 from xlagui.core.arms import BASELINE, comparison_arms
 from xlagui.core.config import RunConfig, XlaMode
 from xlagui.core.demo import dataset_name
-from xlagui.core.events import Event
+from xlagui.core.events import Event, ModelEvent
 from xlagui.core.exclusions import Exclusions, without_recorded
 from xlagui.core.interleave import MeasureSettings, measure_interleaved
+from xlagui.core.model import expected_parameter_count
 from xlagui.core.pipeline import Sample
 from xlagui.core.ranking import CHECK_VARIANT
 from xlagui.core.report import ComparisonReport, MeasurementRecord, RunEntry, host_environment
@@ -149,12 +150,21 @@ def new_report(
     *,
     demo: bool = False,
     exclusions: Exclusions | None = None,
+    model_check: ModelEvent | None = None,
 ) -> ComparisonReport:
     """A comparison of `config` on `scan`, less the files `exclusions` leaves out: the
     dataset's counts and fingerprint are those of the files trained on, and `excluded` lists
-    the files left out (`run_comparison` leaves out exactly those)."""
+    the files left out (`run_comparison` leaves out exactly those). `model_check`: the chosen
+    model's check (`xlagui.core.models.check`), whose model, with its parameter count, is the
+    one recorded; the article's CNN needs none (its count is worked out from the shapes)."""
     chosen = exclusions or Exclusions()
+    if model_check is not None:
+        config = config.replace(model=model_check.model, image_size=model_check.image_size)
+    elif config.model.is_article_cnn and config.model.params is None:
+        params = expected_parameter_count(config.image_size, len(scan.class_names))
+        config = config.replace(model=dataclasses.replace(config.model, params=params))
     return ComparisonReport(
+        model_check=model_check,
         config=config,
         dataset={**dataset_info(chosen.apply(scan), demo), "excluded": chosen.record(scan)},
         runs=plan_runs(config),

@@ -147,6 +147,8 @@ def compute(report: ComparisonReport, limits: MachineLimits | None) -> Efficienc
     from xlagui.core.interleave import arm_timing
 
     cfg = report.config
+    if not cfg.model.is_article_cnn:
+        return _other_model(report)
     classes = len(report.dataset.get("class_names") or []) or 2
     try:
         count = article_cnn_count(cfg.image_size, classes)
@@ -185,4 +187,32 @@ def compute(report: ComparisonReport, limits: MachineLimits | None) -> Efficienc
             continue
         work = epoch_flops(count, batch, started.steps_per_epoch, started.val_count)
         e.arms.append(_arm(e, entry, "steady epoch", work, float(steady)))
+    return e
+
+
+def _other_model(report: ComparisonReport) -> Efficiency | None:
+    """Any model but the article's CNN: the FLOPs its check counted in the HLO of the compiled
+    step (`xlagui.core.flops.hlo_flops`) ÷ each arm's steady step. No roofline: there is no
+    memory-traffic estimate nor a layer ceiling for it, so no percentages either; None when the
+    step could not be counted."""
+    from xlagui.core.interleave import arm_timing
+
+    check = report.model_check
+    cfg = report.config
+    if check is None or not check.flops_per_step or check.batch_size != cfg.batch_size:
+        return None
+    e = Efficiency(
+        image_size=cfg.image_size,
+        batch_size=cfg.batch_size,
+        flops_per_step=check.flops_per_step,
+        flops_per_sample_train=check.flops_per_step / cfg.batch_size,
+        flops_per_sample_forward=check.flops_forward_per_sample or 0.0,
+        bytes_per_step=0.0,
+        intensity=0.0,
+    )
+    for entry in report.measure_runs:
+        timing = arm_timing(entry.variant, entry.xla_mode, entry.events)
+        if timing.steady_step_seconds:
+            e.arms.append(_arm(e, entry, "steady step", e.flops_per_step,
+                               timing.steady_step_seconds))
     return e

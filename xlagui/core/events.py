@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, TextIO, TypeAlias, TypeVar, Union
 
-from xlagui.core.config import RunConfig
+from xlagui.core.config import ModelChoice, RunConfig
 from xlagui.core.evidence import XlaEvidence
 from xlagui.core.hlo import XlaReport
 
@@ -39,7 +39,9 @@ from xlagui.core.hlo import XlaReport
 # 4: `finished` carries a typed `RunSummary`: every field, in every mode (null where unknown).
 # 5: `finish` with `steps`: untimed training steps first, so that every arm is evaluated after
 #    as many steps as the baseline even when it sat out rounds of the measurement.
-PROTOCOL_VERSION = 5
+# 6: the model to build travels in `config.model` (a `ModelChoice`: a worker of version 5 would
+#    silently train the article's CNN); the model check answers with a `model` event.
+PROTOCOL_VERSION = 6
 
 # What json.loads gives and json.dumps takes.
 JSONValue: TypeAlias = "bool | int | float | str | list[JSONValue] | dict[str, JSONValue] | None"
@@ -220,6 +222,34 @@ class ErrorEvent(Event):
     details: str = ""  # traceback or the tail of the worker's log
 
 
+@dataclass
+class ModelEvent(Event):
+    """The model check's answer (`python -m xlagui.core.worker --check-model SPEC.json`): the
+    model was built once, outside any run, before anything is measured (an `ErrorEvent` instead
+    names what is wrong with a model file)."""
+
+    type: ClassVar[str] = "model"
+    protocol: int = 0
+    model: ModelChoice = field(default_factory=ModelChoice)  # with its `params`
+    image_size: int = 0  # in effect: a model file with a fixed input size sets it
+    fixed_input_size: bool = False
+    outputs: int = 0  # the output layer's width
+    layers: int = 0  # counted through nested models
+    summary: list[str] = field(default_factory=list)  # "name (Class) output-shape params" lines
+    compile_words: str = ""  # what it is compiled with: "Adam + binary_crossentropy"
+    # One training step's FLOPs at the batch size, and the forward pass's per image, counted
+    # from the HLO of the compiled step (`xlagui.core.flops.hlo_flops`); None where no count
+    # could be had (`flops_note` says why).
+    batch_size: int = 0
+    flops_per_step: float | None = None
+    flops_forward_per_sample: float | None = None
+    flops_note: str = ""
+    # A step's memory, estimated: weights, gradients, optimizer state, activations at the batch
+    # size (`xlagui.core.models.check.memory_estimate`), and TensorFlow's own.
+    memory_bytes: int | None = None
+    memory_parts: dict[str, int] = field(default_factory=dict)
+
+
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.type: cls
     for cls in (
@@ -231,6 +261,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         FinishedEvent,
         CancelledEvent,
         ErrorEvent,
+        ModelEvent,
     )
 }
 TERMINAL_TYPES = frozenset({"finished", "cancelled", "error"})

@@ -54,6 +54,7 @@ after fusion at its own per-element cost, so it should land close to this count.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from math import prod
@@ -272,3 +273,150 @@ def shapes_from_keras(model: Any) -> list[LayerShape]:
 def article_cnn_count(image_size: int, num_classes: int) -> ModelCount:
     return count_model(article_cnn_shapes(image_size, num_classes))
 
+
+
+# --- Any model: the FLOPs of the compiled step, counted from XLA's HLO ----------------------
+#
+# TensorFlow 2.21 has no Python cost analysis of a `tf.function` (`experimental_get_compiler_ir`
+# gives the HLO text; no "flops" stage), so the HLO that XLA would compile is read here with the
+# same conventions as XLA's `HloCostAnalysis` and the layer count above: a multiply-add is 2
+# FLOPs; a convolution counts only the (output, kernel) positions that land inside its input (the
+# padding of a gradient convolution is not work), a dot the product of its output and its
+# contracting dimensions; an element-wise op, a transcendental or a compare 1 per output
+# element; a reduce 1 per input element; a reduce-window (pooling) and select-and-scatter
+# (its gradient) one per element and window position. Shape ops (reshape, broadcast, transpose,
+# slice, convert, copy, concatenate...) are 0. Only the entry computation (and what it calls
+# with `call`) is counted: a reduce's `to_apply` body is its per-element op, counted above.
+# And only what the result needs, as XLA's dead-code elimination leaves it: the HLO TensorFlow
+# hands over still holds the first layer's input gradient (nothing reads it; at 48 px it was
+# 12% of the CNN's count), which XLA drops before compiling.
+
+_HLO_ELEMENTWISE = frozenset(
+    "abs add atan2 cbrt ceil clamp compare cosine divide erf exponential exponential-minus-one "
+    "floor log log-plus-one logistic maximum minimum multiply negate power remainder "
+    "round-nearest-afz round-nearest-even rsqrt select sign sine sqrt subtract tan tanh".split()
+)
+_DIMS_RE = re.compile(r"\[([\d,]*)\]")
+_WINDOW_RE = re.compile(r"\bwindow=\{([^}]*)\}")
+_LABELS_RE = re.compile(r"\bdim_labels=([^\s,]+)")
+_CONTRACT_RE = re.compile(r"\blhs_contracting_dims=\{([\d,]*)\}")
+_TO_APPLY_RE = re.compile(r"\bto_apply=%?([^\s,}]+)")
+
+
+def _dims(shape: str) -> tuple[int, ...]:
+    m = _DIMS_RE.search(shape)
+    return tuple(int(d) for d in m.group(1).split(",") if d) if m else ()
+
+
+def _window(attrs: str) -> dict[str, list[str]]:
+    m = _WINDOW_RE.search(attrs)
+    out: dict[str, list[str]] = {}
+    for part in (m.group(1).split() if m else []):
+        key, _, value = part.partition("=")
+        out[key] = value.split("x")
+    return out
+
+
+def _valid_pairs(out: int, kernel: int, size: int, stride: int, pad_lo: int, lhs_dilate: int,
+                 rhs_dilate: int) -> int:
+    """(output position, kernel position) pairs of one spatial dimension that read the input."""
+    count = 0
+    for k in range(kernel):
+        for o in range(out):
+            pos = o * stride + k * rhs_dilate - pad_lo
+            if pos >= 0 and pos % lhs_dilate == 0 and pos // lhs_dilate < size:
+                count += 1
+    return count
+
+
+def _convolution_macs(out_shape: tuple[int, ...], lhs: tuple[int, ...], rhs: tuple[int, ...],
+                      attrs: str) -> int:
+    labels = _LABELS_RE.search(attrs)
+    if labels is None:
+        raise ValueError("a convolution without dim_labels")
+    lhs_l, rest = labels.group(1).split("_", 1)
+    rhs_l, out_l = rest.split("->")
+    window = _window(attrs)
+    spatial = [c for c in out_l if c.isdigit()]
+    macs = out_shape[out_l.index("b")] * out_shape[out_l.index("f")] * rhs[rhs_l.index("i")]
+    for n, d in enumerate(spatial):
+        def w(key: str, default: int, n: int = n) -> int:
+            values = window.get(key)
+            return int(values[n].split("_")[0]) if values else default
+
+        macs *= _valid_pairs(
+            out_shape[out_l.index(d)], rhs[rhs_l.index(d)], lhs[lhs_l.index(d)],
+            w("stride", 1), w("pad", 0), w("lhs_dilate", 1), w("rhs_dilate", 1),
+        )
+    return macs
+
+
+def _instruction_flops(ins: Any, shapes: dict[str, tuple[int, ...]]) -> int:
+    out = _dims(ins.shape)
+    n_out = prod(out)
+    op = ins.opcode
+    if op == "convolution":
+        lhs, rhs = (shapes[name] for name in ins.operands[:2])
+        return 2 * _convolution_macs(out, lhs, rhs, ins.attrs)
+    if op == "dot":
+        lhs = shapes[ins.operands[0]]
+        m = _CONTRACT_RE.search(ins.attrs)
+        contracted = [int(d) for d in m.group(1).split(",") if d] if m else []
+        return 2 * n_out * prod(lhs[d] for d in contracted)
+    if op in _HLO_ELEMENTWISE:
+        return n_out
+    if op == "reduce":
+        return prod(shapes[ins.operands[0]])
+    if op == "reduce-window":
+        return n_out * prod(int(s) for s in _window(ins.attrs).get("size", ["1"]))
+    if op == "select-and-scatter":
+        return prod(shapes[ins.operands[1]]) * prod(
+            int(s) for s in _window(ins.attrs).get("size", ["1"])
+        )
+    return 0
+
+
+def _live(instructions: list[Any]) -> list[Any]:
+    """The instructions the computation's result depends on (XLA prints the root last)."""
+    if not instructions:
+        return []
+    by_name = {i.name: i for i in instructions}
+    live: set[str] = set()
+    todo = [instructions[-1].name]
+    while todo:
+        name = todo.pop()
+        if name in live or name not in by_name:
+            continue
+        live.add(name)
+        todo.extend(by_name[name].operands)
+    return [i for i in instructions if i.name in live]
+
+
+def hlo_flops(text: str) -> int:
+    """The FLOPs of one run of an HLO module (XLA's text, as `experimental_get_compiler_ir(...)
+    (stage="hlo")` gives it), counted as the comment above says. ValueError if it cannot be."""
+    from xlagui.core.hlo import parse_computations
+
+    _, computations = parse_computations(text)
+    by_name = {c.name: c for c in computations}
+    entry = next((c for c in computations if c.entry), None)
+    if entry is None:
+        raise ValueError("the HLO text has no ENTRY computation")
+    shapes = {i.name: _dims(i.shape) for c in computations for i in c.instructions}
+    total, todo, seen = 0, [entry], set()
+    while todo:
+        comp = todo.pop()
+        if comp.name in seen:
+            continue
+        seen.add(comp.name)
+        for ins in _live(comp.instructions):
+            if ins.opcode == "call":
+                target = _TO_APPLY_RE.search(ins.attrs)
+                if target and target.group(1) in by_name:
+                    todo.append(by_name[target.group(1)])
+                continue
+            try:
+                total += _instruction_flops(ins, shapes)
+            except (KeyError, IndexError) as exc:
+                raise ValueError(f"cannot count {ins.opcode} {ins.name}: {exc}") from None
+    return total

@@ -6,6 +6,7 @@ written atomically after every run, so killing the app never loses a finished ru
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import json
 import secrets
@@ -13,7 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from xlagui.core import export, paths
-from xlagui.core.report import ComparisonReport
+from xlagui.core.config import RunConfig
+from xlagui.core.report import ComparisonReport, model_words
 
 
 @dataclass
@@ -58,11 +60,14 @@ def list_items(root: Path | None = None) -> list[HistoryItem]:
             comp = data.get("comparison") or {}
             finished = sum(1 for r in data.get("runs", []) if r.get("status") == "finished")
             name = data.get("dataset", {}).get("name", "?")
+            model = ""
+            with contextlib.suppress(ValueError, TypeError):
+                model = model_words(RunConfig.from_dict(data.get("config") or {}))
             items.append(
                 HistoryItem(
                     folder=folder,
                     created=data.get("created", ""),
-                    title=f"XLA vs baseline on {name}",
+                    title=f"XLA vs baseline on {name}{model}",
                     verdict=comp.get("verdict", ""),
                     runs_finished=finished,
                 )

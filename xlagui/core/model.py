@@ -1,4 +1,5 @@
-"""The article's CNN, exactly. Imported only inside the worker process (it loads Keras)."""
+"""The article's CNN, exactly, and the head and compile every model shares. Its Keras parts run
+only inside a worker process (Keras is imported inside the functions)."""
 
 from __future__ import annotations
 
@@ -24,15 +25,7 @@ def build_model(image_size: int, num_classes: int, seed: int | None = None) -> A
     def kinit(offset: int) -> dict[str, Any]:
         return {} if seed is None else {"kernel_initializer": init(seed=seed + offset)}
 
-    # The output layer computes in float32 under any mixed-precision policy, as the Keras guide
-    # asks: a softmax or sigmoid in bfloat16/float16 loses the small probabilities the loss needs.
-    head = (
-        keras.layers.Dense(1, activation="sigmoid", name="head", dtype="float32", **kinit(6))
-        if num_classes == 2
-        else keras.layers.Dense(
-            num_classes, activation="softmax", name="head", dtype="float32", **kinit(6)
-        )
-    )
+    head = classifier_head(num_classes, **kinit(6))
     return keras.Sequential(
         [
             keras.Input(shape=(image_size, image_size, 3)),
@@ -51,19 +44,51 @@ def build_model(image_size: int, num_classes: int, seed: int | None = None) -> A
     )
 
 
-def compile_model(model: Any, num_classes: int, jit_compile: bool | Literal["auto"]) -> None:
+def head_units(num_classes: int) -> int:
+    """The output width a classifier of `num_classes` has here: 1 (sigmoid) for two classes,
+    like the article's CNN, one per class (softmax) otherwise."""
+    return 1 if num_classes == 2 else num_classes
+
+
+def classifier_head(num_classes: int, **kwargs: Any) -> Any:
+    """The last layer of every model xlagui builds: Dense(1, sigmoid) for two classes,
+    Dense(n, softmax) for more, named "head".
+
+    It computes in float32 under any mixed-precision policy, as the Keras guide asks: a softmax
+    or sigmoid in bfloat16/float16 loses the small probabilities the loss needs."""
+    import keras
+
+    activation = "sigmoid" if num_classes == 2 else "softmax"
+    return keras.layers.Dense(
+        head_units(num_classes), activation=activation, name="head", dtype="float32", **kwargs
+    )
+
+
+def default_loss(num_classes: int) -> str:
+    return "binary_crossentropy" if num_classes == 2 else "sparse_categorical_crossentropy"
+
+
+def compile_model(
+    model: Any,
+    num_classes: int,
+    jit_compile: bool | Literal["auto"],
+    *,
+    optimizer: Any = None,
+    loss: Any = None,
+) -> None:
     """Binary cross-entropy (or sparse categorical for >2 classes), Adam, accuracy.
 
     `jit_compile` is always passed explicitly: Keras 3's default "auto" turns XLA on whenever a
     GPU is visible, and a baseline that leaves it at the default is not a baseline. "auto" is
-    passed on as it is, for the arm that measures what Keras does by default.
+    passed on as it is, for the arm that measures what Keras does by default. A model of the
+    user's may bring its own `optimizer` and `loss` (its file's compile config); the accuracy
+    metric is always added, since every figure of accuracy reads it.
     """
     import keras
 
-    loss = "binary_crossentropy" if num_classes == 2 else "sparse_categorical_crossentropy"
     model.compile(
-        optimizer=keras.optimizers.Adam(),
-        loss=loss,
+        optimizer=optimizer if optimizer is not None else keras.optimizers.Adam(),
+        loss=loss if loss is not None else default_loss(num_classes),
         metrics=["accuracy"],
         jit_compile=jit_compile if jit_compile == "auto" else bool(jit_compile),
     )

@@ -16,7 +16,7 @@ from xlagui import __version__
 from xlagui.core.accuracy import chance_level
 from xlagui.core.arms import Arm, Precision
 from xlagui.core.config import RunConfig, XlaMode
-from xlagui.core.events import Event, EventLog, event_from_dict
+from xlagui.core.events import Event, EventLog, ModelEvent, event_from_dict
 from xlagui.core.pairs import InterleavedSummary
 from xlagui.core.peak import MachineLimits
 from xlagui.core.ranking import arm_results, instrument_check, recommendation
@@ -111,6 +111,10 @@ class ComparisonReport:
     # The machine's measured limits (`core/peak.py`), for the %-of-peak figures; None when not
     # measured (the probe is off or failed: then only the achieved FLOP/s are shown).
     limits: MachineLimits | None = None
+    # The model check's answer (`xlagui.core.models.check`): the chosen model built once before
+    # anything was measured, with its FLOPs per step; None for the article's CNN (its work is
+    # counted from the shapes) and in comparisons saved before models could be chosen.
+    model_check: ModelEvent | None = None
 
     def entry(self, run_id: str) -> RunEntry | None:
         """The run (training or measuring) with this id."""
@@ -204,6 +208,10 @@ class ComparisonReport:
         ]
         if c.arms:
             parts.append(f"--arms {','.join(c.arms)}")
+        if not c.model.is_article_cnn:
+            parts.append(f"--model {shlex.quote(c.model.argument)}")
+            if c.model.new_head:
+                parts.append("--new-head")
         if c.quick:
             parts.append("--quick")
         if c.check:
@@ -220,8 +228,10 @@ class ComparisonReport:
         others = [r.variant for r in self.measure_runs[2:]]
         if others:
             names = ["XLA", *others]
-            return f"{', '.join(names[:-1])} and {names[-1]} vs baseline on {name}"
-        return f"XLA vs baseline on {name}"
+            return f"{', '.join(names[:-1])} and {names[-1]} vs baseline on {name}" + model_words(
+                self.config
+            )
+        return f"XLA vs baseline on {name}{model_words(self.config)}"
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -239,6 +249,7 @@ class ComparisonReport:
             "measurement": self.measurement.to_dict() if self.measurement else None,
             "inspect_runs": [r.to_dict() for r in self.inspect_runs],
             "machine_limits": self.limits.to_dict() if self.limits else None,
+            "model_check": self.model_check.to_dict() if self.model_check else None,
         }
 
     @classmethod
@@ -265,7 +276,18 @@ class ComparisonReport:
             report.limits = MachineLimits.from_dict(d["machine_limits"])
         if d.get("comparison") is not None:
             report.comparison = Comparison.from_dict(d["comparison"])
+        if d.get("model_check") is not None:
+            check = event_from_dict(d["model_check"])
+            if not isinstance(check, ModelEvent):
+                raise ValueError(f"model_check is a {check.type} event, not a model event")
+            report.model_check = check
         return report
+
+
+def model_words(config: RunConfig) -> str:
+    """The model in a title: "" for the article's CNN (every title before models could be
+    chosen), " with mixer" or " with net.keras" otherwise."""
+    return "" if config.model.is_article_cnn else f" with {config.model.label}"
 
 
 def host_environment() -> dict[str, Any]:

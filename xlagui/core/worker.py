@@ -132,8 +132,9 @@ def error_hint(exc: BaseException, config: RunConfig) -> str:
         or "bad_alloc" in text
     ):
         return (
-            f"The run ran out of memory with batch size {config.batch_size} and image size "
-            f"{config.image_size}. Try a smaller batch size or image size."
+            f"The run ran out of memory training {config.model.label} with batch size "
+            f"{config.batch_size} and image size {config.image_size}. Try a smaller batch size "
+            "or image size."
         )
     if "XLA" in text or "xla" in name.lower() or "jit" in text.lower():
         return (
@@ -238,7 +239,7 @@ def _setup(spec: RunSpec, sink: EventSink, mode: str) -> Setup:
     import keras
     import tensorflow as tf
 
-    from xlagui.core.model import build_model, compile_model
+    from xlagui.core.models.build import build_compiled
     from xlagui.core.pipeline import build_datasets, warm_cache
 
     config = spec.config
@@ -282,10 +283,9 @@ def _setup(spec: RunSpec, sink: EventSink, mode: str) -> Setup:
     warm_cache(datasets)
 
     def build() -> Any:
-        model = build_model(config.image_size, num_classes, seed=config.seed)
+        # The model the comparison chose (`config.model`): a built-in, a .keras or a .py file.
         jit: bool | Literal["auto"] = "auto" if xla_mode == "auto" else xla_mode == "jit"
-        compile_model(model, num_classes, jit_compile=jit)
-        return model
+        return build_compiled(config.model, config.image_size, num_classes, config.seed, jit).model
 
     if strategy is not None:
         with strategy.scope():
@@ -673,11 +673,18 @@ def main(argv: list[str] | None = None) -> int:
             events.write(json.dumps({"devices": [], "error": str(exc)}) + "\n")
         events.flush()
         return 0
+    if argv and argv[0] == "--check-model" and len(argv) >= 2:
+        from xlagui.core.models.check import check_main
+
+        return check_main(argv[1:], events)
     if argv and argv[0] == "--tensorboard-text" and len(argv) == 2:
         tboard.write_text_here(Path(argv[1]), sys.stdin.read())
         return 0
     if len(argv) != 1:
-        print("usage: python -m xlagui.core.worker SPEC.json | --probe", file=sys.stderr)
+        print(
+            "usage: python -m xlagui.core.worker SPEC.json | --probe | --check-model SPEC.json",
+            file=sys.stderr,
+        )
         return 2
     sink = EventSink(events, t0)
     cancel = threading.Event()

@@ -21,7 +21,9 @@ goes through `WorkerProcess`, so the following are written once:
 
 Short helper processes that stream no events stay where they are and use `subprocess.run`:
 `runner.probe_devices` (`--probe`, one JSON line), `tensorboard.write_text`
-(`--tensorboard-text`) and `peak`'s probe (`python -m xlagui.core.peak`).
+(`--tensorboard-text`), `peak`'s probe (`python -m xlagui.core.peak`) and the model check
+(`models.check.check_models`, `--check-model`: one `model` or `error` event per model, decoded
+by `events.parse_event`, before any worker here starts).
 """
 
 from __future__ import annotations
@@ -190,7 +192,10 @@ def died_event(returncode: int, log_path: Path, spec: RunSpec) -> ErrorEvent:
     """
     tail = log_tail(log_path)
     run = spec.describe()
-    sizes = f"batch size {spec.config.batch_size} and image size {spec.config.image_size}"
+    sizes = (
+        f"{spec.config.model.label}, batch size {spec.config.batch_size} and image size "
+        f"{spec.config.image_size}"
+    )
     if any(marker in tail for marker in OOM_MARKERS):
         return ErrorEvent(
             error_type="OutOfMemory",

@@ -94,14 +94,17 @@ def efficiency_rows(c: Comparison | None) -> list[tuple[str, str]]:
     e = c.efficiency if c is not None else None
     if e is None:
         return []
-    rows = [
-        (
-            "Work per step",
-            f"{flop_count(e.flops_per_step)} (forward + backward + Adam, batch {e.batch_size}, "
-            f"{e.image_size} px); est. {e.bytes_per_step / 1e9:.3g} GB moved, "
-            f"{e.intensity:.0f} FLOP/byte",
-        ),
-    ]
+    # A model other than the article's CNN is counted in the HLO of its compiled step, with no
+    # traffic estimate (`xlagui.core.efficiency._other_model`): bytes_per_step is 0 then.
+    work = (
+        f"{flop_count(e.flops_per_step)} (forward + backward + Adam, batch {e.batch_size}, "
+        f"{e.image_size} px); est. {e.bytes_per_step / 1e9:.3g} GB moved, "
+        f"{e.intensity:.0f} FLOP/byte"
+        if e.bytes_per_step
+        else f"{flop_count(e.flops_per_step)} (the compiled training step's HLO, batch "
+        f"{e.batch_size}, {e.image_size} px)"
+    )
+    rows = [("Work per step", work)]
     if e.peak_flops_per_second is not None:
         ceiling = (
             f"; largest layers alone ({', '.join(e.ceiling_layers)}) "
