@@ -1,0 +1,82 @@
+"""The A/A check of the instrument: the baseline measured against an identical second baseline
+worker, interleaved exactly like an arm, several times in a row.
+
+    python bench/bench_aa.py --runs 10 --image-size 150 --seconds 60 [--write]
+
+Each run is `xlagui compare --demo --quick --check` without the XLA worker (the measurement of
+the baseline and its twin alone, through the same `run_measurement`), with `--seconds` of
+measuring. A position, order or process effect of the instrument would show as ratios away from
+1.00. Prints each run's ratio, interval and pairs, how many intervals cover 1.00 and the
+largest deviation; `--write` puts the table in BENCHMARKS.md ("A/A check").
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+from _common import add_write, load_average, publish, repeat, section_text
+
+from xlagui.core.compare import CHECK, new_report, run_measurement
+from xlagui.core.config import RunConfig
+from xlagui.core.demo import ensure_demo_dataset
+from xlagui.core.scan import scan_dataset
+from xlagui.core.task import TaskState
+
+
+def once(folder: Path, size: int, seconds: int) -> dict[str, Any]:
+    scan = scan_dataset(ensure_demo_dataset(seed=0))
+    config = RunConfig(image_size=size, quick=True, check=True, budget_seconds=seconds)
+    report = new_report(scan, config, demo=True)
+    report.measure_runs = [e for e in report.measure_runs if e.variant in ("baseline", CHECK)]
+    t0 = time.perf_counter()
+    run_measurement(report, scan, folder, TaskState())
+    c = report.comparison
+    k = c.interleaved.check if c is not None and c.interleaved is not None else None
+    assert k is not None, "no A/A pairs"
+    return {"check": k, "wall": time.perf_counter() - t0,
+            "stopped_by": report.measurement.stopped_by if report.measurement else ""}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument("--image-size", type=int, default=150)
+    parser.add_argument("--seconds", type=int, default=60, help="measuring budget per run")
+    add_write(parser)
+    args = parser.parse_args()
+    os.environ.setdefault("XLAGUI_PEAK_PROBE", "off")  # the limits are not what is tested
+    load = load_average()
+    results = repeat(
+        args.runs, "aa", lambda f: once(f, args.image_size, args.seconds),
+        lambda r: f"{r['check'].ratio:.3f} ({r['check'].low:.3f}–{r['check'].high:.3f}), "
+        f"{r['check'].pairs} pairs, {r['wall']:.0f} s",
+    )
+    lines = [
+        f"## A/A check: demo, {args.image_size} px, {args.runs} runs in a row (issue 19)",
+        "",
+        f"`python bench/bench_aa.py --runs {args.runs} --image-size {args.image_size} --seconds "
+        f"{args.seconds}`: the baseline against an identical second baseline worker, "
+        "interleaved like an arm (`--check`), the XLA worker left out, "
+        f"{args.seconds} s of measuring each. Ratio = twin ÷ baseline step time.",
+        "",
+        "| run | ratio | 95% CI | pairs | covers 1.00 | ended by | wall |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for n, r in enumerate(results, start=1):
+        k = r["check"]
+        lines.append(f"| {n} | {k.ratio:.3f} | {k.low:.3f}–{k.high:.3f} | {k.pairs} | "
+                     f"{'yes' if k.covers_one else 'NO'} | {r['stopped_by']} | "
+                     f"{r['wall']:.0f} s |")
+    covered = sum(r["check"].covers_one for r in results)
+    worst = max(abs(r["check"].ratio - 1) for r in results)
+    lines += ["", f"{covered} of {len(results)} intervals cover 1.00; the largest deviation of a "
+              f"ratio from 1 is {worst:.1%}."]
+    publish(f"aa-{args.image_size}", section_text(lines, load), args.write)
+
+
+if __name__ == "__main__":
+    main()
