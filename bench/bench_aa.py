@@ -41,6 +41,15 @@ def once(folder: Path, size: int, seconds: int) -> dict[str, Any]:
             "stopped_by": report.measurement.stopped_by if report.measurement else ""}
 
 
+def _pct(v: float | None) -> str:
+    return "—" if v is None else f"{v:.1%}"
+
+
+def _verdict(kind: str) -> str:
+    return {"too_early": "none (quick check)", "worse": "WORSE", "better": "BETTER"}.get(
+        kind, kind or "—")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=10)
@@ -63,18 +72,26 @@ def main() -> None:
         "interleaved like an arm (`--check`), the XLA worker left out, "
         f"{args.seconds} s of measuring each. Ratio = twin ÷ baseline step time.",
         "",
-        "| run | ratio | 95% CI | pairs | covers 1.00 | ended by | wall |",
-        "|---|---|---|---|---|---|---|",
+        "| run | ratio | 95% CI | pairs | covers 1.00 | ended by | baseline acc. | twin acc. "
+        "(seed + 1) | accuracy verdict | wall |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for n, r in enumerate(results, start=1):
         k = r["check"]
         lines.append(f"| {n} | {k.ratio:.3f} | {k.low:.3f}–{k.high:.3f} | {k.pairs} | "
                      f"{'yes' if k.covers_one else 'NO'} | {r['stopped_by']} | "
-                     f"{r['wall']:.0f} s |")
+                     f"{_pct(k.baseline_val_accuracy)} | {_pct(k.val_accuracy)} | "
+                     f"{_verdict(k.accuracy_kind)} | {r['wall']:.0f} s |")
     covered = sum(r["check"].covers_one for r in results)
     worst = max(abs(r["check"].ratio - 1) for r in results)
+    claims = sum(r["check"].accuracy_kind in ("worse", "better") for r in results)
+    gaps = [abs(k.val_accuracy - k.baseline_val_accuracy) for k in (r["check"] for r in results)
+            if k.val_accuracy is not None and k.baseline_val_accuracy is not None]
     lines += ["", f"{covered} of {len(results)} intervals cover 1.00; the largest deviation of a "
-              f"ratio from 1 is {worst:.1%}."]
+              f"ratio from 1 is {worst:.1%}. Accuracy, baseline against baseline with another "
+              f"seed after the same steps: {claims} of {len(results)} said \"learns worse\" or "
+              "\"learns better\"" + (f"; the gaps were up to {max(gaps):.1%}" if gaps else "")
+              + "."]
     publish(f"aa-{args.image_size}", section_text(lines, load), args.write)
 
 

@@ -192,14 +192,7 @@ def spec_for(
         run_id=entry.run_id,
         variant=entry.variant,
         xla_mode=XlaMode(entry.xla_mode),
-        # Repeat r of every side trains with seed + r - 1: the repeats then show the seed-to-seed
-        # spread of training that an accuracy verdict must clear (`xlagui.core.accuracy`).
-        # The measuring workers share one seed: their steps and batches must match.
-        config=(
-            dataclasses.replace(report.config, seed=report.config.seed + entry.repeat - 1)
-            if mode == "train"
-            else report.config
-        ),
+        config=_seeded(report.config, entry, mode),
         class_names=class_names,
         train=train,
         val=val,
@@ -212,6 +205,19 @@ def spec_for(
         xla_dump="text" if mode == "inspect" else "none",
         tensorboard_dir=str(tboard.run_dir(out_dir, entry.run_id)) if mode == "train" else "",
     )
+
+
+def _seeded(config: RunConfig, entry: RunEntry, mode: str) -> RunConfig:
+    """Repeat r of every side trains with seed + r - 1: the repeats then show the seed-to-seed
+    spread of training that an accuracy verdict must clear (`xlagui.core.accuracy`). The
+    measuring workers share one seed (their steps and batches must match), except the A/A
+    twin, which takes the next: its quick check is then baseline against baseline with
+    another seed, a sample of the spread an accuracy claim has to beat."""
+    if mode == "train":
+        return dataclasses.replace(config, seed=config.seed + entry.repeat - 1)
+    if entry.variant == CHECK:
+        return dataclasses.replace(config, seed=config.seed + 1)
+    return config
 
 
 def run_measurement(

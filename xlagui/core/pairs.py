@@ -299,6 +299,11 @@ class InstrumentCheck:
     low: float | None
     high: float | None
     pairs: int
+    # Its quick check: the twin trains with the next seed, so this is baseline against
+    # baseline after the same steps (`xlagui.core.accuracy.AccuracyKind`: never a verdict).
+    val_accuracy: float | None = None
+    baseline_val_accuracy: float | None = None
+    accuracy_kind: str = ""
     covers_one: bool = field(init=False)  # kept in the JSON beside the figures it follows from
 
     def __post_init__(self) -> None:
@@ -308,7 +313,10 @@ class InstrumentCheck:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> InstrumentCheck:
-        return cls(ratio=d["ratio"], low=d.get("low"), high=d.get("high"), pairs=d["pairs"])
+        return cls(ratio=d["ratio"], low=d.get("low"), high=d.get("high"), pairs=d["pairs"],
+                   val_accuracy=d.get("val_accuracy"),
+                   baseline_val_accuracy=d.get("baseline_val_accuracy"),
+                   accuracy_kind=d.get("accuracy_kind", ""))
 
 
 @dataclass

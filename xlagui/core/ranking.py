@@ -191,7 +191,12 @@ def instrument_check(measure_runs: Sequence[RunEntry]) -> InstrumentCheck | None
     s = summarize((base.xla_mode, base.events), (twin.xla_mode, twin.events))
     if s.ratio is None:
         return None
-    return InstrumentCheck(ratio=s.ratio, low=s.low, high=s.high, pairs=s.pairs)
+    acc = accuracy.compare(
+        _accuracy(base.variant, (), measure_runs), _accuracy(twin.variant, (), measure_runs), 0.0
+    )
+    return InstrumentCheck(ratio=s.ratio, low=s.low, high=s.high, pairs=s.pairs,
+                           val_accuracy=acc.arm, baseline_val_accuracy=acc.baseline,
+                           accuracy_kind=acc.kind.value)
 
 
 def recommendable(a: ArmResult) -> bool:
