@@ -78,6 +78,7 @@ def test_check_the_measurement_adds_the_a_a_row(
     click(qtbot, panel.check)
     assert panel.check.isChecked()
     assert panel.budget.value() == before + 60  # the twin is one more arm to measure
+    assert "the A/A check's twin" in panel.notes["budget_seconds"].text
     panel.epochs.setValue(3)
     panel.batch_size.setValue(4)
     panel.image_size.setValue(48)
@@ -89,3 +90,5 @@ def test_check_the_measurement_adds_the_a_a_row(
     assert "check" not in view.columns  # its one figure is a row, not a column
     row = view.comparison.rows["Instrument check (A/A)"]
     assert row.isVisible() and row.text().startswith("identical baseline ÷ baseline ")
+    e = report.comparison.efficiency
+    assert e is None or all(a.variant != "check" for a in e.arms)  # not an arm anywhere

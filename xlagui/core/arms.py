@@ -94,6 +94,9 @@ class Arm:
 
 
 BASELINE = Arm()
+# The variant of the A/A check's second baseline worker (`--check`): measured like an arm (it
+# is the baseline again), never ranked, charted or counted as one.
+CHECK_VARIANT = "check"
 
 
 def parse_arm(text: str) -> Arm:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from xlagui.core import export
 from xlagui.core import tensorboard as tboard
-from xlagui.core.arms import BASELINE, comparison_arms
+from xlagui.core.arms import BASELINE, CHECK_VARIANT, comparison_arms
 from xlagui.core.config import RunConfig, XlaMode
 from xlagui.core.demo import dataset_name
 from xlagui.core.events import Event, ModelEvent
@@ -27,7 +27,6 @@ from xlagui.core.exclusions import Exclusions, without_recorded
 from xlagui.core.interleave import MeasureSettings, measure_interleaved
 from xlagui.core.model import expected_parameter_count
 from xlagui.core.pipeline import Sample
-from xlagui.core.ranking import CHECK_VARIANT
 from xlagui.core.report import ComparisonReport, MeasurementRecord, RunEntry, host_environment
 from xlagui.core.runner import RunResult, run_worker, samples_from_scan
 from xlagui.core.spec import RunSpec

@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from xlagui.core.arms import CHECK_VARIANT
 from xlagui.core.flops import ModelCount, article_cnn_count
 from xlagui.core.peak import MachineLimits
 
@@ -173,7 +174,7 @@ def compute(report: ComparisonReport, limits: MachineLimits | None) -> Efficienc
         if ceiling is not None:
             e.ceiling_flops_per_second = ceiling.flops_per_second
             e.ceiling_layers = list(ceiling.layers)
-    for entry in report.measure_runs:
+    for entry in (e for e in report.measure_runs if e.variant != CHECK_VARIANT):
         timing = arm_timing(entry.variant, entry.xla_mode, entry.events)
         if timing.steady_step_seconds:
             e.arms.append(_arm(e, entry, "steady step", e.flops_per_step,
@@ -210,7 +211,7 @@ def _other_model(report: ComparisonReport) -> Efficiency | None:
         bytes_per_step=0.0,
         intensity=0.0,
     )
-    for entry in report.measure_runs:
+    for entry in (e for e in report.measure_runs if e.variant != CHECK_VARIANT):
         timing = arm_timing(entry.variant, entry.xla_mode, entry.events)
         if timing.steady_step_seconds:
             e.arms.append(_arm(e, entry, "steady step", e.flops_per_step,

@@ -21,14 +21,10 @@ from typing import TYPE_CHECKING, Any
 
 from xlagui.core import accuracy
 from xlagui.core.accuracy import AccuracySide, chance_level
-from xlagui.core.arms import Arm, Precision, hardware_note, policy_problems
+from xlagui.core.arms import CHECK_VARIANT, Arm, Precision, hardware_note, policy_problems
 from xlagui.core.config import XlaMode
 from xlagui.core.events import BlockEvent, FinishedEvent, RunSummary, StartedEvent
 from xlagui.core.pairs import CONFIDENCE, ArmResult, InstrumentCheck, estimate_ratio
-
-# The A/A check's second baseline worker (`xlagui.core.compare.CHECK`): measured like an arm,
-# never ranked as one.
-CHECK_VARIANT = "check"
 
 if TYPE_CHECKING:
     from xlagui.core.report import RunEntry

@@ -22,8 +22,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from xlagui.core.arms import CHECK_VARIANT
 from xlagui.core.events import Event
-from xlagui.core.ranking import CHECK_VARIANT
 from xlagui.core.report import ComparisonReport
 from xlagui.core.stats import Comparison
 from xlagui.present.traces import SpeedupTraces

@@ -468,6 +468,8 @@ class SettingsPanel(QWidget):
             notes["holdout_percent"] = Note(
                 "info", "Not used: the dataset has its own test folder.")
         others = [name for name, _arm in arm_kinds.comparison_arms(self.xla_mode, self.arms)[2:]]
+        if v["check"]:
+            others.append("the A/A check's twin")
         if self._chosen_budget is None and others:
             notes["budget_seconds"] = Note(
                 "info", f"{DEFAULTS['budget_seconds']} s for XLA and {EXTRA_ARM_BUDGET_SECONDS} s "
