@@ -138,6 +138,11 @@ def window(make_window: WindowFactory) -> MainWindow:
 @pytest.fixture
 def loaded_window(qtbot: QtBot, window: MainWindow, dataset: Path) -> MainWindow:
     """A window with the tiny dataset scanned and shown, settings small enough to run."""
+    return load_small(qtbot, window, dataset)
+
+
+def load_small(qtbot: QtBot, window: MainWindow, dataset: Path) -> MainWindow:
+    """Scan `dataset` into `window` and make its settings small enough to run."""
     with qtbot.waitSignal(window.dataset_loaded, timeout=10_000):
         window.open_dataset(dataset)
     panel = window.settings_panel

@@ -6,13 +6,15 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
+from PySide6.QtWidgets import QLabel
 from pytestqt.qtbot import QtBot
 
 from tests.helpers.clicks import click
 from tests.helpers.streams import FakeWorker
-from tests.ui.conftest import WindowFactory, fake_worker
+from tests.ui.conftest import WindowFactory, fake_worker, load_small
 from xlagui.core.events import FinishedEvent
 from xlagui.ui.main_window import MainWindow
+from xlagui.ui.report_png import ReportFigure
 
 NOTE = "TensorBoard files not written: TensorBoard is not installed"
 
@@ -32,13 +34,7 @@ def _noted(worker: FakeWorker) -> FakeWorker:
     return dataclasses.replace(worker, streams=streams)
 
 
-def _run(qtbot: QtBot, window: MainWindow, dataset: Path) -> None:
-    with qtbot.waitSignal(window.dataset_loaded, timeout=10_000):
-        window.open_dataset(dataset)
-    panel = window.settings_panel
-    panel.epochs.setValue(3)
-    panel.batch_size.setValue(4)
-    panel.image_size.setValue(48)
+def _run(qtbot: QtBot, window: MainWindow) -> None:
     assert window.cannot_run_reason() == ""
     with qtbot.waitSignal(window.comparison_finished, timeout=20_000):
         click(qtbot, window.run_button)
@@ -47,20 +43,24 @@ def _run(qtbot: QtBot, window: MainWindow, dataset: Path) -> None:
 def test_a_failed_export_is_a_note_not_a_failure(
     qtbot: QtBot, make_window: WindowFactory, dataset: Path
 ) -> None:
-    window = make_window(worker=_noted(fake_worker()))
-    _run(qtbot, window, dataset)
+    window = load_small(qtbot, make_window(worker=_noted(fake_worker())), dataset)
+    _run(qtbot, window)
     panel = window.runs_view.comparison
     assert panel.notes.isVisible()
     assert panel.notes.text() == f"Note: {NOTE} (runs 01-baseline-r1, 02-xla-r1)"
     assert "faster" in panel.verdict.text()  # the comparison itself stands
     assert not panel.problems.isVisible()
+    # The PNG report says it too, in its Notes box.
+    figure = ReportFigure(window.comparisons.report)
+    texts = [lab.text() for lab in figure.findChildren(QLabel)]
+    assert "Notes" in texts and f"• {NOTE} (runs 01-baseline-r1, 02-xla-r1)" in texts
+    assert "Problems" not in texts
+    figure.deleteLater()
 
 
-def test_no_note_when_every_export_was_written(
-    qtbot: QtBot, make_window: WindowFactory, dataset: Path
-) -> None:
-    window = make_window()
-    _run(qtbot, window, dataset)
+def test_no_note_when_every_export_was_written(qtbot: QtBot, loaded_window: MainWindow) -> None:
+    window = loaded_window
+    _run(qtbot, window)
     panel = window.runs_view.comparison
     assert not panel.notes.isVisible() and panel.notes.text() == ""
 

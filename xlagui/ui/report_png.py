@@ -91,6 +91,16 @@ def _kv(pairs: list[tuple[str, str]]) -> QGridLayout:
     return grid
 
 
+def _bullets(title: str, lines: list[str], colour: str) -> QFrame:
+    """A titled box of bullet lines in one colour (the problems, the notes)."""
+    layout = QVBoxLayout()
+    for line in lines:
+        lab = _label(f"• {line}")
+        lab.setStyleSheet(f"color: {colour};")
+        layout.addWidget(lab)
+    return _box(title, layout)
+
+
 def _box(title: str, body: QGridLayout | QVBoxLayout | QHBoxLayout) -> QFrame:
     frame = QFrame()
     frame.setObjectName("Box")
@@ -341,20 +351,11 @@ class ReportFigure(QWidget):
         did_line = xla_did.report_line(report)
         if did_line:
             root.addWidget(_label(did_line))
-        if comp is not None and comp.problems:
-            problems = QVBoxLayout()
-            for p in comp.problems:
-                lab = _label(f"• {p}")
-                lab.setStyleSheet(f"color: {SEVERITY_COLORS['error']};")
-                problems.addWidget(lab)
-            root.addWidget(_box("Problems", problems))
-        if comp is not None and comp.notes:
-            notes = QVBoxLayout()
-            for n in comp.notes:
-                lab = _label(f"• {n}")
-                lab.setStyleSheet(f"color: {SEVERITY_COLORS['warning']};")
-                notes.addWidget(lab)
-            root.addWidget(_box("Notes", notes))
+        if comp is not None:
+            for title, lines, severity in (("Problems", comp.problems, "error"),
+                                           ("Notes", comp.notes, "warning")):
+                if lines:
+                    root.addWidget(_bullets(title, lines, SEVERITY_COLORS[severity]))
         root.addWidget(_label(f"Reproduce: {report.reproduce_command()}", "Mono"))
 
     def _add_training(self, root: QVBoxLayout, bottom: QHBoxLayout,
