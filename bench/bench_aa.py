@@ -55,6 +55,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--image-size", type=int, default=150)
     parser.add_argument("--seconds", type=int, default=60, help="measuring budget per run")
+    parser.add_argument("--tag", default="", help="a second section for a rerun (run twice)")
     add_write(parser)
     args = parser.parse_args()
     os.environ.setdefault("XLAGUI_PEAK_PROBE", "off")  # the limits are not what is tested
@@ -65,7 +66,8 @@ def main() -> None:
         f"{r['check'].pairs} pairs, {r['wall']:.0f} s",
     )
     lines = [
-        f"## A/A check: demo, {args.image_size} px, {args.runs} runs in a row (issue 19)",
+        f"## A/A check: demo, {args.image_size} px, {args.runs} runs in a row (issue 19)"
+        + (f", {args.tag}" if args.tag else ""),
         "",
         f"`python bench/bench_aa.py --runs {args.runs} --image-size {args.image_size} --seconds "
         f"{args.seconds}`: the baseline against an identical second baseline worker, "
@@ -92,7 +94,8 @@ def main() -> None:
               f"seed after the same steps: {claims} of {len(results)} said \"learns worse\" or "
               "\"learns better\"" + (f"; the gaps were up to {max(gaps):.1%}" if gaps else "")
               + "."]
-    publish(f"aa-{args.image_size}", section_text(lines, load), args.write)
+    tag = f"-{args.tag}" if args.tag else ""
+    publish(f"aa-{args.image_size}{tag}", section_text(lines, load), args.write)
 
 
 if __name__ == "__main__":
