@@ -131,3 +131,9 @@ def test_one_runs_table_for_the_terminal_and_the_png() -> None:
             assert cell in text
     for heading, _ in fmt.RUN_COLUMNS:
         assert heading in text
+
+
+def test_run_names_say_which_side() -> None:
+    assert fmt.run_name("baseline", "off", "baseline", 1) == "Baseline #1"
+    assert fmt.run_name("check", "off", "baseline", 1) == "A/A twin (baseline) #1"
+    assert fmt.run_name("bf16", "off", "bf16", 2) == "bf16 #2"

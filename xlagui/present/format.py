@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from xlagui.core.arms import parse_arm
+from xlagui.core.arms import CHECK_VARIANT, parse_arm
 from xlagui.core.config import XlaMode
 from xlagui.core.evidence import describe
 from xlagui.core.pairs import InstrumentCheck, block_words, widest_arm
@@ -396,6 +396,8 @@ def run_name(variant: str, xla_mode: str, arm_name: str, repeat: int) -> str:
     """A run in one short label: "Baseline #1", "XLA jit_compile #2", "bf16 #1"."""
     if variant == "baseline":
         side = "Baseline"
+    elif variant == CHECK_VARIANT:
+        side = "A/A twin (baseline)"
     elif variant == "xla":
         side = XlaMode(xla_mode).facts.short
     else:
