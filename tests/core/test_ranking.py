@@ -347,6 +347,7 @@ def test_the_a_a_check_of_identical_workers_covers_one(scan: DatasetScan, tmp_pa
     rows = dict(comparison_rows(c))
     assert "covers 1.00: no position or order effect seen" in rows["Instrument check (A/A)"]
     assert "--check" in report.reproduce_command()
+    assert report.title().startswith("XLA and bf16 vs baseline on ")  # the twin is no arm
     # Reopened from its JSON: the same check.
     again = read_json(out / "comparison.json").comparison
     assert again is not None and again.interleaved is not None

@@ -14,7 +14,7 @@ from typing import Any
 
 from xlagui import __version__
 from xlagui.core.accuracy import chance_level
-from xlagui.core.arms import Arm, Precision
+from xlagui.core.arms import CHECK_VARIANT, Arm, Precision
 from xlagui.core.config import RunConfig, XlaMode
 from xlagui.core.events import Event, EventLog, ModelEvent, event_from_dict
 from xlagui.core.pairs import InterleavedSummary
@@ -225,7 +225,7 @@ class ComparisonReport:
 
     def title(self) -> str:
         name = self.dataset.get("name") or self.dataset.get("root", "")
-        others = [r.variant for r in self.measure_runs[2:]]
+        others = [r.variant for r in self.measure_runs[2:] if r.variant != CHECK_VARIANT]
         if others:
             names = ["XLA", *others]
             return f"{', '.join(names[:-1])} and {names[-1]} vs baseline on {name}" + model_words(
