@@ -37,7 +37,13 @@ from xlagui.core.events import (
     WarmupEvent,
     WorkerCommand,
 )
-from xlagui.core.interleave import MeasureSettings, MeasuringWorker, measure_interleaved
+from xlagui.core.interleave import (
+    MeasureSettings,
+    MeasuringWorker,
+    _estimate,
+    measure_interleaved,
+    pair_up,
+)
 from xlagui.core.spec import RunSpec
 from xlagui.core.task import TaskState
 
@@ -157,8 +163,6 @@ def simulate(
     scenario: Scenario, rng: random.Random, settings: MeasureSettings | None = None
 ) -> SimResult:
     """One measurement of `scenario` through the real loop; which arms' intervals cover."""
-    from xlagui.core.interleave import _estimate, pair_up
-
     clock = Clock()
     machine = Machine(scenario, rng, clock)
     steps = [BASE_STEP, *(BASE_STEP * r for r in scenario.ratios)]
