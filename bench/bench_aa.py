@@ -59,9 +59,20 @@ def main() -> None:
     parser.add_argument("--tag", default="", help="a second section for a rerun (run twice)")
     parser.add_argument("--same-seed", action="store_true",
                         help="the twin on the baseline's seed (by default it takes the next)")
+    parser.add_argument("--twin-warms-first", action="store_true",
+                        help="an experiment: warm the twin up before the baseline")
     add_write(parser)
     args = parser.parse_args()
     os.environ.setdefault("XLAGUI_PEAK_PROBE", "off")  # the limits are not what is tested
+    if args.twin_warms_first:
+        from xlagui.core import interleave
+
+        warm = interleave._start_and_warm_up
+
+        def twin_first(workers: Any, state: Any, steps: int) -> list[float]:
+            return list(reversed(warm(list(reversed(workers)), state, steps)))
+
+        interleave._start_and_warm_up = twin_first  # type: ignore[assignment]
     if args.same_seed:
         # An experiment on the instrument, not a product setting: is a ratio away from 1 the
         # twin's other seed (data order, initial weights) or the twin itself?
@@ -83,7 +94,9 @@ def main() -> None:
         "interleaved like an arm (`--check`), the XLA worker left out, "
         f"{args.seconds} s of measuring each. Ratio = twin ÷ baseline step time. The twin "
         + ("on the baseline's own seed (`--same-seed`)." if args.same_seed
-           else "on the next seed."),
+           else "on the next seed.")
+        + (" Started and warmed up before the baseline (`--twin-warms-first`)."
+           if args.twin_warms_first else ""),
         "",
         "| run | ratio | 95% CI | pairs | covers 1.00 | ended by | baseline acc. | twin acc. "
         f"({'same seed' if args.same_seed else 'seed + 1'}) | accuracy verdict | wall |",
