@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from xlagui.core.arms import CHECK_VARIANT
 from xlagui.core.flops import ModelCount, article_cnn_count
+from xlagui.core.interleave import arm_timing
 from xlagui.core.peak import MachineLimits
 
 if TYPE_CHECKING:
@@ -145,8 +146,6 @@ def epoch_flops(count: ModelCount, batch_size: int, steps: int, val_count: int) 
 def compute(report: ComparisonReport, limits: MachineLimits | None) -> Efficiency | None:
     """The efficiency figures of `report` from its events, its config and `limits` (None: the
     counted work and achieved FLOP/s only, no percentages)."""
-    from xlagui.core.interleave import arm_timing
-
     cfg = report.config
     if not cfg.model.is_article_cnn:
         return _other_model(report)
@@ -196,8 +195,6 @@ def _other_model(report: ComparisonReport) -> Efficiency | None:
     step (`xlagui.core.flops.hlo_flops`) ÷ each arm's steady step. No roofline: there is no
     memory-traffic estimate nor a layer ceiling for it, so no percentages either; None when the
     step could not be counted."""
-    from xlagui.core.interleave import arm_timing
-
     check = report.model_check
     cfg = report.config
     if check is None or not check.flops_per_step or check.batch_size != cfg.batch_size:

@@ -24,6 +24,7 @@ from xlagui.core.accuracy import AccuracySide, chance_level
 from xlagui.core.arms import CHECK_VARIANT, Arm, Precision, hardware_note, policy_problems
 from xlagui.core.config import XlaMode
 from xlagui.core.events import BlockEvent, FinishedEvent, RunSummary, StartedEvent
+from xlagui.core.interleave import summarize
 from xlagui.core.pairs import CONFIDENCE, ArmResult, InstrumentCheck, estimate_ratio
 
 if TYPE_CHECKING:
@@ -114,8 +115,6 @@ def arm_results(
     class_count: int = 2,
 ) -> list[ArmResult]:
     """One `ArmResult` per measured arm (every measuring worker after the baseline's)."""
-    from xlagui.core.interleave import summarize
-
     check = [r for r in measure_runs[1:] if r.variant == CHECK_VARIANT]
     measure_runs = [r for r in measure_runs if r not in check]
     if len(measure_runs) < 2:
@@ -178,8 +177,6 @@ def arm_results(
 def instrument_check(measure_runs: Sequence[RunEntry]) -> InstrumentCheck | None:
     """The A/A check (`--check`): the baseline against its identical twin, from their blocks
     paired round by round like any arm's; None without one or before its first pair."""
-    from xlagui.core.interleave import summarize
-
     twin = next((r for r in measure_runs[1:] if r.variant == CHECK_VARIANT), None)
     if twin is None or not measure_runs:
         return None

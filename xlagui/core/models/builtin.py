@@ -77,6 +77,17 @@ def _position_embedding() -> Any:
     return PositionEmbedding(name="positions")
 
 
+def _channel_mlp(x: Any, block: int, hidden: int, name: str) -> Any:
+    """The second half of a ViT or Mixer block: LayerNorm → GELU MLP over the channels → add."""
+    import keras
+
+    layers = keras.layers
+    y = layers.LayerNormalization(epsilon=1e-6, name=f"block{block}_norm2")(x)
+    y = layers.Dense(hidden, activation="gelu", name=f"block{block}_{name}1")(y)
+    y = layers.Dense(DIM, name=f"block{block}_{name}2")(y)
+    return layers.Add(name=f"block{block}_add2")([x, y])
+
+
 def build_vit(image_size: int, num_classes: int) -> Any:
     """Patches → position embedding → 4 × (LayerNorm → MultiHeadAttention → add, LayerNorm →
     GELU MLP → add) → LayerNorm → mean over tokens → head."""
@@ -89,10 +100,7 @@ def build_vit(image_size: int, num_classes: int) -> Any:
         y = layers.LayerNormalization(epsilon=1e-6, name=f"block{i}_norm1")(x)
         y = layers.MultiHeadAttention(HEADS, DIM // HEADS, name=f"block{i}_attention")(y, y)
         x = layers.Add(name=f"block{i}_add1")([x, y])
-        y = layers.LayerNormalization(epsilon=1e-6, name=f"block{i}_norm2")(x)
-        y = layers.Dense(VIT_MLP, activation="gelu", name=f"block{i}_mlp1")(y)
-        y = layers.Dense(DIM, name=f"block{i}_mlp2")(y)
-        x = layers.Add(name=f"block{i}_add2")([x, y])
+        x = _channel_mlp(x, i, VIT_MLP, "mlp")
     x = layers.LayerNormalization(epsilon=1e-6, name="norm")(x)
     x = layers.GlobalAveragePooling1D(name="mean")(x)
     return keras.Model(inputs, classifier_head(num_classes)(x), name="vit")
@@ -114,10 +122,7 @@ def build_mixer(image_size: int, num_classes: int) -> Any:
         y = layers.Dense(tokens, name=f"block{i}_token2")(y)
         y = layers.Permute((2, 1), name=f"block{i}_to_channels")(y)
         x = layers.Add(name=f"block{i}_add1")([x, y])
-        y = layers.LayerNormalization(epsilon=1e-6, name=f"block{i}_norm2")(x)
-        y = layers.Dense(MIXER_CHANNEL_MLP, activation="gelu", name=f"block{i}_channel1")(y)
-        y = layers.Dense(DIM, name=f"block{i}_channel2")(y)
-        x = layers.Add(name=f"block{i}_add2")([x, y])
+        x = _channel_mlp(x, i, MIXER_CHANNEL_MLP, "channel")
     x = layers.LayerNormalization(epsilon=1e-6, name="norm")(x)
     x = layers.GlobalAveragePooling1D(name="mean")(x)
     return keras.Model(inputs, classifier_head(num_classes)(x), name="mixer")
