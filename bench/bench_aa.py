@@ -60,7 +60,9 @@ def main() -> None:
     parser.add_argument("--same-seed", action="store_true",
                         help="the twin on the baseline's seed (by default it takes the next)")
     parser.add_argument("--twin-warms-first", action="store_true",
-                        help="an experiment: warm the twin up before the baseline")
+                        help="an experiment: start and warm the twin up before the baseline")
+    parser.add_argument("--twin-warm-up-first", action="store_true",
+                        help="an experiment: start the baseline first, warm the twin up first")
     add_write(parser)
     args = parser.parse_args()
     os.environ.setdefault("XLAGUI_PEAK_PROBE", "off")  # the limits are not what is tested
@@ -73,6 +75,26 @@ def main() -> None:
             return list(reversed(warm(list(reversed(workers)), state, steps)))
 
         interleave._start_and_warm_up = twin_first  # type: ignore[assignment]
+    elif args.twin_warm_up_first:
+        from xlagui.core import interleave
+        from xlagui.core.events import WarmupEvent, WorkerCommand
+
+        def warm_twin_first(workers: Any, state: Any, steps: int) -> list[float]:
+            # The start order as in the product; only the warm-up order reversed.
+            for w in workers:
+                w.start()
+            for w in workers:
+                w.wait_for("started", state)
+            warm: dict[int, float] = {}
+            for i in reversed(range(len(workers))):
+                workers[i].send(WorkerCommand("warmup", steps=steps))
+                event = workers[i].wait_for("warmup", state)
+                assert isinstance(event, WarmupEvent)
+                s = sorted(event.warm_step_seconds)
+                warm[i] = float(s[len(s) // 2])
+            return [warm[i] for i in range(len(workers))]
+
+        interleave._start_and_warm_up = warm_twin_first  # type: ignore[assignment]
     if args.same_seed:
         # An experiment on the instrument, not a product setting: is a ratio away from 1 the
         # twin's other seed (data order, initial weights) or the twin itself?
@@ -96,7 +118,9 @@ def main() -> None:
         + ("on the baseline's own seed (`--same-seed`)." if args.same_seed
            else "on the next seed.")
         + (" Started and warmed up before the baseline (`--twin-warms-first`)."
-           if args.twin_warms_first else ""),
+           if args.twin_warms_first else "")
+        + (" Started after the baseline, warmed up before it (`--twin-warm-up-first`)."
+           if args.twin_warm_up_first else ""),
         "",
         "| run | ratio | 95% CI | pairs | covers 1.00 | ended by | baseline acc. | twin acc. "
         f"({'same seed' if args.same_seed else 'seed + 1'}) | accuracy verdict | wall |",

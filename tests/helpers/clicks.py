@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QAbstractButton,
     QApplication,
     QCheckBox,
+    QComboBox,
     QDialog,
     QFileDialog,
     QLineEdit,
@@ -303,3 +304,17 @@ def each_click(
         if after is not None:
             after()
     return pressed
+
+
+def choose_combo_item(qtbot: QtBot, combo: QComboBox, index: int) -> None:
+    """Open `combo`'s list with a click and click the item at `index`, as a user picks."""
+    qtbot.mouseClick(combo, LEFT)
+    view = combo.view()
+    qtbot.waitUntil(view.isVisible, timeout=2_000)
+    rect = view.visualRect(view.model().index(index, 0))
+    assert rect.isValid(), f"item {index} is not in the open list"
+    # A release this soon after the list opened counts as the end of the opening click (Qt's
+    # combo box ignores it): a person's second click comes later.
+    qtbot.wait(QApplication.doubleClickInterval() + 50)
+    qtbot.mouseClick(view.viewport(), LEFT, pos=rect.center())
+    qtbot.waitUntil(lambda: not view.isVisible(), timeout=2_000)

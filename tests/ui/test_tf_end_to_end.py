@@ -97,3 +97,69 @@ def test_closing_mid_run_stops_the_worker_and_leaves_none_behind(
     assert [r.status for r in report.measure_runs] == ["cancelled", "cancelled"]
     assert [r.status for r in report.runs] == ["cancelled", "cancelled"]
     assert all(not r.events for r in report.runs)
+
+
+@pytest.mark.tf
+def test_a_python_builder_and_a_keras_file_run_from_the_window(
+        qtbot: QtBot, make_window: WindowFactory, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The user's own models, the whole way: picked with "Open model file…" and by dropping,
+    checked in a real worker process (never imported here), then measured by real workers."""
+    import sys
+
+    import keras
+    from PySide6.QtWidgets import QFileDialog
+
+    from tests.helpers.clicks import click
+    from tests.ui.conftest import drop, url_mime
+    from xlagui.ui.model_panel import real_checker
+
+    root = tmp_path / "tiny"
+    make_class_folders(root, {"african": 12, "asian": 12}, size=(48, 48))
+    builder = tmp_path / "my_net.py"
+    builder.write_text(
+        "import keras\n\n\ndef build_model(input_shape, num_classes):\n"
+        "    inputs = keras.Input(shape=input_shape)\n"
+        "    x = keras.layers.Conv2D(4, 3, activation='gelu')(inputs)\n"
+        "    x = keras.layers.GlobalAveragePooling2D()(x)\n"
+        "    return keras.Model(inputs, keras.layers.Dense(1, activation='sigmoid')(x))\n")
+    inputs = keras.Input(shape=(40, 40, 3))
+    x = keras.layers.GlobalAveragePooling2D()(keras.layers.Conv2D(4, 3)(inputs))
+    saved = keras.Model(inputs, keras.layers.Dense(1, activation="sigmoid")(x))
+    saved.compile(optimizer="sgd", loss="binary_crossentropy")
+    saved_path = tmp_path / "fixed40.keras"
+    saved.save(saved_path)
+
+    window = make_window(real_worker=True, model_checker=real_checker)
+    with qtbot.waitSignal(window.dataset_loaded, timeout=30_000):
+        window.open_dataset(root)
+    panel = window.settings_panel
+    panel.batch_size.setValue(8)
+    panel.image_size.setValue(48)
+    panel.budget.setValue(10)
+    window.speed_only.setChecked(True)
+    models = panel.model_panel
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(builder), ""))
+    click(qtbot, models.open_button)
+    qtbot.waitUntil(lambda: window.cannot_run_reason() == "", timeout=120_000)
+    assert "my_net" not in sys.modules  # the user's code ran in the check worker only
+    assert "parameters" in models.status.text() and "gelu" not in models.status.text()
+    with qtbot.waitSignal(window.comparison_finished, timeout=300_000) as blocker:
+        click(qtbot, window.run_button)
+    report = blocker.args[0]
+    assert report.config.model.source == "python"
+    assert report.config.model.params == 4 * 3 * 3 * 3 + 4 + 4 + 1
+    assert [r.status for r in report.measure_runs] == ["finished", "finished"], [
+        (r.run_id, r.error) for r in report.measure_runs]
+
+    drop(window, url_mime(saved_path))
+    qtbot.waitUntil(lambda: panel.image_size.value() == 40, timeout=120_000)
+    assert not panel.image_size.isEnabled()
+    qtbot.waitUntil(lambda: window.cannot_run_reason() == "", timeout=120_000)
+    assert "compiled with from the file: SGD" in models.status.text()
+    with qtbot.waitSignal(window.comparison_finished, timeout=300_000) as blocker:
+        click(qtbot, window.run_button)
+    report = blocker.args[0]
+    assert (report.config.model.source, report.config.image_size) == ("keras", 40)
+    assert [r.status for r in report.measure_runs] == ["finished", "finished"], [
+        (r.run_id, r.error) for r in report.measure_runs]

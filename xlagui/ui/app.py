@@ -225,8 +225,10 @@ def run_app(dataset: str | None = None, demo: bool = False) -> int:
     app = make_application(sys.argv[:1])
 
     from xlagui.ui.main_window import MainWindow
+    from xlagui.ui.model_panel import real_checker
 
-    window = MainWindow(settings=QSettings(), probe=None if launch_probe else _probe_devices)
+    window = MainWindow(settings=QSettings(), probe=None if launch_probe else _probe_devices,
+                        model_checker=None if launch_probe else real_checker)
     handler = CrashHandler(lambda: window).install()
     uninstall_sigint = install_sigint_handler(window)
     if launch_probe:

@@ -126,6 +126,9 @@ class ComparisonController(QObject):
         errors = self._settings.errors()
         if errors:
             return errors[0]
+        model_problem = self._settings.model_panel.problem()
+        if model_problem:
+            return model_problem
         config = self._settings.config()
         if config is None:
             return "Check the settings marked in red."
@@ -150,8 +153,13 @@ class ComparisonController(QObject):
 
         if only is None:
             config = config.replace(quick=quick)
+        models = self._settings.model_panel
         report = new_report(scan, config, demo=self._datasets.demo,
-                            exclusions=self._datasets.exclusions)
+                            exclusions=self._datasets.exclusions,
+                            model_check=models.check_for_run())
+        memory = models.memory_note(len(report.measure_runs))
+        if memory:
+            self.message.emit("warning", html.escape(memory), 10000)
         try:
             folder = history.new_folder(self.history_root)
         except OSError as exc:

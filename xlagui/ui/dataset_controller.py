@@ -251,7 +251,8 @@ class DatasetController(QObject):
             return
         trained = exclusions.apply(scan)
         self._settings.set_dataset(len(trained.files_for("train")),
-                                   auto_split=scan.layout != "split")
+                                   auto_split=scan.layout != "split",
+                                   num_classes=len(scan.class_names))
         kinds: dict[str, int] = {}
         for p in exclusions.problems(scan):
             kinds[p.kind] = kinds.get(p.kind, 0) + 1

@@ -1,4 +1,5 @@
-"""A folder dropped anywhere on the window: what a drag carries, in words, and the overlay.
+"""A folder (or a model file) dropped anywhere on the window: what a drag carries, in words,
+and the overlay.
 
 Children that take drops themselves (a spin box takes text, a plot takes anything) would keep
 a folder's drag to themselves: `FolderDrops.watch` hands those drags to the window's handler.
@@ -12,10 +13,20 @@ from PySide6.QtCore import QEvent, QMimeData, QObject, Signal
 from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
 from PySide6.QtWidgets import QAbstractScrollArea, QWidget
 
+from xlagui.core.config import MODEL_FILE_SUFFIXES
 from xlagui.ui.dialogs import DropOverlay
 
 DRAG_EVENTS = (QEvent.Type.DragEnter, QEvent.Type.DragMove, QEvent.Type.Drop,
                QEvent.Type.DragLeave)
+
+
+def model_file(mime: QMimeData) -> Path | None:
+    """The `.keras` or `.py` file a drag carries (one local file), else None."""
+    urls = mime.urls() if mime.hasUrls() else []
+    if len(urls) != 1 or not urls[0].isLocalFile():
+        return None
+    path = Path(urls[0].toLocalFile())
+    return path if path.suffix.lower() in MODEL_FILE_SUFFIXES and path.is_file() else None
 
 
 def classify_drop(mime: QMimeData) -> tuple[Path | None, str]:
@@ -32,7 +43,8 @@ def classify_drop(mime: QMimeData) -> tuple[Path | None, str]:
     path = local[0]
     if path.is_file():
         return None, (f"“{path.name}” is a file. Drop the folder that holds the class "
-                      "folders (or the train/ and test/ folders).")
+                      "folders (or the train/ and test/ folders), or a model file (.keras "
+                      "or .py).")
     if not path.is_dir():
         return None, f"“{path}” does not exist (any more)."
     return path, ""
@@ -44,10 +56,12 @@ class FolderDrops(QObject):
 
     Signals:
         folder_dropped(object Path): a folder was dropped.
+        model_file_dropped(object Path): a `.keras` or `.py` file was dropped.
         refused(str why): something else was dropped; why it cannot be opened, in words.
     """
 
     folder_dropped = Signal(object)
+    model_file_dropped = Signal(object)
     refused = Signal(str)
 
     def __init__(self, window: QWidget, overlay: DropOverlay) -> None:
@@ -68,8 +82,11 @@ class FolderDrops(QObject):
         if not mime.hasUrls():
             event.ignore()
             return
+        model = model_file(mime)
         folder, why = classify_drop(mime)
-        if folder is not None:
+        if model is not None:
+            self.overlay.show_for(True, f"Drop to train the model in “{model.name}”")
+        elif folder is not None:
             self.overlay.show_for(True, f"Drop to open “{folder.name}”")
         else:
             self.overlay.show_for(False, why)
@@ -80,9 +97,12 @@ class FolderDrops(QObject):
 
     def drop(self, event: QDropEvent) -> None:
         self.overlay.hide()
+        model = model_file(event.mimeData())
         folder, why = classify_drop(event.mimeData())
         event.acceptProposedAction()
-        if folder is None:
+        if model is not None:
+            self.model_file_dropped.emit(model)
+        elif folder is None:
             self.refused.emit(why)
         else:
             self.folder_dropped.emit(folder)

@@ -45,6 +45,7 @@ from xlagui.ui.dataset_panel import DatasetPanel
 from xlagui.ui.dialogs import DropOverlay, MessageBar
 from xlagui.ui.drops import FolderDrops
 from xlagui.ui.history_panel import HistoryPanel
+from xlagui.ui.model_panel import ModelChecker
 from xlagui.ui.run_sidebar import RunSidebar
 from xlagui.ui.runs_tab import RunsTab
 from xlagui.ui.tasks import BackgroundTask, TaskKeeper
@@ -99,6 +100,7 @@ class MainWindow(QMainWindow):
         preload_plots: bool = True,
         log_folder: Path | None = None,
         measure_command: MeasureCommand | None = None,
+        model_checker: ModelChecker | None = None,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
@@ -112,6 +114,7 @@ class MainWindow(QMainWindow):
         self._shown_once = False
         self._preload_plots = preload_plots
         self._probe = probe
+        self._model_checker = model_checker
 
         self.setWindowTitle("xlagui")
         self.setAcceptDrops(True)
@@ -122,6 +125,7 @@ class MainWindow(QMainWindow):
         self.drop_overlay = DropOverlay(self._central)
         self.drops = FolderDrops(self, self.drop_overlay)
         self.drops.folder_dropped.connect(self._on_drops_folder_dropped)
+        self.drops.model_file_dropped.connect(self._on_drops_model_file_dropped)
         self.drops.refused.connect(self._on_drops_refused)
         self.runs_tab.built.connect(self.drops.watch)
         self.datasets = DatasetController(self, self.dataset_panel, self.settings_panel,
@@ -215,7 +219,7 @@ class MainWindow(QMainWindow):
         self.splitter.setChildrenCollapsible(False)
         outer.addWidget(self.splitter, 1)
 
-        self.sidebar = RunSidebar()
+        self.sidebar = RunSidebar(self._model_checker)
         self.sidebar.run_requested.connect(self._on_sidebar_run_requested)
         self.sidebar.run_one_requested.connect(self._on_sidebar_run_one_requested)
         self.sidebar.stop_requested.connect(self._on_sidebar_stop_requested)
@@ -287,6 +291,7 @@ class MainWindow(QMainWindow):
             # The probe waits seconds for TensorFlow to start in a helper process and cannot
             # be interrupted: a daemon thread, so quitting never waits for it.
             self._tasks.keep(task).start(thread=True, daemon=True)
+        self.settings_panel.model_panel.start_checks()
         if self._preload_plots:
             self.runs_tab.preload()  # while the user looks at the window
 
@@ -308,6 +313,7 @@ class MainWindow(QMainWindow):
         log.info("window closed")
         self._save()
         self.datasets.shutdown()
+        self.settings_panel.model_panel.shutdown()
         self._tasks.cancel_all()
         event.accept()
 
@@ -389,6 +395,13 @@ class MainWindow(QMainWindow):
 
     def _on_drops_folder_dropped(self, folder: Path) -> None:
         self.open_dataset(folder)
+
+    def _on_drops_model_file_dropped(self, path: Path) -> None:
+        why = self.settings_panel.model_panel.choose_file(path)
+        if why:
+            self.message_bar.show_message("error", html.escape(why))
+        else:
+            self.statusBar().showMessage(f"Model: {path.name}", 5000)
 
     def _on_drops_refused(self, why: str) -> None:
         self.message_bar.show_message("error", html.escape(why))

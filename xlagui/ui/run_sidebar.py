@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from xlagui.ui.model_panel import ModelChecker
 from xlagui.ui.settings_panel import SettingsPanel
 
 
@@ -32,12 +33,13 @@ class RunSidebar(QWidget):
     stop_requested = Signal()
     speed_only_toggled = Signal(bool)
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, model_checker: ModelChecker | None = None,
+                 parent: QWidget | None = None) -> None:
         super().__init__(parent)
         sv = QVBoxLayout(self)
         sv.setContentsMargins(0, 0, 4, 0)
         sv.setSpacing(8)
-        self.settings_panel = SettingsPanel()
+        self.settings_panel = SettingsPanel(model_checker)
         scroll = QScrollArea()
         scroll.setWidget(self.settings_panel)
         scroll.setWidgetResizable(True)

@@ -37,11 +37,13 @@ from xlagui.core.config import (
     RANGES,
     TARGET_PERCENT_RANGE,
     ConfigError,
+    ModelChoice,
     RunConfig,
     XlaMode,
     check_batch_fits,
     check_image_size,
 )
+from xlagui.ui.model_panel import ModelChecker, ModelPanel
 from xlagui.ui.theme import SEVERITY_COLORS
 
 SETTINGS_GROUP = "settings"
@@ -77,9 +79,12 @@ class SettingsPanel(QWidget):
     xla_toggled = Signal(bool)
     put_back_requested = Signal()
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, model_checker: ModelChecker | None = None,
+                 parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.train_count: int | None = None
+        self.num_classes = 2
+        self._fixed_size: int | None = None  # a model file's own image size (locks the box)
         self.auto_split = True
         self.notes: dict[str, Note] = {}
         self.restore_problems: list[str] = []  # saved settings refused by the last restore()
@@ -109,6 +114,12 @@ class SettingsPanel(QWidget):
         lv.addWidget(self.put_back_button, 0, Qt.AlignmentFlag.AlignLeft)
         self.left_out_box.setVisible(False)
         outer.addWidget(self.left_out_box)
+
+        # Model -----------------------------------------------------------------------------
+        self.model_panel = ModelPanel(model_checker)
+        self.model_panel.changed.connect(self._on_model_panel_changed)
+        self.model_panel.fixed_size.connect(self._on_model_panel_fixed_size)
+        outer.addWidget(self.model_panel)
 
         # Training ------------------------------------------------------------------------
         training = QGroupBox("Training")
@@ -292,15 +303,19 @@ class SettingsPanel(QWidget):
         self.augment.setChecked(DEFAULTS["augment"])
         self.check.setChecked(False)
         self.mode_jit.setChecked(True)
+        self.model_panel.select(ModelChoice())
         self._chosen_arms = None
         self._show_arms()
         self.validate()
 
-    def set_dataset(self, train_count: int | None, auto_split: bool = True) -> None:
-        """The training set size (to check the batch size) and whether the scan chose the
-        test set (only then does the held-out percentage matter)."""
+    def set_dataset(self, train_count: int | None, auto_split: bool = True,
+                    num_classes: int = 2) -> None:
+        """The training set size (to check the batch size), whether the scan chose the test
+        set (only then does the held-out percentage matter), and the class count (a model's
+        output is sized to it)."""
         self.train_count = train_count
         self.auto_split = auto_split
+        self.num_classes = max(2, num_classes)
         self.holdout.setEnabled(auto_split)
         self.validate()
 
@@ -400,6 +415,7 @@ class SettingsPanel(QWidget):
             "target_percent": self.target.value(),
             "arms": self.arms,
             "check": self.check.isChecked(),
+            "model": self.model_panel.choice(),
         }
 
     def config(self) -> RunConfig | None:
@@ -435,8 +451,9 @@ class SettingsPanel(QWidget):
         notes: dict[str, Note] = {}
         self._show_budget()
         v = self.values()
+        self.model_panel.set_context(v["image_size"], v["batch_size"], self.num_classes)
         try:
-            check_image_size(v["image_size"])
+            check_image_size(v["image_size"], v["model"])
         except ConfigError as exc:
             notes["image_size"] = Note("error", str(exc)[0].upper() + str(exc)[1:] + ".")
         else:
@@ -488,7 +505,10 @@ class SettingsPanel(QWidget):
 
     def save(self, settings: QSettings) -> None:
         settings.beginGroup(SETTINGS_GROUP)
+        self.model_panel.save(settings)
         for key, value in self.values().items():
+            if key == "model":
+                continue
             if key == "arms":
                 # Saved only once chosen: until then the defaults follow the machine.
                 if self._chosen_arms is not None:
@@ -565,6 +585,9 @@ class SettingsPanel(QWidget):
                 else:
                     self._chosen_arms = tuple(n for n in chosen if n in self.arm_boxes)
             self._show_arms()
+            model_problem = self.model_panel.restore(settings)
+            if model_problem:
+                self.restore_problems.append(model_problem)
         finally:
             settings.endGroup()
         self.validate()
@@ -574,6 +597,20 @@ class SettingsPanel(QWidget):
     def _on_value_changed(self, *_args: object) -> None:
         self.validate()
         self.changed.emit()
+
+    def _on_model_panel_changed(self) -> None:
+        self.validate()
+        self.changed.emit()
+
+    def _on_model_panel_fixed_size(self, size: int | None) -> None:
+        """A model file with a fixed input size sets the image size and locks the box."""
+        self._fixed_size = size
+        self.image_size.setEnabled(size is None)
+        self.image_size.setToolTip(
+            "" if size is None else f"{self.model_panel.choice().label} takes {size}×{size} "
+            "images: the image size is the model's")
+        if size is not None and self.image_size.value() != size:
+            self.image_size.setValue(size)  # validates and says changed
 
     def _on_budget_value_changed(self, value: int) -> None:
         # Only a chosen budget reaches here (the user's edit, or a saved choice restored): the

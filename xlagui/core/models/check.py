@@ -15,6 +15,7 @@ import json
 import subprocess
 import sys
 import tempfile
+import time
 import traceback
 from dataclasses import dataclass, field
 from math import prod
@@ -32,8 +33,10 @@ from xlagui.core.events import (
     plain,
     write_event,
 )
+from xlagui.core.task import Cancelled, TaskState
 
 CHECK_TIMEOUT_SECONDS = 600.0
+POLL_SECONDS = 0.2  # how often a running check looks at its TaskState
 # What a TensorFlow worker holds before any model (a worker training the article's CNN at
 # 48 px peaked at 694 MB of RSS; the model's share of that was a few MB).
 TENSORFLOW_BYTES = 600 * 2**20
@@ -77,9 +80,14 @@ def check_model(spec: ModelCheckSpec, timeout: float = CHECK_TIMEOUT_SECONDS) ->
 
 
 def check_models(
-    specs: list[ModelCheckSpec], timeout: float = CHECK_TIMEOUT_SECONDS
+    specs: list[ModelCheckSpec],
+    timeout: float = CHECK_TIMEOUT_SECONDS,
+    state: TaskState | None = None,
 ) -> list[ModelEvent]:
-    """`check_model` for several models in one worker process (TensorFlow loads once)."""
+    """`check_model` for several models in one worker process (TensorFlow loads once).
+
+    With `state`, a request to stop kills the worker and raises `Cancelled` (the window checks
+    a model while the user may still change it)."""
     from xlagui.core.worker_process import worker_env
 
     spec = specs[0]
@@ -91,23 +99,34 @@ def check_models(
             paths.append(folder / f"check-{i}.json")
             paths[-1].write_text(one.to_json(), encoding="utf-8")
         env = worker_env(XlaMode.OFF, "cpu", folder, dump="none")
-        try:
-            proc = subprocess.run(
-                [sys.executable, "-m", "xlagui.core.worker", "--check-model", *map(str, paths)],
-                stdin=subprocess.DEVNULL,
-                capture_output=True,
-                text=True,
-                encoding="utf-8",
-                errors="replace",
-                timeout=timeout,
-                env=env,
-            )
-        except subprocess.TimeoutExpired:
-            raise ModelRefused(
-                f"building {spec.model.label} took over {timeout:.0f} s; try a smaller image size"
-            ) from None
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "xlagui.core.worker", "--check-model", *map(str, paths)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            encoding="utf-8",
+            errors="replace",
+            env=env,
+        )
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                stdout, stderr = proc.communicate(timeout=POLL_SECONDS)
+                break
+            except subprocess.TimeoutExpired:
+                stopping = state is not None and state.is_interruption_requested()
+                if stopping or time.monotonic() > deadline:
+                    proc.kill()
+                    proc.communicate()
+                    if stopping:
+                        raise Cancelled() from None
+                    raise ModelRefused(
+                        f"building {spec.model.label} took over {timeout:.0f} s; try a smaller "
+                        "image size"
+                    ) from None
     events = []
-    for line in proc.stdout.splitlines():
+    for line in stdout.splitlines():
         if line.strip():
             try:
                 events.append(parse_event(line))
@@ -126,7 +145,7 @@ def check_models(
             raise ModelRefused(event.message + (f" ({event.hint})" if event.hint else ""))
     if len(answers) == len(specs):
         return answers
-    tail = proc.stderr.strip().splitlines()[-5:]
+    tail = stderr.strip().splitlines()[-5:]
     raise ModelRefused(
         f"the model check of {spec.model.label} ended without an answer (exit status "
         f"{proc.returncode}): {' / '.join(tail) or 'no output'}"

@@ -1,0 +1,60 @@
+"""A model checker for the window's tests: answers like `xlagui.core.models.check.check_models`
+at once, without TensorFlow, and records what it was asked."""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from pathlib import Path
+
+from xlagui.core.events import PROTOCOL_VERSION, ModelEvent
+from xlagui.core.models.check import ModelCheckSpec, ModelRefused
+from xlagui.core.task import TaskState
+
+
+class FakeModelChecker:
+    """Built-ins get `1,000 × (index + 1) + image size` parameters (so a size change shows);
+    a file named in `refuse` is refused with its message; a file named in `fixed` takes that
+    image size. With `gate` set, every check waits until the gate opens (a slow check)."""
+
+    def __init__(self, refuse: dict[str, str] | None = None,
+                 fixed: dict[str, int] | None = None) -> None:
+        self.refuse = refuse or {}
+        self.fixed = fixed or {}
+        self.asked: list[ModelCheckSpec] = []
+        self.gate = threading.Event()
+        self.gate.set()
+
+    def __call__(self, specs: list[ModelCheckSpec], state: TaskState) -> list[ModelEvent]:
+        self.gate.wait(30)
+        state.raise_if_interrupted()
+        self.asked.extend(specs)
+        return [self._one(spec) for spec in specs]
+
+    def _one(self, spec: ModelCheckSpec) -> ModelEvent:
+        from xlagui.core.config import BUILTIN_MODELS
+
+        m = spec.model
+        name = Path(m.file).name if m.file else m.name
+        if name in self.refuse:
+            raise ModelRefused(self.refuse[name])
+        if m.source == "builtin":
+            params = 1_000 * (list(BUILTIN_MODELS).index(m.name) + 1) + spec.image_size
+        else:
+            params = 4_321
+        size = self.fixed.get(name, spec.image_size)
+        outputs = 1 if spec.num_classes == 2 else spec.num_classes
+        return ModelEvent(
+            protocol=PROTOCOL_VERSION,
+            model=dataclasses.replace(m, params=params),
+            image_size=size,
+            fixed_input_size=name in self.fixed,
+            outputs=outputs,
+            layers=3,
+            summary=[f"input (InputLayer) ({size}, {size}, 3) 0", f"body (Dense) (8,) {params}",
+                     f"head (Dense) ({outputs},) 9"],
+            compile_words="Adam + binary_crossentropy",
+            batch_size=spec.batch_size,
+            flops_per_step=1e9 if spec.count_flops else None,
+            memory_bytes=700 * 2**20 if spec.count_flops else None,
+        )
