@@ -112,3 +112,36 @@ def test_a_16_bit_arm_is_held_to_its_own_dtypes_peak() -> None:
     assert ", bfloat16 400 GFLOP/s" in rows["Machine limit"]
     roof = roofline(report.comparison)
     assert roof is not None and roof.other_peaks == {"bfloat16": 4 * PEAK}
+
+
+def test_another_model_is_held_to_the_peak_without_a_roofline() -> None:
+    """A model other than the article's CNN: its work is what its check counted in the HLO;
+    each arm gets its share of the peak, but no roofline and no gap split (there is no
+    traffic estimate for it)."""
+    from xlagui.core.config import ModelChoice
+    from xlagui.core.events import PROTOCOL_VERSION, ModelEvent
+    from xlagui.present.limits import limit_verdict
+
+    report = limits_report(limits=known_limits(), base_step=0.2, xla_step=0.4, training=False)
+    mixer = ModelChoice(name="mixer", params=309_649)
+    report.config = report.config.replace(model=mixer)
+    report.model_check = ModelEvent(protocol=PROTOCOL_VERSION, model=mixer, image_size=48,
+                                    batch_size=8, flops_per_step=4e9,
+                                    flops_forward_per_sample=1.5e8)
+    report.recompute()
+    e = report.comparison.efficiency
+    assert e is not None and e.flops_per_step == 4e9 and e.intensity == 0
+    xla = e.arm("m2-xla")
+    assert xla is not None
+    assert xla.percent_of_peak == pytest.approx(4e9 / 0.4 / PEAK)
+    assert xla.percent_of_ceiling is None and xla.percent_of_roof is None and not xla.bound
+    assert roofline(report.comparison) is None
+    rows = dict(limits_rows(report.comparison))
+    assert "the compiled training step's HLO" in rows["Work per step"]
+    assert "matmul peak" in rows["Machine limit"] and "memory" not in rows["Machine limit"]
+    verdict = limit_verdict(report.comparison)
+    assert verdict.startswith("Against the measured peak") and "gap" not in verdict
+    # Checked at another batch size, the count does not apply: no figures at all.
+    report.model_check = dataclasses.replace(report.model_check, batch_size=16)
+    report.recompute()
+    assert report.comparison.efficiency is None

@@ -104,7 +104,7 @@ def gap_factors(e: Efficiency, achieved: float, dtype: str = "float32") -> dict[
     """Peak ÷ achieved, split into memory, compute and overhead factors (their product), all
     against the peak of the arm's compute dtype (the layer ceiling is float32's only)."""
     peak = e.peak(dtype)
-    if peak is None or achieved <= 0:
+    if peak is None or achieved <= 0 or e.intensity <= 0:  # no traffic estimate: no split
         return {}
     roof = e.roof(dtype) or peak
     measured = e.ceiling_flops_per_second if dtype == "float32" else None
@@ -129,7 +129,7 @@ def _arm(e: Efficiency, entry: RunEntry, source: str, flops: float,
         a.percent_of_peak = achieved / a.peak_flops_per_second
     if e.ceiling_flops_per_second and dtype == "float32":
         a.percent_of_ceiling = achieved / e.ceiling_flops_per_second
-    roof = e.roof(dtype)
+    roof = e.roof(dtype) if e.intensity > 0 else None
     if roof:
         a.percent_of_roof = achieved / roof
     factors = gap_factors(e, achieved, dtype)
@@ -148,7 +148,7 @@ def compute(report: ComparisonReport, limits: MachineLimits | None) -> Efficienc
     counted work and achieved FLOP/s only, no percentages)."""
     cfg = report.config
     if not cfg.model.is_article_cnn:
-        return _other_model(report)
+        return _other_model(report, limits)
     classes = len(report.dataset.get("class_names") or []) or 2
     try:
         count = article_cnn_count(cfg.image_size, classes)
@@ -190,10 +190,11 @@ def compute(report: ComparisonReport, limits: MachineLimits | None) -> Efficienc
     return e
 
 
-def _other_model(report: ComparisonReport) -> Efficiency | None:
+def _other_model(report: ComparisonReport, limits: MachineLimits | None) -> Efficiency | None:
     """Any model but the article's CNN: the FLOPs its check counted in the HLO of the compiled
-    step (`xlagui.core.flops.hlo_flops`) ÷ each arm's steady step. No roofline: there is no
-    memory-traffic estimate nor a layer ceiling for it, so no percentages either; None when the
+    step (`xlagui.core.flops.hlo_flops`) ÷ each arm's steady step, and that as a share of the
+    machine's matmul peak of the arm's dtype. No roofline and no gap split: there is no
+    memory-traffic estimate nor a layer ceiling for it (`intensity` stays 0). None when the
     step could not be counted."""
     check = report.model_check
     cfg = report.config
@@ -208,6 +209,10 @@ def _other_model(report: ComparisonReport) -> Efficiency | None:
         bytes_per_step=0.0,
         intensity=0.0,
     )
+    if limits is not None:
+        e.peak_flops_per_second = limits.matmul_flops_per_second
+        e.peaks = dict(limits.matmul_peaks)
+        e.device, e.device_name, e.limits_key = limits.device, limits.device_name, limits.key
     for entry in (e for e in report.measure_runs if e.variant != CHECK_VARIANT):
         timing = arm_timing(entry.variant, entry.xla_mode, entry.events)
         if timing.steady_step_seconds:

@@ -115,8 +115,10 @@ def efficiency_rows(c: Comparison | None) -> list[tuple[str, str]]:
         rows.append(
             (
                 "Machine limit",
-                f"{flop_rate(e.peak_flops_per_second)} float32 matmul peak{other_peaks(e)}; memory "
-                f"{byte_rate(e.bandwidth_bytes_per_second)}{ceiling}",
+                f"{flop_rate(e.peak_flops_per_second)} float32 matmul peak{other_peaks(e)}"
+                + (f"; memory {byte_rate(e.bandwidth_bytes_per_second)}"
+                   if e.bandwidth_bytes_per_second is not None else "")
+                + ceiling,
             )
         )
     else:
