@@ -38,8 +38,10 @@ def once(folder: Path, size: int, seconds: int) -> dict[str, Any]:
     c = report.comparison
     k = c.interleaved.check if c is not None and c.interleaved is not None else None
     assert k is not None, "no A/A pairs"
+    m = report.measurement
     return {"check": k, "wall": time.perf_counter() - t0,
-            "stopped_by": report.measurement.stopped_by if report.measurement else ""}
+            "stopped_by": m.stopped_by if m else "",
+            "twin_last": bool(m and m.warm_up_order and m.warm_up_order[-1].endswith(CHECK))}
 
 
 def _pct(v: float | None) -> str:
@@ -59,42 +61,22 @@ def main() -> None:
     parser.add_argument("--tag", default="", help="a second section for a rerun (run twice)")
     parser.add_argument("--same-seed", action="store_true",
                         help="the twin on the baseline's seed (by default it takes the next)")
-    parser.add_argument("--twin-warms-first", action="store_true",
-                        help="an experiment: start and warm the twin up before the baseline")
-    parser.add_argument("--twin-warm-up-first", action="store_true",
-                        help="an experiment: start the baseline first, warm the twin up first")
+    order = parser.add_mutually_exclusive_group()
+    order.add_argument("--baseline-warms-first", action="store_true",
+                       help="an experiment: the order before the fix (baseline warmed up first)")
+    order.add_argument("--twin-warm-up-first", "--twin-warms-first", action="store_true",
+                       help="an experiment: warm the twin up first (the workers always start "
+                       "together, baseline first; --twin-warms-first once also started the "
+                       "twin first, which made no visible difference)")
     add_write(parser)
     args = parser.parse_args()
     os.environ.setdefault("XLAGUI_PEAK_PROBE", "off")  # the limits are not what is tested
-    if args.twin_warms_first:
+    fixed = [0, 1] if args.baseline_warms_first else [1, 0] if args.twin_warm_up_first else None
+    if fixed is not None:
         from xlagui.core import interleave
 
-        warm = interleave._start_and_warm_up
-
-        def twin_first(workers: Any, state: Any, steps: int) -> list[float]:
-            return list(reversed(warm(list(reversed(workers)), state, steps)))
-
-        interleave._start_and_warm_up = twin_first  # type: ignore[assignment]
-    elif args.twin_warm_up_first:
-        from xlagui.core import interleave
-        from xlagui.core.events import WarmupEvent, WorkerCommand
-
-        def warm_twin_first(workers: Any, state: Any, steps: int) -> list[float]:
-            # The start order as in the product; only the warm-up order reversed.
-            for w in workers:
-                w.start()
-            for w in workers:
-                w.wait_for("started", state)
-            warm: dict[int, float] = {}
-            for i in reversed(range(len(workers))):
-                workers[i].send(WorkerCommand("warmup", steps=steps))
-                event = workers[i].wait_for("warmup", state)
-                assert isinstance(event, WarmupEvent)
-                s = sorted(event.warm_step_seconds)
-                warm[i] = float(s[len(s) // 2])
-            return [warm[i] for i in range(len(workers))]
-
-        interleave._start_and_warm_up = warm_twin_first  # type: ignore[assignment]
+        # Not a product setting: the product draws the order at random (warm_up_order).
+        interleave.warm_up_order = lambda n, rng=None: fixed  # type: ignore[assignment]
     if args.same_seed:
         # An experiment on the instrument, not a product setting: is a ratio away from 1 the
         # twin's other seed (data order, initial weights) or the twin itself?
@@ -117,21 +99,25 @@ def main() -> None:
         f"{args.seconds} s of measuring each. Ratio = twin ÷ baseline step time. The twin "
         + ("on the baseline's own seed (`--same-seed`)." if args.same_seed
            else "on the next seed.")
-        + (" Started and warmed up before the baseline (`--twin-warms-first`)."
-           if args.twin_warms_first else "")
+        + (" Warmed up after the baseline, as before the fix (`--baseline-warms-first`)."
+           if args.baseline_warms_first else "")
         + (" Started after the baseline, warmed up before it (`--twin-warm-up-first`)."
-           if args.twin_warm_up_first else ""),
+           if args.twin_warm_up_first else "")
+        + (" The warm-up order drawn at random for each run, as the product does."
+           if fixed is None else ""),
         "",
         "| run | ratio | 95% CI | pairs | covers 1.00 | ended by | baseline acc. | twin acc. "
-        f"({'same seed' if args.same_seed else 'seed + 1'}) | accuracy verdict | wall |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        f"({'same seed' if args.same_seed else 'seed + 1'}) | accuracy verdict | warmed up last "
+        "| wall |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for n, r in enumerate(results, start=1):
         k = r["check"]
         lines.append(f"| {n} | {k.ratio:.3f} | {k.low:.3f}–{k.high:.3f} | {k.pairs} | "
                      f"{'yes' if k.covers_one else 'NO'} | {r['stopped_by']} | "
                      f"{_pct(k.baseline_val_accuracy)} | {_pct(k.val_accuracy)} | "
-                     f"{_verdict(k.accuracy_kind)} | {r['wall']:.0f} s |")
+                     f"{_verdict(k.accuracy_kind)} | {'twin' if r['twin_last'] else 'baseline'} "
+                     f"| {r['wall']:.0f} s |")
     covered = sum(r["check"].covers_one for r in results)
     worst = max(abs(r["check"].ratio - 1) for r in results)
     claims = sum(r["check"].accuracy_kind in ("worse", "better") for r in results)
@@ -142,6 +128,13 @@ def main() -> None:
               f"seed after the same steps: {claims} of {len(results)} said \"learns worse\" or "
               "\"learns better\"" + (f"; the gaps were up to {max(gaps):.1%}" if gaps else "")
               + "."]
+    below = sum(r["check"].ratio < 1 for r in results)
+    twin_last = [r for r in results if r["twin_last"]]
+    lines += ["", f"Ratios below 1.00: {below} of {len(results)}. The twin was warmed up last in "
+              f"{len(twin_last)} of {len(results)} runs; its ratio was below 1.00 in "
+              f"{sum(r['check'].ratio < 1 for r in twin_last)} of those and in "
+              f"{sum(r['check'].ratio < 1 for r in results if not r['twin_last'])} of the "
+              f"{len(results) - len(twin_last)} others."]
     tag = f"-{args.tag}" if args.tag else ""
     publish(f"aa-{args.image_size}{tag}", section_text(lines, load), args.write)
 

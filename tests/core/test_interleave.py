@@ -326,3 +326,43 @@ def test_the_real_loop_keeps_its_intervals_honest(name: str) -> None:
     assert c["min_arm_coverage"] >= 0.93, c
     # The Bonferroni-adjusted intervals hold all arms at once as often.
     assert c["all_arms_adjusted"] >= 0.93, c
+
+
+def test_the_workers_warm_up_in_the_drawn_order_which_is_recorded(
+    scan: DatasetScan, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from xlagui.core import interleave
+
+    monkeypatch.setattr(interleave, "warm_up_order", lambda n: list(reversed(range(n))))
+    report, seen = measure(scan, tmp_path / "out", ratio=2.0)
+    warmed = [run_id for run_id, event in seen if event.type == "warmup"]
+    assert warmed == ["m2-xla", "m1-baseline"]
+    assert report.measurement is not None
+    assert report.measurement.warm_up_order == ["m2-xla", "m1-baseline"]
+    data = json.loads((tmp_path / "out" / "comparison.json").read_text())
+    assert data["measurement"]["warm_up_order"] == ["m2-xla", "m1-baseline"]
+    # The estimate does not depend on the order (each worker's K and pairs are its own).
+    assert report.comparison is not None and report.comparison.interleaved is not None
+    assert report.comparison.interleaved.ratio == pytest.approx(2.0)
+
+
+def test_the_warm_up_order_is_random_so_no_worker_is_always_last() -> None:
+    import random
+
+    from xlagui.core.interleave import warm_up_order
+
+    draws = [warm_up_order(3) for _ in range(300)]
+    assert all(sorted(d) == [0, 1, 2] for d in draws)
+    # Each worker is warmed last in about a third of the measurements (none never: p < 1e-50).
+    last = Counter(d[-1] for d in draws)
+    assert set(last) == {0, 1, 2} and min(last.values()) > 50, last
+    assert warm_up_order(4, random.Random(7)) == warm_up_order(4, random.Random(7))
+
+
+def test_an_order_that_skips_a_worker_is_refused(scan: DatasetScan, tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    from xlagui.core import interleave
+
+    monkeypatch.setattr(interleave, "warm_up_order", lambda n: [0] * n)
+    with pytest.raises(ValueError, match="each worker once"):
+        measure(scan, tmp_path / "out", ratio=2.0)

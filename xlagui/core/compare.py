@@ -273,6 +273,7 @@ def run_measurement(
         measuring_seconds=outcome.measuring_seconds,
         block_steps=outcome.block_steps,
         error=outcome.error.message if outcome.error is not None else "",
+        warm_up_order=[entries[i].run_id for i in outcome.warm_up_order or []],
     )
     for e in entries:
         last = e.events[-1].type if e.events else "cancelled"

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import functools
 import math
+import random
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -96,6 +97,22 @@ class MeasureOutcome:
     measuring_seconds: float
     error: ErrorEvent | None = None
     arm_block_steps: list[int] | None = None  # every worker's K, the baseline first
+    warm_up_order: list[int] | None = None  # the workers' indices in the order they warmed up
+
+
+def warm_up_order(workers: int, rng: random.Random | None = None) -> list[int]:
+    """The order the workers warm up in, one at a time: a fresh random order every
+    measurement.
+
+    The worker warmed up last runs about 1% faster than the others for the whole measurement
+    (A/A checks, BENCHMARKS.md: with the baseline always first, 23 of 30 twin ÷ baseline ratios
+    came out below 1; warming the twin first flipped the lean, and it does not fade over the
+    rounds). Why is not known. With the baseline always warmed first, every arm was flattered by
+    it; a random order leaves no arm favoured on average. The order is recorded with the
+    measurement (`MeasurementRecord.warm_up_order`)."""
+    order = list(range(workers))
+    (rng or random.SystemRandom()).shuffle(order)
+    return order
 
 
 def choose_block_steps(step_seconds: Sequence[float], block_seconds: float = BLOCK_SECONDS) -> int:
@@ -184,14 +201,16 @@ def measure_interleaved(
     command_for: Callable[[RunSpec], Sequence[str] | None] | None = None,
     clock: Callable[[], float] = time.monotonic,
     start_worker: StartWorker = _start_process,
+    order: Callable[[int], list[int]] | None = None,
 ) -> MeasureOutcome:
     """Measure `specs[1:]` against `specs[0]` (the baseline) in interleaved rounds.
 
     Never raises for a worker failure or a stop: the outcome says how it ended, and every event
     that arrived (every finished block) has gone to `on_event`. `on_round(seq, elapsed)` is
     called after each complete round, so a watcher can recompute the estimate. `clock` reads
-    the measuring time that the budget is spent against (a test passes a fake one), and
-    `start_worker` makes each worker (a `WorkerProcess` unless a simulation passes its own).
+    the measuring time that the budget is spent against (a test passes a fake one),
+    `start_worker` makes each worker (a `WorkerProcess` unless a simulation passes its own), and
+    `order(n)` gives the warm-up order (`warm_up_order`: random).
     """
     settings = settings or MeasureSettings()
 
@@ -202,6 +221,9 @@ def measure_interleaved(
 
         return relay
 
+    warm_order = (order or warm_up_order)(len(specs))
+    if sorted(warm_order) != list(range(len(specs))):
+        raise ValueError(f"a warm-up order must name each worker once, got {warm_order}")
     workers = [
         start_worker(spec, relay_for(spec), command_for(spec) if command_for else None)
         for spec in specs
@@ -211,7 +233,7 @@ def measure_interleaved(
     ks: list[int] = []
     measuring = 0.0
     try:
-        warm = _start_and_warm_up(workers, state, settings.warm_steps)
+        warm = _start_and_warm_up(workers, state, settings.warm_steps, warm_order)
         # One K for every arm, from the slowest: a round's blocks then sit close together in
         # time. Each arm its own K (every block about a second) was tried: at 150 px the bf16
         # interval came out at ±13–16% instead of ±5–7% (on a noisier machine, BENCHMARKS.md).
@@ -256,11 +278,13 @@ def measure_interleaved(
             w.send(WorkerCommand("finish", steps=lag))
         for w in workers:
             w.wait_for("finished", state)
-        return MeasureOutcome(reason, block_steps, measuring, arm_block_steps=ks)
+        return MeasureOutcome(reason, block_steps, measuring, arm_block_steps=ks,
+                              warm_up_order=warm_order)
     except Stopped:
         for w in workers:
             w.stop()
-        return MeasureOutcome("stopped", block_steps, measuring, arm_block_steps=ks)
+        return MeasureOutcome("stopped", block_steps, measuring, arm_block_steps=ks,
+                              warm_up_order=warm_order)
     except WorkerGone as gone:
         for w in workers:
             w.stop()
@@ -268,7 +292,8 @@ def measure_interleaved(
         if error is None and isinstance(gone.event, FinishedEvent):
             error = ErrorEvent(message="a worker finished before it was asked to")
         return MeasureOutcome(
-            "error" if error is not None else "stopped", block_steps, measuring, error, ks
+            "error" if error is not None else "stopped", block_steps, measuring, error, ks,
+            warm_order,
         )
     finally:
         for w in workers:
@@ -276,20 +301,22 @@ def measure_interleaved(
 
 
 def _start_and_warm_up(
-    workers: Sequence[MeasuringWorker], state: TaskState, warm_steps: int
+    workers: Sequence[MeasuringWorker], state: TaskState, warm_steps: int, order: Sequence[int]
 ) -> list[float]:
-    """Start every worker, then warm each up; every worker's median steady step seconds."""
+    """Start every worker, then warm each up in `order`; every worker's median steady step
+    seconds, in the workers' order."""
     for w in workers:  # set-up (importing TensorFlow, decoding images) runs in parallel
         w.start()
     for w in workers:
         w.wait_for("started", state)
-    warm: list[float] = []
-    for w in workers:  # one at a time: a compile is timed with the machine to itself
-        w.send(WorkerCommand("warmup", steps=warm_steps))
-        event = w.wait_for("warmup", state)
+    warm: dict[int, float] = {}
+    for i in order:  # one at a time: a compile is timed with the machine to itself
+        workers[i].send(WorkerCommand("warmup", steps=warm_steps))
+        event = workers[i].wait_for("warmup", state)
         assert isinstance(event, WarmupEvent)
-        warm.append(float(sorted(event.warm_step_seconds)[len(event.warm_step_seconds) // 2]))
-    return warm
+        seconds = sorted(event.warm_step_seconds)
+        warm[i] = float(seconds[len(seconds) // 2])
+    return [warm[i] for i in range(len(workers))]
 
 
 def catch_up_steps(

@@ -73,6 +73,9 @@ class MeasurementRecord:
     measuring_seconds: float = 0.0
     block_steps: int = 0
     error: str = ""
+    # The measuring runs' ids in the order they warmed up (random: `interleave.warm_up_order`);
+    # empty in comparisons saved before the order was drawn (the baseline then went first).
+    warm_up_order: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -80,6 +83,7 @@ class MeasurementRecord:
             "measuring_seconds": self.measuring_seconds,
             "block_steps": self.block_steps,
             "error": self.error,
+            "warm_up_order": list(self.warm_up_order),
         }
 
     @classmethod
@@ -89,6 +93,7 @@ class MeasurementRecord:
             measuring_seconds=float(d.get("measuring_seconds", 0.0)),
             block_steps=int(d.get("block_steps", 0)),
             error=str(d.get("error", "")),
+            warm_up_order=[str(x) for x in d.get("warm_up_order") or []],
         )
 
 
