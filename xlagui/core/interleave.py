@@ -25,7 +25,7 @@ import math
 import random
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from xlagui.core import pairs
@@ -229,75 +229,95 @@ def measure_interleaved(
         for spec in specs
     ]
     blocks: list[list[BlockEvent]] = [[] for _ in specs]
-    block_steps = 0
-    ks: list[int] = []
-    measuring = 0.0
+    run = _Progress()
     try:
         warm = _start_and_warm_up(workers, state, settings.warm_steps, warm_order)
         # One K for every arm, from the slowest: a round's blocks then sit close together in
         # time. Each arm its own K (every block about a second) was tried: at 150 px the bf16
         # interval came out at ±13–16% instead of ±5–7% (on a noisier machine, BENCHMARKS.md).
-        block_steps = choose_block_steps(warm, settings.block_seconds)
-        ks = [block_steps] * len(workers)
-        t0 = clock()
-        seq = 0
-        # Each set of members has its own run through the Williams design of its size.
-        rounds_of: dict[tuple[int, ...], int] = {}
-        estimates: list[pairs.RatioEstimate | None] = [None] * (len(workers) - 1)
-        while True:
-            members = round_members(
-                estimates,
-                target=settings.target,
-                min_pairs=settings.min_pairs,
-                share=settings.allocation_share,
-            )
-            k = rounds_of.get(members, 0)
-            rounds_of[members] = k + 1
-            for j in round_order(len(members), k):
-                i = members[j]
-                workers[i].send(WorkerCommand("block", steps=ks[i], seq=seq))
-                event = workers[i].wait_for("block", state)
-                assert isinstance(event, BlockEvent)
-                blocks[i].append(event)
-            measuring = clock() - t0
-            if on_round is not None:
-                on_round(seq, measuring)
-            estimates = [_estimate(blocks[0], arm) for arm in blocks[1:]]
-            reason = pairs.stop_reason(
-                _widest(estimates),
-                elapsed=measuring,
-                budget=settings.budget_seconds,
-                target=settings.target,
-                min_pairs=settings.min_pairs,
-            )
-            if reason is not None:
-                break
-            seq += 1
+        run.block_steps = choose_block_steps(warm, settings.block_seconds)
+        run.ks = [run.block_steps] * len(workers)
+        reason, estimates = _rounds(workers, blocks, state, settings, run, clock, on_round)
         lags = catch_up_steps(blocks, estimates)
         for w, lag in zip(workers, lags, strict=True):
             w.send(WorkerCommand("finish", steps=lag))
         for w in workers:
             w.wait_for("finished", state)
-        return MeasureOutcome(reason, block_steps, measuring, arm_block_steps=ks,
-                              warm_up_order=warm_order)
+        return run.outcome(reason, warm_order)
     except Stopped:
         for w in workers:
             w.stop()
-        return MeasureOutcome("stopped", block_steps, measuring, arm_block_steps=ks,
-                              warm_up_order=warm_order)
+        return run.outcome("stopped", warm_order)
     except WorkerGone as gone:
         for w in workers:
             w.stop()
         error = gone.event if isinstance(gone.event, ErrorEvent) else None
         if error is None and isinstance(gone.event, FinishedEvent):
             error = ErrorEvent(message="a worker finished before it was asked to")
-        return MeasureOutcome(
-            "error" if error is not None else "stopped", block_steps, measuring, error, ks,
-            warm_order,
-        )
+        return run.outcome("error" if error is not None else "stopped", warm_order, error)
     finally:
         for w in workers:
             w.close()
+
+
+@dataclass
+class _Progress:
+    """How far a measurement got: what its outcome reports, however it ends."""
+
+    block_steps: int = 0
+    ks: list[int] = field(default_factory=list)
+    measuring: float = 0.0
+
+    def outcome(self, reason: str, order: list[int],
+                error: ErrorEvent | None = None) -> MeasureOutcome:
+        return MeasureOutcome(reason, self.block_steps, self.measuring, error, self.ks, order)
+
+
+def _rounds(
+    workers: Sequence[MeasuringWorker],
+    blocks: list[list[BlockEvent]],
+    state: TaskState,
+    settings: MeasureSettings,
+    run: _Progress,
+    clock: Callable[[], float],
+    on_round: Callable[[int, float], None] | None,
+) -> tuple[str, list[pairs.RatioEstimate | None]]:
+    """Rounds of blocks until the stopping rule says why to stop; that reason and each arm's
+    last estimate. Each round takes the arms `round_members` picks, in the Williams order of
+    their number (each set of members has its own run through the design)."""
+    t0 = clock()
+    seq = 0
+    rounds_of: dict[tuple[int, ...], int] = {}
+    estimates: list[pairs.RatioEstimate | None] = [None] * (len(workers) - 1)
+    while True:
+        members = round_members(
+            estimates,
+            target=settings.target,
+            min_pairs=settings.min_pairs,
+            share=settings.allocation_share,
+        )
+        k = rounds_of.get(members, 0)
+        rounds_of[members] = k + 1
+        for j in round_order(len(members), k):
+            i = members[j]
+            workers[i].send(WorkerCommand("block", steps=run.ks[i], seq=seq))
+            event = workers[i].wait_for("block", state)
+            assert isinstance(event, BlockEvent)
+            blocks[i].append(event)
+        run.measuring = clock() - t0
+        if on_round is not None:
+            on_round(seq, run.measuring)
+        estimates = [_estimate(blocks[0], arm) for arm in blocks[1:]]
+        reason = pairs.stop_reason(
+            _widest(estimates),
+            elapsed=run.measuring,
+            budget=settings.budget_seconds,
+            target=settings.target,
+            min_pairs=settings.min_pairs,
+        )
+        if reason is not None:
+            return reason, estimates
+        seq += 1
 
 
 def _start_and_warm_up(
