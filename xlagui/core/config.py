@@ -8,7 +8,7 @@ import enum
 import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 # With its three unpadded 5x5 convolutions and 2x2 poolings, the article's CNN needs
 # ((s - 4) // 2 - 4) // 2 - 4 >= 1, i.e. s >= 36.
@@ -55,6 +55,10 @@ class ModeFacts:
     words: str
     how: str
     tf_xla_flags: str = ""
+    # How a worker switches the mode on: what `model.compile` gets for `jit_compile`, and
+    # whether TensorFlow's auto-clustering (`tf.config.optimizer.set_jit`) is on.
+    jit_compile: bool | Literal["auto"] = False
+    autoclusters: bool = False
 
 
 _XLA_MODE_FACTS = {
@@ -69,6 +73,7 @@ _XLA_MODE_FACTS = {
         "XLA jit_compile",
         "jit_compile=True",
         "model.compile(jit_compile=True)",
+        jit_compile=True,
     ),
     XlaMode.AUTOCLUSTER: ModeFacts(
         "XLA (auto-clustering, set_jit)",
@@ -77,6 +82,7 @@ _XLA_MODE_FACTS = {
         "tf.config.optimizer.set_jit with TF_XLA_FLAGS=--tf_xla_cpu_global_jit",
         # set_jit(True) alone compiles nothing on CPU; these flags make auto-clustering engage.
         tf_xla_flags="--tf_xla_auto_jit=2 --tf_xla_cpu_global_jit",
+        autoclusters=True,
     ),
     XlaMode.AUTO: ModeFacts(
         'XLA (Keras\' jit_compile="auto")',
@@ -84,6 +90,7 @@ _XLA_MODE_FACTS = {
         'jit_compile="auto" (Keras decides)',
         'model.compile(jit_compile="auto"), Keras 3\'s default: XLA on when a GPU is visible, '
         "off on a CPU-only machine (then the arm does not engage)",
+        jit_compile="auto",
     ),
 }
 

@@ -28,12 +28,13 @@ import time
 import traceback
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, TextIO
+from typing import Any, TextIO
 
 from xlagui.core import accuracy, hlo
 from xlagui.core import evidence as xla_evidence
 from xlagui.core import tensorboard as tboard
 from xlagui.core.arms import cpu_model
+from xlagui.core.config import RunConfig, XlaMode
 from xlagui.core.events import (
     PROTOCOL_VERSION,
     BatchEvent,
@@ -51,9 +52,6 @@ from xlagui.core.events import (
     write_event,
 )
 from xlagui.core.spec import RunSpec
-
-if TYPE_CHECKING:
-    from xlagui.core.config import RunConfig
 
 # Batch events are throttled: the loss plot needs a few points a second, not every step.
 BATCH_EVENT_INTERVAL = 0.05
@@ -239,96 +237,55 @@ def _setup(spec: RunSpec, sink: EventSink, mode: str) -> Setup:
     import keras
     import tensorflow as tf
 
-    from xlagui.core.models.build import build_compiled
     from xlagui.core.pipeline import build_datasets, warm_cache
 
     config = spec.config
-    run_dir = spec.run_dir
-    xla_mode = spec.xla_mode.value
-    precision = spec.precision
+    facts = spec.xla_mode.facts
     # The dtype policy applies to layers built after it is set: set it before the model.
-    keras.mixed_precision.set_global_policy(precision)
-    if xla_mode == "autocluster":
-        # The article's switch. On CPU it only engages with
-        # TF_XLA_FLAGS=--tf_xla_cpu_global_jit, which the parent has set.
-        tf.config.optimizer.set_jit("autoclustering")
-    else:
-        tf.config.optimizer.set_jit(False)
+    keras.mixed_precision.set_global_policy(spec.precision)
+    # The article's switch. On CPU it only engages with TF_XLA_FLAGS=--tf_xla_cpu_global_jit,
+    # which the parent has set (`ModeFacts.tf_xla_flags`).
+    tf.config.optimizer.set_jit("autoclustering" if facts.autoclusters else False)
     keras.utils.set_random_seed(config.seed)
 
-    device = config.device
     gpus = tf.config.list_physical_devices("GPU")
-    if device != "cpu" and not gpus:
+    if config.device != "cpu" and not gpus:
         raise RuntimeError(
-            f"device {device} was asked for but TensorFlow sees no GPU on this machine"
+            f"device {config.device} was asked for but TensorFlow sees no GPU on this machine"
         )
     if mode == "measure":
         # Two measuring workers share the GPU: each takes only what it uses.
         for gpu in gpus:
             tf.config.experimental.set_memory_growth(gpu, True)
-    strategy = tf.distribute.MirroredStrategy() if device == "all" else None
-
-    class_names = spec.class_names
-    num_classes = len(class_names)
     datasets = build_datasets(
         spec.train,
         spec.val,
-        num_classes=num_classes,
+        num_classes=len(spec.class_names),
         image_size=config.image_size,
         batch_size=config.batch_size,
         seed=config.seed,
         augment=config.augment,
-        cache_dir=run_dir / "cache",
+        cache_dir=spec.run_dir / "cache",
     )
     warm_cache(datasets)
-
-    def build() -> Any:
-        # The model the comparison chose (`config.model`): a built-in, a .keras or a .py file.
-        jit: bool | Literal["auto"] = "auto" if xla_mode == "auto" else xla_mode == "jit"
-        return build_compiled(config.model, config.image_size, num_classes, config.seed, jit).model
-
-    if strategy is not None:
-        with strategy.scope():
-            model = build()
-    else:
-        model = build()
-
-    if xla_mode in ("jit", "auto"):
-        in_effect = bool(model.jit_compile)  # for "auto": what Keras resolved it to
-    elif xla_mode == "autocluster":
-        in_effect = bool(tf.config.optimizer.get_jit())
-    else:
-        in_effect = bool(model.jit_compile) or bool(tf.config.optimizer.get_jit())
-    if xla_mode == "off" and in_effect:
-        raise RuntimeError("the baseline has XLA switched on; refusing to call it a baseline")
+    model = _build_model(tf, spec)
+    in_effect = _xla_in_effect(tf, model, spec.xla_mode)
     read_back = read_back_policy(model)
-    if precision == "float32" and read_back["policy"] != "float32":
+    if spec.precision == "float32" and read_back["policy"] != "float32":
         raise RuntimeError(
             f"the run asked for float32 but the {read_back['policy']} policy is in effect; "
             "refusing to call it a baseline"
         )
-
-    logical = tf.config.list_logical_devices("GPU" if device != "cpu" else "CPU")
-    device_kind = "GPU" if device != "cpu" else "CPU"
-    if device_kind == "GPU" and gpus:
-        idx = 0 if device == "all" else int(device.split(":")[1])
-        details = tf.config.experimental.get_device_details(gpus[min(idx, len(gpus) - 1)])
-        device_name = details.get("device_name", logical[0].name if logical else "GPU")
-        if device == "all":
-            device_name = f"{len(gpus)} × {device_name}"
-    else:
-        device_name = platform.processor() or platform.machine() or "CPU"
-        device_name = cpu_model() or device_name
     sink.emit(
         StartedEvent(
             protocol=PROTOCOL_VERSION,
             mode=mode,
             run_id=spec.run_id,
             variant=spec.variant,
-            xla_mode=xla_mode,
+            xla_mode=spec.xla_mode.value,
             xla_in_effect=in_effect,
-            device_name=device_name,
-            device_kind=device_kind,
+            device_name=_device_name(tf, config.device, gpus),
+            device_kind="GPU" if config.device != "cpu" else "CPU",
             versions={
                 "python": platform.python_version(),
                 "tensorflow": tf.__version__,
@@ -337,17 +294,60 @@ def _setup(spec: RunSpec, sink: EventSink, mode: str) -> Setup:
             },
             config=config,
             seed=config.seed,
-            class_names=class_names,
+            class_names=spec.class_names,
             train_count=datasets.train_count,
             val_count=datasets.val_count,
             steps_per_epoch=datasets.steps_per_epoch,
             pid=os.getpid(),
             setup_seconds=sink.now(),
-            precision=precision,
+            precision=spec.precision,
             **read_back,
         )
     )
     return Setup(tf, model, datasets, in_effect)
+
+
+def _build_model(tf: Any, spec: RunSpec) -> Any:
+    """The model the comparison chose (`config.model`: a built-in, a .keras or a .py file),
+    compiled with the mode's `jit_compile`; on every GPU at once for device "all"."""
+    from xlagui.core.models.build import build_compiled
+
+    config = spec.config
+
+    def build() -> Any:
+        return build_compiled(config.model, config.image_size, len(spec.class_names),
+                              config.seed, spec.xla_mode.facts.jit_compile).model
+
+    if config.device != "all":
+        return build()
+    with tf.distribute.MirroredStrategy().scope():
+        return build()
+
+
+def _xla_in_effect(tf: Any, model: Any, xla_mode: XlaMode) -> bool:
+    """Whether XLA is on, read back from what Keras and TensorFlow say (for "auto": what
+    Keras resolved it to). A baseline with XLA on is refused: it would be no baseline."""
+    facts = xla_mode.facts
+    if facts.jit_compile:
+        return bool(model.jit_compile)
+    if facts.autoclusters:
+        return bool(tf.config.optimizer.get_jit())
+    in_effect = bool(model.jit_compile) or bool(tf.config.optimizer.get_jit())
+    if xla_mode is XlaMode.OFF and in_effect:
+        raise RuntimeError("the baseline has XLA switched on; refusing to call it a baseline")
+    return in_effect
+
+
+def _device_name(tf: Any, device: str, gpus: list[Any]) -> str:
+    """The device the run trains on, in words: the GPU's name ("2 × NVIDIA H200" for every
+    GPU at once), or the CPU's model."""
+    if device != "cpu" and gpus:
+        idx = 0 if device == "all" else int(device.split(":")[1])
+        details = tf.config.experimental.get_device_details(gpus[min(idx, len(gpus) - 1)])
+        logical = tf.config.list_logical_devices("GPU")
+        name = str(details.get("device_name", logical[0].name if logical else "GPU"))
+        return f"{len(gpus)} × {name}" if device == "all" else name
+    return cpu_model() or platform.processor() or platform.machine() or "CPU"
 
 
 def read_back_policy(model: Any) -> dict[str, Any]:
