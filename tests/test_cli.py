@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -219,6 +220,58 @@ def test_compare_leaves_out_problem_files(
     ]
     assert report["reproduce"].endswith("--exclude-problems conflict")
     assert tree_snapshot(data) == before
+
+
+def test_ctrl_c_saves_the_run_in_progress_as_interrupted(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl+C during a training run stops it as closing the window does: the run is saved as
+    interrupted with its finished epochs, the runs of its side not started as not run."""
+    import signal
+
+    from tests.helpers.streams import FakeWorker, run_events
+    from xlagui.core import compare
+    from xlagui.core.events import EpochEvent, Event
+    from xlagui.core.runner import RunResult
+    from xlagui.core.spec import RunSpec
+    from xlagui.core.task import TaskState
+
+    fake = FakeWorker(
+        {
+            "baseline": run_events(variant="baseline", epoch_seconds=(3.0, 1.0, 1.0)),
+            "xla": run_events(variant="xla", xla_mode="jit", epoch_seconds=(6.0, 0.5, 0.5)),
+        }
+    )
+
+    def ctrl_c_after_epoch_2(
+        spec: RunSpec, state: TaskState, on_event: Callable[[Event], None]
+    ) -> RunResult:
+        def relay(event: Event) -> None:
+            on_event(event)
+            if spec.mode == "train" and isinstance(event, EpochEvent) and event.epoch == 2:
+                signal.raise_signal(signal.SIGINT)  # as the terminal sends it
+
+        return fake(spec, state, relay)
+
+    monkeypatch.setattr(compare, "run_worker", ctrl_c_after_epoch_2)
+    data = tiny_split_dataset(tmp_path / "d", train=8, test=2)
+    out = tmp_path / "out"
+    previous = signal.getsignal(signal.SIGINT)
+    args = ["compare", str(data), "--epochs", "3", "--batch", "4", "--image-size", "48",
+            "--only", "baseline", "--repeats", "2", "--out", str(out)]
+    assert main(args) == 130
+    assert signal.getsignal(signal.SIGINT) is previous  # put back once the comparison ended
+    assert "stopping…" in capsys.readouterr().out
+    report = json.loads((out / "comparison.json").read_text())
+    # The other side was not asked for: its runs stay queued, as in any one-side run.
+    assert [(r["run_id"], r["status"]) for r in report["runs"]] == [
+        ("01-baseline-r1", "interrupted"),
+        ("02-xla-r1", "queued"),
+        ("03-baseline-r2", "not run"),
+        ("04-xla-r2", "queued"),
+    ]
+    kinds = [e["type"] for e in report["runs"][0]["events"]]
+    assert kinds.count("epoch") == 2 and kinds[-1] == "cancelled"
 
 
 def test_inspect_prints_what_xla_did(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

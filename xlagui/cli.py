@@ -18,7 +18,7 @@ import datetime as _dt
 import json
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any
@@ -278,14 +278,27 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     return EXIT_OK if runs else EXIT_FAILED
 
 
-def _install_sigint(state: TaskState, console: Console) -> None:
+def _install_stop_signals(
+    state: TaskState, console: Console, reason: str
+) -> Callable[[], None]:
+    """Ctrl+C (or SIGTERM) stops the comparison as closing the window does: the run in progress
+    is saved as interrupted with its finished epochs, the runs not started as not run. A second
+    one aborts at once. Returns a function that puts the previous handlers back."""
+
     def handler(signum: int, frame: FrameType | None) -> None:
         if state.is_interruption_requested():
             raise KeyboardInterrupt
         console.print("[yellow]stopping… (Ctrl+C again to abort at once)[/yellow]")
-        state.request_interruption()
+        state.request_interruption(reason)
 
-    signal.signal(signal.SIGINT, handler)
+    signals = (signal.SIGINT, signal.SIGTERM)
+    previous = {signum: signal.signal(signum, handler) for signum in signals}
+
+    def restore() -> None:
+        for signum, before in previous.items():
+            signal.signal(signum, before)
+
+    return restore
 
 
 def compare_config(args: argparse.Namespace) -> RunConfig:
@@ -317,7 +330,7 @@ def compare_config(args: argparse.Namespace) -> RunConfig:
 
 def cmd_compare(args: argparse.Namespace) -> int:
     from xlagui.console import print_summary
-    from xlagui.core.compare import SaveError, check_writable, new_report
+    from xlagui.core.compare import CLOSING, SaveError, check_writable, new_report
     from xlagui.core.task import TaskState
 
     config = compare_config(args)
@@ -366,7 +379,6 @@ def cmd_compare(args: argparse.Namespace) -> int:
     )
     config = report.config  # with the model's parameter count (and a model file's image size)
     state = TaskState()
-    _install_sigint(state, console)
     console.print(
         f"Comparing on [bold]{report.dataset['name']}[/bold] ({train_count} training images, "
         f"{len(trained.files_for('test'))} validation) — {config.epochs} epochs, batch "
@@ -375,12 +387,15 @@ def cmd_compare(args: argparse.Namespace) -> int:
     )
     _say_model(report, console)
     only = {args.only} if args.only else None
+    restore_signals = _install_stop_signals(state, console, CLOSING)
     try:
         _run(args, report, scan, out, state, only, console)
     except SaveError as exc:
         print_summary(console, report)
         console.print(f"[red]error:[/red] {exc}", soft_wrap=True)
         return EXIT_FAILED
+    finally:
+        restore_signals()
     print_summary(console, report)
     if render_report_png is not None:
         try:

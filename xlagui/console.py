@@ -30,7 +30,7 @@ from xlagui.core.events import (
     WarmupEvent,
 )
 from xlagui.core.pairs import block_words
-from xlagui.core.report import ComparisonReport, RunEntry
+from xlagui.core.report import INTERRUPTED, ComparisonReport, RunEntry
 from xlagui.present.format import (
     ARM_COLUMNS,
     RUN_COLUMNS,
@@ -155,6 +155,11 @@ class RichProgress(_LiveDisplay):
         return ""
 
     def on_run_done(self, entry: RunEntry) -> None:
+        task = self.tasks.get(entry.run_id)
+        if entry.status == INTERRUPTED and task is not None:
+            # The worker said "cancelled"; the comparison keeps the run as cut short.
+            epochs = sum(1 for e in entry.events if isinstance(e, EpochEvent))
+            self.progress.update(task, status=f"[yellow]interrupted, {epochs} epochs kept[/yellow]")
         print_run_failure(self.console, entry)
 
 

@@ -10,9 +10,10 @@ import pytest
 from tests.helpers.images import make_split_dataset
 from tests.helpers.streams import FakeWorker, run_events
 from xlagui.core import export, history
-from xlagui.core.compare import new_report, plan_runs, run_comparison
+from xlagui.core.compare import CLOSING, new_report, plan_runs, run_comparison
 from xlagui.core.config import RunConfig
-from xlagui.core.events import ErrorEvent
+from xlagui.core.events import EpochEvent, ErrorEvent, Event
+from xlagui.core.report import RunEntry
 from xlagui.core.scan import DatasetScan, scan_dataset
 from xlagui.core.task import TaskState
 
@@ -81,6 +82,71 @@ def test_cancel_stops_the_rest(scan: DatasetScan, tmp_path: Path) -> None:
         on_run_done=lambda entry: state.request_interruption(),
     )
     assert [r.status for r in report.runs] == ["finished", "cancelled", "cancelled", "cancelled"]
+
+
+def test_closing_keeps_the_run_in_progress_as_interrupted(
+    scan: DatasetScan, tmp_path: Path
+) -> None:
+    """The app closing (window, Ctrl+C, SIGTERM) during run 2 of 4: run 1 stays finished, run 2
+    is `interrupted` with the epoch it finished, runs 3 and 4 are `not run`; so the file says."""
+    report = new_report(scan, RunConfig(epochs=3, batch_size=4, image_size=48, repeats=2))
+    state = TaskState()
+
+    def close_after_one_xla_epoch(entry: RunEntry, event: Event) -> None:
+        if entry.variant == "xla" and isinstance(event, EpochEvent):
+            state.request_interruption(CLOSING)
+
+    out = tmp_path / "out"
+    run_comparison(report, scan, out, state, worker=worker(), on_event=close_after_one_xla_epoch)
+    statuses = ["finished", "interrupted", "not run", "not run"]
+    assert [r.status for r in report.runs] == statuses
+    saved = export.read_json(out / "comparison.json")
+    assert [r.status for r in saved.runs] == statuses
+    interrupted = saved.runs[1]
+    assert [e.epoch for e in interrupted.events if isinstance(e, EpochEvent)] == [1]
+    assert interrupted.events[-1].type == "cancelled" and interrupted.summary is None
+    assert saved.runs[2].events == [] and saved.runs[3].events == []
+    # Only finished runs are compared; the CSV and the history say what became of the others.
+    assert saved.recompute().runs_compared == {"baseline": 1, "xla": 0}
+    notes = {r["run_id"]: r["note"] for r in export.read_csv(out / "comparison.csv")
+             if r["row"] == "run"}
+    assert notes == dict(zip([r.run_id for r in report.runs], statuses, strict=True))
+    [item] = history.list_items(tmp_path)
+    assert (item.runs_finished, item.runs_interrupted) == (1, 1)
+
+
+def test_a_stop_before_the_close_still_saves_a_close(scan: DatasetScan, tmp_path: Path) -> None:
+    """Stop pressed, then the window closed while the run was stopping: what is saved is the
+    close's (a later plain stop request does not undo it either)."""
+    report = new_report(scan, RunConfig(epochs=3, batch_size=4, image_size=48))
+    state = TaskState()
+
+    def stop_then_close(entry: RunEntry, event: Event) -> None:
+        if isinstance(event, EpochEvent):
+            state.request_interruption()
+            state.request_interruption(CLOSING)
+            state.request_interruption()
+
+    run_comparison(report, scan, tmp_path / "out", state, worker=worker(),
+                   on_event=stop_then_close)
+    assert state.interruption_reason == CLOSING
+    assert [r.status for r in report.runs] == ["interrupted", "not run"]
+
+
+def test_a_run_status_is_checked_when_a_comparison_is_read(
+    scan: DatasetScan, tmp_path: Path
+) -> None:
+    report = new_report(scan, RunConfig(epochs=3, batch_size=4, image_size=48))
+    data = report.to_dict()
+    data["runs"][0]["status"] = "interrupted"
+    data["runs"][1]["status"] = "not run"
+    again = type(report).from_dict(json.loads(json.dumps(data)))
+    assert [r.status for r in again.runs] == ["interrupted", "not run"]
+    del data["runs"][0]["status"]  # files of the first releases: every run saved had finished
+    assert type(report).from_dict(data).runs[0].status == "finished"
+    data["runs"][1]["status"] = "paused"
+    with pytest.raises(ValueError, match="run '02-xla-r1': status 'paused' is not one of"):
+        type(report).from_dict(data)
 
 
 def test_one_side_only(scan: DatasetScan, tmp_path: Path) -> None:

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from tests.helpers.images import make_split_dataset
-from xlagui.core.compare import new_report, run_measurement
+from xlagui.core.compare import CLOSING, new_report, run_measurement
 from xlagui.core.config import RunConfig
 from xlagui.core.events import BlockEvent, CancelledEvent, Event
 from xlagui.core.interleave import (
@@ -261,6 +261,26 @@ def test_stop_mid_block_keeps_the_pairs(scan: DatasetScan, tmp_path: Path) -> No
     # The cooperative stop reached the worker inside its block (no forced termination).
     cancelled = [e for r in report.measure_runs for e in r.events if e.type == "cancelled"]
     assert cancelled and not any(getattr(e, "forced", False) for e in cancelled)
+
+
+def test_closing_mid_measurement_keeps_the_pairs_as_interrupted(
+    scan: DatasetScan, tmp_path: Path
+) -> None:
+    """The app closing during the speed measurement: both workers stop, their pairs are kept
+    and saved, and each is `interrupted` (a Stop would say `cancelled`)."""
+    state = TaskState()
+
+    def close_in_round_3(entry: RunEntry, event: Event) -> None:
+        if entry.variant == "xla" and isinstance(event, BlockEvent) and event.seq == 3:
+            state.request_interruption(CLOSING)
+
+    report, _ = measure(scan, tmp_path / "out", state, on_event=close_in_round_3, ratio=2.0)
+    assert [e.status for e in report.measure_runs] == ["interrupted", "interrupted"]
+    saved = json.loads((tmp_path / "out" / "comparison.json").read_text(encoding="utf-8"))
+    assert [r["status"] for r in saved["measure_runs"]] == ["interrupted", "interrupted"]
+    i = report.comparison.interleaved if report.comparison else None
+    assert i is not None and i.stopped_by == "stopped" and i.pairs >= 3
+    assert all(len(blocks(e)) >= 3 for e in report.measure_runs)
 
 
 def test_worker_that_ignores_a_stop_is_terminated(scan: DatasetScan, tmp_path: Path) -> None:

@@ -288,5 +288,7 @@ def test_closing_during_a_run_asks_then_stops_and_waits(
         assert window.isVisible()
     qtbot.waitUntil(lambda: not window.isVisible(), timeout=5_000)
     assert window.comparisons.supervisor is None
-    assert [r.status for r in blocker.args[0].runs] == ["cancelled", "cancelled"]
+    # Closed during the speed measurement: no training run started (tests/ui/test_closing.py
+    # closes during one).
+    assert [r.status for r in blocker.args[0].runs] == ["not run", "not run"]
     assert asked == ["Stop the comparison?", "Stop the comparison?"]

@@ -1,5 +1,6 @@
 """What a user can hand in with a bug report, and Ctrl+C in the terminal: the session log,
-"Show log folder" in the Help menu, and a clean close on SIGINT (workers stopped)."""
+"Show log folder" in the Help menu, and a close on SIGINT or SIGTERM (during a run:
+tests/ui/test_closing.py)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from PySide6.QtGui import QDesktopServices
 from pytestqt.qtbot import QtBot
 
 from tests.helpers.clicks import ModalAnswerer, click, click_menu_item, watching
-from tests.ui.conftest import WindowFactory, fake_worker
+from tests.ui.conftest import WindowFactory
 from xlagui.core import logs
 from xlagui.ui import app as app_module
 from xlagui.ui.main_window import MainWindow
@@ -63,37 +64,17 @@ def test_the_window_logs_what_it_does(
     assert "comparison ended (done)" in text
 
 
-def test_ctrl_c_in_the_terminal_stops_the_run_and_closes(
-    qtbot: QtBot, make_window: WindowFactory, dataset: Path
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_ctrl_c_or_sigterm_when_idle_closes_at_once(
+    qtbot: QtBot, window: MainWindow, signum: signal.Signals
 ) -> None:
-    window = make_window(worker=fake_worker(delay=0.05, steps=20))
-    with qtbot.waitSignal(window.dataset_loaded, timeout=10_000):
-        window.open_dataset(dataset)
-    window.settings_panel.batch_size.setValue(4)
-    window.settings_panel.image_size.setValue(48)
-    previous = signal.getsignal(signal.SIGINT)
-    uninstall = app_module.install_sigint_handler(window)
-    answerer = ModalAnswerer()
+    """During a run they close as Quit does, without asking (tests/ui/test_closing.py)."""
+    previous = signal.getsignal(signum)
+    uninstall = app_module.install_signal_handlers(window)
     try:
-        assert signal.getsignal(signal.SIGINT) is not previous
-        with watching(window, answerer):
-            with qtbot.waitSignal(window.comparison_started, timeout=5_000):
-                click(qtbot, window.run_button)
-            with qtbot.waitSignal(window.comparison_finished, timeout=10_000) as blocker:
-                signal.raise_signal(signal.SIGINT)
-            qtbot.waitUntil(lambda: not window.isVisible(), timeout=5_000)
-    finally:
-        uninstall()
-    assert signal.getsignal(signal.SIGINT) is previous
-    assert answerer.seen == []  # closed without a question: Ctrl+C was the answer
-    assert window.comparisons.supervisor is None  # the workers were stopped and waited for
-    assert "cancelled" in [r.status for r in blocker.args[0].runs]
-
-
-def test_ctrl_c_when_idle_closes_at_once(qtbot: QtBot, window: MainWindow) -> None:
-    uninstall = app_module.install_sigint_handler(window)
-    try:
-        signal.raise_signal(signal.SIGINT)
+        assert signal.getsignal(signum) is not previous
+        signal.raise_signal(signum)
         qtbot.waitUntil(lambda: not window.isVisible(), timeout=5_000)
     finally:
         uninstall()
+    assert signal.getsignal(signum) is previous

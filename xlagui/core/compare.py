@@ -6,6 +6,11 @@ Each run is a fresh worker process; repeat r of every side trains with seed + r 
 seed-to-seed spread is what an accuracy verdict must clear), the measuring workers with one seed.
 After every run the comparison files are rewritten atomically, so a crash or a kill never takes
 finished runs with it.
+
+A stop asked for with the reason `CLOSING` (the app is closing: its window, Ctrl+C, SIGTERM) is
+recorded as such: the run it cut short is `interrupted`, its finished epochs or pairs kept in its
+events, and the runs that never started are `not run`. Any other stop (Stop) leaves them
+`cancelled`.
 """
 
 from __future__ import annotations
@@ -27,7 +32,19 @@ from xlagui.core.exclusions import Exclusions, without_recorded
 from xlagui.core.interleave import MeasureSettings, measure_interleaved
 from xlagui.core.model import expected_parameter_count
 from xlagui.core.pipeline import Sample
-from xlagui.core.report import ComparisonReport, MeasurementRecord, RunEntry, host_environment
+from xlagui.core.report import (
+    CANCELLED,
+    ERROR,
+    FINISHED,
+    INTERRUPTED,
+    NOT_RUN,
+    QUEUED,
+    RUNNING,
+    ComparisonReport,
+    MeasurementRecord,
+    RunEntry,
+    host_environment,
+)
 from xlagui.core.runner import RunResult, run_worker, samples_from_scan
 from xlagui.core.spec import RunSpec
 from xlagui.core.task import TaskState
@@ -36,6 +53,22 @@ if TYPE_CHECKING:
     from xlagui.core.scan import DatasetScan
 
 RunWorker = Callable[[RunSpec, TaskState, Callable[[Event], None]], RunResult]
+
+# The reason (`TaskState.request_interruption`) of a stop because the app is closing.
+CLOSING = "closing"
+
+
+def ended_status(status: str, state: TaskState) -> str:
+    """How a run that ended with `status` is recorded: a run cut short because the app is
+    closing is `interrupted` (its events keep what it finished), not `cancelled`."""
+    closing = state.interruption_reason == CLOSING
+    return INTERRUPTED if status == CANCELLED and closing else status
+
+
+def skipped_status(state: TaskState) -> str:
+    """How a run that will not start after a stop is recorded: `not run` when the app is
+    closing, `cancelled` after a Stop."""
+    return NOT_RUN if state.interruption_reason == CLOSING else CANCELLED
 
 
 class SaveError(OSError):
@@ -242,7 +275,7 @@ def run_measurement(
     specs = [spec_for(e, report, samples, out_dir, mode="measure") for e in entries]
     by_id = {e.run_id: e for e in entries}
     for e in entries:
-        e.status, e.events = "running", []
+        e.status, e.events = RUNNING, []
     report.measurement = MeasurementRecord()
 
     def relay(spec: RunSpec, event: Event) -> None:
@@ -276,8 +309,11 @@ def run_measurement(
         warm_up_order=[entries[i].run_id for i in outcome.warm_up_order or []],
     )
     for e in entries:
-        last = e.events[-1].type if e.events else "cancelled"
-        e.status = last if last in ("finished", "cancelled", "error") else "cancelled"
+        if not e.events:  # its worker never said a word: stopped before it started
+            e.status = skipped_status(state)
+            continue
+        last = e.events[-1].type
+        e.status = ended_status(last if last in (FINISHED, ERROR) else CANCELLED, state)
     report.recompute()
     errors: list[str] = []
     _save(report, out_dir, errors)
@@ -313,12 +349,12 @@ def run_inspection(
     ]
     for entry in report.inspect_runs:
         if state.is_interruption_requested():
-            entry.status = "cancelled"
+            entry.status = skipped_status(state)
             continue
         spec = spec_for(entry, report, samples, out_dir, mode="inspect")
-        entry.status, entry.events = "running", []
+        entry.status, entry.events = RUNNING, []
         result = runner(spec, state, entry.events.append)
-        entry.status = result.status
+        entry.status = ended_status(result.status, state)
 
 
 def run_comparison(
@@ -336,8 +372,10 @@ def run_comparison(
     """Run every queued run of `report` in order (or only the variants in `only`).
 
     Stops after the current run when `state` asks it to; the report keeps every run that
-    finished. Writes `comparison.csv` and `comparison.json` to `out_dir` after each run. The
-    files the report's dataset lists as excluded are neither trained nor validated on.
+    finished, and the events of the one the stop cut short (`interrupted` when the stop's
+    reason is `CLOSING`; the runs not started then are `not run`). Writes `comparison.csv` and
+    `comparison.json` to `out_dir` after each run. The files the report's dataset lists as
+    excluded are neither trained nor validated on.
     """
     samples = samples_from_scan(without_recorded(scan, report.dataset))
     runner = worker or run_worker
@@ -349,13 +387,13 @@ def run_comparison(
         # has none: its answer should not wait for it).
         run_inspection(report, samples, out_dir, state)
     for entry in report.runs:
-        if entry.status != "queued" or (only is not None and entry.variant not in only):
+        if entry.status != QUEUED or (only is not None and entry.variant not in only):
             continue
         if state.is_interruption_requested():
-            entry.status = "cancelled"
+            entry.status = skipped_status(state)
             continue
         spec = spec_for(entry, report, samples, out_dir)
-        entry.status = "running"
+        entry.status = RUNNING
         entry.events = []
         if on_run_start is not None:
             on_run_start(entry)
@@ -366,14 +404,14 @@ def run_comparison(
                 on_event(entry, event)
 
         result = runner(spec, state, relay)
-        entry.status = result.status
+        entry.status = ended_status(result.status, state)
         report.recompute()
         _save(report, out_dir, save_errors)
         if on_run_done is not None:
             on_run_done(entry)
     for entry in report.runs:
-        if entry.status == "queued" and only is None:
-            entry.status = "cancelled"
+        if entry.status == QUEUED and only is None:
+            entry.status = skipped_status(state)
     report.recompute()
     if tboard.has_runs(out_dir) and not state.is_interruption_requested():
         tboard.write_text(out_dir, summary_markdown(report))

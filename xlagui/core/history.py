@@ -1,7 +1,8 @@
 """Finished comparisons, saved automatically in the user's data folder and listed for reopening.
 
 Each comparison is one folder under `paths.history_dir()` holding its `comparison.json`; it is
-written atomically after every run, so killing the app never loses a finished run.
+written atomically after every run, so killing the app never loses a finished run, and once
+more when the app closes during a run, with that run `interrupted` and its epochs kept.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from pathlib import Path
 
 from xlagui.core import export, paths
 from xlagui.core.config import RunConfig
-from xlagui.core.report import ComparisonReport, model_words
+from xlagui.core.report import FINISHED, INTERRUPTED, ComparisonReport, model_words
 
 
 @dataclass
@@ -25,6 +26,7 @@ class HistoryItem:
     title: str
     verdict: str
     runs_finished: int
+    runs_interrupted: int = 0  # training runs cut short by the app closing (epochs kept)
 
     @property
     def json_path(self) -> Path:
@@ -58,7 +60,7 @@ def list_items(root: Path | None = None) -> list[HistoryItem]:
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
             comp = data.get("comparison") or {}
-            finished = sum(1 for r in data.get("runs", []) if r.get("status") == "finished")
+            statuses = [r.get("status") for r in data.get("runs", [])]
             name = data.get("dataset", {}).get("name", "?")
             model = ""
             with contextlib.suppress(ValueError, TypeError):
@@ -69,7 +71,8 @@ def list_items(root: Path | None = None) -> list[HistoryItem]:
                     created=data.get("created", ""),
                     title=f"XLA vs baseline on {name}{model}",
                     verdict=comp.get("verdict", ""),
-                    runs_finished=finished,
+                    runs_finished=statuses.count(FINISHED),
+                    runs_interrupted=statuses.count(INTERRUPTED),
                 )
             )
         except (OSError, ValueError, AttributeError):

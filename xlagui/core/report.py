@@ -24,6 +24,18 @@ from xlagui.core.stats import Comparison, RunRecord, compare_runs, verdict
 
 FORMAT_VERSION = 1
 
+# A run's status: where it stands, or how it ended.
+QUEUED = "queued"  # not started yet (or, in a one-side run, the side not asked for)
+RUNNING = "running"
+FINISHED = "finished"
+CANCELLED = "cancelled"  # stopped by the user (Stop), or not started after a Stop
+ERROR = "error"
+# The app closed during this run (window closed, Ctrl+C, SIGTERM): its finished epochs or
+# pairs are kept in its events.
+INTERRUPTED = "interrupted"
+NOT_RUN = "not run"  # the app closed before this run started
+RUN_STATUSES = (QUEUED, RUNNING, FINISHED, CANCELLED, ERROR, INTERRUPTED, NOT_RUN)
+
 
 @dataclass
 class RunEntry(EventLog):
@@ -31,15 +43,13 @@ class RunEntry(EventLog):
     variant: str
     repeat: int
     xla_mode: str
-    status: str = "queued"  # queued, running, finished, cancelled, error
+    status: str = QUEUED  # one of RUN_STATUSES
     events: list[Event] = field(default_factory=list)
     precision: str = "float32"  # the arm's Keras dtype policy
 
     @property
     def arm(self) -> Arm:
         return Arm(XlaMode(self.xla_mode), Precision(self.precision))
-
-
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -54,12 +64,18 @@ class RunEntry(EventLog):
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> RunEntry:
+        status = d.get("status", FINISHED)
+        if status not in RUN_STATUSES:
+            raise ValueError(
+                f"run {d.get('run_id')!r}: status {status!r} is not one of "
+                f"{', '.join(RUN_STATUSES)}"
+            )
         return cls(
             run_id=d["run_id"],
             variant=d["variant"],
             repeat=int(d["repeat"]),
             xla_mode=d["xla_mode"],
-            status=d.get("status", "finished"),
+            status=status,
             events=[event_from_dict(e) for e in d.get("events", [])],
             precision=d.get("precision", "float32"),
         )
@@ -130,7 +146,7 @@ class ComparisonReport:
         out = []
         for r in self.runs if runs is None else runs:
             summary = r.summary
-            if r.status == "finished" and summary is not None:
+            if r.status == FINISHED and summary is not None:
                 started = r.started
                 out.append(
                     RunRecord(

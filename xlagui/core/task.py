@@ -17,7 +17,8 @@ class Cancelled(Exception):
 
 
 class TaskState:
-    """Progress, partial results and the "was I asked to stop?" flag of one piece of work.
+    """Progress, partial results and the "was I asked to stop (and why)?" flag of one piece
+    of work.
 
     Progress callbacks fire only when the rounded percentage changes, so a fast loop does not
     flood whoever is watching.
@@ -32,9 +33,20 @@ class TaskState:
         self._on_progress = on_progress
         self._on_partial = on_partial
         self._last_percent = -1
+        self._reason = ""
 
-    def request_interruption(self) -> None:
+    def request_interruption(self, reason: str = "") -> None:
+        """Ask the work to stop. `reason` says why, for work that records a stop by its cause
+        (a comparison closed with the app, `compare.CLOSING`, marks its run `interrupted`
+        where a Stop marks it `cancelled`); a later request without one keeps it."""
+        if reason:
+            self._reason = reason
         self._stop.set()
+
+    @property
+    def interruption_reason(self) -> str:
+        """Why the work was asked to stop ("" when no reason was given, or it was not)."""
+        return self._reason
 
     def is_interruption_requested(self) -> bool:
         return self._stop.is_set()

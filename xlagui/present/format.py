@@ -35,6 +35,12 @@ def created(stamp: str) -> str:
     return when.strftime("%Y-%m-%d %H:%M")
 
 
+def runs_done(finished: int, interrupted: int) -> str:
+    """A saved comparison's training runs in the history: "2", or "1 + 1 interrupted" when the
+    app closed during one (its epochs are kept)."""
+    return f"{finished} + {interrupted} interrupted" if interrupted else str(finished)
+
+
 def mode_words(variant: str, xla_mode: str) -> str:
     """What a run changes, in a column's subtitle and the report: "jit_compile=True"."""
     if variant == "baseline":

@@ -42,6 +42,9 @@ class RunTrace:
     steps_done: int = 0
     warmup: ev.WarmupEvent | None = None  # a measuring worker's first and warm steps
     blocks: list[ev.BlockEvent] = field(default_factory=list)  # its timed blocks
+    # How the comparison recorded the run's end (`core.report.RUN_STATUSES`; "interrupted": the
+    # app closed during it), once it ended; "" before.
+    status: str = ""
 
     @property
     def measuring(self) -> bool:

@@ -1,7 +1,7 @@
 """Start the desktop app: the QApplication, the window, and a crash handler that keeps results.
 
 Each session logs to a file in the user data folder's log folder, `faulthandler` writes a crash
-log there, and Ctrl+C in the terminal that started the window closes it cleanly.
+log there, and Ctrl+C in the terminal that started the window, or SIGTERM, closes it cleanly.
 
 `run_app` is what `xlagui` (no command, a folder, or `--demo`) calls. It never imports
 TensorFlow: devices are probed by a helper process once the window is up.
@@ -40,8 +40,12 @@ LAUNCH_PROBE_ENV = "XLAGUI_LAUNCH_PROBE"
 ORGANIZATION = "xlagui"
 GIL_SWITCH_SECONDS = 0.001
 # Python runs a signal handler only when it runs Python code; while Qt's event loop waits, a
-# timer that wakes it this often lets Ctrl+C through.
+# timer that wakes it this often lets Ctrl+C and SIGTERM through.
 SIGNAL_WAKE_MS = 200
+# What closes the window as Quit does, without asking: Ctrl+C in the terminal that started it,
+# and SIGTERM (a logout, `kill`, a service manager stopping it).
+CLOSE_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+SIGNAL_WORDS = {signal.SIGINT: "Ctrl+C in the terminal", signal.SIGTERM: "SIGTERM"}
 
 log = logging.getLogger(__name__)
 
@@ -171,33 +175,36 @@ class CrashHandler:
             self._showing = False
 
 
-def install_sigint_handler(window: MainWindow) -> Callable[[], None]:
-    """Ctrl+C in the terminal closes `window` as Quit does, without asking: a running
-    comparison is stopped and its workers waited for. A second Ctrl+C quits at once (the
-    workers are still stopped on the way out). Returns a function that undoes this."""
+def install_signal_handlers(window: MainWindow) -> Callable[[], None]:
+    """Ctrl+C in the terminal (SIGINT) and SIGTERM close `window` as Quit does, without
+    asking: a running comparison is stopped, its workers waited for, and it is saved with its
+    run in progress marked interrupted. A second signal quits at once (the workers are still
+    stopped on the way out). Returns a function that undoes this."""
     wake = QTimer(window)
     wake.setInterval(SIGNAL_WAKE_MS)
     wake.timeout.connect(_on_wake_timer_timeout)
     wake.start()
-    pressed = [0]
+    received = [0]
 
     def handler(signum: int, frame: FrameType | None) -> None:
-        pressed[0] += 1
-        if pressed[0] == 1:
-            log.info("Ctrl+C in the terminal: closing the window")
+        received[0] += 1
+        words = SIGNAL_WORDS.get(signal.Signals(signum), f"signal {signum}")
+        if received[0] == 1:
+            log.info("%s: closing the window", words)
             # Not from inside whatever Python code the signal interrupted: from the event loop.
             QTimer.singleShot(0, window.close_without_asking)
         else:
-            log.info("Ctrl+C again: quitting now")
+            log.info("%s again: quitting now", words)
             app = QApplication.instance()
             if app is not None:
                 QTimer.singleShot(0, app.quit)
 
-    previous = signal.signal(signal.SIGINT, handler)
+    previous = {signum: signal.signal(signum, handler) for signum in CLOSE_SIGNALS}
 
     def uninstall() -> None:
         wake.stop()
-        signal.signal(signal.SIGINT, previous)
+        for signum, before in previous.items():
+            signal.signal(signum, before)
 
     return uninstall
 
@@ -230,7 +237,7 @@ def run_app(dataset: str | None = None, demo: bool = False) -> int:
     window = MainWindow(settings=QSettings(), probe=None if launch_probe else _probe_devices,
                         model_checker=None if launch_probe else real_checker)
     handler = CrashHandler(lambda: window).install()
-    uninstall_sigint = install_sigint_handler(window)
+    uninstall_signals = install_signal_handlers(window)
     if launch_probe:
         window.first_shown.connect(lambda: _report_launch(window))
     window.show()
@@ -242,13 +249,13 @@ def run_app(dataset: str | None = None, demo: bool = False) -> int:
     try:
         code = app.exec()
     finally:
-        uninstall_sigint()
+        uninstall_signals()
         handler.uninstall()
         supervisor = window.comparisons.supervisor
         if supervisor is not None and supervisor.isRunning():
             # Only if the app was quit from outside the window: never leave a worker behind.
             log.info("quitting with a comparison running: stopping it")
-            supervisor.request_stop()
+            supervisor.request_stop(closing=True)
             supervisor.wait(10_000)
         log.info("session ended (exit code %s)", code)
     return int(code)

@@ -192,14 +192,18 @@ class ComparisonController(QObject):
         self.started.emit(report)
         return True
 
-    def stop(self) -> None:
+    def stop(self, *, closing: bool = False) -> None:
+        """Stop the running comparison; `closing`: because the window is closing, so the run
+        in progress is saved as interrupted and those not started as not run."""
         if not self.is_running() or self.supervisor is None:
             return
         if not self.supervisor.stop_requested:
-            log.info("stop requested")
-            self.supervisor.request_stop()
+            log.info("stop requested%s", " (closing)" if closing else "")
+            self.supervisor.request_stop(closing=closing)
             self._runs_tab.view.mark_stopping()
             self.status.emit("Stopping…", 0)
+        elif closing:  # stopping already: what it saves is now an interrupted comparison
+            self.supervisor.request_stop(closing=True)
         self.state_changed.emit()
 
     def _on_datasets_rescan_due(self) -> None:

@@ -108,7 +108,7 @@ class HistoryPanel(QWidget):
             row = QTreeWidgetItem([
                 fmt.created(item.created),
                 item.title,
-                str(item.runs_finished),
+                fmt.runs_done(item.runs_finished, item.runs_interrupted),
                 item.verdict or "not compared",
             ])
             row.setData(0, PathRole, str(item.folder))

@@ -302,11 +302,12 @@ class MainWindow(QMainWindow):
                 return
             if self._ask_before_closing and not dialogs.ask(
                 self, "Stop the comparison?", "A comparison is running. Closing xlagui stops "
-                "it; the runs that already finished stay in the history.", "Stop and close",
+                "it; what it has done stays in the history: the runs that finished, and the "
+                "epochs of the run in progress, marked interrupted.", "Stop and close",
                 "Keep running"):
                 return
             self._close_after_run = True
-            self.stop_run()
+            self.comparisons.stop(closing=True)
             self.statusBar().showMessage("Stopping the run before closing…")
             log.info("closing: stopping the running comparison first")
             return
@@ -319,7 +320,8 @@ class MainWindow(QMainWindow):
 
     def close_without_asking(self) -> None:
         """Close as Quit does, but stop a running comparison without asking first (Ctrl+C in
-        the terminal that started the window): the window closes once its workers ended."""
+        the terminal that started the window, SIGTERM): the window closes once its workers
+        ended and the comparison was saved, its run in progress as interrupted."""
         self._ask_before_closing = False
         self.close()
 

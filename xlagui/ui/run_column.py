@@ -24,6 +24,7 @@ from xlagui.core.arms import parse_arm
 from xlagui.core.config import XlaMode
 from xlagui.core.events import CancelledEvent, ErrorEvent, Event, FinishedEvent
 from xlagui.core.pairs import compile_seconds
+from xlagui.core.report import CANCELLED, INTERRUPTED, NOT_RUN
 from xlagui.present import format as fmt
 from xlagui.present.traces import RunTrace
 from xlagui.ui import plots
@@ -72,6 +73,7 @@ class RunColumn(QFrame):
         self.epochs_planned = 0
         self.runs_planned = 0
         self._status_text = ""
+        self._unstarted = ""  # why none of this side's training runs started, once known
         self._dirty = False
         self._loss_dirty = False
         self._time_dirty = False
@@ -193,6 +195,7 @@ class RunColumn(QFrame):
         `sides`: how many sides the comparison has)."""
         self.traces = []
         self.measure_trace = self._current = None
+        self._unstarted = ""
         self.epochs_planned = epochs
         self.runs_planned = runs_planned
         self.others = "side" if sides <= 2 else "sides"
@@ -262,11 +265,25 @@ class RunColumn(QFrame):
             self._set_state("stopping", "Stopping…")
 
     def end_run(self, status: str) -> None:
-        """The run ended with `status` even if no terminal event said so."""
-        if self._current is not None and self._current.terminal is None:
-            self._set_state("cancelled" if status == "cancelled" else "error",
-                            "Cancelled" if status == "cancelled" else "Failed")
+        """The run ended with `status` (`core.report.RUN_STATUSES`), even if no terminal event
+        said so; "interrupted" shows a cancelled run as cut short by the app's closing."""
+        current = self._current
+        if current is not None:
+            current.status = status
+            if current.terminal is None:
+                if status == INTERRUPTED:
+                    self._set_state("interrupted", "Interrupted")
+                elif status == CANCELLED:
+                    self._set_state("cancelled", "Cancelled")
+                else:
+                    self._set_state("error", "Failed")
         self._dirty = self._time_dirty = True
+
+    def end_unstarted(self, status: str) -> None:
+        """None of this side's training runs started, and none will: the app closed first
+        (`not run`) or Stop was pressed (`cancelled`)."""
+        self._unstarted = status
+        self._dirty = True
 
     @property
     def trace(self) -> RunTrace | None:
@@ -300,11 +317,29 @@ class RunColumn(QFrame):
             return False
         self._dirty = False
         trace = self.shown
-        if trace is None:
-            return False
-        self._update_status(trace)
-        self._update_figures(trace)
-        return True
+        if trace is not None:
+            self._update_status(trace)
+            self._update_figures(trace)
+        # A measured speed that ended well stays in the figures; the chip says the training
+        # never started (a measurement cut short says so itself).
+        if self._unstarted and not self.traces and (
+            trace is None or isinstance(trace.terminal, FinishedEvent)
+        ):
+            self._show_unstarted(measured=trace is not None)
+            return True
+        return trace is not None
+
+    def _show_unstarted(self, *, measured: bool) -> None:
+        first = "Speed measured; " if measured else ""
+        if self._unstarted == NOT_RUN:
+            self._set_state("not run", "Not run")
+            self.detail.setText(f"{first}xlagui closed before this side's training started"
+                                if first else "xlagui closed before this side started")
+        else:
+            self._set_state("cancelled", "Cancelled")
+            self.detail.setText(f"{first}stopped before this side's training started"
+                                if first else "Stopped before this side started")
+        self.eta.setText("")
 
     def plot_jobs(self) -> list[tuple[str, Callable[[], None]]]:
         """The plots whose data changed, each with what redraws it. A plot repaint is the
@@ -374,10 +409,15 @@ class RunColumn(QFrame):
             self.progress.setValue(1000)
             self.eta.setText("")
         elif isinstance(term, CancelledEvent):
-            self._set_state("cancelled", "Cancelled")
             forced = " (the worker was stopped by force)" if term.forced else ""
-            self.detail.setText(self._run_words()
-                                + f"stopped after {term.epochs_done} epochs{forced}")
+            if trace.status == INTERRUPTED:
+                self._set_state("interrupted", "Interrupted")
+                self.detail.setText(self._run_words() + f"xlagui closed after "
+                                    f"{len(trace.epochs)} epochs{forced}; they are kept")
+            else:
+                self._set_state("cancelled", "Cancelled")
+                self.detail.setText(self._run_words()
+                                    + f"stopped after {term.epochs_done} epochs{forced}")
             self.eta.setText("")
         elif isinstance(term, ErrorEvent):
             self._set_state("error", "Failed")
@@ -410,9 +450,12 @@ class RunColumn(QFrame):
             self._set_state("finished", "Speed measured")
             self.detail.setText(f"{blocks} blocks · {per_step}")
         elif isinstance(term, CancelledEvent):
-            self._set_state("cancelled", "Stopped")
+            interrupted = trace.status == INTERRUPTED
+            self._set_state("interrupted" if interrupted else "cancelled",
+                            "Interrupted" if interrupted else "Stopped")
             forced = " (the worker was stopped by force)" if term.forced else ""
-            self.detail.setText(f"stopped after {blocks} blocks{forced}; they are kept")
+            why = "xlagui closed" if interrupted else "stopped"
+            self.detail.setText(f"{why} after {blocks} blocks{forced}; they are kept")
         elif isinstance(term, ErrorEvent):
             self._set_state("error", "Failed")
             self.detail.setText(term.message)

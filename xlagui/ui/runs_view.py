@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 
 from xlagui.core.arms import CHECK_VARIANT
 from xlagui.core.events import Event
-from xlagui.core.report import ComparisonReport
+from xlagui.core.report import CANCELLED, NOT_RUN, ComparisonReport
 from xlagui.core.stats import Comparison
 from xlagui.present.traces import SpeedupTraces
 from xlagui.ui.comparison_panel import ComparisonPanel
@@ -247,6 +247,10 @@ class RunsView(QWidget):
 
     def finish(self, report: ComparisonReport) -> None:
         self._timer.stop()
+        for variant, column in self.columns.items():
+            ended = {r.status for r in report.runs if r.variant == variant}
+            if ended and ended <= {NOT_RUN, CANCELLED} and not column.traces:
+                column.end_unstarted(NOT_RUN if NOT_RUN in ended else CANCELLED)
         self._redraw_all(force=True)
         self._update_speed_curves()
         self.comparison.show_comparison(report.comparison)

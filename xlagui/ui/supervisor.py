@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QThread, Signal
 
-from xlagui.core.compare import RunWorker, run_comparison, run_measurement
+from xlagui.core.compare import CLOSING, RunWorker, run_comparison, run_measurement
 from xlagui.core.events import Event
 from xlagui.core.report import ComparisonReport, RunEntry
 from xlagui.core.spec import RunSpec
@@ -34,7 +34,8 @@ class ComparisonSupervisor(QThread):
         run_started(str run_id, str variant, int repeat): a run is about to start its worker.
         event_received(str run_id, object event): one event of that run (`core.events.Event`).
         run_done(str run_id, str status, object comparison): the run ended ("finished",
-            "cancelled" or "error"); `comparison` is the report's recomputed `Comparison`.
+            "cancelled", "interrupted", "not run" or "error", `core.report.RUN_STATUSES`);
+            `comparison` is the report's recomputed `Comparison`.
         measurement_updated(object comparison): a round of the speed measurement ended (and
             once more when it is over); `comparison.interleaved` holds the estimate so far.
         crashed(str message, str details): the supervision itself failed unexpectedly; the
@@ -67,10 +68,13 @@ class ComparisonSupervisor(QThread):
         self.state = TaskState()
         self.setObjectName("xlagui-comparison")
 
-    def request_stop(self) -> None:
+    def request_stop(self, *, closing: bool = False) -> None:
         """Ask the current run to stop (the runner escalates to terminate, then kill) and
-        skip the runs after it. Safe to call from the GUI thread at any time."""
-        self.state.request_interruption()
+        skip the runs after it. `closing`: because the app is closing, so the run cut short is
+        saved as `interrupted` and the runs skipped as `not run` (else both `cancelled`); a
+        Stop followed by a close counts as a close. Safe to call from the GUI thread at any
+        time."""
+        self.state.request_interruption(CLOSING if closing else "")
 
     @property
     def stop_requested(self) -> bool:

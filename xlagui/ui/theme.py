@@ -29,6 +29,7 @@ STATUS_COLORS = {
     "stopping": ("#8a5a00", "#fdf0d5"),
     "finished": ("#1e7b34", "#e3f4e6"),
     "cancelled": ("#8a5a00", "#fdf0d5"),
+    "interrupted": ("#8a5a00", "#fdf0d5"),
     "error": ("#b3261e", "#fbe4e2"),
 }
 
