@@ -274,6 +274,46 @@ def test_ctrl_c_saves_the_run_in_progress_as_interrupted(
     assert kinds.count("epoch") == 2 and kinds[-1] == "cancelled"
 
 
+def test_compare_writes_and_prints_the_markdown(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--markdown`: the Markdown alone on stdout (the progress and summary on stderr), the
+    same text in OUT/comparison.md. The speed is measured by workers that speak the protocol
+    without TensorFlow."""
+    import functools
+
+    from xlagui.core import compare, export
+    from xlagui.core.spec import RunSpec
+    from xlagui.present.markdown import report_markdown
+
+    fake = Path(__file__).resolve().parent / "helpers" / "fake_measure_worker.py"
+
+    def fake_command(spec: RunSpec) -> list[str]:
+        return [sys.executable, str(fake), str(spec.run_dir / "spec.json")]
+
+    monkeypatch.setattr(compare, "run_measurement",
+                        functools.partial(compare.run_measurement, command_for=fake_command))
+    data = tiny_split_dataset(tmp_path / "d", train=8, test=2)
+    out = tmp_path / "o"
+    args = ["compare", str(data), "--quick", "--batch", "4", "--image-size", "48",
+            "--budget", "30", "--arms", "bf16", "--out", str(out)]
+    assert main([*args, "--markdown", "--events"]) == 2
+    assert "--markdown and --events both print on stdout" in capsys.readouterr().err
+    assert main([*args, "--markdown"]) == 0
+    printed = capsys.readouterr()
+    written = (out / "comparison.md").read_text(encoding="utf-8")
+    assert printed.out == written  # nothing else on stdout
+    assert written == report_markdown(export.read_json(out / "comparison.json"))
+    assert written.startswith("# XLA and bf16 vs baseline on d — ")
+    assert "| Arm | Speed-up per step | 95% CI | Pairs | Status | Accuracy | Recommended |" in (
+        written)
+    assert "| jit (XLA) | 2.00× |" in written and "| bf16 | 2.50× |" in written
+    assert "--arms bf16 --quick\n```\n" in written
+    assert "Comparison (baseline vs XLA)" in printed.err and "comparison.md" in printed.err
+    assert sorted(p.name for p in out.iterdir() if p.is_file()) == [
+        "comparison.csv", "comparison.json", "comparison.md"]  # no temporary file left
+
+
 def test_inspect_prints_what_xla_did(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     import shutil
 

@@ -2,7 +2,7 @@
 
     xlagui [DIR | --demo]                open the window (DIR or the demo set loaded)
     xlagui scan DIR [--json]             what is in a dataset folder, and what is wrong with it
-    xlagui compare [DIR | --demo] ...    baseline vs XLA, headless, with a table and CSV/JSON
+    xlagui compare [DIR | --demo] ...    baseline vs XLA, headless, with a table, CSV/JSON/Markdown
     xlagui demo-data DIR                 write the demo elephant set to DIR
     xlagui inspect FOLDER [--json]       what XLA did in a comparison's (or one run's) XLA runs
     xlagui models                        the built-in models (compare --model NAME|FILE)
@@ -155,6 +155,13 @@ def _parser() -> argparse.ArgumentParser:
         "--events",
         action="store_true",
         help="print every event as a JSON line on stdout instead of progress bars",
+    )
+    c.add_argument(
+        "--markdown",
+        action="store_true",
+        help="print the comparison as GitHub-flavoured Markdown tables on stdout when it ends, "
+        "to paste into an issue or a pull request (the progress and summary go to stderr); "
+        "it is written to OUT/comparison.md either way",
     )
 
     i = sub.add_parser(
@@ -336,7 +343,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
     config = compare_config(args)
     if args.quick and args.only:
         raise ConfigError("--quick measures both sides against each other; drop --only")
-    console = _console(stderr=args.events)
+    if args.markdown and args.events:
+        raise ConfigError("--markdown and --events both print on stdout: choose one")
+    console = _console(stderr=args.events or args.markdown)
     demo = args.demo or args.dataset is None
     if args.demo and args.dataset:
         raise ConfigError("give either a dataset folder or --demo, not both")
@@ -404,12 +413,33 @@ def cmd_compare(args: argparse.Namespace) -> int:
             console.print(f"[red]error:[/red] could not write the PNG: {exc}", soft_wrap=True)
             return EXIT_FAILED
         console.print(f"PNG report: {png}")
-    console.print(f"Written: {out / 'comparison.csv'}, {out / 'comparison.json'}")
+    try:
+        markdown = _write_markdown(report, out / "comparison.md")
+    except OSError as exc:
+        console.print(f"[red]error:[/red] could not write the Markdown: {exc}", soft_wrap=True)
+        return EXIT_FAILED
+    console.print(
+        f"Written: {out / 'comparison.csv'}, {out / 'comparison.json'}, {out / 'comparison.md'}"
+    )
+    if args.markdown:
+        sys.stdout.write(markdown)
+        sys.stdout.flush()
     if state.is_interruption_requested():
         return EXIT_CANCELLED
     failed = [r for r in [*report.measure_runs, *report.runs] if r.status == "error"]
     c = report.comparison
     return EXIT_FAILED if failed or (only is None and c is not None and not c.valid) else EXIT_OK
+
+
+def _write_markdown(report: ComparisonReport, path: Path) -> str:
+    """The comparison as Markdown (`xlagui.present.markdown`), written atomically to `path`
+    beside comparison.csv and comparison.json; the text written."""
+    from xlagui.core.atomic import atomic_write_text
+    from xlagui.present.markdown import report_markdown
+
+    text = report_markdown(report)
+    atomic_write_text(path, text)
+    return text
 
 
 def _check_model(config: RunConfig, num_classes: int, console: Console) -> ModelEvent | None:

@@ -153,6 +153,28 @@ def test_too_few_pairs_have_no_interval() -> None:
     assert est.low is None and est.high is None and est.half_width is None
 
 
+def test_the_running_estimate_is_every_prefix_estimated_from_scratch() -> None:
+    """Built round on round, yet exactly (to the last bit) what estimating the rounds so far
+    from scratch gives: with drift, with ties (identical rounds), with stalls flagged as
+    outliers, and past the exact signed-rank table."""
+    ratios = drifting_pairs(0.6, 40)
+    ratios[5:9] = [ratios[4]] * 4  # ties
+    ratios[20] *= 3.0  # a stall
+    ratios += [0.5] * 7 + drifting_pairs(0.5, pairs.EXACT_SIGNED_RANK_MAX - 40, seed=4)
+    running = pairs.RunningEstimate()
+    for n, ratio in enumerate(ratios, start=1):
+        est = running.add(ratio)
+        if n <= 60 or n % 50 == 0 or n > pairs.EXACT_SIGNED_RANK_MAX:
+            assert est == pairs.estimate_ratio(ratios[:n]), n
+    assert running.pairs == len(ratios) > pairs.EXACT_SIGNED_RANK_MAX
+    assert pairs.running_estimates(ratios[:60]) == [
+        pairs.estimate_ratio(ratios[:n]) for n in range(1, 61)]
+    assert sum(1 for n in range(1, 61) if pairs.estimate_ratio(ratios[:n]).outliers) > 0
+    with pytest.raises(ValueError, match="positive and finite"):
+        running.add(0.0)
+    assert running.pairs == len(ratios)  # a refused ratio is not kept
+
+
 def test_outliers_follow_hyperfine() -> None:
     # hyperfine's own test cases (src/outlier_detection.rs).
     assert sum(pairs.outlier_flags([-0.2, 0.0, 0.2, 4.0])) == 1

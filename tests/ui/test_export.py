@@ -11,10 +11,14 @@ import pytest
 from PIL import Image, ImageStat
 from pytestqt.qtbot import QtBot
 
+from tests.helpers.clicks import click_menu_item
+from tests.helpers.reports import comparison_report
 from tests.helpers.streams import run_events
 from xlagui.core import export
 from xlagui.core.config import RunConfig
 from xlagui.core.report import ComparisonReport, RunEntry
+from xlagui.present import format as fmt
+from xlagui.present.markdown import report_markdown
 from xlagui.ui import dialogs
 from xlagui.ui.main_window import MainWindow
 from xlagui.ui.report_png import WIDTH, ReportFigure, render_report_png
@@ -163,3 +167,59 @@ def test_the_png_renders_without_a_display_or_application(tmp_path: Path) -> Non
     assert res.returncode == 0, res.stderr
     with Image.open(tmp_path / "cli.png") as im:
         assert im.width >= 1600
+
+
+def test_the_png_has_a_panel_per_arm_beyond_xla(qtbot: QtBot, tmp_path: Path) -> None:
+    report = comparison_report(arms=("bf16", "jit+bf16"), steps={"jit+bf16": 0.08},
+                               training=True, jitter=0.05, rounds=12)
+    figure = ReportFigure(report)
+    qtbot.addWidget(figure)
+    assert [p.variant for p in figure.arm_panels] == ["bf16", "jit+bf16"]  # as measured
+    arms = {a.variant: a for a in report.comparison.interleaved.arms}
+    for panel in figure.arm_panels:
+        a = arms[panel.variant]
+        texts = panel.texts()
+        assert a.arm in texts[0] and a.label in texts[0]  # the title
+        said = dict(panel.rows)
+        assert said["Speed per step"] == fmt.arm_speed(a)
+        assert "faster (95% CI" in said["Speed per step"]
+        assert said["Pairs"] == "12"
+        assert said["Status"] == "engaged"
+        assert said["Accuracy"] == fmt.arm_accuracy(a)
+        # Its training run's figures, as the sides' panels show theirs.
+        assert said["Training"] == "1 run, the last finished"
+        assert said["Steady epoch"] == "0.80 s" and said["Val. accuracy"] == "90.0%"
+        for value in said.values():
+            assert value in texts
+    # An arm whose worker failed says so; the XLA side alone gets no arm panel.
+    failed = ReportFigure(comparison_report(arms=("bf16", "fp16"), failed=("fp16",)))
+    qtbot.addWidget(failed)
+    said = dict(failed.arm_panels[1].rows)
+    assert said["Speed per step"] == "—" and said["Pairs"] == "0"
+    assert said["Status"] == "failed: out of memory" and "Training" not in said
+    alone = ReportFigure(comparison_report(training=True))
+    qtbot.addWidget(alone)
+    assert alone.arm_panels == []
+    with Image.open(render_report_png(report, tmp_path / "arms.png")) as im:
+        assert im.width >= WIDTH
+
+
+def test_copy_as_markdown_from_the_menu(qtbot: QtBot, loaded_window: MainWindow) -> None:
+    from PySide6.QtWidgets import QApplication
+
+    window = loaded_window
+    clipboard = QApplication.clipboard()
+    clipboard.setText("before")
+    assert not click_menu_item(qtbot, window, window.copy_markdown_action)  # nothing to copy
+    assert clipboard.text() == "before"
+    with qtbot.waitSignal(window.comparison_finished, timeout=20_000) as blocker:
+        window.start_comparison()
+    report = blocker.args[0]
+    assert click_menu_item(qtbot, window, window.copy_markdown_action)
+    text = clipboard.text()
+    assert text == report_markdown(report)
+    assert text.startswith("# XLA vs baseline on elephants")
+    assert "| Arm | Speed-up per step | 95% CI | Pairs | Status | Accuracy | Recommended |" in (
+        text)
+    assert "## Training runs" in text and text.rstrip().endswith("```")
+    assert window.message_bar.level == "ok" and "Markdown" in window.message_bar.text()

@@ -9,6 +9,7 @@ import pytest
 from PySide6.QtWidgets import QWidget
 from pytestqt.qtbot import QtBot
 
+from tests.helpers.reports import comparison_report
 from tests.ui.conftest import WindowFactory
 from xlagui.ui import dialogs
 from xlagui.ui.main_window import TAB_RUNS, MainWindow
@@ -94,3 +95,65 @@ def test_reopening_waits_while_a_comparison_runs(qtbot: QtBot, make_window: Wind
         assert not window.open_history_item(tmp_path)
         assert "running" in window.message_bar.text()
     assert blocker.args[0].runs[0].status == "finished"
+
+
+def test_reopening_a_long_measurement_estimates_each_round_once(
+        qtbot: QtBot, window: MainWindow, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The speed-up plot's curves are replayed round on round: each arm's estimate is updated
+    once per round, never estimated from scratch per round (which formed and sorted all the
+    Walsh averages of every prefix again: O(n³ log n) for n rounds)."""
+    from xlagui.core import history, pairs
+
+    calls = {"rounds": 0, "from_scratch": 0}
+    add, walsh = pairs.RunningEstimate.add, pairs.walsh_averages
+
+    def counted_add(self: pairs.RunningEstimate, ratio: float) -> pairs.RatioEstimate:
+        calls["rounds"] += 1
+        return add(self, ratio)
+
+    def counted_walsh(values: list[float]) -> object:
+        calls["from_scratch"] += 1
+        return walsh(values)
+
+    monkeypatch.setattr(pairs.RunningEstimate, "add", counted_add)
+    monkeypatch.setattr(pairs, "walsh_averages", counted_walsh)
+    seen = {}
+    for rounds in (30, 120):
+        report = comparison_report(arms=("bf16",), rounds=rounds, jitter=0.05)
+        folder = tmp_path / f"rounds-{rounds}"
+        history.save(report, folder)
+        calls.update(rounds=0, from_scratch=0)
+        with qtbot.waitSignal(window.report_shown, timeout=10_000):
+            assert window.open_history_item(folder)
+        seen[rounds] = dict(calls)
+        # What is drawn is still each round's estimate from scratch.
+        speed = window.runs_view.comparison.speed
+        assert speed.shown() == ["xla", "bf16"]
+        for arm in report.comparison.interleaved.arms:
+            drawn = curve(speed.arms[arm.variant].estimate)
+            assert len(drawn) == rounds
+            assert drawn[-1] == round(1 / arm.ratio, 6)
+            ratios = [p.ratio for p in _pairs_of(report, arm.variant)]
+            assert drawn[9] == round(1 / walsh_free(ratios[:10]), 6)
+    # One update per round and arm; the from-scratch estimates do not grow with the rounds.
+    assert seen[30]["rounds"] == 2 * 30 and seen[120]["rounds"] == 2 * 120
+    assert seen[120]["from_scratch"] == seen[30]["from_scratch"]
+
+
+def _pairs_of(report: object, variant: str) -> list:  # type: ignore[type-arg]
+    from xlagui.core.interleave import pair_up
+
+    runs = {r.variant: r for r in report.measure_runs}  # type: ignore[attr-defined]
+    return pair_up(runs["baseline"].events, runs[variant].events)
+
+
+def walsh_free(ratios: list[float]) -> float:
+    """The Hodges–Lehmann ratio of `ratios` by its definition: the median of all pairwise
+    means of the log ratios, with no Walsh array kept or counted."""
+    import math
+    import statistics
+
+    logs = [math.log(r) for r in ratios]
+    means = [(logs[i] + logs[j]) / 2 for i in range(len(logs)) for j in range(i, len(logs))]
+    return math.exp(statistics.median(means))

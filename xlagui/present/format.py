@@ -16,7 +16,7 @@ from xlagui.core.pairs import InstrumentCheck, block_words, widest_arm
 if TYPE_CHECKING:
     from xlagui.core.events import RunSummary
     from xlagui.core.pairs import ArmResult
-    from xlagui.core.report import ComparisonReport
+    from xlagui.core.report import ComparisonReport, RunEntry
     from xlagui.core.stats import Comparison
 
 DASH = "—"
@@ -429,3 +429,119 @@ def run_rows(report: ComparisonReport) -> list[tuple[str, ...]]:
             evidence(s) if s is not None else "—",
         ))
     return rows
+
+
+# -- one arm on its own (the PNG's arm panels, the Markdown report's arms table) -------------
+
+
+def arm_speedup(a: ArmResult) -> str:
+    """An arm's speed-up per step (baseline ÷ arm step time): "2.00×"; — before any pair."""
+    return DASH if not a.ratio else f"{1 / a.ratio:.2f}×"
+
+
+def arm_interval(a: ArmResult) -> str:
+    """Its 95% interval on the same scale: "1.90–2.10×"; — while there is none (fewer than 6
+    pairs)."""
+    if not a.low or not a.high:
+        return DASH
+    return f"{1 / a.high:.2f}–{1 / a.low:.2f}×"
+
+
+def arm_status(a: ArmResult, entry: RunEntry | None) -> str:
+    """Whether the arm was measured as asked: "engaged", "NOT VALID: …", or "failed: …" when
+    its measuring worker (`entry`) ended in an error."""
+    if entry is not None and entry.status == "error":
+        error = entry.error
+        return "failed: " + (error.message if error is not None and error.message
+                             else "its worker ended in an error")
+    if not a.valid:
+        return "NOT VALID: " + "; ".join(a.problems)
+    return "engaged"
+
+
+def measure_entry(report: ComparisonReport, a: ArmResult) -> RunEntry | None:
+    """The measuring worker of arm `a` in `report`."""
+    return next((r for r in report.measure_runs if r.variant == a.variant), None)
+
+
+def training_figures(summary: RunSummary | None) -> list[tuple[str, str]]:
+    """A training run's figures, as the PNG shows them under each side's plots."""
+    s = summary
+    return [
+        ("Steady epoch", seconds(s.steady_epoch_seconds if s else None)),
+        ("First epoch", seconds(s.first_epoch_seconds if s else None)),
+        ("Peak memory", size_bytes(s.peak_rss_bytes if s else None)),
+        ("Val. accuracy", percent(s.final_val_accuracy if s else None)),
+        ("XLA evidence", evidence(s)),
+    ]
+
+
+def extra_arms(c: Comparison | None) -> list[ArmResult]:
+    """The arms measured beyond the XLA side (bf16, jit+bf16, ...), in the order measured."""
+    if c is None or c.interleaved is None:
+        return []
+    return [a for a in c.interleaved.arms if a.variant != "xla"]
+
+
+def arm_figures(report: ComparisonReport, a: ArmResult) -> list[tuple[str, str]]:
+    """One arm against the baseline, as (what, value) rows: its speed-up with the interval,
+    the pairs, its step times, whether it engaged, its accuracy verdict, and its training
+    run's figures when it had one (the last repeat's)."""
+    rows = [
+        ("Speed per step", arm_speed(a)),
+        ("Pairs", f"{a.pairs}" + (f" ({a.outliers} outlier(s) flagged, kept)"
+                                  if a.outliers else "")),
+        ("Steady step", seconds(a.steady_step_seconds)),
+        ("Compile cost", "not measurable" if a.compile_seconds is None
+         else f"+{seconds(a.compile_seconds)} in its first step"),
+        ("Status", arm_status(a, measure_entry(report, a))),
+        ("Accuracy", arm_accuracy(a)),
+    ]
+    if a.note:
+        rows.append(("Hardware", a.note))
+    trained = [r for r in report.runs if r.variant == a.variant]
+    if trained:
+        last = trained[-1]
+        runs = f"{len(trained)} run{'s' if len(trained) != 1 else ''}"
+        rows.append(("Training", f"{runs}, the last {last.status}"))
+        rows += training_figures(last.summary)
+    return rows
+
+
+def dataset_words(report: ComparisonReport) -> list[tuple[str, str]]:
+    """The dataset, as (what, value) rows."""
+    d = report.dataset
+    counts = d.get("counts") or {}
+    train = sum((counts.get("train") or {}).values())
+    test = sum((counts.get("test") or {}).values())
+    classes = d.get("class_names") or []
+    return [
+        ("Name", str(d.get("name", "?"))),
+        ("Folder", str(d.get("root", "?"))),
+        ("Classes", f"{len(classes)}: {', '.join(classes)}"),
+        ("Images", f"{train:,} training, {test:,} test ({d.get('layout', '?')} layout)"),
+        ("Fingerprint", str(d.get("fingerprint", ""))[:16]),
+    ]
+
+
+def environment_words(report: ComparisonReport) -> list[tuple[str, str]]:
+    """The machine, the software and the settings, as (what, value) rows."""
+    e = report.environment
+    c = report.config
+    return [
+        ("Device", device_words(report)),
+        ("Software", f"TensorFlow {e.get('tensorflow', '?')}, Keras {e.get('keras', '?')}, "
+                     f"Python {e.get('python', '?')}"),
+        ("Machine", f"{e.get('hostname', '?')}, {e.get('platform', '?')}, "
+                    f"{e.get('cpu_count', '?')} CPUs"),
+        ("Settings", f"{c.epochs} epochs, batch {c.batch_size}, {c.image_size} px, augmentation "
+                     f"{'on' if c.augment else 'off'}, seed {c.seed}, {c.repeats} "
+                     f"repeat{'s' if c.repeats != 1 else ''}"),
+        ("XLA side", mode_words("xla", c.xla.value)),
+    ]
+
+
+def device_words(report: ComparisonReport) -> str:
+    """The device the comparison ran on: "Intel Xeon (CPU)"."""
+    e = report.environment
+    return f"{e.get('device_name') or '?'} ({e.get('device_kind') or report.config.device})"

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from xlagui.core import events as ev
-from xlagui.core.pairs import RatioEstimate, estimate_ratio, running_estimates
+from xlagui.core.pairs import RatioEstimate, RunningEstimate
 
 # Weight of the newest batch in the smoothed loss curve (an exponential moving average).
 SMOOTHING = 0.15
@@ -165,12 +165,13 @@ class SpeedupCurve:
 
 class SpeedupTraces:
     """Every arm's running estimate against the baseline, from the measuring workers' blocks
-    (`xlagui.core.interleave.pair_up`, `xlagui.core.pairs.running_estimates`): live and
+    (`xlagui.core.interleave.pair_up`, `xlagui.core.pairs.RunningEstimate`): live and
     replayed comparisons draw the same curves. Rounds already estimated are not estimated
-    again; only the new ones are."""
+    again, and a new round costs only its own Walsh averages: a replayed measurement of n
+    rounds forms each of its n(n+1)/2 Walsh averages once."""
 
     def __init__(self) -> None:
-        self._done: dict[str, tuple[list[float], list[RatioEstimate]]] = {}
+        self._done: dict[str, _ArmEstimates] = {}
 
     def clear(self) -> None:
         self._done.clear()
@@ -190,12 +191,20 @@ class SpeedupTraces:
             ratios = [p.ratio for p in pair_up(base, events)]
             if not ratios:
                 continue
-            old_ratios, old = self._done.get(variant, ([], []))
-            if ratios[: len(old_ratios)] == old_ratios:
-                ests = old + [estimate_ratio(ratios[:n])
-                              for n in range(len(old_ratios) + 1, len(ratios) + 1)]
-            else:
-                ests = running_estimates(ratios)
-            self._done[variant] = (ratios, ests)
-            out[variant] = SpeedupCurve.of(ests)
+            done = self._done.get(variant)
+            if done is None or ratios[: len(done.ratios)] != done.ratios:
+                done = self._done[variant] = _ArmEstimates()  # not a continuation: start over
+            for ratio in ratios[len(done.ratios):]:
+                done.ratios.append(ratio)
+                done.estimates.append(done.running.add(ratio))
+            out[variant] = SpeedupCurve.of(done.estimates)
         return out
+
+
+@dataclass
+class _ArmEstimates:
+    """One arm's rounds so far and the estimate after each."""
+
+    ratios: list[float] = field(default_factory=list)
+    estimates: list[RatioEstimate] = field(default_factory=list)
+    running: RunningEstimate = field(default_factory=RunningEstimate)

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QApplication, QFileDialog, QWidget
 
 from xlagui.core import exclusions as excl
 from xlagui.core.events import ErrorEvent, Event
+from xlagui.present.markdown import report_markdown
 from xlagui.ui import dialogs
 from xlagui.ui.dataset_controller import DatasetController
 from xlagui.ui.history_panel import HistoryPanel
@@ -350,3 +351,18 @@ class ComparisonController(QObject):
             f"<a href='{url}'>{html.escape(str(folder))}</a>", 10000)
         self.exported.emit(written)
         return written
+
+    def copy_markdown(self) -> str | None:
+        """Put the shown comparison on the clipboard as Markdown tables
+        (`xlagui.present.markdown`, what `xlagui compare` writes to comparison.md), to paste
+        into an issue or a pull request; the text, or None when nothing is shown."""
+        report = self.report
+        if report is None:
+            self.message.emit("warning", "Nothing to copy yet: run a comparison or reopen one "
+                                         "from the history.", 6000)
+            return None
+        text = report_markdown(report)
+        QApplication.clipboard().setText(text)
+        self.message.emit("ok", "Copied the comparison as Markdown: paste it into an issue or "
+                                "a pull request.", 6000)
+        return text

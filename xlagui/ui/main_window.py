@@ -157,6 +157,10 @@ class MainWindow(QMainWindow):
                                     [QKeySequence("Ctrl+E")],
                                     "Write the comparison as PNG, CSV and JSON to a folder",
                                     sp.SP_DialogSaveButton)
+        self.copy_markdown_action = action(
+            "Copy as &Markdown", self.copy_markdown, None,
+            "Put the comparison on the clipboard as Markdown tables, to paste into an issue or "
+            "a pull request")
         quit_keys = QKeySequence.keyBindings(QKeySequence.StandardKey.Quit)
         if QKeySequence("Ctrl+Q") not in quit_keys:
             quit_keys.append(QKeySequence("Ctrl+Q"))
@@ -177,7 +181,7 @@ class MainWindow(QMainWindow):
         file_menu = bar.addMenu("&File")
         file_menu.addActions([self.open_action, self.demo_action])
         file_menu.addSeparator()
-        file_menu.addAction(self.export_action)
+        file_menu.addActions([self.export_action, self.copy_markdown_action])
         file_menu.addSeparator()
         file_menu.addAction(self.quit_action)
         bar.addMenu("&Run").addActions([self.run_action, self.run_one_action, self.stop_action])
@@ -434,6 +438,10 @@ class MainWindow(QMainWindow):
         """Write the shown comparison as PNG, CSV and JSON into `folder` (asked if None)."""
         return self.comparisons.export_report(folder)
 
+    def copy_markdown(self) -> str | None:
+        """Put the shown comparison on the clipboard as Markdown; the text (None: none shown)."""
+        return self.comparisons.copy_markdown()
+
     def _on_comparisons_started(self, report: ComparisonReport) -> None:
         self.tabs.setCurrentIndex(TAB_RUNS)
         # The status bar, not the message bar, says what runs: a bar going away mid-run would
@@ -470,6 +478,7 @@ class MainWindow(QMainWindow):
         self.run_one_action.setText(self.sidebar.one_side_text())
         self.stop_action.setEnabled(running and not stopping)
         self.export_action.setEnabled(self.comparisons.report is not None and not running)
+        self.copy_markdown_action.setEnabled(self.export_action.isEnabled())
         self.open_action.setEnabled(True)
 
     def _on_sidebar_run_requested(self) -> None:

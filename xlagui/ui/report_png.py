@@ -1,5 +1,5 @@
-"""The comparison as one PNG: title, dataset, environment, the arms ranked (when there are
-arms beyond XLA), both runs' plots, the summary.
+"""The comparison as one PNG: title, dataset, environment, the arms ranked and a panel per
+arm (when there are arms beyond XLA), both runs' plots, the summary.
 
 The figure is a dedicated widget laid out at 1600 px wide, rendered offscreen and grabbed; it
 works without a display (the CLI's `compare --png`) and is written atomically.
@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from xlagui.core.atomic import atomic_write_bytes
+from xlagui.core.pairs import ArmResult
 from xlagui.core.report import ComparisonReport, RunEntry
 from xlagui.core.stats import Comparison
 from xlagui.present import format as fmt
@@ -112,37 +113,6 @@ def _box(title: str, body: QGridLayout | QVBoxLayout | QHBoxLayout) -> QFrame:
     v.addLayout(body)
     v.addStretch(1)
     return frame
-
-
-def dataset_words(report: ComparisonReport) -> list[tuple[str, str]]:
-    d = report.dataset
-    counts = d.get("counts") or {}
-    train = sum((counts.get("train") or {}).values())
-    test = sum((counts.get("test") or {}).values())
-    classes = d.get("class_names") or []
-    return [
-        ("Name", str(d.get("name", "?"))),
-        ("Folder", str(d.get("root", "?"))),
-        ("Classes", f"{len(classes)}: {', '.join(classes)}"),
-        ("Images", f"{train:,} training, {test:,} test ({d.get('layout', '?')} layout)"),
-        ("Fingerprint", str(d.get("fingerprint", ""))[:16]),
-    ]
-
-
-def environment_words(report: ComparisonReport) -> list[tuple[str, str]]:
-    e = report.environment
-    c = report.config
-    return [
-        ("Device", f"{e.get('device_name') or '?'} ({e.get('device_kind') or c.device})"),
-        ("Software", f"TensorFlow {e.get('tensorflow', '?')}, Keras {e.get('keras', '?')}, "
-                     f"Python {e.get('python', '?')}"),
-        ("Machine", f"{e.get('hostname', '?')}, {e.get('platform', '?')}, "
-                    f"{e.get('cpu_count', '?')} CPUs"),
-        ("Settings", f"{c.epochs} epochs, batch {c.batch_size}, {c.image_size} px, augmentation "
-                     f"{'on' if c.augment else 'off'}, seed {c.seed}, {c.repeats} "
-                     f"repeat{'s' if c.repeats != 1 else ''}"),
-        ("XLA side", fmt.mode_words("xla", c.xla.value)),
-    ]
 
 
 def _table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> QGridLayout:
@@ -247,19 +217,46 @@ class _SidePlots(QFrame):
                 curve = plots.line(self.time, plots.color(variant, alpha), width=2, symbol="o")
                 plots.set_cumulative(curve, trace)
         last = traces[-1] if traces else None
-        s = last.summary if last else None
-        figures = [
-            ("Steady epoch", fmt.seconds(s.steady_epoch_seconds if s else None)),
-            ("First epoch", fmt.seconds(s.first_epoch_seconds if s else None)),
-            ("Peak memory", fmt.size_bytes(s.peak_rss_bytes if s else None)),
-            ("Val. accuracy", fmt.percent(s.final_val_accuracy if s else None)),
-            ("XLA evidence", fmt.evidence(s)),
-        ]
+        figures = fmt.training_figures(last.summary if last else None)
         if last is None:
             figures.insert(0, ("Status", "not run"))
         elif last.summary is None:
             figures.insert(0, ("Status", entries[-1].status))
         v.addLayout(_kv(figures))
+
+
+ARM_PANELS_PER_ROW = 3
+
+
+class _ArmPanel(QFrame):
+    """One arm beyond the XLA side, the way the sides' panels show the baseline and XLA: its
+    speed-up against the baseline with the 95% interval, the pairs, whether it engaged, its
+    accuracy verdict, and its training run's figures when it had one."""
+
+    def __init__(self, report: ComparisonReport, arm: ArmResult) -> None:
+        super().__init__()
+        self.variant = arm.variant
+        self.setObjectName("Box")
+        v = QVBoxLayout(self)
+        v.setContentsMargins(14, 10, 14, 12)
+        v.addWidget(_label(
+            f"<span style='color:{plots.color(arm.variant).name()}'>■</span> "
+            f"{html.escape(arm.arm)} "
+            f"<span style='color:#5f6368; font-size:15px; font-weight:400'>"
+            f"{html.escape(arm.label)}</span>", "Section", rich=True))
+        self.rows = fmt.arm_figures(report, arm)
+        grid = _kv(self.rows)
+        for i, (_key, value) in enumerate(self.rows):
+            item = grid.itemAtPosition(i, 1)
+            cell = item.widget() if item is not None else None
+            if cell is not None and value.startswith(("NOT VALID", "WORSE", "failed")):
+                cell.setStyleSheet(f"color: {SEVERITY_COLORS['error']};")
+        v.addLayout(grid)
+        v.addStretch(1)
+
+    def texts(self) -> list[str]:
+        """Every label's text, title first (what the panel says, for a reader or a test)."""
+        return [label.text() for label in self.findChildren(QLabel)]
 
 
 def draw_loss(widget: Any, variant: str, trace: RunTrace) -> None:
@@ -299,8 +296,8 @@ class ReportFigure(QWidget):
 
         info = QHBoxLayout()
         info.setSpacing(16)
-        info.addWidget(_box("Dataset", _kv(dataset_words(report))), 1)
-        info.addWidget(_box("Environment", _kv(environment_words(report))), 1)
+        info.addWidget(_box("Dataset", _kv(fmt.dataset_words(report))), 1)
+        info.addWidget(_box("Environment", _kv(fmt.environment_words(report))), 1)
         root.addLayout(info)
 
         comp = report.comparison
@@ -324,6 +321,16 @@ class ReportFigure(QWidget):
                 rec = _label(comp.recommendation, "Section")
                 rec.setStyleSheet("color: #202124; font-size: 18px;")
                 root.addWidget(rec)
+        # A panel per arm beyond the XLA side, as many to a row as fit legibly.
+        self.arm_panels = [_ArmPanel(report, a) for a in fmt.extra_arms(comp)]
+        for first in range(0, len(self.arm_panels), ARM_PANELS_PER_ROW):
+            panels = QHBoxLayout()
+            panels.setSpacing(16)
+            for panel in self.arm_panels[first:first + ARM_PANELS_PER_ROW]:
+                panels.addWidget(panel, 1)
+            for _ in range(ARM_PANELS_PER_ROW - len(self.arm_panels[first:])):
+                panels.addStretch(1)  # a last, short row keeps the panels' width
+            root.addLayout(panels)
 
         # A speed-only comparison trained nothing: no empty loss and wall-time panels.
         self.side_plots: list[_SidePlots] = []

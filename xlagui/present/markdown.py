@@ -1,0 +1,136 @@
+"""The comparison as GitHub-flavoured Markdown, the form people paste into an issue or a pull
+request (as hyperfine's `--export-markdown`): a title naming the dataset, the model and the
+machine, the headline speed-up with its 95% interval, the summary and every arm as tables, the
+training runs, the notes, and the command that reproduces it.
+
+`xlagui compare` writes it to `comparison.md` (and prints it with `--markdown`), the window's
+"Copy as Markdown" puts it on the clipboard. Every figure and sentence comes from `format` and
+`limits`, the same as in the terminal, the window and the PNG; this module only lays them out.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from xlagui.core.ranking import ranked
+from xlagui.present import format as fmt
+from xlagui.present import limits
+
+if TYPE_CHECKING:
+    from xlagui.core.report import ComparisonReport
+    from xlagui.core.stats import Comparison
+
+# The arms table: (heading, aligned left).
+ARM_COLUMNS: tuple[tuple[str, bool], ...] = (
+    ("Arm", True),
+    ("Speed-up per step", False),
+    ("95% CI", False),
+    ("Pairs", False),
+    ("Status", True),
+    ("Accuracy", True),
+    ("Recommended", True),
+)
+
+
+def cell(text: str) -> str:
+    """`text` safe inside a table cell: backslashes and `|` escaped, line breaks as spaces."""
+    return " ".join(text.replace("\\", "\\\\").replace("|", "\\|").split())
+
+
+def table(header: Sequence[str], rows: Sequence[Sequence[str]],
+          left: Sequence[bool] | None = None) -> list[str]:
+    """A GFM table: the header, the separator (`:---` left, `---:` right aligned), a line
+    per row."""
+    left = list(left) if left is not None else [True] * len(header)
+    lines = [
+        "| " + " | ".join(cell(h) for h in header) + " |",
+        "|" + "|".join(":---" if lft else "---:" for lft in left) + "|",
+    ]
+    lines += ["| " + " | ".join(cell(c) for c in row) + " |" for row in rows]
+    return lines
+
+
+def code_block(text: str, info: str = "sh") -> list[str]:
+    """`text` fenced, with a fence longer than any run of backticks inside it."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return [f"{fence}{info}", text, fence]
+
+
+def title(report: ComparisonReport) -> str:
+    """What was compared, on which dataset and model, and where: "XLA vs baseline on tiny
+    with mixer — Intel Xeon (CPU)"."""
+    return f"{report.title()} — {fmt.device_words(report)}"
+
+
+def headline(c: Comparison) -> str:
+    """The speed-up per training step (or per steady epoch, without a speed measurement) with
+    its 95% interval, and what it was measured on."""
+    if c.interleaved is not None:
+        return f"**Speed per training step: {fmt.speedup(c)}**, {fmt.measured_on(c)}."
+    return f"**Speed per steady epoch: {fmt.speedup_epochs(c)}**."
+
+
+def arm_rows(report: ComparisonReport) -> list[tuple[str, ...]]:
+    """Every arm against the baseline, fastest first, as rows of `ARM_COLUMNS`."""
+    c = report.comparison
+    if c is None or c.interleaved is None:
+        return []
+    rows: list[tuple[str, ...]] = []
+    for a in ranked(c.interleaved.arms):
+        name = f"{a.arm} (XLA)" if a.variant == "xla" else a.arm
+        rows.append((
+            name,
+            fmt.arm_speedup(a),
+            fmt.arm_interval(a),
+            str(a.pairs),
+            fmt.arm_status(a, fmt.measure_entry(report, a)),
+            fmt.arm_accuracy(a),
+            "★ yes" if c.recommended_arm == a.arm else "no",
+        ))
+    return rows
+
+
+def report_markdown(report: ComparisonReport) -> str:
+    """The whole comparison as Markdown, ending with a newline."""
+    c = report.comparison
+    lines = [f"# {title(report)}", ""]
+    lines += [f"{fmt.created(report.created)} · xlagui {report.app_version}", ""]
+    if c is None:
+        lines += ["Not compared yet: no run finished.", ""]
+    else:
+        lines += [headline(c), "", fmt.question_verdict(c), ""]
+        lines += ["## Summary", ""]
+        lines += table(("What", "Value"), fmt.comparison_rows(c))
+        lines.append("")
+        arms = arm_rows(report)
+        if arms:
+            lines += ["## Arms against the baseline, fastest first", ""]
+            lines += table([h for h, _ in ARM_COLUMNS], arms, [lft for _, lft in ARM_COLUMNS])
+            lines.append("")
+            if c.recommendation:
+                lines += [c.recommendation, ""]
+    if report.runs:
+        lines += ["## Training runs", ""]
+        lines += table([h for h, _ in fmt.RUN_COLUMNS], fmt.run_rows(report),
+                       [lft for _, lft in fmt.RUN_COLUMNS])
+        lines.append("")
+    efficiency = limits.efficiency_rows(c)
+    if efficiency:
+        lines += ["## How far from the limit", ""]
+        lines += table(("What", "Value"), efficiency)
+        lines += ["", limits.limit_verdict(c), ""]
+    if c is not None:
+        for heading, items in (("Problems", c.problems), ("Notes", c.notes)):
+            if items:
+                lines += [f"## {heading}", ""]
+                lines += [f"- {' '.join(item.split())}" for item in items]
+                lines.append("")
+    lines += ["## Setup", ""]
+    lines += table(("What", "Value"), [*fmt.dataset_words(report),
+                                       *fmt.environment_words(report)])
+    lines += ["", "## Reproduce", ""]
+    lines += code_block(report.reproduce_command())
+    return "\n".join(lines) + "\n"
