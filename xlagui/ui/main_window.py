@@ -128,6 +128,7 @@ class MainWindow(QMainWindow):
         self.drops.model_file_dropped.connect(self._on_drops_model_file_dropped)
         self.drops.refused.connect(self._on_drops_refused)
         self.runs_tab.built.connect(self.drops.watch)
+        self.runs_tab.built.connect(self._on_runs_tab_built)
         self.datasets = DatasetController(self, self.dataset_panel, self.settings_panel,
                                           self.store)
         self.comparisons = ComparisonController(
@@ -401,6 +402,18 @@ class MainWindow(QMainWindow):
 
     def _on_drops_folder_dropped(self, folder: Path) -> None:
         self.open_dataset(folder)
+
+    def _on_runs_tab_built(self, view: RunsView) -> None:
+        view.reuse_requested.connect(self._on_runs_view_reuse_requested)
+
+    def _on_runs_view_reuse_requested(self, report: ComparisonReport) -> None:
+        """"Use these settings": the settings panel takes the reopened comparison's."""
+        problems = self.settings_panel.apply(report.config)
+        self.speed_only.setChecked(report.config.quick)
+        if problems:
+            self.message_bar.show_message("warning", html.escape(" ".join(problems)))
+        else:
+            self.statusBar().showMessage(f"Settings of “{report.title()}” set", 5000)
 
     def _on_drops_model_file_dropped(self, path: Path) -> None:
         why = self.settings_panel.model_panel.choose_file(path)

@@ -16,6 +16,7 @@ from PySide6.QtGui import QDesktopServices, QResizeEvent
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
+    QPushButton,
     QScrollArea,
     QSplitter,
     QVBoxLayout,
@@ -126,9 +127,12 @@ class RunsView(QWidget):
 
     Signals:
         redrawn(): the plots were brought up to date (tests and the bench wait on it).
+        reuse_requested(object ComparisonReport): "Use these settings" was pressed on a
+            reopened comparison.
     """
 
     redrawn = Signal()
+    reuse_requested = Signal(object)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -149,6 +153,12 @@ class RunsView(QWidget):
         titles.addWidget(self.heading)
         titles.addWidget(self.subheading)
         head.addLayout(titles, 1)
+        self.reuse_button = QPushButton("Use these settings")
+        self.reuse_button.setToolTip("Set the settings on the left to this comparison's (model, "
+                                     "arms, budget, image size…), to run it again or vary it")
+        self.reuse_button.clicked.connect(self._on_reuse_button_clicked)
+        self.reuse_button.setVisible(False)
+        head.addWidget(self.reuse_button, 0, Qt.AlignmentFlag.AlignBottom)
         head.addWidget(self.folder_link, 0, Qt.AlignmentFlag.AlignBottom)
         layout.addLayout(head)
 
@@ -189,6 +199,7 @@ class RunsView(QWidget):
               folder: Path | None = None, live: bool = True) -> None:
         self.report = report
         self.folder = folder
+        self.reuse_button.setVisible(not live)
         self._variant_of = {r.run_id: r.variant for r in [*report.measure_runs, *report.runs]}
         self._pending.clear()
         self._speed.clear()
@@ -268,6 +279,10 @@ class RunsView(QWidget):
             if column is not None:
                 column.end_run(entry.status)
         self.finish(report)
+
+    def _on_reuse_button_clicked(self) -> None:
+        if self.report is not None:
+            self.reuse_requested.emit(self.report)
 
     # -- drawing ----------------------------------------------------------------------------
 

@@ -501,6 +501,43 @@ class SettingsPanel(QWidget):
                 label.setText(note.text)
                 label.setStyleSheet(f"color: {SEVERITY_COLORS[note.severity]};")
 
+    def apply(self, config: RunConfig) -> list[str]:
+        """Set every field to `config`'s (a reopened comparison's, "Use these settings"); what
+        could not be set, in words (a model file gone since, a GPU not on this machine)."""
+        problems: list[str] = []
+        for box, value in ((self.epochs, config.epochs), (self.batch_size, config.batch_size),
+                           (self.repeats, config.repeats), (self.seed, config.seed),
+                           (self.holdout, config.holdout_percent)):
+            box.setValue(value)
+        self.augment.setChecked(config.augment)
+        self.target.setValue(config.target_percent)
+        self.check.setChecked(config.check)
+        (self.mode_auto if config.xla is XlaMode.AUTOCLUSTER else self.mode_jit).setChecked(True)
+        self._chosen_arms = tuple(a for a in config.arms if a in self.arm_boxes)
+        dropped = [a for a in config.arms if a not in self.arm_boxes]
+        if dropped:
+            problems.append(f"The arms {', '.join(dropped)} are not offered here.")
+        self._show_arms()
+        self._preferred_device = config.device
+        self._select_device(config.device)
+        if (self.device.currentData() or "cpu") != config.device:
+            problems.append(f"The device {config.device} is not available here: the CPU is "
+                            "chosen.")
+        why = self.model_panel.select(config.model)
+        if why:
+            problems.append(f"The model was not set: {why}")
+        # After the model: a model file with a fixed input size sets the image size itself.
+        if self.image_size.isEnabled():
+            self.image_size.setValue(config.image_size)
+        # Last: the arms and the check change the budget that follows them.
+        self._chosen_budget = None
+        self._show_budget()
+        if config.budget_seconds != self.default_budget:
+            self.budget.setValue(config.budget_seconds)  # a chosen budget
+        self.validate()
+        self.changed.emit()
+        return problems
+
     # -- persistence --------------------------------------------------------------------------
 
     def save(self, settings: QSettings) -> None:
