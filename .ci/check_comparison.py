@@ -29,6 +29,15 @@ def check_quick(out: Path, report: dict[str, object]) -> list[str]:
     interleaved = comparison.get("interleaved") or {}
     if not isinstance(interleaved, dict) or interleaved.get("ratio") is None:
         wrong.append("no interleaved XLA ratio")
+    # "What XLA did" after a speed-only comparison: the inspection compile dumped the HLO.
+    inspected = _runs(report, "inspect_runs")
+    if not inspected:
+        wrong.append("no inspection compile after the measurement")
+    for run_id, status in inspected:
+        modules = list((out / "runs" / run_id / "xla").glob("*.txt"))
+        if status != "finished" or not any("HloModule" in m.read_text(errors="replace")
+                                           for m in modules):
+            wrong.append(f"inspection {run_id} {status}, {len(modules)} HLO text files")
     return wrong
 
 

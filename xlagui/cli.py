@@ -397,15 +397,25 @@ def cmd_compare(args: argparse.Namespace) -> int:
     _say_model(report, console)
     only = {args.only} if args.only else None
     restore_signals = _install_stop_signals(state, console, CLOSING)
+    summarised = skipped = False
     try:
         _run(args, report, scan, out, state, only, console)
+        if only is None and config.quick and not state.is_interruption_requested():
+            # The answer first; then, for "What XLA did", the compile the measuring workers
+            # did not dump.
+            print_summary(console, report)
+            summarised = True
+            _inspect(report, scan, out, state, console)
+            skipped = state.is_interruption_requested()  # Ctrl+C skipped only the inspection
     except SaveError as exc:
-        print_summary(console, report)
+        if not summarised:
+            print_summary(console, report)
         console.print(f"[red]error:[/red] {exc}", soft_wrap=True)
         return EXIT_FAILED
     finally:
         restore_signals()
-    print_summary(console, report)
+    if not summarised:
+        print_summary(console, report)
     if render_report_png is not None:
         try:
             png = render_report_png(report, out / "comparison.png")
@@ -424,11 +434,31 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if args.markdown:
         sys.stdout.write(markdown)
         sys.stdout.flush()
-    if state.is_interruption_requested():
+    if state.is_interruption_requested() and not skipped:
         return EXIT_CANCELLED
     failed = [r for r in [*report.measure_runs, *report.runs] if r.status == "error"]
     c = report.comparison
     return EXIT_FAILED if failed or (only is None and c is not None and not c.valid) else EXIT_OK
+
+
+def _inspect(
+    report: ComparisonReport, scan: DatasetScan, out: Path, state: TaskState, console: Console
+) -> None:
+    """A speed-only comparison's inspection compile (`compare.inspect_after_measurement`)."""
+    from xlagui.core.compare import inspect_after_measurement
+
+    xla_arms = [r for r in report.measure_runs if r.xla_mode != "off"]
+    if not xla_arms:
+        return
+    with console.status(
+        f"compiling {len(xla_arms)} XLA arm{'s' if len(xla_arms) > 1 else ''} once more with "
+        "XLA's dump on, for “What XLA did” (xlagui inspect; Ctrl+C skips it)…"
+    ):
+        inspect_after_measurement(report, scan, out, state)
+    failed = [r.run_id for r in report.inspect_runs if r.status == "error"]
+    if failed:
+        console.print(f"[yellow]note:[/yellow] the inspection compile of {', '.join(failed)} "
+                      "failed; the speed figures above stand.", soft_wrap=True)
 
 
 def _write_markdown(report: ComparisonReport, path: Path) -> str:

@@ -329,3 +329,35 @@ def test_the_model_is_in_the_record_the_title_and_the_reproduce_line(
 def test_the_articles_cnn_is_recorded_with_its_parameter_count(scan: DatasetScan) -> None:
     report = new_report(scan, RunConfig(image_size=150))
     assert report.config.model.params == 529_295
+
+
+def test_a_speed_only_comparison_is_inspected_after_its_answer(
+    scan: DatasetScan, tmp_path: Path
+) -> None:
+    """"What XLA did" after a speed-only comparison too: one inspection compile per XLA arm
+    once the measurement is over, saved with the comparison; none after a stop."""
+    from xlagui.core.compare import inspect_after_measurement
+    from xlagui.core.runner import RunResult
+    from xlagui.core.spec import RunSpec
+
+    asked: list[RunSpec] = []
+
+    def fake(spec: RunSpec, state: TaskState, relay: object) -> RunResult:
+        asked.append(spec)
+        return RunResult(spec=spec, status="finished")
+
+    config = RunConfig(batch_size=4, image_size=48, quick=True, arms=("bf16",))
+    report = new_report(scan, config)
+    out = tmp_path / "out"
+    inspect_after_measurement(report, scan, out, TaskState(), worker=fake)
+    assert [(s.run_id, s.mode, s.xla_dump) for s in asked] == [("i-xla", "inspect", "text")]
+    saved = json.loads((out / "comparison.json").read_text())
+    assert [(r["run_id"], r["status"]) for r in saved["inspect_runs"]] == [("i-xla", "finished")]
+    # Once inspected, not again; and nothing after a stop.
+    inspect_after_measurement(report, scan, out, TaskState(), worker=fake)
+    assert len(asked) == 1
+    stopped = TaskState()
+    stopped.request_interruption()
+    other = new_report(scan, config)
+    inspect_after_measurement(other, scan, tmp_path / "other", stopped, worker=fake)
+    assert len(asked) == 1 and other.inspect_runs == []

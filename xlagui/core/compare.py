@@ -357,6 +357,29 @@ def run_inspection(
         entry.status = ended_status(result.status, state)
 
 
+def inspect_after_measurement(
+    report: ComparisonReport,
+    scan: DatasetScan,
+    out_dir: Path,
+    state: TaskState,
+    *,
+    worker: RunWorker | None = None,
+) -> None:
+    """A speed-only comparison's "What XLA did": the untimed inspection compile
+    (`run_inspection`) after the measurement, whose workers dump nothing. It costs one compile
+    per XLA arm (BENCHMARKS.md, "What XLA did after a speed-only comparison"); nothing after a
+    stop. Saves the report again."""
+    if report.inspect_runs or state.is_interruption_requested():
+        return
+    samples = samples_from_scan(without_recorded(scan, report.dataset))
+    run_inspection(report, samples, out_dir, state, worker=worker)
+    report.recompute()
+    errors: list[str] = []
+    _save(report, out_dir, errors)
+    if errors:
+        raise SaveError(errors[-1])
+
+
 def run_comparison(
     report: ComparisonReport,
     scan: DatasetScan,

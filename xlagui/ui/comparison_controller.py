@@ -176,6 +176,7 @@ class ComparisonController(QObject):
         supervisor = ComparisonSupervisor(report, scan, folder, only=only, worker=self.worker,
                                           measure_command=self.measure_command, parent=self)
         supervisor.measurement_updated.connect(self._on_supervisor_measurement_updated)
+        supervisor.inspecting.connect(self._on_supervisor_inspecting)
         supervisor.run_started.connect(self._on_supervisor_run_started)
         supervisor.event_received.connect(self._on_supervisor_event_received)
         supervisor.run_done.connect(self._on_supervisor_run_done)
@@ -216,6 +217,10 @@ class ComparisonController(QObject):
     def _on_supervisor_run_started(self, run_id: str, variant: str, repeat: int) -> None:
         self._run_variants[run_id] = variant
         self._runs_tab.view.on_run_started(run_id, variant, repeat)
+
+    def _on_supervisor_inspecting(self) -> None:
+        self.status.emit("Speed measured. Compiling once more with XLA's dump on, for “What XLA "
+                         "did” (Esc skips it)…", 0)
 
     def _on_supervisor_measurement_updated(self, comparison: Comparison | None) -> None:
         self._runs_tab.view.on_measurement(comparison)

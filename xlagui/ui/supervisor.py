@@ -17,7 +17,13 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QThread, Signal
 
-from xlagui.core.compare import CLOSING, RunWorker, run_comparison, run_measurement
+from xlagui.core.compare import (
+    CLOSING,
+    RunWorker,
+    inspect_after_measurement,
+    run_comparison,
+    run_measurement,
+)
 from xlagui.core.events import Event
 from xlagui.core.report import ComparisonReport, RunEntry
 from xlagui.core.spec import RunSpec
@@ -38,6 +44,8 @@ class ComparisonSupervisor(QThread):
             `comparison` is the report's recomputed `Comparison`.
         measurement_updated(object comparison): a round of the speed measurement ended (and
             once more when it is over); `comparison.interleaved` holds the estimate so far.
+        inspecting(): a speed-only comparison's answer is in; one untimed compile per XLA
+            arm with XLA's dump on follows, for "What XLA did".
         crashed(str message, str details): the supervision itself failed unexpectedly; the
             runs finished before it are kept in the report and its folder.
         finished(): (QThread's) the comparison is over; `report` is final.
@@ -47,6 +55,7 @@ class ComparisonSupervisor(QThread):
     event_received = Signal(str, object)
     run_done = Signal(str, str, object)
     measurement_updated = Signal(object)
+    inspecting = Signal()
     crashed = Signal(str, str)
 
     def __init__(
@@ -85,6 +94,10 @@ class ComparisonSupervisor(QThread):
             if self.only is None and self.report.measure_runs:
                 self._measure()
                 if self.report.config.quick:
+                    if self.worker is None:  # a test's fake worker has no XLA to inspect
+                        self.inspecting.emit()
+                        inspect_after_measurement(self.report, self.scan, self.out_dir,
+                                                  self.state)
                     return
             # After a stop this only marks the training runs cancelled and saves.
             run_comparison(

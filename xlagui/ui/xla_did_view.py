@@ -270,8 +270,8 @@ class XlaDidPanel(QWidget):
         if report is None:
             self.summary.setText(
                 "No XLA run with an HLO dump in this comparison: XLA compiled nothing, the "
-                "comparison measured speed only (its measuring workers dump nothing), or it was "
-                "recorded before xlagui read the dump."
+                "inspection compile was stopped or failed, or the comparison was recorded before "
+                "xlagui inspected speed-only comparisons too."
             )
             for t in (self.modules_table, self.fusions_table, self.heavy_table):
                 _fill(t, (), [])
