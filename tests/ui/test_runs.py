@@ -292,3 +292,42 @@ def test_closing_during_a_run_asks_then_stops_and_waits(
     # closes during one).
     assert [r.status for r in blocker.args[0].runs] == ["not run", "not run"]
     assert asked == ["Stop the comparison?", "Stop the comparison?"]
+
+
+def _empty_axes(window: MainWindow) -> list[str]:
+    """The plots on screen that have no data: each a set of axes drawn around nothing."""
+    found = []
+    for variant, column in window.runs_view.columns.items():
+        for name, plot in (("loss", column.loss_plot), ("time", column.time_plot)):
+            if not plot.isVisible():
+                continue
+            items = [i for i in plot.getPlotItem().listDataItems() if i.xData is not None]
+            if not any(len(i.xData) for i in items):
+                found.append(f"{variant} {name}")
+    return found
+
+
+def test_no_column_draws_axes_before_it_has_data(qtbot: QtBot, make_window: WindowFactory,
+                                                 dataset: object) -> None:
+    """Before any comparison, while the baseline trains and the other side waits, and after a
+    stop: a column without data shows what it waits for, never an empty plot."""
+    window = make_window(worker=fake_worker(delay=0.05, steps=40))
+    with qtbot.waitSignal(window.dataset_loaded, timeout=10_000):
+        window.open_dataset(dataset)  # type: ignore[arg-type]
+    window.settings_panel.batch_size.setValue(4)
+    window.tabs.setCurrentIndex(TAB_RUNS)
+    xla = window.runs_view.columns["xla"]
+    assert _empty_axes(window) == []
+    assert xla.waiting_note.isVisible() and "when a comparison runs" in xla.waiting_note.text()
+    assert window.start_comparison()
+    base = window.runs_view.columns["baseline"]
+    qtbot.waitUntil(lambda: base.trace is not None and base.trace.steps_done > 2,
+                    timeout=10_000)
+    qtbot.waitUntil(lambda: _empty_axes(window) == [], timeout=5_000)
+    assert base.loss_plot.isVisible() and not base.waiting_note.isVisible()
+    assert not xla.loss_plot.isVisible()
+    assert xla.waiting_note.text() == "Training starts after the baseline's."
+    with qtbot.waitSignal(window.comparison_finished, timeout=20_000):
+        window.stop_action.trigger()
+    assert _empty_axes(window) == []
+    assert xla.waiting_note.isVisible() and "did not start" in xla.waiting_note.text()

@@ -50,8 +50,7 @@ class ComparisonPanel(QFrame):
         self.speed = plots.SpeedupPlot()
         self.speed.widget.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Expanding)
         layout.addWidget(self.speed.widget, 1)
-        self.overlay = plots.make_plot("Cumulative wall time, both sides", "epoch",
-                                       "seconds since training began")
+        self.overlay = plots.make_plot("Wall time since training began", "epoch", "seconds")
         self.overlay.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Expanding)
         self._range = plots.StickyYRange(self.overlay)
         plots.legend(self.overlay, corner="top-left")

@@ -49,6 +49,17 @@ SPEED_ONLY_NOTE = (
     "or wall-time curves. Its blocks are in the speed-up plot below."
 )
 
+# What a column shows where its plots will be, until its first training run starts: empty
+# axes (which pyqtgraph labels 1e-10 … 5e-10) would say nothing true.
+WAITING_NOTES = {
+    "idle": "The loss and wall-time curves appear here when a comparison runs.",
+    "first": "Training starts after the speed measurement.",
+    "after": "Training starts after the baseline's.",
+    "not run": "Not part of this run: only the other side was asked for.",
+    "unstarted": "This side's training did not start.",
+}
+
+
 class RunColumn(QFrame):
     """The live view of one side (Baseline, XLA or another arm) of a comparison.
 
@@ -148,6 +159,14 @@ class RunColumn(QFrame):
         )
         self.speed_only_note.hide()
         layout.addWidget(self.speed_only_note)
+        self.waiting_note = QLabel(WAITING_NOTES["idle"])
+        self.waiting_note.setObjectName("Placeholder")
+        self.waiting_note.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.waiting_note.setWordWrap(True)
+        self.waiting_note.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Expanding)
+        self.waiting_note.setMinimumHeight(120)
+        self.waiting_note.hide()
+        layout.addWidget(self.waiting_note, 1)
         self.batch_smooth = plots.line(self.loss_plot, col, width=2, name="per batch (smoothed)")
         # Thousands of batches on a few hundred pixels: draw at most a couple per pixel.
         self.batch_smooth.setDownsampling(auto=True, method="peak")
@@ -155,7 +174,7 @@ class RunColumn(QFrame):
         self.epoch_train = plots.dots(self.loss_plot, col.darker(140), name="train (epoch)")
         self.epoch_val = plots.line(self.loss_plot, plots.color("val"), width=1.5, dashed=True,
                                     symbol="s", name="validation")
-        self.time_plot = plots.make_plot("Wall time", "epoch", "seconds (cumulative)")
+        self.time_plot = plots.make_plot("Wall time (cumulative)", "epoch", "seconds")
         self._loss_range = plots.StickyYRange(self.loss_plot, headroom=0.25)
         self._time_range = plots.StickyYRange(self.time_plot)
         for w in (self.loss_plot, self.time_plot):
@@ -219,9 +238,16 @@ class RunColumn(QFrame):
             for w in (self.loss_plot, self.time_plot):
                 w.getPlotItem().setXRange(0, epochs, padding=0.02)
         speed_only = epochs > 0 and included and runs_planned == 0
-        for w in (self.key_label, self.loss_plot, self.time_plot):
-            w.setVisible(not speed_only)
         self.speed_only_note.setVisible(speed_only)
+        if speed_only:
+            self._show_plots(False, "")
+        elif epochs == 0:
+            self._show_plots(False, WAITING_NOTES["idle"])
+        elif not included:
+            self._show_plots(False, WAITING_NOTES["not run"])
+        else:
+            self._show_plots(False, WAITING_NOTES["first" if self.variant == "baseline"
+                                                  else "after"])
         if epochs == 0:
             self._set_state("idle", "No run yet")
             self.detail.setText("")
@@ -253,6 +279,8 @@ class RunColumn(QFrame):
             # A measuring worker is not a training run: it has a place of its own.
             self.traces.remove(current)
             self.measure_trace = current
+        if not current.measuring and not self.loss_plot.isVisibleTo(self):
+            self._show_plots(True, "")  # the first training run: now there is something
         self._dirty = True
         kind = event.type
         if kind in ("batch", "block"):
@@ -284,6 +312,16 @@ class RunColumn(QFrame):
         (`not run`) or Stop was pressed (`cancelled`)."""
         self._unstarted = status
         self._dirty = True
+        if not self.traces and self.waiting_note.isVisibleTo(self):
+            self._show_plots(False, WAITING_NOTES["unstarted"])
+
+    def _show_plots(self, show: bool, note: str) -> None:
+        """The curves, or in their place `note` (nothing when "": the speed-only note says
+        why)."""
+        for w in (self.key_label, self.loss_plot, self.time_plot):
+            w.setVisible(show)
+        self.waiting_note.setText(note)
+        self.waiting_note.setVisible(not show and bool(note))
 
     @property
     def trace(self) -> RunTrace | None:
