@@ -56,8 +56,8 @@ def main() -> int:
     from PySide6.QtCore import QPoint, QSettings, Qt, QTimer
     from PySide6.QtTest import QTest
     from PySide6.QtWidgets import QCheckBox, QWidget
-
     from take_problem_screenshot import make_folder  # type: ignore[import-not-found]
+
     from xlagui.ui.app import CrashHandler, _probe_devices, make_application
     from xlagui.ui.main_window import TAB_DATASET, TAB_HISTORY, TAB_RUNS, MainWindow
     from xlagui.ui.model_panel import real_checker
