@@ -266,6 +266,8 @@ def print_summary(console: Console, report: ComparisonReport) -> None:
         console.print(a)
     colour = "green" if c.valid else "red"
     console.print(f"[bold {colour}]{c.verdict}[/bold {colour}]")
+    if c.recommendation:
+        console.print(f"[bold]{escape(c.recommendation)}[/bold]")
     for note in c.notes:
         console.print(f"[yellow]Note: {escape(note)}[/yellow]")
     print_limits(console, c)

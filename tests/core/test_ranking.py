@@ -162,9 +162,11 @@ def test_three_arms_rotate_and_each_gets_its_ratio(scan: DatasetScan, tmp_path: 
     assert arms["jit+bf16"].ratio == pytest.approx(2.7)
     assert all(a.valid and a.pairs >= 8 for a in arms.values())
     assert c.recommended_arm == "bf16"
-    assert "the fastest configuration is bf16" in c.verdict
-    assert "Bonferroni-adjusted for 3 arms" in c.verdict
-    assert c.verdict.startswith("XLA was 2.40× slower")  # the user's question comes first
+    # The recommendation is a field of its own, not appended to the question's verdict.
+    assert "the fastest configuration is bf16" in c.recommendation
+    assert "Bonferroni-adjusted for 3 arms" in c.recommendation
+    assert c.verdict.startswith("XLA was 2.40× slower") and "bf16" not in c.verdict
+    assert c.verdict_kind == "speed_measured"
     assert report.title().startswith("XLA, bf16 and jit+bf16 vs baseline on ")
     data = json.loads((out / "comparison.json").read_text())
     got = {a["arm"]: a for a in data["comparison"]["interleaved"]["arms"]}

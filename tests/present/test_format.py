@@ -95,14 +95,14 @@ def test_arm_bars_rank_and_mark_the_arms() -> None:
     ]
     c = Comparison(interleaved=InterleavedSummary(arms=arms), recommended_arm="bf16",
                    recommendation="On this machine, bf16.",
-                   verdict="XLA slower. On this machine, bf16.")
+                   verdict="XLA slower.")
     bars = fmt.arm_bars(c)
     assert [(b.arm, b.speedup, b.mark, b.recommended) for b in bars] == [
         ("fp16", 2.5, "NOT VALID", False), ("bf16", 2.0, "", True),
         ("jit+bf16", 1.25, "learns worse", False), ("jit", 0.5, "", False)]
     assert bars[1].low == pytest.approx(1 / 0.55) and bars[2].low is None
     assert fmt.other_arms(c)
-    assert fmt.question_verdict(c) == "XLA slower."
+    assert fmt.question_verdict(c) == "XLA slower."  # the recommendation is not in it
     only_xla = Comparison(interleaved=InterleavedSummary(arms=arms[:1]), verdict="XLA. Rec.",
                           recommendation="Rec.")
     assert not fmt.other_arms(only_xla) and fmt.question_verdict(only_xla) == "XLA. Rec."
@@ -137,3 +137,19 @@ def test_run_names_say_which_side() -> None:
     assert fmt.run_name("baseline", "off", "baseline", 1) == "Baseline #1"
     assert fmt.run_name("check", "off", "baseline", 1) == "A/A twin (baseline) #1"
     assert fmt.run_name("bf16", "off", "bf16", 2) == "bf16 #2"
+
+
+def test_problems_beside_the_verdict_are_chosen_by_its_kind_not_its_text() -> None:
+    from xlagui.core.stats import NO_SPEED, NOT_COMPARED, SPEED_MEASURED, Comparison
+    from xlagui.present import format as fmt
+
+    problems = ["run 02 asked for XLA but XLA compiled nothing", "too few epochs"]
+    shown = {
+        (kind, valid): fmt.problems_beside_verdict(
+            Comparison(verdict_kind=kind, valid=valid, problems=list(problems), verdict="x"))
+        for kind in (SPEED_MEASURED, NO_SPEED, NOT_COMPARED) for valid in (True, False)
+    }
+    assert shown[(SPEED_MEASURED, True)] == problems  # a valid verdict lists none of them
+    assert shown[(SPEED_MEASURED, False)] == []  # "NOT A VALID COMPARISON: …" lists them all
+    assert shown[(NO_SPEED, True)] == []  # "Not enough measurements … <problems>"
+    assert shown[(NOT_COMPARED, False)] == problems[:1]  # "Not compared: <the last one>"

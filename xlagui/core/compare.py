@@ -451,6 +451,8 @@ def summary_markdown(report: ComparisonReport) -> str:
 
     c = report.comparison
     lines = [f"## {report.title()}", "", verdict(c) if c is not None else "Not compared.", ""]
+    if c is not None and c.recommendation:
+        lines += [c.recommendation, ""]
     lines += ["| run | status | steady epoch (s) | val. accuracy |", "|---|---|---|---|"]
     for entry in report.runs:
         s = entry.summary

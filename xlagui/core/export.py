@@ -137,7 +137,9 @@ def summary_rows(report: ComparisonReport) -> list[dict[str, str]]:
     add("baseline_val_accuracy", c.baseline_val_accuracy)
     add("xla_val_accuracy", c.xla_val_accuracy, note=c.accuracy_text)
     add("valid", c.valid, note="; ".join(c.problems))
-    add("verdict", "", note=c.verdict)
+    add("verdict", c.verdict_kind, note=c.verdict)
+    if c.recommendation:
+        add("recommendation", c.recommended_arm, note=c.recommendation)
     for note in c.notes:
         add("note", "", note=note)
     rows += arm_rows(report)

@@ -20,7 +20,7 @@ from xlagui.core.events import Event, EventLog, ModelEvent, event_from_dict
 from xlagui.core.pairs import InterleavedSummary
 from xlagui.core.peak import MachineLimits
 from xlagui.core.ranking import arm_results, instrument_check, recommendation
-from xlagui.core.stats import Comparison, RunRecord, compare_runs, verdict
+from xlagui.core.stats import NOT_COMPARED, Comparison, RunRecord, compare_runs, verdict
 
 FORMAT_VERSION = 1
 
@@ -195,11 +195,9 @@ class ComparisonReport:
             )
             c.interleaved.check = instrument_check(self.measure_runs)
             if len(c.interleaved.arms) > 1:
-                if not c.verdict.startswith("Not compared"):
+                if c.verdict_kind != NOT_COMPARED:
                     c.verdict = verdict(c)  # again, now that it knows every arm's interval
                 c.recommended_arm, c.recommendation = recommendation(c.interleaved.arms)
-                if c.recommendation:
-                    c.verdict = f"{c.verdict} {c.recommendation}".strip()
         self.comparison.efficiency = efficiency(self, self.limits)
         first = next((r.started for r in [*self.measure_runs, *self.runs] if r.started), None)
         if first is not None:

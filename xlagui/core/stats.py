@@ -80,6 +80,13 @@ class Interval:
     method: str  # how the interval was obtained, in words
 
 
+# What a comparison could compare (`Comparison.verdict_kind`).
+SPEED_MEASURED = "speed_measured"  # a speed-up with its interval (interleaved, or from epochs)
+NO_SPEED = "no_speed"  # runs finished, but too few steady epochs or pairs for a speed-up
+NOT_COMPARED = "not_compared"  # no finished baseline and XLA run, and no measurement
+VERDICT_KINDS = (SPEED_MEASURED, NO_SPEED, NOT_COMPARED)
+
+
 @dataclass
 class Comparison:
     """Baseline vs XLA. Ratios are baseline ÷ XLA for speed (above 1: XLA faster) and
@@ -116,6 +123,10 @@ class Comparison:
     # failed ("TensorBoard files not written: …", with the runs it concerns).
     notes: list[str] = field(default_factory=list)
     runs_compared: dict[str, int] = field(default_factory=dict)
+    # What could be compared (`VERDICT_KINDS`): code reads this and the figures, never the
+    # sentence. `verdict` is the question's answer in words (no recommendation in it: that is
+    # `recommendation`), kept for readers of comparison.json.
+    verdict_kind: str = ""
     verdict: str = ""
     # With arms beyond the XLA side: the one to recommend (see `xlagui.core.ranking`).
     recommended_arm: str | None = None
@@ -285,10 +296,12 @@ def compare_runs(
                 [m for m in measure_runs if m.variant == "baseline"],
                 [m for m in measure_runs if m.variant == "xla"],
             )
+            c.verdict_kind = SPEED_MEASURED if c.speedup is not None else NO_SPEED
             c.verdict = verdict(c)
             return c
         c.valid = False
         c.problems.append("a comparison needs at least one finished baseline and one XLA run")
+        c.verdict_kind = NOT_COMPARED
         c.verdict = "Not compared: " + c.problems[-1] + "."
         return c
 
@@ -333,6 +346,7 @@ def compare_runs(
     )
     _memory(c, base, xla)
     _accuracy_parity(c, base, xla, chance)
+    c.verdict_kind = SPEED_MEASURED if c.speedup is not None else NO_SPEED
     c.verdict = verdict(c)
     return c
 

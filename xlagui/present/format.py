@@ -12,6 +12,7 @@ from xlagui.core.arms import CHECK_VARIANT, parse_arm
 from xlagui.core.config import XlaMode
 from xlagui.core.evidence import describe
 from xlagui.core.pairs import InstrumentCheck, block_words, widest_arm
+from xlagui.core.stats import NO_SPEED, NOT_COMPARED
 
 if TYPE_CHECKING:
     from xlagui.core.events import RunSummary
@@ -318,12 +319,19 @@ def other_arms(c: Comparison | None) -> bool:
     )
 
 
+def problems_beside_verdict(c: Comparison) -> list[str]:
+    """The problems the verdict sentence does not already list: it lists them all for an
+    invalid comparison or one without a speed, and the last for one not compared."""
+    if c.verdict_kind == NOT_COMPARED:
+        return c.problems[:-1]
+    if not c.valid or c.verdict_kind == NO_SPEED:
+        return []
+    return list(c.problems)
+
+
 def question_verdict(c: Comparison) -> str:
-    """The verdict on the user's question, XLA, without the arms' recommendation that the
-    core appends to it (the window and the PNG show that after the arms table)."""
-    rec = c.recommendation
-    if other_arms(c) and rec and c.verdict.endswith(rec):
-        return c.verdict[: -len(rec)].rstrip()
+    """The verdict on the user's question, XLA. The arms' recommendation is a field of its
+    own (`Comparison.recommendation`), shown after the arms table."""
     return c.verdict
 
 

@@ -267,7 +267,7 @@ class ComparisonPanel(QFrame):
         self._show_limits(c)
         self._show_arms(c)
         self.speed.show_summary(c.interleaved, self._speed_curves)
-        shown = [p for p in c.problems if p not in c.verdict]
+        shown = fmt.problems_beside_verdict(c)
         self.problems.setText("\n".join(f"• {p}" for p in shown))
         self.problems.setVisible(bool(shown))
         self.notes.setText("\n".join(f"Note: {n}" for n in c.notes))
