@@ -76,7 +76,7 @@ def test_the_xla_switch_picks_the_single_side(loaded_window: MainWindow) -> None
     assert loaded_window.run_one_button.text() == "Run baseline only"
     panel.advanced_button.setChecked(True)
     assert panel.advanced.isVisible()
-    panel.mode_auto.setChecked(True)
+    panel.mode_autocluster.setChecked(True)
     config = panel.config()
     assert config is not None and config.xla is XlaMode.AUTOCLUSTER
 
@@ -114,14 +114,14 @@ def test_settings_and_geometry_are_remembered(qtbot: QtBot, make_window: WindowF
     first = make_window()
     first.settings_panel.epochs.setValue(7)
     first.settings_panel.augment.setChecked(False)
-    first.settings_panel.mode_auto.setChecked(True)
+    first.settings_panel.mode_autocluster.setChecked(True)
     first.resize(first.width(), 560)  # the offscreen screen is 800x600
     first.close()
     second = make_window(show=False)
     panel = second.settings_panel
     assert panel.epochs.value() == 7
     assert not panel.augment.isChecked()
-    assert panel.mode_auto.isChecked()
+    assert panel.mode_autocluster.isChecked()
     assert second.height() == first.height() == 560
 
 

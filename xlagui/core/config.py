@@ -55,6 +55,7 @@ class ModeFacts:
     words: str
     how: str
     tf_xla_flags: str = ""
+    brief: str = ""  # in a row label of the limits table: "XLA jit, steady step"
     # How a worker switches the mode on: what `model.compile` gets for `jit_compile`, and
     # whether TensorFlow's auto-clustering (`tf.config.optimizer.set_jit`) is on.
     jit_compile: bool | Literal["auto"] = False
@@ -67,6 +68,7 @@ _XLA_MODE_FACTS = {
         "XLA off",
         "XLA off (jit_compile=False)",
         "jit_compile=False, no auto-clustering",
+        brief="XLA off",
     ),
     XlaMode.JIT: ModeFacts(
         "XLA (jit_compile=True)",
@@ -74,6 +76,7 @@ _XLA_MODE_FACTS = {
         "jit_compile=True",
         "model.compile(jit_compile=True)",
         jit_compile=True,
+        brief="XLA jit",
     ),
     XlaMode.AUTOCLUSTER: ModeFacts(
         "XLA (auto-clustering, set_jit)",
@@ -83,6 +86,7 @@ _XLA_MODE_FACTS = {
         # set_jit(True) alone compiles nothing on CPU; these flags make auto-clustering engage.
         tf_xla_flags="--tf_xla_auto_jit=2 --tf_xla_cpu_global_jit",
         autoclusters=True,
+        brief="XLA auto-clustering",
     ),
     XlaMode.AUTO: ModeFacts(
         'XLA (Keras\' jit_compile="auto")',
@@ -91,6 +95,7 @@ _XLA_MODE_FACTS = {
         'model.compile(jit_compile="auto"), Keras 3\'s default: XLA on when a GPU is visible, '
         "off on a CPU-only machine (then the arm does not engage)",
         jit_compile="auto",
+        brief="Keras auto XLA",
     ),
 }
 

@@ -10,13 +10,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from xlagui.core.config import XlaMode
 from xlagui.core.efficiency import ArmEfficiency, Efficiency, gap_factors
 
 if TYPE_CHECKING:
     from xlagui.core.stats import Comparison
 
 DASH = "—"
-MODE_WORDS = {"off": "XLA off", "jit": "XLA jit", "autocluster": "XLA auto-clustering"}
 INTENSITY_NOTE = (
     "arithmetic intensity is estimated from the layer shapes (each layer's input, output and "
     "weights crossing memory once per pass), the same for every arm: the traffic XLA's fusion "
@@ -48,7 +48,10 @@ def byte_rate(value: float | None) -> str:
 def arm_words(a: ArmEfficiency) -> str:
     """“XLA jit” for the two sides of the XLA question, the arm's own name (“bf16”) else."""
     if a.variant in ("baseline", "xla"):
-        return MODE_WORDS.get(a.xla_mode, a.xla_mode)
+        try:
+            return XlaMode(a.xla_mode).facts.brief
+        except ValueError:  # a mode this version does not know (a newer file)
+            return a.xla_mode
     return a.variant
 
 

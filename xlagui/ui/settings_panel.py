@@ -168,17 +168,17 @@ class SettingsPanel(QWidget):
         self.mode_jit = QRadioButton("jit_compile=True (recommended)")
         self.mode_jit.setToolTip("model.compile(jit_compile=True): XLA compiles the whole "
                                  "training step, on CPU and GPU")
-        self.mode_auto = QRadioButton("Auto-clustering (the article's set_jit)")
-        self.mode_auto.setToolTip("tf.config.optimizer.set_jit(True): XLA compiles the "
+        self.mode_autocluster = QRadioButton("Auto-clustering (the article's set_jit)")
+        self.mode_autocluster.setToolTip("tf.config.optimizer.set_jit(True): XLA compiles the "
                                   "clusters it chooses; on CPU it needs extra flags, which xlagui "
                                   "sets")
         self.mode_group = QButtonGroup(self)
         self.mode_group.addButton(self.mode_jit)
-        self.mode_group.addButton(self.mode_auto)
+        self.mode_group.addButton(self.mode_autocluster)
         self.mode_jit.setChecked(True)
         self.mode_jit.toggled.connect(self._on_value_changed)
         av.addWidget(self.mode_jit)
-        av.addWidget(self.mode_auto)
+        av.addWidget(self.mode_autocluster)
         self.advanced.setVisible(False)
         xv.addWidget(self.advanced)
         outer.addWidget(xla)
@@ -398,7 +398,7 @@ class SettingsPanel(QWidget):
 
     @property
     def xla_mode(self) -> XlaMode:
-        return XlaMode.AUTOCLUSTER if self.mode_auto.isChecked() else XlaMode.JIT
+        return XlaMode.AUTOCLUSTER if self.mode_autocluster.isChecked() else XlaMode.JIT
 
     def values(self) -> dict[str, Any]:
         return {
@@ -512,7 +512,8 @@ class SettingsPanel(QWidget):
         self.augment.setChecked(config.augment)
         self.target.setValue(config.target_percent)
         self.check.setChecked(config.check)
-        (self.mode_auto if config.xla is XlaMode.AUTOCLUSTER else self.mode_jit).setChecked(True)
+        autocluster = config.xla is XlaMode.AUTOCLUSTER
+        (self.mode_autocluster if autocluster else self.mode_jit).setChecked(True)
         self._chosen_arms = tuple(a for a in config.arms if a in self.arm_boxes)
         dropped = [a for a in config.arms if a not in self.arm_boxes]
         if dropped:
@@ -606,7 +607,7 @@ class SettingsPanel(QWidget):
             self.check.setChecked(_bool(settings.value("check"), False))
             self.xla.setChecked(_bool(settings.value("xla_on"), True))
             if settings.value("xla") == XlaMode.AUTOCLUSTER.value:
-                self.mode_auto.setChecked(True)
+                self.mode_autocluster.setChecked(True)
             self.advanced_button.setChecked(_bool(settings.value("advanced_open"), False))
             device = settings.value("device")
             if isinstance(device, str):

@@ -2,17 +2,25 @@
 
 from __future__ import annotations
 
+from xlagui.core.config import XlaMode
+
+# An XLA mode measured as an arm of its own (`--arms autocluster`): one colour per mode, every
+# mode but the baseline's (tests/ui/test_theme.py checks none is missing).
+MODE_COLORS = {
+    XlaMode.AUTOCLUSTER: "#c0392b",
+    XlaMode.JIT: "#b8860b",
+    XlaMode.AUTO: "#795548",
+}
 VARIANT_COLORS = {
     "baseline": "#3b6ea8",
     "xla": "#e07b22",
     "val": "#4d5560",
-    # The other arms (`xlagui.core.arms.OFFERED` and the XLA modes on their own), each its own.
+    # The other arms (`xlagui.core.arms.OFFERED`), each its own.
     "bf16": "#2e9e5b",
     "fp16": "#8e44ad",
-    "autocluster": "#c0392b",
-    "jit": "#b8860b",
     "jit+bf16": "#16a3b8",
     "jit+fp16": "#d35f9a",
+    **{mode.value: colour for mode, colour in MODE_COLORS.items()},
 }
 # Arms without a colour of their own take one of these, always the same for the same name.
 EXTRA_COLORS = ("#6d8c1f", "#7b5e3b", "#3f51b5", "#00897b", "#ad1457", "#5d4037")
