@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
 
+import shiboken6
 from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtTest import QTest
@@ -147,9 +148,10 @@ class CrashWatch:
         # Every error dialog is the window's child (dialogs.show_error(window, ...)). Walking
         # QApplication.topLevelWidgets() instead (every window left by earlier tests too)
         # segfaulted once in CI's full lane.
+        # A window that closed deleted itself, and its dialogs with it: none is left open.
         visible = [
             w for w in self.window.findChildren(QMessageBox, "ErrorDialog") if w.isVisible()
-        ]
+        ] if shiboken6.isValid(self.window) else []
         assert not self.caught, f"reached the crash handler: {self.caught!r}"
         assert not errors and not visible, f"error dialogs: {errors or visible}"
 

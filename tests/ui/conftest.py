@@ -7,7 +7,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QMimeData, QPoint, QSettings, Qt, QUrl
+import shiboken6
+from PySide6.QtCore import QEvent, QMimeData, QPoint, QSettings, Qt, QUrl
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
@@ -112,7 +113,8 @@ def make_window(qtbot: QtBot, settings: QSettings, tmp_path: Path) -> Iterator[W
             # The speed phase runs measuring workers that speak the protocol without TensorFlow.
             kwargs.setdefault("measure_command", fake_measure_command)
         window = MainWindow(worker=chosen, **kwargs)  # type: ignore[arg-type]
-        qtbot.addWidget(window)
+        # Not qtbot.addWidget: a window deletes itself when it closes, and pytest-qt's own
+        # teardown would close it again. The teardown below closes what is still open.
         windows.append(window)
         if show:
             window.resize(1400, 900)
@@ -122,12 +124,16 @@ def make_window(qtbot: QtBot, settings: QSettings, tmp_path: Path) -> Iterator[W
 
     yield make
     for window in windows:
+        if not shiboken6.isValid(window):
+            continue  # closed: it deleted itself (and stopped what it ran)
         supervisor = window.comparisons.supervisor
         if supervisor is not None:
             supervisor.request_stop()
             supervisor.wait(10_000)
             window.comparisons.supervisor = None  # so closing does not ask
         window.dataset_panel.shutdown()
+        window.close()  # it deletes itself: later, from the event loop
+    QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
 
 
 @pytest.fixture
@@ -150,6 +156,11 @@ def load_small(qtbot: QtBot, window: MainWindow, dataset: Path) -> MainWindow:
     panel.batch_size.setValue(4)
     panel.image_size.setValue(48)
     return window
+
+
+def is_closed(window: QWidget) -> bool:
+    """The window closed: it deleted itself (`WA_DeleteOnClose`), or is at least hidden."""
+    return not shiboken6.isValid(window) or not window.isVisible()
 
 
 def url_mime(*paths: Path | str) -> QMimeData:

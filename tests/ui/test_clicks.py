@@ -36,7 +36,7 @@ from tests.helpers.clicks import (
 )
 from tests.helpers.datasets import elephants_with_problems
 from tests.helpers.streams import FakeWorker
-from tests.ui.conftest import WindowFactory, fake_worker
+from tests.ui.conftest import WindowFactory, fake_worker, is_closed
 from xlagui.core.events import EpochEvent, Event
 from xlagui.core.runner import RunResult
 from xlagui.core.spec import RunSpec
@@ -429,7 +429,7 @@ def test_quit_when_idle_closes_the_window(
 ) -> None:
     with watching(window, answerer):
         assert click_menu_item(qtbot, window, window.quit_action)
-    assert not window.isVisible() and answerer.seen == []
+    assert is_closed(window) and answerer.seen == []
 
 
 def test_quit_while_running_asks_and_stops_cleanly(
@@ -444,5 +444,5 @@ def test_quit_while_running_asks_and_stops_cleanly(
         answerer.buttons[STOP_QUESTION] = "Stop and close"
         with qtbot.waitSignal(window.comparison_finished, timeout=10_000):
             assert click_menu_item(qtbot, window, window.quit_action)
-        qtbot.waitUntil(lambda: not window.isVisible(), timeout=5_000)
+        qtbot.waitUntil(lambda: is_closed(window), timeout=5_000)
     assert window.comparisons.supervisor is None

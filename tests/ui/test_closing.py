@@ -21,7 +21,7 @@ from tests.helpers.clicks import (
     press_keys,
     watching,
 )
-from tests.ui.conftest import WindowFactory, fake_worker, load_small
+from tests.ui.conftest import WindowFactory, fake_worker, is_closed, load_small
 from xlagui.ui import app as app_module
 from xlagui.ui.main_window import TAB_HISTORY, TAB_RUNS, MainWindow
 
@@ -68,7 +68,7 @@ def test_closing_during_a_run_keeps_its_epochs(
                             timeout=30_000)
             with qtbot.waitSignal(window.comparison_finished, timeout=15_000) as blocker:
                 close_by(how, qtbot, window, answerer)
-            qtbot.waitUntil(lambda: not window.isVisible(), timeout=5_000)
+            qtbot.waitUntil(lambda: is_closed(window), timeout=5_000)
     finally:
         uninstall()
     assert answerer.titles() == ([STOP_QUESTION] if how == "window" else [])

@@ -8,7 +8,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QWidget
 from pytestqt.qtbot import QtBot
 
-from tests.ui.conftest import WindowFactory, fake_worker
+from tests.ui.conftest import WindowFactory, fake_worker, is_closed
 from xlagui.core.events import ErrorEvent
 from xlagui.ui import dialogs
 from xlagui.ui.main_window import TAB_RUNS, MainWindow
@@ -286,7 +286,7 @@ def test_closing_during_a_run_asks_then_stops_and_waits(
     with qtbot.waitSignal(window.comparison_finished, timeout=5_000) as blocker:
         window.close()  # "Stop and close": stops first, closes when the run has ended
         assert window.isVisible()
-    qtbot.waitUntil(lambda: not window.isVisible(), timeout=5_000)
+    qtbot.waitUntil(lambda: is_closed(window), timeout=5_000)
     assert window.comparisons.supervisor is None
     # Closed during the speed measurement: no training run started (tests/ui/test_closing.py
     # closes during one).

@@ -14,7 +14,7 @@ from PySide6.QtGui import QDesktopServices
 from pytestqt.qtbot import QtBot
 
 from tests.helpers.clicks import ModalAnswerer, click, click_menu_item, watching
-from tests.ui.conftest import WindowFactory
+from tests.ui.conftest import WindowFactory, is_closed
 from xlagui.core import logs
 from xlagui.ui import app as app_module
 from xlagui.ui.main_window import MainWindow
@@ -74,7 +74,7 @@ def test_ctrl_c_or_sigterm_when_idle_closes_at_once(
     try:
         assert signal.getsignal(signum) is not previous
         signal.raise_signal(signum)
-        qtbot.waitUntil(lambda: not window.isVisible(), timeout=5_000)
+        qtbot.waitUntil(lambda: is_closed(window), timeout=5_000)
     finally:
         uninstall()
     assert signal.getsignal(signum) is previous

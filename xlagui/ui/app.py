@@ -25,6 +25,7 @@ from pathlib import Path
 from types import FrameType, TracebackType
 from typing import TYPE_CHECKING, Any
 
+import shiboken6
 from PySide6.QtCore import QObject, QSettings, QTimer
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QWidget
@@ -202,7 +203,8 @@ def install_signal_handlers(window: MainWindow) -> Callable[[], None]:
     previous = {signum: signal.signal(signum, handler) for signum in CLOSE_SIGNALS}
 
     def uninstall() -> None:
-        wake.stop()
+        if shiboken6.isValid(wake):  # it went with the window, once that closed
+            wake.stop()
         for signum, before in previous.items():
             signal.signal(signum, before)
 
@@ -251,8 +253,10 @@ def run_app(dataset: str | None = None, demo: bool = False) -> int:
     finally:
         uninstall_signals()
         handler.uninstall()
-        supervisor = window.comparisons.supervisor
-        if supervisor is not None and supervisor.isRunning():
+        # The window deletes itself (and its supervisor) when it closes; one quit from outside
+        # (the app's quit, a second signal) may still hold a running comparison.
+        supervisor = window.comparisons.supervisor if shiboken6.isValid(window) else None
+        if supervisor is not None and shiboken6.isValid(supervisor) and supervisor.isRunning():
             # Only if the app was quit from outside the window: never leave a worker behind.
             log.info("quitting with a comparison running: stopping it")
             supervisor.request_stop(closing=True)

@@ -118,6 +118,9 @@ class MainWindow(QMainWindow):
 
         self.setWindowTitle("xlagui")
         self.setAcceptDrops(True)
+        # A closed window is freed with everything in it (its plots, columns, controllers):
+        # without this, its widgets and Python wrappers stayed alive after it closed.
+        self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.resize(1440, 900)
         self._build_actions()
         self._build_ui()

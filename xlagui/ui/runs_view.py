@@ -82,11 +82,13 @@ class ColumnStrip(QScrollArea):
         self.shown: list[RunColumn] = []
 
     def set_columns(self, columns: list[RunColumn]) -> None:
-        """Show `columns`, in this order (the others are hidden, kept for reuse)."""
+        """Show `columns`, in this order; the others leave the strip (their owner frees
+        them)."""
         for column in self.shown:
             self.row.removeWidget(column)
             if column not in columns:
                 column.hide()
+                column.setParent(None)
         for column in columns:
             self.row.addWidget(column, 1)
             column.show()
@@ -192,6 +194,10 @@ class RunsView(QWidget):
                 self._made[v] = RunColumn(v)
         self.columns = {v: self._made[v] for v in variants}
         self.strip.set_columns(list(self.columns.values()))
+        # An arm's column no comparison shows any more is freed (its plots hold every point
+        # of its last run); the baseline's and XLA's are always shown, and reused.
+        for v in [v for v in self._made if v not in self.columns]:
+            self._made.pop(v).deleteLater()
 
     # -- the life of a comparison -----------------------------------------------------------
 
