@@ -473,84 +473,108 @@ def measure(
     pipeline (the very function `fit` calls), so what is timed is what training runs; reading
     the loss at the end of a timed stretch waits for the device to finish.
     """
-    model = setup.model
-    model.make_train_function()
-    batches = iter(setup.datasets.stream)
-    steps_done = 0
-    nonfinite = 0
-
-    def step() -> Any:
-        nonlocal steps_done
-        if cancel.is_set():
-            raise _Stopped()
-        logs = model.train_function(batches)
-        steps_done += 1
-        return logs
-
-    def synced(logs: Any) -> float | None:
-        nonlocal nonfinite
-        loss = float(logs["loss"])  # waits for the step's result
-        if loss == loss and abs(loss) != float("inf"):
-            return loss
-        nonfinite += 1
-        return None
-
+    stepper = _Stepper(setup, cancel)
     try:
         while True:
             command = commands.get()
             if command.cmd == "cancel":
                 raise _Stopped()
             if command.cmd == "warmup":
-                t0 = time.perf_counter()
-                synced(step())
-                first = time.perf_counter() - t0
-                warm = []
-                for _ in range(max(1, command.steps)):
-                    t0 = time.perf_counter()
-                    synced(step())
-                    warm.append(time.perf_counter() - t0)
-                wait_until_quiet()
-                sink.emit(WarmupEvent(first_step_seconds=first, warm_step_seconds=warm))
+                sink.emit(_warm_up(stepper, command.steps))
             elif command.cmd == "block":
-                t0 = time.perf_counter()
-                logs = None
-                for _ in range(command.steps):
-                    logs = step()
-                loss = synced(logs)
-                seconds = time.perf_counter() - t0
-                quiet = wait_until_quiet()
-                sink.emit(
-                    BlockEvent(
-                        seq=command.seq,
-                        steps=command.steps,
-                        seconds=seconds,
-                        loss=loss,
-                        quiet_seconds=quiet,
-                    )
-                )
+                sink.emit(_timed_block(stepper, command))
             elif command.cmd == "finish":
-                # An arm that sat out rounds first catches up, untimed, with the baseline's
-                # steps: every arm has then trained the same steps on the same batches, and
-                # its validation accuracy now is the quick accuracy-parity check (see
-                # `xlagui.core.ranking`).
-                for _ in range(command.steps):
-                    logs = step()
-                if command.steps:
-                    synced(logs)
-                val_accuracy, val_loss = _evaluate(model, setup.datasets.val, cancel)
-                summary = RunSummary(
-                    mode="measure",
-                    steps_done=steps_done,
-                    nonfinite_losses=nonfinite,
-                    final_val_accuracy=val_accuracy,
-                    final_val_loss=val_loss,
-                )
-                if cancel.is_set():
-                    raise _Stopped()
+                summary = _finish_measuring(stepper, setup, cancel, command.steps)
                 sink.emit(FinishedEvent(summary=_finish_summary(spec, setup, summary)))
                 return
     except _Stopped:
-        sink.emit(CancelledEvent(epochs_done=0, reason=f"stopped after {steps_done} steps"))
+        reason = f"stopped after {stepper.steps_done} steps"
+        sink.emit(CancelledEvent(epochs_done=0, reason=reason))
+
+
+class _Stepper:
+    """A measuring worker's training steps on the pipeline's endless stream, with the counts
+    its summary reports."""
+
+    def __init__(self, setup: Setup, cancel: threading.Event) -> None:
+        self.model = setup.model
+        self.model.make_train_function()
+        self._batches = iter(setup.datasets.stream)
+        self._cancel = cancel
+        self.steps_done = 0
+        self.nonfinite = 0
+
+    def step(self) -> Any:
+        """One step, queued on the device; its logs, not yet waited for."""
+        if self._cancel.is_set():
+            raise _Stopped()
+        logs = self.model.train_function(self._batches)
+        self.steps_done += 1
+        return logs
+
+    def synced(self, logs: Any) -> float | None:
+        """The step's loss, once the device has finished it; None (and counted) if not finite."""
+        loss = float(logs["loss"])  # waits for the step's result
+        if loss == loss and abs(loss) != float("inf"):
+            return loss
+        self.nonfinite += 1
+        return None
+
+
+def _warm_up(stepper: _Stepper, steps: int) -> WarmupEvent:
+    """The first step (the compile) and at least one more, each timed on its own."""
+    t0 = time.perf_counter()
+    stepper.synced(stepper.step())
+    first = time.perf_counter() - t0
+    warm = []
+    for _ in range(max(1, steps)):
+        t0 = time.perf_counter()
+        stepper.synced(stepper.step())
+        warm.append(time.perf_counter() - t0)
+    wait_until_quiet()
+    return WarmupEvent(first_step_seconds=first, warm_step_seconds=warm)
+
+
+def _timed_block(stepper: _Stepper, command: WorkerCommand) -> BlockEvent:
+    """`command.steps` steps timed as one stretch, synced once at its end."""
+    t0 = time.perf_counter()
+    logs = None
+    for _ in range(command.steps):
+        logs = stepper.step()
+    loss = stepper.synced(logs)
+    seconds = time.perf_counter() - t0
+    quiet = wait_until_quiet()
+    return BlockEvent(
+        seq=command.seq,
+        steps=command.steps,
+        seconds=seconds,
+        loss=loss,
+        quiet_seconds=quiet,
+    )
+
+
+def _finish_measuring(
+    stepper: _Stepper, setup: Setup, cancel: threading.Event, catch_up_steps: int
+) -> RunSummary:
+    """Catch up, then evaluate: the measuring worker's summary."""
+    # An arm that sat out rounds first catches up, untimed, with the baseline's steps: every
+    # arm has then trained the same steps on the same batches, and its validation accuracy now
+    # is the quick accuracy-parity check (see `xlagui.core.ranking`).
+    logs = None
+    for _ in range(catch_up_steps):
+        logs = stepper.step()
+    if catch_up_steps:
+        stepper.synced(logs)
+    val_accuracy, val_loss = _evaluate(stepper.model, setup.datasets.val, cancel)
+    if cancel.is_set():
+        raise _Stopped()
+    return RunSummary(
+        mode="measure",
+        steps_done=stepper.steps_done,
+        nonfinite_losses=stepper.nonfinite,
+        final_val_accuracy=val_accuracy,
+        final_val_loss=val_loss,
+    )
 
 
 # A worker is quiet when its threads used less than this share of one core over a poll.
