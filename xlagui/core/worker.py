@@ -51,7 +51,11 @@ from xlagui.core.events import (
     WorkerCommand,
     write_event,
 )
+from xlagui.core.models.build import build_compiled
+from xlagui.core.models.check import check_main
+from xlagui.core.pipeline import build_datasets, warm_cache
 from xlagui.core.spec import RunSpec
+from xlagui.core.stats import summarize_epochs
 
 # Batch events are throttled: the loss plot needs a few points a second, not every step.
 BATCH_EVENT_INTERVAL = 0.05
@@ -109,12 +113,12 @@ def _watch_stdin(cancel: threading.Event, commands: queue.Queue[WorkerCommand]) 
 
 def peak_rss_bytes() -> int | None:
     try:
-        import resource
+        import resource  # lazy: Unix only; the ImportError picks Windows' way
 
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
         return int(peak if sys.platform == "darwin" else peak * 1024)
     except ImportError:  # Windows
-        import psutil
+        import psutil  # lazy: Windows only
 
         info = psutil.Process().memory_info()
         return int(getattr(info, "peak_wset", info.rss))
@@ -151,7 +155,7 @@ def error_hint(exc: BaseException, config: RunConfig) -> str:
 
 def probe_devices() -> list[dict[str, str]]:
     """The devices TensorFlow can see here, for the GUI's device list."""
-    import tensorflow as tf
+    import tensorflow as tf  # lazy: see `_setup`
 
     out = [{"id": "cpu", "name": platform.processor() or "CPU", "kind": "CPU"}]
     gpus = tf.config.list_physical_devices("GPU")
@@ -168,7 +172,7 @@ class _Callback:
 
     @staticmethod
     def make(sink: EventSink, cancel: threading.Event, state: dict[str, Any]) -> Any:
-        import keras
+        import keras  # lazy: see `_setup`
 
         class EventCallback(keras.callbacks.Callback):  # type: ignore[misc]  # Keras is untyped
             def on_epoch_begin(self, epoch: int, logs: Any = None) -> None:
@@ -234,10 +238,10 @@ class Setup:
 
 
 def _setup(spec: RunSpec, sink: EventSink, mode: str) -> Setup:
+    # lazy: TensorFlow must load after the parent's environment is in place (XLA flags, the
+    # dump folder, the visible devices), and `--probe` or `--tensorboard-text` need none of it
     import keras
     import tensorflow as tf
-
-    from xlagui.core.pipeline import build_datasets, warm_cache
 
     config = spec.config
     facts = spec.xla_mode.facts
@@ -310,8 +314,6 @@ def _setup(spec: RunSpec, sink: EventSink, mode: str) -> Setup:
 def _build_model(tf: Any, spec: RunSpec) -> Any:
     """The model the comparison chose (`config.model`: a built-in, a .keras or a .py file),
     compiled with the mode's `jit_compile`; on every GPU at once for device "all"."""
-    from xlagui.core.models.build import build_compiled
-
     config = spec.config
 
     def build() -> Any:
@@ -353,7 +355,7 @@ def _device_name(tf: Any, device: str, gpus: list[Any]) -> str:
 def read_back_policy(model: Any) -> dict[str, Any]:
     """What the compiled model really computes in: its policy, the first convolution's compute
     and variable dtypes, the output layer's dtype, and whether the optimizer scales the loss."""
-    import keras
+    import keras  # lazy: see `_setup`
 
     first = next((layer for layer in model.layers if layer.weights), model.layers[0])
     return {
@@ -390,8 +392,6 @@ def run(
     cancel: threading.Event,
     commands: queue.Queue[WorkerCommand] | None = None,
 ) -> None:
-    from xlagui.core.stats import summarize_epochs
-
     config = spec.config
     mode = spec.mode
     state: dict[str, Any] = {"epochs": [], "epochs_done": 0, "cumulative": 0.0, "steps": 0}
@@ -618,7 +618,7 @@ def _val_correct(model: Any, val: Any) -> tuple[str, tuple[str, ...]]:
     """Which validation images the trained model gets right, in the pipeline's fixed order
     (`accuracy.correct_bits`), for McNemar's paired test between two runs; after the timed
     epochs. ("", (note,)) when it could not be had: it is evidence, not the run."""
-    import numpy as np
+    import numpy as np  # lazy: with TensorFlow, see `_setup`
 
     if val is None:
         return "", ()
@@ -639,7 +639,7 @@ def _evaluate(
 ) -> tuple[float | None, float | None]:
     """Validation accuracy and loss of the model as it is now (None where there is no
     validation set or the loss is not finite)."""
-    import keras
+    import keras  # lazy: see `_setup`
 
     if val is None:
         return None, None
@@ -698,8 +698,6 @@ def main(argv: list[str] | None = None) -> int:
         events.flush()
         return 0
     if argv and argv[0] == "--check-model" and len(argv) >= 2:
-        from xlagui.core.models.check import check_main
-
         return check_main(argv[1:], events)
     if argv and argv[0] == "--tensorboard-text" and len(argv) == 2:
         tboard.write_text_here(Path(argv[1]), sys.stdin.read())
