@@ -106,7 +106,7 @@ def read_bits(text: str) -> list[bool] | None:
 def mcnemar(a: Sequence[bool], b: Sequence[bool]) -> float | None:
     """Exact McNemar p-value (two-sided binomial on the discordant images) that two models
     given the same images are equally accurate on them; None when they cannot be paired."""
-    from scipy import stats as sps
+    from scipy import stats as sps  # lazy: SciPy is slow to import
 
     if len(a) != len(b) or not a:
         return None
@@ -118,7 +118,7 @@ def mcnemar(a: Sequence[bool], b: Sequence[bool]) -> float | None:
 
 
 def _t(df: int) -> float:
-    from scipy import stats as sps
+    from scipy import stats as sps  # lazy: SciPy is slow to import
 
     return float(sps.t.ppf(0.975, df))
 

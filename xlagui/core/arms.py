@@ -22,7 +22,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from xlagui.core.config import ConfigError, XlaMode, default_budget_seconds
+from xlagui.core.modes import XlaMode
+from xlagui.core.ranges import ConfigError, default_budget_seconds
 
 
 class Precision(str, enum.Enum):

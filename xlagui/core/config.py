@@ -4,166 +4,26 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import enum
 import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-# With its three unpadded 5x5 convolutions and 2x2 poolings, the article's CNN needs
-# ((s - 4) // 2 - 4) // 2 - 4 >= 1, i.e. s >= 36.
-MIN_IMAGE_SIZE = 36
-# The smallest image any model takes: keras.applications refuse inputs under 32x32.
-SMALLEST_IMAGE_SIZE = 32
+from xlagui.core.arms import parse_arms
 
-
-class XlaMode(str, enum.Enum):
-    """How (and whether) XLA is switched on for a run.
-
-    Everything the app says or sets per mode is in `_XLA_MODE_FACTS` below; how a worker
-    switches a mode on and proves it engaged is in `xlagui.core.worker._setup`. Those two
-    places (and `OFFERED` in `xlagui.core.arms`, to offer it in the window) are all a new mode
-    needs.
-    """
-
-    OFF = "off"  # jit_compile=False explicitly, no auto-clustering: the baseline
-    JIT = "jit"  # model.compile(jit_compile=True): the recommended way
-    AUTOCLUSTER = "autocluster"  # the article's tf.config.optimizer.set_jit(True)
-    AUTO = "auto"  # model.compile(jit_compile="auto"): what Keras 3 does when not told
-
-    @property
-    def asks_for_xla(self) -> bool:
-        return self is not XlaMode.OFF
-
-    @property
-    def label(self) -> str:
-        """A run's heading: "XLA (jit_compile=True)"."""
-        return _XLA_MODE_FACTS[self].label
-
-    @property
-    def facts(self) -> ModeFacts:
-        """Everything said or set for this mode: `label`, `short` (inside an arm's name: "XLA
-        jit_compile"), `words` (a column's subtitle: "jit_compile=True"), `how` (in code words)
-        and `tf_xla_flags` (set before TensorFlow loads, "" for none)."""
-        return _XLA_MODE_FACTS[self]
-
-
-@dataclass(frozen=True)
-class ModeFacts:
-    label: str
-    short: str
-    words: str
-    how: str
-    tf_xla_flags: str = ""
-    brief: str = ""  # in a row label of the limits table: "XLA jit, steady step"
-    # How a worker switches the mode on: what `model.compile` gets for `jit_compile`, and
-    # whether TensorFlow's auto-clustering (`tf.config.optimizer.set_jit`) is on.
-    jit_compile: bool | Literal["auto"] = False
-    autoclusters: bool = False
-
-
-_XLA_MODE_FACTS = {
-    XlaMode.OFF: ModeFacts(
-        "Baseline (XLA off)",
-        "XLA off",
-        "XLA off (jit_compile=False)",
-        "jit_compile=False, no auto-clustering",
-        brief="XLA off",
-    ),
-    XlaMode.JIT: ModeFacts(
-        "XLA (jit_compile=True)",
-        "XLA jit_compile",
-        "jit_compile=True",
-        "model.compile(jit_compile=True)",
-        jit_compile=True,
-        brief="XLA jit",
-    ),
-    XlaMode.AUTOCLUSTER: ModeFacts(
-        "XLA (auto-clustering, set_jit)",
-        "XLA auto-clustering",
-        "auto-clustering (set_jit, the article's way)",
-        "tf.config.optimizer.set_jit with TF_XLA_FLAGS=--tf_xla_cpu_global_jit",
-        # set_jit(True) alone compiles nothing on CPU; these flags make auto-clustering engage.
-        tf_xla_flags="--tf_xla_auto_jit=2 --tf_xla_cpu_global_jit",
-        autoclusters=True,
-        brief="XLA auto-clustering",
-    ),
-    XlaMode.AUTO: ModeFacts(
-        'XLA (Keras\' jit_compile="auto")',
-        "Keras auto XLA",
-        'jit_compile="auto" (Keras decides)',
-        'model.compile(jit_compile="auto"), Keras 3\'s default: XLA on when a GPU is visible, '
-        "off on a CPU-only machine (then the arm does not engage)",
-        jit_compile="auto",
-        brief="Keras auto XLA",
-    ),
-}
-
-
-class ConfigError(ValueError):
-    """A setting outside its allowed range; the message names the range."""
-
-
-@dataclass(frozen=True)
-class Range:
-    low: int
-    high: int
-
-    def check(self, name: str, value: Any) -> int:
-        number: int
-        if isinstance(value, bool) or not isinstance(value, int):
-            try:
-                number = int(str(value), 10)
-            except ValueError:
-                raise ConfigError(f"{name} must be a whole number, got {value!r}") from None
-        else:
-            number = value
-        if not self.low <= number <= self.high:
-            raise ConfigError(f"{name} must be between {self.low} and {self.high}, got {number}")
-        return number
-
-
-RANGES: dict[str, Range] = {
-    "epochs": Range(1, 1000),
-    "batch_size": Range(1, 4096),
-    "image_size": Range(SMALLEST_IMAGE_SIZE, 1024),
-    "repeats": Range(1, 20),
-    "seed": Range(0, 2**31 - 1),
-    "holdout_percent": Range(5, 50),
-    "budget_seconds": Range(10, 3600),
-}
-# Each arm measured besides the first adds this much to the default speed budget: every arm
-# needs pairs of its own, and the rounds are shared. At 150 px on 2 cores, with jit and bf16,
-# 120 s in all left the bf16 interval at ±5–9%; 210 s gave ±3.0–3.5% in 250 s of wall time;
-# 180 s keeps the whole comparison near 4 minutes (BENCHMARKS.md, "Arms on this machine").
-EXTRA_ARM_BUDGET_SECONDS = 60
-
-
-def default_budget_seconds(measured_arms: int) -> int:
-    """The speed budget a comparison gets unless the user sets one: `DEFAULTS["budget_seconds"]`
-    for the XLA side alone, plus `EXTRA_ARM_BUDGET_SECONDS` for every further arm."""
-    extra = max(0, measured_arms - 1) * EXTRA_ARM_BUDGET_SECONDS
-    return min(RANGES["budget_seconds"].high, int(DEFAULTS["budget_seconds"]) + extra)
-
-
-# The interleaved measurement's precision goal: stop at a 95% interval of ±target percent.
-TARGET_PERCENT_RANGE = (0.5, 50.0)
-
-DEFAULTS: dict[str, Any] = {
-    "epochs": 50,
-    "batch_size": 64,
-    "image_size": 150,
-    "repeats": 1,
-    "seed": 0,
-    "holdout_percent": 20,
-    "device": "cpu",
-    "xla": "jit",
-    "augment": True,
-    "budget_seconds": 120,
-    "target_percent": 3.0,
-    "quick": False,
-    "arms": (),
-}
+# Re-exported: the modes, ranges and defaults live below `arms`, which needs them; everyone
+# else keeps importing them from here.
+from xlagui.core.modes import ModeFacts as ModeFacts
+from xlagui.core.modes import XlaMode as XlaMode
+from xlagui.core.ranges import DEFAULTS as DEFAULTS
+from xlagui.core.ranges import EXTRA_ARM_BUDGET_SECONDS as EXTRA_ARM_BUDGET_SECONDS
+from xlagui.core.ranges import MIN_IMAGE_SIZE as MIN_IMAGE_SIZE
+from xlagui.core.ranges import RANGES as RANGES
+from xlagui.core.ranges import SMALLEST_IMAGE_SIZE as SMALLEST_IMAGE_SIZE
+from xlagui.core.ranges import TARGET_PERCENT_RANGE as TARGET_PERCENT_RANGE
+from xlagui.core.ranges import ConfigError as ConfigError
+from xlagui.core.ranges import Range as Range
+from xlagui.core.ranges import default_budget_seconds as default_budget_seconds
 
 
 def check_device(value: str) -> str:
@@ -431,8 +291,6 @@ class RunConfig:
                 f"target must be between {low:g} and {high:g} percent, got {self.target_percent!r}"
             )
         object.__setattr__(self, "target_percent", target)
-        from xlagui.core.arms import parse_arms
-
         if isinstance(self.arms, str) or not isinstance(self.arms, (list, tuple)):
             raise ConfigError(f"arms must be a list of arm names, got {self.arms!r}")
         object.__setattr__(self, "arms", parse_arms(self.arms))

@@ -18,9 +18,11 @@ derived from (seed, split, index), so the same seed gives byte-identical files.
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 from collections.abc import Sequence
+from typing import NamedTuple
 
 import numpy as np
 from PIL import Image, ImageDraw, ImageFilter
@@ -198,24 +200,56 @@ def _draw_background(rng: random.Random, img: Image.Image) -> float:
     return horizon
 
 
+class _Skins(NamedTuple):
+    """The figure's colours, all shades of one body colour."""
+
+    near: RGB  # the body, the near legs, the trunk
+    far: RGB  # the far legs, behind the body
+    ear: RGB
+    line: RGB  # outlines and veins
+
+
 def _draw_figure(rng: random.Random, kind: str, canvas: _Canvas, skin: RGB) -> None:
-    """The elephant itself, in its own frame: body length 1, centre of the body at (0, 0)."""
+    """The elephant itself, in its own frame: body length 1, centre of the body at (0, 0).
+
+    The parts are drawn back to front, and each draws from `rng` in a fixed order: the same
+    seed must keep giving byte-identical images."""
     african = kind == "african"
+    skins = _skins(rng, skin)
+    ground_y = _jitter(rng, 0.55, 0.05)
+    _draw_legs(rng, canvas, skins, ground_y)
+    _draw_tail(rng, canvas, skins)
+    head, blobs = _african_blobs(rng) if african else _asian_blobs(rng)
+    _draw_silhouette(rng, canvas, skins, blobs)
+    _draw_trunk(rng, canvas, skins, head, ground_y)
+    _draw_tusks(rng, canvas, head)
+    if african:
+        _draw_african_ear(rng, canvas, skins, head)
+    else:
+        _draw_asian_ear(rng, canvas, skins, head)
+    _draw_eye(canvas, skins, head)
 
-    def j(value: float, spread: float = 0.08) -> float:
-        return _jitter(rng, value, spread)
 
-    far_skin = _shade(skin, rng.uniform(0.78, 0.9))
+def _skins(rng: random.Random, skin: RGB) -> _Skins:
+    far = _shade(skin, rng.uniform(0.78, 0.9))
     # The ear is a shade darker or lighter than the body, at the same odds for both kinds, so it
     # reads as a region of its own without its brightness saying anything.
     ear_factor = rng.uniform(0.7, 0.9) if rng.random() < 0.5 else rng.uniform(1.1, 1.25)
-    ear_skin = _shade(skin, ear_factor)
-    line_skin = _shade(skin, rng.uniform(0.3, 0.5))
-    ground_y = j(0.55, 0.05)
+    ear = _shade(skin, ear_factor)
+    line = _shade(skin, rng.uniform(0.3, 0.5))
+    return _Skins(near=skin, far=far, ear=ear, line=line)
 
-    # Legs: the far pair darker and drawn first, so they sit behind the body.
+
+def _draw_legs(rng: random.Random, canvas: _Canvas, skins: _Skins, ground_y: float) -> None:
+    # The far pair darker and drawn first, so they sit behind the body.
+    j = functools.partial(_jitter, rng)
     leg_w = j(0.13)
-    legs = [(j(0.3), far_skin), (j(-0.2), far_skin), (j(0.18), skin), (j(-0.32), skin)]
+    legs = [
+        (j(0.3), skins.far),
+        (j(-0.2), skins.far),
+        (j(0.18), skins.near),
+        (j(-0.32), skins.near),
+    ]
     for lx, colour in legs:
         top, w_top, w_bottom = 0.0, leg_w, leg_w * rng.uniform(0.85, 1.0)
         canvas.polygon(
@@ -228,88 +262,125 @@ def _draw_figure(rng: random.Random, kind: str, canvas: _Canvas, skin: RGB) -> N
             fill=colour,
         )
 
-    # Tail.
-    canvas.line([(-0.48, -0.1), (j(-0.56), j(0.15)), (j(-0.55), j(0.3))], skin, 0.025)
 
-    # Body and head: unions of same-coloured blobs give the silhouettes.
-    if african:
-        # Shoulder and hip humps with a saddle between them; the shoulder is the highest point.
-        head = (j(0.58, 0.04), j(-0.1))
-        blobs = [
-            (j(0.22, 0.05), -0.02, j(0.26), j(0.34, 0.05)),  # shoulder
-            (j(-0.28, 0.05), 0.0, j(0.25), j(0.3, 0.05)),  # hip
-            (0.0, j(0.1), 0.5, j(0.2)),  # belly, low enough to leave the saddle
-            (head[0], head[1], j(0.16), j(0.19)),  # single-domed head
-        ]
-    else:
-        # One arched back, highest in the middle; a twin-domed head above the back line.
-        head = (j(0.56, 0.04), j(-0.2))
-        hr = j(0.15)
-        dome_r = hr * rng.uniform(0.48, 0.58)
-        blobs = [
-            (j(-0.03, 0.5), -0.02, j(0.52, 0.04), j(0.35, 0.05)),  # arched body
-            (head[0], head[1], hr, j(0.17)),
-            (head[0] - hr * 0.45, head[1] - hr * 0.75, dome_r, dome_r),  # twin domes
-            (head[0] + hr * 0.45, head[1] - hr * 0.75, dome_r, dome_r),
-        ]
+def _draw_tail(rng: random.Random, canvas: _Canvas, skins: _Skins) -> None:
+    j = functools.partial(_jitter, rng)
+    canvas.line([(-0.48, -0.1), (j(-0.56), j(0.15)), (j(-0.55), j(0.3))], skins.near, 0.025)
+
+
+# A blob of the body's silhouette: centre x, centre y, radius x, radius y.
+_Blob = tuple[float, float, float, float]
+
+
+def _african_blobs(rng: random.Random) -> tuple[Point, list[_Blob]]:
+    """Shoulder and hip humps with a saddle between them; the shoulder is the highest point.
+    Returns the head's centre and the blobs."""
+    j = functools.partial(_jitter, rng)
+    head = (j(0.58, 0.04), j(-0.1))
+    blobs = [
+        (j(0.22, 0.05), -0.02, j(0.26), j(0.34, 0.05)),  # shoulder
+        (j(-0.28, 0.05), 0.0, j(0.25), j(0.3, 0.05)),  # hip
+        (0.0, j(0.1), 0.5, j(0.2)),  # belly, low enough to leave the saddle
+        (head[0], head[1], j(0.16), j(0.19)),  # single-domed head
+    ]
+    return head, blobs
+
+
+def _asian_blobs(rng: random.Random) -> tuple[Point, list[_Blob]]:
+    """One arched back, highest in the middle; a twin-domed head above the back line.
+    Returns the head's centre and the blobs."""
+    j = functools.partial(_jitter, rng)
+    head = (j(0.56, 0.04), j(-0.2))
+    hr = j(0.15)
+    dome_r = hr * rng.uniform(0.48, 0.58)
+    blobs = [
+        (j(-0.03, 0.5), -0.02, j(0.52, 0.04), j(0.35, 0.05)),  # arched body
+        (head[0], head[1], hr, j(0.17)),
+        (head[0] - hr * 0.45, head[1] - hr * 0.75, dome_r, dome_r),  # twin domes
+        (head[0] + hr * 0.45, head[1] - hr * 0.75, dome_r, dome_r),
+    ]
+    return head, blobs
+
+
+def _draw_silhouette(
+    rng: random.Random, canvas: _Canvas, skins: _Skins, blobs: Sequence[_Blob]
+) -> None:
+    """Body and head: unions of same-coloured blobs give the silhouettes."""
     # Every blob first a little larger in the line colour, then in skin: what shows of the dark
     # ring is the outline of the union, i.e. the silhouette.
-    rim = j(0.035, 0.2)
+    rim = _jitter(rng, 0.035, 0.2)
     for cx, cy, rx, ry in blobs:
-        canvas.polygon(_ellipse(cx, cy, rx + rim, ry + rim), fill=line_skin)
+        canvas.polygon(_ellipse(cx, cy, rx + rim, ry + rim), fill=skins.line)
     for cx, cy, rx, ry in blobs:
-        canvas.polygon(_ellipse(cx, cy, rx, ry), fill=skin)
-    hx, hy = head
+        canvas.polygon(_ellipse(cx, cy, rx, ry), fill=skins.near)
 
-    # Trunk: a tapering curve from the face towards the ground, sometimes curled forward.
+
+def _draw_trunk(
+    rng: random.Random, canvas: _Canvas, skins: _Skins, head: Point, ground_y: float
+) -> None:
+    """A tapering curve from the face towards the ground, sometimes curled forward."""
+    j = functools.partial(_jitter, rng)
+    hx, hy = head
     tip = (hx + j(0.2, 0.4), ground_y - rng.uniform(0.0, 0.3))
     bend = (hx + j(0.2, 0.3), hy + j(0.3))
     trunk = _bezier((hx + 0.06, hy + 0.05), bend, tip)
     widths = [0.13 - 0.08 * k / (len(trunk) - 1) for k in range(len(trunk))]
-    canvas.polygon(_thick_curve(trunk, widths), fill=skin)
+    canvas.polygon(_thick_curve(trunk, widths), fill=skins.near)
 
-    # Tusks: the same odds for both kinds, so ivory pixels tell nothing.
-    if rng.random() < 0.6:
-        ivory = (rng.randint(215, 245), rng.randint(205, 235), rng.randint(170, 205))
-        length = rng.uniform(0.12, 0.22)
-        tusk = _bezier(
-            (hx + 0.08, hy + 0.1), (hx + 0.1 + length, hy + 0.18), (hx + 0.12 + length, hy + 0.06)
-        )
-        canvas.polygon(_thick_curve(tusk, [0.045 - 0.035 * k / 10 for k in range(11)]), ivory)
 
-    # Ears, over the head and neck.
+def _draw_tusks(rng: random.Random, canvas: _Canvas, head: Point) -> None:
+    # The same odds for both kinds, so ivory pixels tell nothing.
+    if rng.random() >= 0.6:
+        return
+    hx, hy = head
+    ivory = (rng.randint(215, 245), rng.randint(205, 235), rng.randint(170, 205))
+    length = rng.uniform(0.12, 0.22)
+    tusk = _bezier(
+        (hx + 0.08, hy + 0.1), (hx + 0.1 + length, hy + 0.18), (hx + 0.12 + length, hy + 0.06)
+    )
+    canvas.polygon(_thick_curve(tusk, [0.045 - 0.035 * k / 10 for k in range(11)]), ivory)
+
+
+def _draw_african_ear(rng: random.Random, canvas: _Canvas, skins: _Skins, head: Point) -> None:
+    """A large fan shaped a little like the map of Africa: broad at the top, level with the
+    shoulder, tapering to a point that hangs below the jaw; veined. Drawn over head and neck."""
+    j = functools.partial(_jitter, rng)
+    hx, hy = head
     ear_line = j(0.05, 0.2)
-    if african:
-        # A large fan shaped a little like the map of Africa: broad at the top, level with the
-        # shoulder, tapering to a point that hangs below the jaw.
-        ear = [
-            (hx - 0.06, hy - j(0.14)),
-            (hx - j(0.2), hy - j(0.3)),
-            (hx - j(0.38), hy - j(0.26)),
-            (hx - j(0.44), hy - j(0.05, 0.3)),
-            (hx - j(0.32), hy + j(0.18)),
-            (hx - j(0.16), hy + j(0.4)),
-            (hx - j(0.08), hy + j(0.16)),
-        ]
-        canvas.polygon(_smooth(ear, rounds=1), ear_skin, outline=line_skin, width=ear_line)
-        # Veins, curving back from where the ear meets the head.
-        root = (hx - 0.07, hy - 0.04)
-        for tx, ty in ((0.3, -0.22), (0.4, -0.08), (0.36, 0.1), (0.2, 0.3)):
-            tip = (hx - j(tx, 0.1), hy + j(ty, 0.15))
-            bend = ((root[0] + tip[0]) / 2, (root[1] + tip[1]) / 2 - 0.05)
-            canvas.line(_bezier(root, bend, tip, n=6), line_skin, ear_line * 0.8)
-    else:
-        # Small and rounded, low at the side of the head.
-        canvas.polygon(
-            _ellipse(hx - j(0.1), hy + j(0.06), j(0.08), j(0.11)),
-            ear_skin,
-            outline=line_skin,
-            width=ear_line,
-        )
+    ear = [
+        (hx - 0.06, hy - j(0.14)),
+        (hx - j(0.2), hy - j(0.3)),
+        (hx - j(0.38), hy - j(0.26)),
+        (hx - j(0.44), hy - j(0.05, 0.3)),
+        (hx - j(0.32), hy + j(0.18)),
+        (hx - j(0.16), hy + j(0.4)),
+        (hx - j(0.08), hy + j(0.16)),
+    ]
+    canvas.polygon(_smooth(ear, rounds=1), skins.ear, outline=skins.line, width=ear_line)
+    # Veins, curving back from where the ear meets the head.
+    root = (hx - 0.07, hy - 0.04)
+    for tx, ty in ((0.3, -0.22), (0.4, -0.08), (0.36, 0.1), (0.2, 0.3)):
+        tip = (hx - j(tx, 0.1), hy + j(ty, 0.15))
+        bend = ((root[0] + tip[0]) / 2, (root[1] + tip[1]) / 2 - 0.05)
+        canvas.line(_bezier(root, bend, tip, n=6), skins.line, ear_line * 0.8)
 
-    # Eye.
-    ex, ey = hx + 0.07, hy - 0.02
-    canvas.polygon(_ellipse(ex, ey, 0.018, 0.014, n=8), fill=_shade(skin, 0.3))
+
+def _draw_asian_ear(rng: random.Random, canvas: _Canvas, skins: _Skins, head: Point) -> None:
+    """Small and rounded, low at the side of the head. Drawn over head and neck."""
+    j = functools.partial(_jitter, rng)
+    hx, hy = head
+    ear_line = j(0.05, 0.2)
+    canvas.polygon(
+        _ellipse(hx - j(0.1), hy + j(0.06), j(0.08), j(0.11)),
+        skins.ear,
+        outline=skins.line,
+        width=ear_line,
+    )
+
+
+def _draw_eye(canvas: _Canvas, skins: _Skins, head: Point) -> None:
+    ex, ey = head[0] + 0.07, head[1] - 0.02
+    canvas.polygon(_ellipse(ex, ey, 0.018, 0.014, n=8), fill=_shade(skins.near, 0.3))
 
 
 def _smooth(points: Sequence[Point], rounds: int = 2) -> list[Point]:

@@ -10,6 +10,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from xlagui.core.hlo import compile_times
+
 # TensorFlow logs this once per process when XLA compiles its first cluster.
 COMPILED_LINE = "Compiled cluster using XLA"
 _MODULE_RE = re.compile(r"^module_(\d+)\.")
@@ -62,8 +64,6 @@ def log_has_compiled_line(log_path: Path) -> bool:
 
 
 def collect(dump_dir: Path, log_path: Path) -> XlaEvidence:
-    from xlagui.core.hlo import compile_times
-
     modules, fusions = count_dump(dump_dir)
     return XlaEvidence(
         hlo_modules=modules,

@@ -22,7 +22,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # types only: `xlagui.core.scan` loads Pillow, and the window imports us
     from xlagui.core.scan import DatasetScan, ImageFile, Problem
 
 # What `--exclude-problems` accepts -> the problem kind it names.

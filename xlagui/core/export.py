@@ -17,6 +17,7 @@ from typing import Any
 from xlagui.core.atomic import atomic_write_text
 from xlagui.core.events import BlockEvent, EpochEvent
 from xlagui.core.pairs import block_words
+from xlagui.core.ranking import ranked
 from xlagui.core.report import ComparisonReport, RunEntry
 
 CSV_COLUMNS = [
@@ -184,8 +185,6 @@ def efficiency_rows(report: ComparisonReport) -> list[dict[str, str]]:
 def arm_rows(report: ComparisonReport) -> list[dict[str, str]]:
     """One row per arm, fastest first: its step-time ratio to the baseline with the interval,
     whether it engaged (`valid`) and learns as well (`accuracy_ok`, empty: not known)."""
-    from xlagui.core.ranking import ranked
-
     c = report.comparison
     if c is None or c.interleaved is None:
         return []

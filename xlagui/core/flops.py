@@ -61,6 +61,7 @@ from math import prod
 from typing import Any
 
 from xlagui.core.config import check_image_size
+from xlagui.core.hlo import parse_computations
 
 BYTES_PER_FLOAT = 4
 ACTIVATION_FLOPS: dict[str, tuple[int, int]] = {  # per element: (forward, backward)
@@ -395,8 +396,6 @@ def _live(instructions: list[Any]) -> list[Any]:
 def hlo_flops(text: str) -> int:
     """The FLOPs of one run of an HLO module (XLA's text, as `experimental_get_compiler_ir(...)
     (stage="hlo")` gives it), counted as the comment above says. ValueError if it cannot be."""
-    from xlagui.core.hlo import parse_computations
-
     _, computations = parse_computations(text)
     by_name = {c.name: c for c in computations}
     entry = next((c for c in computations if c.entry), None)

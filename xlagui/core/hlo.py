@@ -500,13 +500,14 @@ def xla_runs(
 def inspect_folder(folder: Path) -> list[tuple[str, XlaReport]]:
     """What XLA did in a comparison folder (every XLA run with a dump) or in one run folder."""
     if (folder / "comparison.json").is_file():
+        # cycle: export and events lead back to hlo; inspect_folder belongs above them
         from xlagui.core.export import read_json
 
         return xla_runs(read_json(folder / "comparison.json"), folder)
     if (folder / "xla").is_dir():
         return [(folder.name, read_dump(folder / "xla", folder / "worker.log"))]
     if (folder / "events.jsonl").is_file():  # the dump was removed: the run's summary has it
-        from xlagui.core.events import FinishedEvent, ProtocolError, parse_event
+        from xlagui.core.events import FinishedEvent, ProtocolError, parse_event  # cycle: above
 
         for line in (folder / "events.jsonl").read_text(encoding="utf-8").splitlines():
             try:

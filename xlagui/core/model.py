@@ -15,7 +15,7 @@ def build_model(image_size: int, num_classes: int, seed: int | None = None) -> A
     Inputs are RGB floats in [0, 1]: rescaling and augmentation happen in the tf.data pipeline,
     outside the compiled model, so the program XLA compiles is the model alone.
     """
-    import keras
+    import keras  # lazy: the window imports this module; Keras is for the worker
 
     check_image_size(image_size)
     if num_classes < 2:
@@ -56,7 +56,7 @@ def classifier_head(num_classes: int, **kwargs: Any) -> Any:
 
     It computes in float32 under any mixed-precision policy, as the Keras guide asks: a softmax
     or sigmoid in bfloat16/float16 loses the small probabilities the loss needs."""
-    import keras
+    import keras  # lazy: the window imports this module; Keras is for the worker
 
     activation = "sigmoid" if num_classes == 2 else "softmax"
     return keras.layers.Dense(
@@ -84,7 +84,7 @@ def compile_model(
     user's may bring its own `optimizer` and `loss` (its file's compile config); the accuracy
     metric is always added, since every figure of accuracy reads it.
     """
-    import keras
+    import keras  # lazy: the window imports this module; Keras is for the worker
 
     model.compile(
         optimizer=optimizer if optimizer is not None else keras.optimizers.Adam(),

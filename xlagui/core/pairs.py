@@ -69,7 +69,7 @@ def _signed_rank_pmf(n: int) -> Any:
     """P(T+ = t) for n rounds: each rank 1..n is in the positive sum or not, with probability
     1/2. Built on from the last one asked for when n has not gone down (one O(n²) step per
     round), from scratch otherwise."""
-    import numpy as np
+    import numpy as np  # lazy: the window imports this module, and starts without NumPy
 
     global _last_pmf
     with _PMF_LOCK:
@@ -95,7 +95,7 @@ def signed_rank_interval(n: int, confidence: float = CONFIDENCE) -> tuple[int, i
     lo is the largest c with P(T+ <= c - 1) <= (1 - confidence) / 2, T+ the signed-rank
     statistic of n rounds under the null; hi = n(n+1)/2 + 1 - lo.
     """
-    import numpy as np
+    import numpy as np  # lazy: the window imports this module, and starts without NumPy
 
     m = n * (n + 1) // 2
     alpha = (1 - confidence) / 2
@@ -103,7 +103,7 @@ def signed_rank_interval(n: int, confidence: float = CONFIDENCE) -> tuple[int, i
         cdf = np.cumsum(_signed_rank_pmf(n))
         c = int(np.searchsorted(cdf, alpha, side="right"))  # cdf(c - 1) <= alpha < cdf(c)
     else:
-        from scipy.stats import norm
+        from scipy.stats import norm  # lazy: SciPy is slow to import
 
         mean = n * (n + 1) / 4
         sd = math.sqrt(n * (n + 1) * (2 * n + 1) / 24)
@@ -115,7 +115,7 @@ def signed_rank_interval(n: int, confidence: float = CONFIDENCE) -> tuple[int, i
 
 def walsh_averages(values: Sequence[float]) -> Any:
     """(x_i + x_j) / 2 for every i <= j, sorted (a numpy array)."""
-    import numpy as np
+    import numpy as np  # lazy: the window imports this module, and starts without NumPy
 
     x = np.asarray(values, dtype=float)
     i, j = np.triu_indices(len(x))
@@ -187,7 +187,7 @@ class RunningEstimate:
     """
 
     def __init__(self, confidence: float = CONFIDENCE) -> None:
-        import numpy as np
+        import numpy as np  # lazy: the window imports this module, and starts without NumPy
 
         self.confidence = confidence
         self._logs: list[float] = []
@@ -199,7 +199,7 @@ class RunningEstimate:
 
     def add(self, ratio: float) -> RatioEstimate:
         """Take one more round's ratio; the estimate of every round so far."""
-        import numpy as np
+        import numpy as np  # lazy: the window imports this module, and starts without NumPy
 
         if not (ratio > 0 and math.isfinite(ratio)):
             raise ValueError("ratios of step times must be positive and finite")

@@ -32,6 +32,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from xlagui.core import flops
 from xlagui.core.arms import cpu_model
 from xlagui.core.atomic import atomic_write_text
 from xlagui.core.paths import cache_dir
@@ -107,7 +108,7 @@ def machine_id() -> str:
 
 def tf_version() -> str:
     """The installed TensorFlow's version, read from its metadata (TensorFlow is not loaded)."""
-    from importlib import metadata
+    from importlib import metadata  # lazy: loads the email package; off the start-up
 
     for dist in ("tensorflow", "tensorflow-cpu", "tf-nightly", "tensorflow-macos"):
         try:
@@ -282,8 +283,6 @@ def probe_bandwidth(tf: Any, floats: int, budget: float) -> tuple[int, float]:
 
 def probe_layers(tf: Any, image_size: int, batch_size: int, budget: float) -> dict[str, Any]:
     """The model's two largest layers alone, forward and the gradients training needs."""
-    from xlagui.core import flops
-
     shapes = {s.name: s for s in flops.article_cnn_shapes(image_size, 2)}
     count = flops.article_cnn_count(image_size, 2)
     first = count.layers[0].name
@@ -335,7 +334,7 @@ PROBED_DTYPES = ("float32", "bfloat16", "float16")
 
 def probe(device: str, image_size: int, batch_size: int, *, peak: bool = True,
           quick: bool = False) -> dict[str, Any]:
-    import tensorflow as tf
+    import tensorflow as tf  # lazy: only in the probe's own process
 
     t0 = time.perf_counter()
     gpu = device != "cpu"

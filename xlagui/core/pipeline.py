@@ -62,7 +62,7 @@ def cache_bytes(count: int, image_size: int) -> int:
 
 
 def choose_cache(count: int, image_size: int, cache_dir: Path | None) -> str:
-    import psutil
+    import psutil  # lazy: keeps psutil off the window's start-up
 
     if cache_dir is None:
         return "memory"
@@ -72,8 +72,8 @@ def choose_cache(count: int, image_size: int, cache_dir: Path | None) -> str:
 
 
 def _pillow_decode(path: bytes, size: int) -> Any:
-    import numpy as np
-    from PIL import Image
+    import numpy as np  # lazy: decoding runs in the worker; the window starts without NumPy
+    from PIL import Image  # lazy: as NumPy above
 
     with Image.open(os.fsdecode(path)) as src:
         src.seek(0)
@@ -88,7 +88,7 @@ def _pillow_decode(path: bytes, size: int) -> Any:
 
 def _decoded(samples: Sequence[Sample], image_size: int) -> Any:
     """A dataset of (uint8 image [s, s, 3], label) in the order of `samples`."""
-    import tensorflow as tf
+    import tensorflow as tf  # lazy: the window imports this module; TF is for the worker
 
     native = [s for s in samples if s.tf_decodable]
     other = [s for s in samples if not s.tf_decodable]
@@ -122,7 +122,7 @@ def _decoded(samples: Sequence[Sample], image_size: int) -> Any:
 def augmentation(seed: int) -> Any:
     """The article's ImageDataGenerator settings as Keras 3 preprocessing layers: horizontal
     flip, zoom 0.2, shear 0.2."""
-    import keras
+    import keras  # lazy: the window imports this module; Keras is for the worker
 
     return keras.Sequential(
         [
@@ -148,7 +148,7 @@ def training_batches(
     0.4 s to a 0.4 s bf16 step (BENCHMARKS.md, "Arms on this machine"). `fit` still pays it once
     an epoch in the training runs, where it belongs to the epoch's wall time.
     """
-    import tensorflow as tf
+    import tensorflow as tf  # lazy: the window imports this module; TF is for the worker
 
     autotune = tf.data.AUTOTUNE
     ds = base.shuffle(count, seed=seed, reshuffle_each_iteration=True)
@@ -168,7 +168,7 @@ def training_batches(
 
 
 def validation_batches(base: Any, batch_size: int) -> Any:
-    import tensorflow as tf
+    import tensorflow as tf  # lazy: the window imports this module; TF is for the worker
 
     autotune = tf.data.AUTOTUNE
     return (
@@ -189,7 +189,7 @@ def build_datasets(
     augment: bool,
     cache_dir: Path | None = None,
 ) -> Datasets:
-    import tensorflow as tf
+    import tensorflow as tf  # lazy: the window imports this module; TF is for the worker
 
     if not train:
         raise ValueError("the training set is empty")

@@ -19,11 +19,14 @@ Scalars (tags): `epoch/loss`, `epoch/accuracy`, `epoch/val_loss`, `epoch/val_acc
 
 from __future__ import annotations
 
+import os
 import shlex
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
+
+from xlagui.core.paths import cache_dir
 
 NOT_WRITTEN = "TensorBoard files not written"
 
@@ -138,10 +141,6 @@ def write_text(out_dir: Path, text: str, *, timeout: float = 120.0) -> bool:
 
 
 def _quiet_env() -> dict[str, str]:
-    import os
-
-    from xlagui.core.paths import cache_dir
-
     env = dict(os.environ)
     env["CUDA_VISIBLE_DEVICES"] = ""  # text needs no GPU
     env["TF_CPP_MIN_LOG_LEVEL"] = "2"
@@ -152,7 +151,7 @@ def _quiet_env() -> dict[str, str]:
 
 def write_text_here(target: Path, text: str) -> None:
     """In a process that may import TensorFlow: write `text` under `TEXT_TAG` to `target`."""
-    import tensorflow as tf
+    import tensorflow as tf  # lazy: only in the --tensorboard-text child
 
     writer = tf.summary.create_file_writer(str(target))
     with writer.as_default():

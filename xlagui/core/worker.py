@@ -51,7 +51,11 @@ from xlagui.core.events import (
     WorkerCommand,
     write_event,
 )
+from xlagui.core.models.build import build_compiled
+from xlagui.core.models.check import check_main
+from xlagui.core.pipeline import build_datasets, warm_cache
 from xlagui.core.spec import RunSpec
+from xlagui.core.stats import summarize_epochs
 
 # Batch events are throttled: the loss plot needs a few points a second, not every step.
 BATCH_EVENT_INTERVAL = 0.05
@@ -109,12 +113,12 @@ def _watch_stdin(cancel: threading.Event, commands: queue.Queue[WorkerCommand]) 
 
 def peak_rss_bytes() -> int | None:
     try:
-        import resource
+        import resource  # lazy: Unix only; the ImportError picks Windows' way
 
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
         return int(peak if sys.platform == "darwin" else peak * 1024)
     except ImportError:  # Windows
-        import psutil
+        import psutil  # lazy: Windows only
 
         info = psutil.Process().memory_info()
         return int(getattr(info, "peak_wset", info.rss))
@@ -151,7 +155,7 @@ def error_hint(exc: BaseException, config: RunConfig) -> str:
 
 def probe_devices() -> list[dict[str, str]]:
     """The devices TensorFlow can see here, for the GUI's device list."""
-    import tensorflow as tf
+    import tensorflow as tf  # lazy: see `_setup`
 
     out = [{"id": "cpu", "name": platform.processor() or "CPU", "kind": "CPU"}]
     gpus = tf.config.list_physical_devices("GPU")
@@ -168,7 +172,7 @@ class _Callback:
 
     @staticmethod
     def make(sink: EventSink, cancel: threading.Event, state: dict[str, Any]) -> Any:
-        import keras
+        import keras  # lazy: see `_setup`
 
         class EventCallback(keras.callbacks.Callback):  # type: ignore[misc]  # Keras is untyped
             def on_epoch_begin(self, epoch: int, logs: Any = None) -> None:
@@ -234,10 +238,10 @@ class Setup:
 
 
 def _setup(spec: RunSpec, sink: EventSink, mode: str) -> Setup:
+    # lazy: TensorFlow must load after the parent's environment is in place (XLA flags, the
+    # dump folder, the visible devices), and `--probe` or `--tensorboard-text` need none of it
     import keras
     import tensorflow as tf
-
-    from xlagui.core.pipeline import build_datasets, warm_cache
 
     config = spec.config
     facts = spec.xla_mode.facts
@@ -310,8 +314,6 @@ def _setup(spec: RunSpec, sink: EventSink, mode: str) -> Setup:
 def _build_model(tf: Any, spec: RunSpec) -> Any:
     """The model the comparison chose (`config.model`: a built-in, a .keras or a .py file),
     compiled with the mode's `jit_compile`; on every GPU at once for device "all"."""
-    from xlagui.core.models.build import build_compiled
-
     config = spec.config
 
     def build() -> Any:
@@ -353,7 +355,7 @@ def _device_name(tf: Any, device: str, gpus: list[Any]) -> str:
 def read_back_policy(model: Any) -> dict[str, Any]:
     """What the compiled model really computes in: its policy, the first convolution's compute
     and variable dtypes, the output layer's dtype, and whether the optimizer scales the loss."""
-    import keras
+    import keras  # lazy: see `_setup`
 
     first = next((layer for layer in model.layers if layer.weights), model.layers[0])
     return {
@@ -390,8 +392,6 @@ def run(
     cancel: threading.Event,
     commands: queue.Queue[WorkerCommand] | None = None,
 ) -> None:
-    from xlagui.core.stats import summarize_epochs
-
     config = spec.config
     mode = spec.mode
     state: dict[str, Any] = {"epochs": [], "epochs_done": 0, "cumulative": 0.0, "steps": 0}
@@ -473,84 +473,108 @@ def measure(
     pipeline (the very function `fit` calls), so what is timed is what training runs; reading
     the loss at the end of a timed stretch waits for the device to finish.
     """
-    model = setup.model
-    model.make_train_function()
-    batches = iter(setup.datasets.stream)
-    steps_done = 0
-    nonfinite = 0
-
-    def step() -> Any:
-        nonlocal steps_done
-        if cancel.is_set():
-            raise _Stopped()
-        logs = model.train_function(batches)
-        steps_done += 1
-        return logs
-
-    def synced(logs: Any) -> float | None:
-        nonlocal nonfinite
-        loss = float(logs["loss"])  # waits for the step's result
-        if loss == loss and abs(loss) != float("inf"):
-            return loss
-        nonfinite += 1
-        return None
-
+    stepper = _Stepper(setup, cancel)
     try:
         while True:
             command = commands.get()
             if command.cmd == "cancel":
                 raise _Stopped()
             if command.cmd == "warmup":
-                t0 = time.perf_counter()
-                synced(step())
-                first = time.perf_counter() - t0
-                warm = []
-                for _ in range(max(1, command.steps)):
-                    t0 = time.perf_counter()
-                    synced(step())
-                    warm.append(time.perf_counter() - t0)
-                wait_until_quiet()
-                sink.emit(WarmupEvent(first_step_seconds=first, warm_step_seconds=warm))
+                sink.emit(_warm_up(stepper, command.steps))
             elif command.cmd == "block":
-                t0 = time.perf_counter()
-                logs = None
-                for _ in range(command.steps):
-                    logs = step()
-                loss = synced(logs)
-                seconds = time.perf_counter() - t0
-                quiet = wait_until_quiet()
-                sink.emit(
-                    BlockEvent(
-                        seq=command.seq,
-                        steps=command.steps,
-                        seconds=seconds,
-                        loss=loss,
-                        quiet_seconds=quiet,
-                    )
-                )
+                sink.emit(_timed_block(stepper, command))
             elif command.cmd == "finish":
-                # An arm that sat out rounds first catches up, untimed, with the baseline's
-                # steps: every arm has then trained the same steps on the same batches, and
-                # its validation accuracy now is the quick accuracy-parity check (see
-                # `xlagui.core.ranking`).
-                for _ in range(command.steps):
-                    logs = step()
-                if command.steps:
-                    synced(logs)
-                val_accuracy, val_loss = _evaluate(model, setup.datasets.val, cancel)
-                summary = RunSummary(
-                    mode="measure",
-                    steps_done=steps_done,
-                    nonfinite_losses=nonfinite,
-                    final_val_accuracy=val_accuracy,
-                    final_val_loss=val_loss,
-                )
-                if cancel.is_set():
-                    raise _Stopped()
+                summary = _finish_measuring(stepper, setup, cancel, command.steps)
                 sink.emit(FinishedEvent(summary=_finish_summary(spec, setup, summary)))
                 return
     except _Stopped:
-        sink.emit(CancelledEvent(epochs_done=0, reason=f"stopped after {steps_done} steps"))
+        reason = f"stopped after {stepper.steps_done} steps"
+        sink.emit(CancelledEvent(epochs_done=0, reason=reason))
+
+
+class _Stepper:
+    """A measuring worker's training steps on the pipeline's endless stream, with the counts
+    its summary reports."""
+
+    def __init__(self, setup: Setup, cancel: threading.Event) -> None:
+        self.model = setup.model
+        self.model.make_train_function()
+        self._batches = iter(setup.datasets.stream)
+        self._cancel = cancel
+        self.steps_done = 0
+        self.nonfinite = 0
+
+    def step(self) -> Any:
+        """One step, queued on the device; its logs, not yet waited for."""
+        if self._cancel.is_set():
+            raise _Stopped()
+        logs = self.model.train_function(self._batches)
+        self.steps_done += 1
+        return logs
+
+    def synced(self, logs: Any) -> float | None:
+        """The step's loss, once the device has finished it; None (and counted) if not finite."""
+        loss = float(logs["loss"])  # waits for the step's result
+        if loss == loss and abs(loss) != float("inf"):
+            return loss
+        self.nonfinite += 1
+        return None
+
+
+def _warm_up(stepper: _Stepper, steps: int) -> WarmupEvent:
+    """The first step (the compile) and at least one more, each timed on its own."""
+    t0 = time.perf_counter()
+    stepper.synced(stepper.step())
+    first = time.perf_counter() - t0
+    warm = []
+    for _ in range(max(1, steps)):
+        t0 = time.perf_counter()
+        stepper.synced(stepper.step())
+        warm.append(time.perf_counter() - t0)
+    wait_until_quiet()
+    return WarmupEvent(first_step_seconds=first, warm_step_seconds=warm)
+
+
+def _timed_block(stepper: _Stepper, command: WorkerCommand) -> BlockEvent:
+    """`command.steps` steps timed as one stretch, synced once at its end."""
+    t0 = time.perf_counter()
+    logs = None
+    for _ in range(command.steps):
+        logs = stepper.step()
+    loss = stepper.synced(logs)
+    seconds = time.perf_counter() - t0
+    quiet = wait_until_quiet()
+    return BlockEvent(
+        seq=command.seq,
+        steps=command.steps,
+        seconds=seconds,
+        loss=loss,
+        quiet_seconds=quiet,
+    )
+
+
+def _finish_measuring(
+    stepper: _Stepper, setup: Setup, cancel: threading.Event, catch_up_steps: int
+) -> RunSummary:
+    """Catch up, then evaluate: the measuring worker's summary."""
+    # An arm that sat out rounds first catches up, untimed, with the baseline's steps: every
+    # arm has then trained the same steps on the same batches, and its validation accuracy now
+    # is the quick accuracy-parity check (see `xlagui.core.ranking`).
+    logs = None
+    for _ in range(catch_up_steps):
+        logs = stepper.step()
+    if catch_up_steps:
+        stepper.synced(logs)
+    val_accuracy, val_loss = _evaluate(stepper.model, setup.datasets.val, cancel)
+    if cancel.is_set():
+        raise _Stopped()
+    return RunSummary(
+        mode="measure",
+        steps_done=stepper.steps_done,
+        nonfinite_losses=stepper.nonfinite,
+        final_val_accuracy=val_accuracy,
+        final_val_loss=val_loss,
+    )
 
 
 # A worker is quiet when its threads used less than this share of one core over a poll.
@@ -594,7 +618,7 @@ def _val_correct(model: Any, val: Any) -> tuple[str, tuple[str, ...]]:
     """Which validation images the trained model gets right, in the pipeline's fixed order
     (`accuracy.correct_bits`), for McNemar's paired test between two runs; after the timed
     epochs. ("", (note,)) when it could not be had: it is evidence, not the run."""
-    import numpy as np
+    import numpy as np  # lazy: with TensorFlow, see `_setup`
 
     if val is None:
         return "", ()
@@ -615,7 +639,7 @@ def _evaluate(
 ) -> tuple[float | None, float | None]:
     """Validation accuracy and loss of the model as it is now (None where there is no
     validation set or the loss is not finite)."""
-    import keras
+    import keras  # lazy: see `_setup`
 
     if val is None:
         return None, None
@@ -674,8 +698,6 @@ def main(argv: list[str] | None = None) -> int:
         events.flush()
         return 0
     if argv and argv[0] == "--check-model" and len(argv) >= 2:
-        from xlagui.core.models.check import check_main
-
         return check_main(argv[1:], events)
     if argv and argv[0] == "--tensorboard-text" and len(argv) == 2:
         tboard.write_text_here(Path(argv[1]), sys.stdin.read())

@@ -50,6 +50,13 @@ class ComparisonPanel(QFrame):
         self.speed = plots.SpeedupPlot()
         self.speed.widget.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Expanding)
         layout.addWidget(self.speed.widget, 1)
+        self._build_overlay()
+        layout.addWidget(self.overlay, 1)
+        layout.addWidget(self._build_summary(), 1)
+        self.comparison: Comparison | None = None
+
+    def _build_overlay(self) -> None:
+        """Every run's wall time since training began, on one plot, with the break-even line."""
         self.overlay = plots.make_plot("Wall time since training began", "epoch", "seconds")
         self.overlay.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Expanding)
         self._range = plots.StickyYRange(self.overlay)
@@ -63,8 +70,10 @@ class ComparisonPanel(QFrame):
         )
         self._break_even.setVisible(False)
         self.overlay.getPlotItem().addItem(self._break_even, ignoreBounds=True)
-        layout.addWidget(self.overlay, 1)
 
+    def _build_summary(self) -> QScrollArea:
+        """The summary beside the plots: the verdict, the arms, the figures, the problems and
+        notes, and the machine's limits."""
         # The summary scrolls rather than clip when the panel is short.
         scroll = QScrollArea()
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -77,7 +86,25 @@ class ComparisonPanel(QFrame):
         self.verdict.setWordWrap(True)
         self.verdict.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         right.addWidget(self.verdict)
-        # The arms beyond XLA, ranked, and the recommendation (shown only when there are some).
+        self._build_arms(right)
+        right.addLayout(self._build_rows())
+        self.problems = QLabel()
+        self.problems.setWordWrap(True)
+        self.problems.setStyleSheet(f"color: {SEVERITY_COLORS['error']};")
+        self.problems.setVisible(False)
+        right.addWidget(self.problems)
+        self.notes = QLabel()
+        self.notes.setWordWrap(True)
+        self.notes.setStyleSheet(f"color: {SEVERITY_COLORS['warning']};")
+        self.notes.setVisible(False)
+        right.addWidget(self.notes)
+        self._build_limits(right)
+        right.addStretch(1)
+        return scroll
+
+    def _build_arms(self, right: QBoxLayout) -> None:
+        """The arms beyond XLA, ranked, and the recommendation (shown only when there are
+        some)."""
         self.arms_box = QWidget()
         self.arms_grid = QGridLayout(self.arms_box)
         self.arms_grid.setContentsMargins(0, 2, 0, 2)
@@ -93,6 +120,9 @@ class ComparisonPanel(QFrame):
         right.addWidget(self.recommendation)
         self.arm_rows: list[tuple[str, ...]] = []  # what the arms table shows
         self._speed_curves: dict[str, SpeedupCurve] = {}
+
+    def _build_rows(self) -> QGridLayout:
+        """The comparison's figures, one captioned row each (`fmt.COMPARISON_ROW_NAMES`)."""
         grid = QGridLayout()
         grid.setHorizontalSpacing(14)
         grid.setVerticalSpacing(4)
@@ -110,21 +140,7 @@ class ComparisonPanel(QFrame):
             self.rows[name] = value
             self._captions[name] = cap
         grid.setColumnStretch(1, 1)
-        right.addLayout(grid)
-        self.problems = QLabel()
-        self.problems.setWordWrap(True)
-        self.problems.setStyleSheet(f"color: {SEVERITY_COLORS['error']};")
-        self.problems.setVisible(False)
-        right.addWidget(self.problems)
-        self.notes = QLabel()
-        self.notes.setWordWrap(True)
-        self.notes.setStyleSheet(f"color: {SEVERITY_COLORS['warning']};")
-        self.notes.setVisible(False)
-        right.addWidget(self.notes)
-        self._build_limits(right)
-        right.addStretch(1)
-        layout.addWidget(scroll, 1)
-        self.comparison: Comparison | None = None
+        return grid
 
     def _build_limits(self, right: QBoxLayout) -> None:
         """How far from the limit: a verdict, a row per arm and run, the roofline."""

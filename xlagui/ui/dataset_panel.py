@@ -182,7 +182,21 @@ class DatasetPanel(QWidget):
     def _build_loaded_page(self) -> QWidget:
         split = QSplitter(Qt.Orientation.Horizontal)
         split.setChildrenCollapsible(False)
+        split.addWidget(self._build_overview())
+        self.right_stack = QStackedWidget()
+        self.right_stack.addWidget(self._build_gallery())
+        self.problem_view = ProblemView(self.thumbnails.pool)
+        self.problem_view.back_requested.connect(self._on_problem_back_requested)
+        self.problem_view.leave_out_requested.connect(self.leave_out_requested)
+        self.right_stack.addWidget(self.problem_view)
+        split.addWidget(self.right_stack)
+        split.setStretchFactor(0, 2)
+        split.setStretchFactor(1, 3)
+        split.setSizes([500, 800])
+        return split
 
+    def _build_overview(self) -> QWidget:
+        """The left side: the folder layout, the scan's status, the classes and the problems."""
         left = QWidget()
         lv = QVBoxLayout(left)
         lv.setContentsMargins(0, 0, 0, 0)
@@ -216,9 +230,11 @@ class DatasetPanel(QWidget):
         self.problem_tree.itemSelectionChanged.connect(self._on_problem_tree_selection_changed)
         lv.addWidget(self.problem_tree, 1)
         lv.addStretch(0)
-        split.addWidget(left)
+        return left
 
-        self.right_stack = QStackedWidget()
+    def _build_gallery(self) -> QWidget:
+        """The right side's first page: a class and split to pick, their thumbnails and the
+        preview of the image chosen."""
         right = QWidget()
         rv = QVBoxLayout(right)
         rv.setContentsMargins(0, 0, 0, 0)
@@ -250,16 +266,7 @@ class DatasetPanel(QWidget):
         gallery.setStretchFactor(0, 3)
         gallery.setStretchFactor(1, 2)
         rv.addWidget(gallery, 1)
-        self.right_stack.addWidget(right)
-        self.problem_view = ProblemView(self.thumbnails.pool)
-        self.problem_view.back_requested.connect(self._on_problem_back_requested)
-        self.problem_view.leave_out_requested.connect(self.leave_out_requested)
-        self.right_stack.addWidget(self.problem_view)
-        split.addWidget(self.right_stack)
-        split.setStretchFactor(0, 2)
-        split.setStretchFactor(1, 3)
-        split.setSizes([500, 800])
-        return split
+        return right
 
     # -- what the main window calls -------------------------------------------------------
 

@@ -99,7 +99,14 @@ class RunColumn(QFrame):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(12, 10, 12, 10)
         layout.setSpacing(6)
+        layout.addLayout(self._build_head())
+        self._build_progress(layout)
+        self._build_notes(layout)
+        layout.addLayout(self._build_plots(), 1)
+        layout.addLayout(self._build_figures())
 
+    def _build_head(self) -> QHBoxLayout:
+        """The side's colour bar, title, subtitle and status chip."""
         head = QHBoxLayout()
         self.title = QLabel(VARIANT_TITLES.get(self.variant, self.variant))
         self.title.setObjectName("ColumnTitle")
@@ -118,8 +125,10 @@ class RunColumn(QFrame):
         head.addSpacing(6)
         head.addWidget(self.subtitle, 1)
         head.addWidget(self.chip)
-        layout.addLayout(head)
+        return head
 
+    def _build_progress(self, layout: QVBoxLayout) -> None:
+        """The progress bar, and under it the detail line and the ETA."""
         self.progress = QProgressBar()
         self.progress.setRange(0, 1000)
         self.progress.setTextVisible(False)
@@ -141,10 +150,9 @@ class RunColumn(QFrame):
         detail.addWidget(self.eta)
         layout.addLayout(detail)
 
-        row = QHBoxLayout()
-        row.setSpacing(8)
-        col = plots.color(self.variant)
-        self.loss_plot = plots.make_plot("Training loss", "epoch", "loss")
+    def _build_notes(self, layout: QVBoxLayout) -> None:
+        """The plots' key, and the notes shown instead of the plots when there is nothing to
+        draw (a speed-only comparison, a column still waiting)."""
         key_label = self.key_label = QLabel(plots.key_html(plots.loss_key(self.variant)))
         key_label.setTextFormat(Qt.TextFormat.RichText)
         key_label.setWordWrap(True)
@@ -167,6 +175,13 @@ class RunColumn(QFrame):
         self.waiting_note.setMinimumHeight(120)
         self.waiting_note.hide()
         layout.addWidget(self.waiting_note, 1)
+
+    def _build_plots(self) -> QHBoxLayout:
+        """The loss plot (per batch, per epoch, validation) beside the wall-time plot."""
+        row = QHBoxLayout()
+        row.setSpacing(8)
+        col = plots.color(self.variant)
+        self.loss_plot = plots.make_plot("Training loss", "epoch", "loss")
         self.batch_smooth = plots.line(self.loss_plot, col, width=2, name="per batch (smoothed)")
         # Thousands of batches on a few hundred pixels: draw at most a couple per pixel.
         self.batch_smooth.setDownsampling(auto=True, method="peak")
@@ -181,8 +196,10 @@ class RunColumn(QFrame):
             w.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Expanding)
             w.setMinimumWidth(140)  # three columns side by side on a laptop screen
             row.addWidget(w, 1)
-        layout.addLayout(row, 1)
+        return row
 
+    def _build_figures(self) -> QGridLayout:
+        """The run's figures, three to a row, each a caption over its value."""
         grid = QGridLayout()
         grid.setHorizontalSpacing(18)
         grid.setVerticalSpacing(0)
@@ -204,7 +221,7 @@ class RunColumn(QFrame):
             self.figures[key] = value
         for c in range(3):
             grid.setColumnStretch(c, 1)
-        layout.addLayout(grid)
+        return grid
 
     # -- what the runs view calls -----------------------------------------------------------
 

@@ -24,7 +24,7 @@ MIXER_CHANNEL_MLP = 256
 
 def _application(name: str) -> Callable[[int, int], Any]:
     def build(image_size: int, num_classes: int) -> Any:
-        import keras
+        import keras  # lazy: the window imports this module; Keras is for the worker
 
         inputs = keras.Input(shape=(image_size, image_size, 3))
         x = inputs
@@ -51,7 +51,7 @@ def _application(name: str) -> Callable[[int, int], Any]:
 
 def _patches(inputs: Any) -> Any:
     """8x8 patches, each projected to DIM: a strided convolution, then one token per patch."""
-    import keras
+    import keras  # lazy: the window imports this module; Keras is for the worker
 
     x = keras.layers.Conv2D(DIM, PATCH, strides=PATCH, name="patches")(inputs)
     grid = x.shape[1] * x.shape[2]
@@ -59,7 +59,7 @@ def _patches(inputs: Any) -> Any:
 
 
 def _position_embedding() -> Any:
-    import keras
+    import keras  # lazy: the window imports this module; Keras is for the worker
 
     class PositionEmbedding(keras.layers.Layer):  # type: ignore[misc]  # Keras is untyped
         """A learned vector added to each token (ViT's position embedding)."""
@@ -79,7 +79,7 @@ def _position_embedding() -> Any:
 
 def _channel_mlp(x: Any, block: int, hidden: int, name: str) -> Any:
     """The second half of a ViT or Mixer block: LayerNorm → GELU MLP over the channels → add."""
-    import keras
+    import keras  # lazy: the window imports this module; Keras is for the worker
 
     layers = keras.layers
     y = layers.LayerNormalization(epsilon=1e-6, name=f"block{block}_norm2")(x)
@@ -91,7 +91,7 @@ def _channel_mlp(x: Any, block: int, hidden: int, name: str) -> Any:
 def build_vit(image_size: int, num_classes: int) -> Any:
     """Patches → position embedding → 4 × (LayerNorm → MultiHeadAttention → add, LayerNorm →
     GELU MLP → add) → LayerNorm → mean over tokens → head."""
-    import keras
+    import keras  # lazy: the window imports this module; Keras is for the worker
 
     layers = keras.layers
     inputs = keras.Input(shape=(image_size, image_size, 3))
@@ -109,7 +109,7 @@ def build_vit(image_size: int, num_classes: int) -> Any:
 def build_mixer(image_size: int, num_classes: int) -> Any:
     """Patches → 4 × (LayerNorm → token-mixing GELU MLP across patches → add, LayerNorm →
     channel-mixing GELU MLP → add) → LayerNorm → mean over tokens → head."""
-    import keras
+    import keras  # lazy: the window imports this module; Keras is for the worker
 
     layers = keras.layers
     inputs = keras.Input(shape=(image_size, image_size, 3))

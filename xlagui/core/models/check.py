@@ -33,7 +33,12 @@ from xlagui.core.events import (
     plain,
     write_event,
 )
+from xlagui.core.flops import article_cnn_shapes, hlo_flops
+from xlagui.core.model import compile_model, default_loss, head_units
+from xlagui.core.models.build import load
+from xlagui.core.models.files import ModelFileError, input_size
 from xlagui.core.task import Cancelled, TaskState
+from xlagui.core.worker_process import worker_env
 
 CHECK_TIMEOUT_SECONDS = 600.0
 POLL_SECONDS = 0.2  # how often a running check looks at its TaskState
@@ -88,8 +93,6 @@ def check_models(
 
     With `state`, a request to stop kills the worker and raises `Cancelled` (the window checks
     a model while the user may still change it)."""
-    from xlagui.core.worker_process import worker_env
-
     spec = specs[0]
     with tempfile.TemporaryDirectory(prefix="xlagui-check-") as tmp:
         folder = Path(tmp)
@@ -179,7 +182,7 @@ def memory_estimate(model: Any, batch_size: int) -> dict[str, int]:
     layer's output kept for the backward pass plus its gradient: 2 × outputs × 4 bytes), and
     TensorFlow's own (`TENSORFLOW_BYTES`). An estimate: XLA and TensorFlow free and fuse
     differently, and the input pipeline's buffers are not in it."""
-    import numpy as np
+    import numpy as np  # lazy: worker side only; the window starts without NumPy
 
     def nbytes(variables: Any) -> int:
         return sum(int(prod(v.shape)) * np.dtype(str(v.dtype)).itemsize for v in variables)
@@ -212,8 +215,6 @@ def _step_flops(tf: Any, model: Any, x: Any, y: Any) -> tuple[float, float]:
     """FLOPs of one training step on (x, y) and of the forward pass per image, counted from the
     HLO XLA would compile (`xlagui.core.flops.hlo_flops`). Keras' own `train_step`, the very
     function `fit` runs, is wrapped so that its HLO can be asked for; nothing is compiled."""
-    from xlagui.core.flops import hlo_flops
-
     train = tf.function(lambda a, b: model.train_step((a, b)), jit_compile=True)
     forward = tf.function(lambda a: model(a, training=False), jit_compile=True)
     step = hlo_flops(train.experimental_get_compiler_ir(x, y)(stage="hlo"))
@@ -222,13 +223,10 @@ def _step_flops(tf: Any, model: Any, x: Any, y: Any) -> tuple[float, float]:
 
 
 def _check(spec: ModelCheckSpec) -> ModelEvent:
+    # lazy: worker side only; the window imports this module and must start without TensorFlow
     import keras
     import numpy as np
     import tensorflow as tf
-
-    from xlagui.core.model import compile_model, default_loss, head_units
-    from xlagui.core.models.build import load
-    from xlagui.core.models.files import input_size
 
     keras.mixed_precision.set_global_policy("float32")
     tf.config.optimizer.set_jit(False)
@@ -285,8 +283,6 @@ def check_main(spec_paths: list[str], events: TextIO) -> int:
 
 
 def _check_one(spec_path: str, events: TextIO) -> int:
-    from xlagui.core.models.files import ModelFileError
-
     try:
         spec = ModelCheckSpec.from_json(Path(spec_path).read_text(encoding="utf-8"))
     except (OSError, ProtocolError) as exc:
@@ -317,8 +313,6 @@ def _check_one(spec_path: str, events: TextIO) -> int:
 def article_cnn_memory(image_size: int, num_classes: int, batch_size: int) -> dict[str, int]:
     """`memory_estimate`'s parts for the article's CNN, worked out from its shapes without
     Keras (its parameters and Adam's two moments, every layer's output and its gradient)."""
-    from xlagui.core.flops import article_cnn_shapes
-
     shapes = article_cnn_shapes(image_size, num_classes)
     params = sum(s.params for s in shapes)
     outputs = sum(prod(s.output_shape) for s in shapes)
@@ -353,7 +347,7 @@ def memory_guard(per_worker_bytes: int, workers: int, available: int | None = No
     """`per_worker_bytes` × `workers` against `psutil.virtual_memory().available` (or
     `available`, for tests)."""
     if available is None:
-        import psutil
+        import psutil  # lazy: keeps psutil off the window's start-up
 
         available = int(psutil.virtual_memory().available)
     return MemoryGuard(per_worker_bytes, max(1, workers), available)

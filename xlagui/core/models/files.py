@@ -81,7 +81,7 @@ def input_size(model: Any, path: Path) -> int | None:
 def load_keras(path: Path, num_classes: int, new_head: bool) -> LoadedModel:
     """A saved `.keras` model, loaded with `safe_mode=True`; with `new_head`, its last layer
     replaced by the head for `num_classes`."""
-    import keras
+    import keras  # lazy: the window imports this module; Keras is for the worker
 
     try:
         # compile=False: the optimizer's saved state is not wanted (every arm starts fresh) and
@@ -174,7 +174,7 @@ def _def_line(func: Any) -> int | None:
 def load_python(path: Path, image_size: int, num_classes: int) -> LoadedModel:
     """The model a user's Python file builds: `build_model((image_size, image_size, 3),
     num_classes)`, and `compile_args()` (optimizer and loss) where the file defines it."""
-    import keras
+    import keras  # lazy: the window imports this module; Keras is for the worker
 
     module = _import(path)
     build = getattr(module, "build_model", None)
