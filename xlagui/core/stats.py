@@ -266,29 +266,10 @@ def compare_runs(
     xla = [r for r in runs if r.variant == "xla" and r.summary.epochs_done]
     c = Comparison(runs_compared={"baseline": len(base), "xla": len(xla)})
     c.notes = run_notes([*runs, *measure_runs])
-    for r in [*xla, *(m for m in measure_runs if m.variant == "xla")]:
-        if not r.xla_compiled:
-            c.valid = False
-            c.problems.append(
-                f"run {r.run_id} asked for XLA ({r.xla_mode}) but XLA compiled nothing: "
-                "it is not an XLA run and is not compared as one"
-            )
-    for r in [*base, *(m for m in measure_runs if m.variant == "baseline")]:
-        if r.xla_compiled:
-            c.valid = False
-            c.problems.append(f"baseline run {r.run_id} shows XLA compiling: it is no baseline")
+    _check_evidence(c, [*xla, *(m for m in measure_runs if m.variant == "xla")],
+                    [*base, *(m for m in measure_runs if m.variant == "baseline")])
     if interleaved is not None and interleaved.ratio is not None:
-        c.interleaved = interleaved
-        c.speedup = interleaved_speedup(interleaved)
-        c.runs_compared["interleaved_pairs"] = interleaved.pairs
-        b, x = interleaved.baseline, interleaved.xla
-        if b is not None and x is not None:
-            c.baseline_steady_step_seconds = b.steady_step_seconds
-            c.xla_steady_step_seconds = x.steady_step_seconds
-            if x.compile_seconds is not None:
-                extra = x.compile_seconds - (b.compile_seconds or 0.0)
-                c.extra_compile_seconds = extra if extra > 0 else None
-            c.compile_measured_on = "first step beyond the steady steps, XLA minus baseline"
+        _interleaved_figures(c, interleaved)
     if not base or not xla:
         if c.interleaved is not None:
             _memory(
@@ -304,12 +285,56 @@ def compare_runs(
         c.verdict_kind = NOT_COMPARED
         c.verdict = "Not compared: " + c.problems[-1] + "."
         return c
+    _epoch_figures(c, base, xla)
+    _memory(c, base, xla)
+    _accuracy_parity(c, base, xla, chance)
+    c.verdict_kind = SPEED_MEASURED if c.speedup is not None else NO_SPEED
+    c.verdict = verdict(c)
+    return c
 
+
+def _check_evidence(c: Comparison, xla: Sequence[RunRecord], base: Sequence[RunRecord]) -> None:
+    """An XLA run in which XLA compiled nothing, or a baseline in which it compiled, makes the
+    comparison invalid, each said."""
+    for r in xla:
+        if not r.xla_compiled:
+            c.valid = False
+            c.problems.append(
+                f"run {r.run_id} asked for XLA ({r.xla_mode}) but XLA compiled nothing: "
+                "it is not an XLA run and is not compared as one"
+            )
+    for r in base:
+        if r.xla_compiled:
+            c.valid = False
+            c.problems.append(f"baseline run {r.run_id} shows XLA compiling: it is no baseline")
+
+
+def _interleaved_figures(c: Comparison, interleaved: InterleavedSummary) -> None:
+    """The headline from the interleaved measurement: the speed-up, the steady steps and the
+    compile cost in the first step."""
+    c.interleaved = interleaved
+    c.speedup = interleaved_speedup(interleaved)
+    c.runs_compared["interleaved_pairs"] = interleaved.pairs
+    b, x = interleaved.baseline, interleaved.xla
+    if b is not None and x is not None:
+        c.baseline_steady_step_seconds = b.steady_step_seconds
+        c.xla_steady_step_seconds = x.steady_step_seconds
+        if x.compile_seconds is not None:
+            extra = x.compile_seconds - (b.compile_seconds or 0.0)
+            c.extra_compile_seconds = extra if extra > 0 else None
+        c.compile_measured_on = "first step beyond the steady steps, XLA minus baseline"
+
+
+def _epoch_figures(c: Comparison, base: Sequence[RunRecord], xla: Sequence[RunRecord]) -> None:
+    """What the training runs add: the epoch-based speed-up (across repeats, or across
+    epochs after the first), steady and total times, the compile cost in the first epoch when
+    nothing was measured interleaved, and the break-even epoch."""
     base_steady = [r.summary.steady_epoch_seconds for r in base]
     xla_steady = [r.summary.steady_epoch_seconds for r in xla]
     base_known = [v for v in base_steady if v is not None]
     xla_known = [v for v in xla_steady if v is not None]
-    if len(base) >= 2 and len(xla) >= 2 and len(base_known + xla_known) == len(base + xla):
+    all_known = len(base_known) == len(base) and len(xla_known) == len(xla)
+    if len(base) >= 2 and len(xla) >= 2 and all_known:
         c.speedup_epochs = ratio_interval(
             base_known, xla_known, f"95% CI across {min(len(base), len(xla))} repeats"
         )
@@ -322,7 +347,6 @@ def compare_runs(
             c.problems.append("too few epochs for a steady-state time: run at least 2")
     if c.speedup is None:
         c.speedup = c.speedup_epochs
-
     c.baseline_steady_seconds = _mean(base_steady)
     c.xla_steady_seconds = _mean(xla_steady)
     c.baseline_total_seconds = _mean([r.summary.total_seconds for r in base])
@@ -344,11 +368,6 @@ def compare_runs(
         c.xla_steady_seconds,
         c.speedup,
     )
-    _memory(c, base, xla)
-    _accuracy_parity(c, base, xla, chance)
-    c.verdict_kind = SPEED_MEASURED if c.speedup is not None else NO_SPEED
-    c.verdict = verdict(c)
-    return c
 
 
 def _memory(c: Comparison, base: Sequence[RunRecord], xla: Sequence[RunRecord]) -> None:
