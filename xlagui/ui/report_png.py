@@ -280,7 +280,6 @@ class ReportFigure(QWidget):
         self.setObjectName("ReportFigure")
         self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
         self.setStyleSheet(FIGURE_STYLE)
-        c = report.config
         root = self._root = QVBoxLayout(self)
         # No size constraint: the figure is sized by `render`, and a top-level minimum size
         # makes some platforms (offscreen) complain.
@@ -288,26 +287,46 @@ class ReportFigure(QWidget):
         root.setContentsMargins(36, 28, 36, 28)
         root.setSpacing(16)
 
+        self._add_heading(root, report)
+        comp = report.comparison
+        self.arm_chart: ArmChart | None = None
+        self._add_arms(root, report)
+        # A speed-only comparison trained nothing: no empty loss and wall-time panels.
+        self.side_plots: list[_SidePlots] = []
+        bottom = QHBoxLayout()
+        bottom.setSpacing(16)
+        if report.runs:
+            self._add_training(root, bottom, report)
+        summary = _kv(fmt.comparison_rows(comp) if comp is not None else [])
+        bottom.addWidget(_box("Summary", summary), 6)
+        root.addLayout(bottom)
+        self._add_limits(root, comp)
+        self._add_footer(root, report)
+
+    def _add_heading(self, root: QVBoxLayout, report: ComparisonReport) -> None:
+        """The title, what was compared, the dataset and environment boxes and the verdict."""
+        c = report.config
         root.addWidget(_label(report.title(), "Title"))
         root.addWidget(_label(
             f"Baseline (XLA off) vs XLA ({fmt.mode_words('xla', c.xla.value)})"
             + (f" and {', '.join(c.arms)}" if c.arms else "") + " · "
             f"{fmt.created(report.created)} · xlagui {report.app_version}", "Sub"))
-
         info = QHBoxLayout()
         info.setSpacing(16)
         info.addWidget(_box("Dataset", _kv(fmt.dataset_words(report))), 1)
         info.addWidget(_box("Environment", _kv(fmt.environment_words(report))), 1)
         root.addLayout(info)
-
         comp = report.comparison
         verdict = fmt.question_verdict(comp) if comp is not None else "Not compared yet."
         colour = "#202124" if comp is not None and comp.valid else SEVERITY_COLORS["error"]
         v = _label(verdict, "Section")
         v.setStyleSheet(f"color: {colour}; font-size: 21px;")
         root.addWidget(v)
-        # The other levers, ranked: only when the comparison measured arms beyond XLA.
-        self.arm_chart: ArmChart | None = None
+
+    def _add_arms(self, root: QVBoxLayout, report: ComparisonReport) -> None:
+        """The other levers ranked (only when the comparison measured arms beyond XLA), the
+        recommendation, and a panel per arm beyond the XLA side, as many to a row as fit."""
+        comp = report.comparison
         if comp is not None and fmt.other_arms(comp):
             self.arm_chart = ArmChart(fmt.arm_bars(comp))
             arms = QHBoxLayout()
@@ -321,7 +340,6 @@ class ReportFigure(QWidget):
                 rec = _label(comp.recommendation, "Section")
                 rec.setStyleSheet("color: #202124; font-size: 18px;")
                 root.addWidget(rec)
-        # A panel per arm beyond the XLA side, as many to a row as fit legibly.
         self.arm_panels = [_ArmPanel(report, a) for a in fmt.extra_arms(comp)]
         for first in range(0, len(self.arm_panels), ARM_PANELS_PER_ROW):
             panels = QHBoxLayout()
@@ -332,17 +350,9 @@ class ReportFigure(QWidget):
                 panels.addStretch(1)  # a last, short row keeps the panels' width
             root.addLayout(panels)
 
-        # A speed-only comparison trained nothing: no empty loss and wall-time panels.
-        self.side_plots: list[_SidePlots] = []
-        bottom = QHBoxLayout()
-        bottom.setSpacing(16)
-        if report.runs:
-            self._add_training(root, bottom, report)
-        summary = _kv(fmt.comparison_rows(comp) if comp is not None else [])
-        bottom.addWidget(_box("Summary", summary), 6)
-        root.addLayout(bottom)
-        self._add_limits(root, comp)
-
+    def _add_footer(self, root: QVBoxLayout, report: ComparisonReport) -> None:
+        """The runs table, what XLA did, the problems and notes, and the reproduce line."""
+        comp = report.comparison
         if report.runs:
             runs = QGridLayout()
             runs.setHorizontalSpacing(18)
