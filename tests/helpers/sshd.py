@@ -137,19 +137,21 @@ def start_sshd(folder: Path) -> SshServer:
     )
     cache = folder / "host-cache"
     cache.mkdir(exist_ok=True)
-    process = subprocess.Popen(
-        [SSHD, "-D", "-f", str(folder / "sshd_config"), "-E", str(folder / "sshd.log")],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
+    # Its messages go to sshd.log (-E; what it says before reading that option, to the same
+    # file), which a failure to start quotes.
+    with (folder / "sshd.log").open("wb") as log:
+        process = subprocess.Popen(
+            [SSHD, "-D", "-f", str(folder / "sshd_config"), "-E", str(folder / "sshd.log")],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=log,
+        )
     server = SshServer(folder, port, config, host_python(folder, cache), cache, process)
     deadline = time.monotonic() + 20
     while True:
         if process.poll() is not None:
-            err = (process.stderr.read() if process.stderr else b"").decode(errors="replace")
             raise SshdError(f"sshd exited with status {process.returncode}: "
-                            f"{err.strip()} {server.log().strip()}")
+                            f"{server.log().strip()}")
         probe = subprocess.run(
             ["ssh", "-F", str(config), "-o", "BatchMode=yes", ALIAS, "--", "true"],
             stdin=subprocess.DEVNULL, capture_output=True, timeout=30,

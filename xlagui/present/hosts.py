@@ -63,7 +63,8 @@ def dataset_line(dataset: HostDataset, host: str) -> str:
 
 def error_text(exc: RemoteError) -> str:
     """The error and what to do, for a person."""
-    return f"{exc.message}. {exc.hint}" if exc.hint else exc.message
+    message = exc.message.rstrip(".")
+    return f"{message}. {exc.hint}" if exc.hint else message
 
 
 def machine_of(environment: Mapping[str, Any]) -> str:

@@ -138,9 +138,16 @@ def _copy(
                 tar.addfile(info, io.BytesIO(data))
             proc.stdin.close()
             returncode = proc.wait()
-        except (Cancelled, BrokenPipeError, OSError) as exc:
-            proc.kill()
-            proc.wait()
+        except (Cancelled, OSError) as exc:  # a stop, or the host stopped reading
+            if isinstance(exc, Cancelled):
+                proc.kill()
+            try:  # ssh's own exit status says whether the connection went
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+            with contextlib.suppress(OSError):
+                proc.stdin.close()
             _remove(ssh, partial)
             if isinstance(exc, Cancelled):
                 raise
