@@ -1,17 +1,17 @@
 """Machines in words: what the preflight found on a host (`xlagui hosts`, the window's Machine
-group), the copy of the dataset, and which machine a comparison was measured on (History)."""
+group), the copy of the dataset, and the machines side by side (History)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING
 
-from xlagui.core.remote.dataset import HostDataset
-from xlagui.core.remote.preflight import HostInfo
-from xlagui.core.remote.ssh import RemoteError
-from xlagui.present.format import size_bytes
+from xlagui.present.format import DASH, created, interval_words, seconds, size_bytes
 
-THIS_COMPUTER = "this computer"
+if TYPE_CHECKING:  # the window imports this at start-up: the records only where used
+    from xlagui.core.history import HistoryItem
+    from xlagui.core.remote.dataset import HostDataset
+    from xlagui.core.remote.preflight import HostInfo
+    from xlagui.core.remote.ssh import RemoteError
 
 
 def device_words(info: HostInfo) -> list[str]:
@@ -67,10 +67,24 @@ def error_text(exc: RemoteError) -> str:
     return f"{message}. {exc.hint}" if exc.hint else message
 
 
-def machine_of(environment: Mapping[str, Any]) -> str:
-    """Which machine a saved comparison was measured on: the SSH host it was reached by, else
-    the computer's own name (comparisons saved before SSH hosts have only that)."""
-    host = environment.get("host")
-    if host:
-        return str(host)
-    return str(environment.get("hostname") or "unknown machine")
+def side_by_side_rows(items: list[HistoryItem]) -> list[tuple[str, ...]]:
+    """(machine, device, XLA's speed-up there with its interval, baseline step, XLA step,
+    when) for each machine: every figure is that machine's own."""
+    rows: list[tuple[str, ...]] = []
+    for item in items:
+        speed = (
+            DASH if item.speedup is None
+            else interval_words(item.speedup, item.speedup_low, item.speedup_high)
+        )
+        rows.append((
+            item.machine,
+            item.device or DASH,
+            speed,
+            seconds(item.baseline_step_seconds),
+            seconds(item.xla_step_seconds),
+            created(item.created),
+        ))
+    return rows
+
+
+SIDE_BY_SIDE_COLUMNS = ("Machine", "Device", "XLA there", "Baseline step", "XLA step", "When")

@@ -63,6 +63,14 @@ class RemoteHost:
             ssh.close()
             raise
 
+    @classmethod
+    def reopen(cls, target: SshTarget, info: HostInfo) -> RemoteHost:
+        """Log in again to a host whose preflight answered `info` moments ago (the window's
+        Machine group checked it when it was chosen): no second preflight before a run."""
+        ssh = Ssh(target)
+        ssh.open()
+        return cls(ssh, info)
+
     @property
     def target(self) -> SshTarget:
         return self.ssh.target

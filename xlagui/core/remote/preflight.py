@@ -31,6 +31,7 @@ from xlagui.core.remote.ssh import (
     last_lines,
     quote,
 )
+from xlagui.core.task import TaskState
 
 # Importing TensorFlow and listing GPUs takes seconds, a first CUDA initialisation longer.
 PREFLIGHT_TIMEOUT_SECONDS = 180.0
@@ -106,8 +107,11 @@ def install_command(target: SshTarget) -> str:
     return f"{target.python} -m pip install 'xlagui=={__version__}'"
 
 
-def preflight(ssh: Ssh, timeout: float = PREFLIGHT_TIMEOUT_SECONDS) -> HostInfo:
-    """Ask the host what it has; raise the `RemoteError` that stops a comparison there."""
+def preflight(
+    ssh: Ssh, timeout: float = PREFLIGHT_TIMEOUT_SECONDS, state: TaskState | None = None
+) -> HostInfo:
+    """Ask the host what it has; raise the `RemoteError` that stops a comparison there
+    (`Cancelled` when `state` asks to stop first)."""
     target = ssh.target
     t0 = time.perf_counter()
     command = (
@@ -115,7 +119,7 @@ def preflight(ssh: Ssh, timeout: float = PREFLIGHT_TIMEOUT_SECONDS) -> HostInfo:
         f"{quote(__version__)} {PROTOCOL_VERSION}"
     )
     try:
-        proc = ssh.run(command, timeout=timeout)
+        proc = ssh.run(command, timeout=timeout, state=state)
     except subprocess.TimeoutExpired:
         raise RemoteCommandFailed(
             f"the preflight on {target.host} did not answer within {timeout:.0f} s",
@@ -189,11 +193,12 @@ def _json_line(line: str) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
-def check_host(target: SshTarget) -> HostInfo:
-    """The preflight alone (`xlagui hosts`, the window's Machine group): connect, ask, close."""
+def check_host(target: SshTarget, state: TaskState | None = None) -> HostInfo:
+    """The preflight alone (`xlagui hosts`, the window's Machine group): connect, ask, close.
+    With `state`, a request to stop ends it (`Cancelled`)."""
     with Ssh(target) as ssh:
         ssh.open()
-        return preflight(ssh)
+        return preflight(ssh, state=state)
 
 
 __all__ = [

@@ -16,10 +16,13 @@ import shlex
 import shutil
 import subprocess
 import tempfile
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
+
+from xlagui.core.task import Cancelled, TaskState
 
 DEFAULT_PYTHON = "python3"
 CONNECT_TIMEOUT_SECONDS = 15
@@ -28,6 +31,7 @@ CONNECT_TIMEOUT_SECONDS = 15
 SERVER_ALIVE = ("ServerAliveInterval=15", "ServerAliveCountMax=3")
 # How long the master connection outlives its last user (a crashed app leaves none for long).
 CONTROL_PERSIST_SECONDS = 120
+POLL_SECONDS = 0.1  # how often a command that can be stopped checks whether it should
 
 
 @dataclass(frozen=True)
@@ -284,16 +288,46 @@ class Ssh:
         shutil.rmtree(folder, ignore_errors=True)
 
     def run(
-        self, command: str, *, input: bytes | None = None, timeout: float | None = None
+        self,
+        command: str,
+        *,
+        input: bytes | None = None,
+        timeout: float | None = None,
+        state: TaskState | None = None,
     ) -> subprocess.CompletedProcess[bytes]:
-        """Run `command` on the host and wait; the caller reads the exit status."""
-        return subprocess.run(
+        """Run `command` on the host and wait; the caller reads the exit status. With `state`,
+        a request to stop kills the local ssh (which ends the command there: its stdin closes)
+        and raises `Cancelled`."""
+        if state is None:
+            return subprocess.run(
+                self.argv(command),
+                input=input,
+                stdin=None if input is not None else subprocess.DEVNULL,
+                capture_output=True,
+                timeout=timeout,
+            )
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with subprocess.Popen(
             self.argv(command),
-            input=input,
-            stdin=None if input is not None else subprocess.DEVNULL,
-            capture_output=True,
-            timeout=timeout,
-        )
+            stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        ) as proc:
+            pending = input
+            while True:
+                try:
+                    out, err = proc.communicate(pending, timeout=POLL_SECONDS)
+                    break
+                except subprocess.TimeoutExpired:
+                    pending = None  # communicate keeps sending what it started with
+                    late = deadline is not None and time.monotonic() > deadline
+                    if state.is_interruption_requested() or late:
+                        proc.kill()
+                        proc.communicate()
+                        if late:
+                            raise
+                        raise Cancelled() from None
+            return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
 
     def check(
         self, command: str, *, input: bytes | None = None, timeout: float | None = None,
@@ -337,6 +371,28 @@ class Ssh:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def config_hosts(path: Path | None = None) -> list[str]:
+    """The hosts named in an ssh configuration file (`~/.ssh/config` by default), for a
+    picker: each `Host` alias without wildcards or negations, in the file's order. `Include`d
+    files are not followed ([] when there is no such file)."""
+    path = path or Path.home() / ".ssh" / "config"
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return []
+    hosts: list[str] = []
+    for line in text.splitlines():
+        words = line.strip().split()
+        if len(words) < 2 or words[0].lower() != "host":
+            continue
+        for alias in words[1:]:
+            if alias.startswith("#"):
+                break
+            if not any(c in alias for c in "*?!") and alias not in hosts:
+                hosts.append(alias)
+    return hosts
 
 
 def quote(word: str) -> str:
