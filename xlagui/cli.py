@@ -411,6 +411,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
     # nothing behind.
     host = _connect(target, console) if target is not None else None
     try:
+        if host is not None and not host.info.has_device(config.device):
+            devices = ", ".join(d.id for d in host.info.devices)
+            raise ConfigError(f"{host.target.host} has no device {config.device} "
+                              f"(TensorFlow sees: {devices})")
         try:
             check_writable(out)
         except SaveError as exc:

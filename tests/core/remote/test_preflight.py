@@ -158,3 +158,17 @@ def test_remote_options_need_a_host(capsys: pytest.CaptureFixture[str]) -> None:
     assert "--remote-data is a folder on the --host" in capsys.readouterr().err
     assert main(["compare", "--demo", "--host=-oProxyCommand=x"]) == 2
     assert "cannot start with '-'" in capsys.readouterr().err
+
+
+@pytest.mark.tf
+def test_a_device_the_host_lacks_is_refused_before_anything_runs(
+    sshd: SshServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = tiny_split_dataset(tmp_path / "d", train=4, test=1)
+    out = tmp_path / "out"
+    code = main(["compare", str(data), "--quick", "--image-size", "48", "--batch", "4",
+                 "--device", "gpu:63", "--host", ALIAS, "--ssh-config", str(sshd.config),
+                 "--remote-python", str(sshd.python), "--out", str(out)])
+    assert code == 2
+    assert f"{ALIAS} has no device gpu:63 (TensorFlow sees: cpu" in capsys.readouterr().err
+    assert not out.exists() and not masters()

@@ -89,6 +89,13 @@ class HostInfo:
     python_command: str = "python3"  # the host's Python, as given
     seconds: float = 0.0  # how long the preflight took
 
+    def has_device(self, device: str) -> bool:
+        """Whether `device` (as `--device` takes it: cpu, gpu:N, all) is there."""
+        ids = {d.id for d in self.devices}
+        if device == "all":
+            return any(d.kind == "GPU" for d in self.devices)
+        return device == "cpu" or device in ids
+
     def environment(self) -> dict[str, Any]:
         return {
             "host": self.host,
