@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import platform
 import sys
+import tempfile
 from importlib import metadata
 from pathlib import Path
 
@@ -137,8 +138,10 @@ def test_each_way_a_host_cannot_measure_has_its_own_message(
 
 def test_no_ssh_client_is_said_so(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("PATH", str(tmp_path))  # a PATH without ssh
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # where a control folder would go
     with pytest.raises(NoSsh, match="no ssh command on this computer"):
         check_host(SshTarget(ALIAS))
+    assert list(tmp_path.iterdir()) == []  # no control folder left behind
 
 
 def test_a_host_that_cannot_measure_leaves_no_output_folder(

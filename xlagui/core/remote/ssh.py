@@ -227,6 +227,7 @@ class Ssh:
         `RemoteError` of a failed login (unreachable, unknown host, refused key)."""
         if self._control_dir is not None:
             return
+        ssh_binary()  # no ssh: said before anything is made
         # A short folder: a socket's path is limited to about 100 characters.
         folder = Path(tempfile.mkdtemp(prefix="xlagui-ssh-"))
         argv = [
