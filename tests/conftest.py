@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import os
+import subprocess
 from collections.abc import Iterator
 
 import pytest
+
+from tests.helpers.sshd import SshdError, SshServer, start_sshd
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 # The machine-limits probe (seconds of real TensorFlow) runs only where a test asks for it.
@@ -24,3 +27,15 @@ def _xlagui_dirs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
             os.environ.pop(key, None)
         else:
             os.environ[key] = value
+
+
+@pytest.fixture(scope="session")
+def sshd(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SshServer]:
+    """A real OpenSSH server on localhost (tests/helpers/sshd.py), one for the session. A test
+    that needs it fails with the reason when it cannot start: it is never skipped."""
+    try:
+        server = start_sshd(tmp_path_factory.mktemp("sshd"))
+    except (SshdError, OSError, subprocess.SubprocessError) as exc:
+        pytest.fail(f"could not start an OpenSSH server for the SSH tests: {exc}")
+    yield server
+    server.stop()

@@ -6,6 +6,7 @@
     xlagui demo-data DIR                 write the demo elephant set to DIR
     xlagui inspect FOLDER [--json]       what XLA did in a comparison's (or one run's) XLA runs
     xlagui models                        the built-in models (compare --model NAME|FILE)
+    xlagui hosts HOST                    what an SSH host has for a comparison (compare --host)
 
 Nothing here imports TensorFlow or Qt at module level: training runs in worker processes, and
 the GUI is imported only when the window is asked for.
@@ -14,11 +15,12 @@ the GUI is imported only when the window is asked for.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as _dt
 import json
 import signal
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any
@@ -34,17 +36,20 @@ from xlagui.core.config import (
     check_batch_fits,
     parse_model,
 )
+from xlagui.core.remote.ssh import RemoteError, SshTarget
 
 if TYPE_CHECKING:  # imported where used: the command line starts without them
     from rich.console import Console
 
     from xlagui.core.events import ModelEvent
     from xlagui.core.exclusions import Exclusions
+    from xlagui.core.remote.host import RemoteHost
     from xlagui.core.report import ComparisonReport
     from xlagui.core.scan import DatasetScan
     from xlagui.core.task import TaskState
+    from xlagui.core.worker_process import Transport
 
-COMMANDS = ("scan", "compare", "demo-data", "inspect", "models", "gui")
+COMMANDS = ("scan", "compare", "demo-data", "inspect", "models", "hosts", "gui")
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_CANCELLED = 0, 1, 2, 130
 
 
@@ -163,6 +168,14 @@ def _parser() -> argparse.ArgumentParser:
         "to paste into an issue or a pull request (the progress and summary go to stderr); "
         "it is written to OUT/comparison.md either way",
     )
+    _host_arguments(c, required=False)
+    c.add_argument(
+        "--remote-data",
+        metavar="PATH",
+        default="",
+        help="with --host: the dataset folder as it already is on the host (same files, same "
+        "relative paths), instead of copying it into the host's cache",
+    )
 
     i = sub.add_parser(
         "inspect",
@@ -179,10 +192,39 @@ def _parser() -> argparse.ArgumentParser:
     m.add_argument("--image-size", type=int, default=DEFAULTS["image_size"])
     m.add_argument("--classes", type=int, default=2, help="class count (default 2)")
 
+    h = sub.add_parser(
+        "hosts",
+        help="the preflight of an SSH host: versions, devices, CPU, free disk (compare --host)",
+    )
+    _host_arguments(h, required=True)
+    h.add_argument("--json", action="store_true", help="print what was found as JSON")
+
     d = sub.add_parser("demo-data", help="write the demo elephant dataset to a folder")
     d.add_argument("dest", type=Path)
     d.add_argument("--seed", type=int, default=DEFAULTS["seed"])
     return p
+
+
+def _host_arguments(p: argparse.ArgumentParser, *, required: bool) -> None:
+    if required:
+        p.add_argument("host", help="user@host, or a Host alias of your ssh configuration")
+    else:
+        p.add_argument(
+            "--host",
+            metavar="HOST",
+            default="",
+            help="run every worker on this SSH host (user@host or an alias of ~/.ssh/config); "
+            "both sides are measured there",
+        )
+    p.add_argument(
+        "--remote-python",
+        metavar="PY",
+        default="python3",
+        help="the host's Python with TensorFlow and this xlagui (default python3)",
+    )
+    p.add_argument(
+        "--ssh-config", metavar="FILE", default="", help="an ssh configuration file (ssh -F)"
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -215,9 +257,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_inspect(args)
         if args.command == "models":
             return cmd_models(args)
+        if args.command == "hosts":
+            return cmd_hosts(args)
         return cmd_gui(args)
     except ConfigError as exc:
         _console(stderr=True).print(f"[red]error:[/red] {exc}", soft_wrap=True)
+        return EXIT_USAGE
+    except RemoteError as exc:
+        from xlagui.present.hosts import error_text
+
+        _console(stderr=True).print(f"[red]error:[/red] {error_text(exc)}", soft_wrap=True)
         return EXIT_USAGE
 
 
@@ -338,9 +387,10 @@ def compare_config(args: argparse.Namespace) -> RunConfig:
 def cmd_compare(args: argparse.Namespace) -> int:
     from xlagui.console import print_summary
     from xlagui.core.compare import CLOSING, SaveError, check_writable, new_report
-    from xlagui.core.task import TaskState
+    from xlagui.core.task import Cancelled, TaskState
 
     config = compare_config(args)
+    target = _target(args)
     if args.quick and args.only:
         raise ConfigError("--quick measures both sides against each other; drop --only")
     if args.markdown and args.events:
@@ -372,10 +422,6 @@ def cmd_compare(args: argparse.Namespace) -> int:
     out = out.resolve()
     if _inside(out, Path(root).resolve()):
         raise ConfigError("the output folder must not be inside the dataset folder")
-    try:
-        check_writable(out)
-    except SaveError as exc:
-        raise ConfigError(str(exc)) from None
     render_report_png: Any = None
     if args.png:
         try:  # before training, not hours later
@@ -383,37 +429,61 @@ def cmd_compare(args: argparse.Namespace) -> int:
         except ImportError as exc:
             raise ConfigError(f"--png needs a working Qt: {exc}") from None
         render_report_png = report_png.render_report_png
-    report = new_report(
-        scan, config, demo=demo, exclusions=exclusions, model_check=model_check
-    )
-    config = report.config  # with the model's parameter count (and a model file's image size)
-    state = TaskState()
-    console.print(
-        f"Comparing on [bold]{report.dataset['name']}[/bold] ({train_count} training images, "
-        f"{len(trained.files_for('test'))} validation) — {config.epochs} epochs, batch "
-        f"{config.batch_size}, {config.image_size} px, {config.device}, XLA mode "
-        f"{config.xla.value}, model {config.model.label}"
-    )
-    _say_model(report, console)
-    only = {args.only} if args.only else None
-    restore_signals = _install_stop_signals(state, console, CLOSING)
+    # The preflight before the output folder is made: a host that cannot measure leaves
+    # nothing behind.
+    host = _connect(target, console) if target is not None else None
     summarised = skipped = False
     try:
-        _run(args, report, scan, out, state, only, console)
-        if only is None and config.quick and not state.is_interruption_requested():
-            # The answer first; then, for "What XLA did", the compile the measuring workers
-            # did not dump.
-            print_summary(console, report)
-            summarised = True
-            _inspect(report, scan, out, state, console)
-            skipped = state.is_interruption_requested()  # Ctrl+C skipped only the inspection
-    except SaveError as exc:
-        if not summarised:
-            print_summary(console, report)
-        console.print(f"[red]error:[/red] {exc}", soft_wrap=True)
-        return EXIT_FAILED
+        if host is not None and not host.info.has_device(config.device):
+            devices = ", ".join(d.id for d in host.info.devices)
+            raise ConfigError(f"{host.target.host} has no device {config.device} "
+                              f"(TensorFlow sees: {devices})")
+        try:
+            check_writable(out)
+        except SaveError as exc:
+            raise ConfigError(str(exc)) from None
+        report = new_report(
+            scan,
+            config,
+            demo=demo,
+            exclusions=exclusions,
+            model_check=model_check,
+            environment=host.environment() if host is not None else None,
+        )
+        config = report.config  # with the model's parameter count (and a file's image size)
+        state = TaskState()
+        console.print(
+            f"Comparing on [bold]{report.dataset['name']}[/bold] ({train_count} training "
+            f"images, {len(trained.files_for('test'))} validation) — {config.epochs} epochs, "
+            f"batch {config.batch_size}, {config.image_size} px, {config.device}, XLA mode "
+            f"{config.xla.value}, model {config.model.label}"
+        )
+        _say_model(report, console)
+        only = {args.only} if args.only else None
+        restore_signals = _install_stop_signals(state, console, CLOSING)
+        try:
+            with _on_machine(host, scan, config, out, state, console) as transport:
+                _run(args, report, scan, out, state, only, console, transport)
+                if only is None and config.quick and not state.is_interruption_requested():
+                    # The answer first; then, for "What XLA did", the compile the measuring
+                    # workers did not dump.
+                    print_summary(console, report)
+                    summarised = True
+                    _inspect(report, scan, out, state, console, transport)
+                    skipped = state.is_interruption_requested()  # Ctrl+C skipped only that
+        except SaveError as exc:
+            if not summarised:
+                print_summary(console, report)
+            console.print(f"[red]error:[/red] {exc}", soft_wrap=True)
+            return EXIT_FAILED
+        except Cancelled:
+            console.print("[yellow]stopped while copying the dataset; nothing measured[/yellow]")
+            return EXIT_CANCELLED
+        finally:
+            restore_signals()
     finally:
-        restore_signals()
+        if host is not None:
+            host.close()
     if not summarised:
         print_summary(console, report)
     if render_report_png is not None:
@@ -442,9 +512,15 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def _inspect(
-    report: ComparisonReport, scan: DatasetScan, out: Path, state: TaskState, console: Console
+    report: ComparisonReport,
+    scan: DatasetScan,
+    out: Path,
+    state: TaskState,
+    console: Console,
+    transport: Transport,
 ) -> None:
-    """A speed-only comparison's inspection compile (`compare.inspect_after_measurement`)."""
+    """A speed-only comparison's inspection compile (`compare.inspect_after_measurement`), on
+    the machine that measured it."""
     from xlagui.core.compare import inspect_after_measurement
 
     xla_arms = [r for r in report.measure_runs if r.xla_mode != "off"]
@@ -454,7 +530,7 @@ def _inspect(
         f"compiling {len(xla_arms)} XLA arm{'s' if len(xla_arms) > 1 else ''} once more with "
         "XLA's dump on, for “What XLA did” (xlagui inspect; Ctrl+C skips it)…"
     ):
-        inspect_after_measurement(report, scan, out, state)
+        inspect_after_measurement(report, scan, out, state, transport=transport)
     failed = [r.run_id for r in report.inspect_runs if r.status == "error"]
     if failed:
         console.print(f"[yellow]note:[/yellow] the inspection compile of {', '.join(failed)} "
@@ -470,6 +546,59 @@ def _write_markdown(report: ComparisonReport, path: Path) -> str:
     text = report_markdown(report)
     atomic_write_text(path, text)
     return text
+
+
+def _connect(target: SshTarget, console: Console) -> RemoteHost:
+    """Log in to the host and run its preflight (a `RemoteError` ends the command, status 2)."""
+    from xlagui.core.remote.host import RemoteHost
+    from xlagui.present.hosts import host_line
+
+    with console.status(f"connecting to {target.host} and asking what it has…"):
+        host = RemoteHost.connect(target)
+    console.print(host_line(host.info), soft_wrap=True)
+    return host
+
+
+@contextlib.contextmanager
+def _on_machine(
+    host: RemoteHost | None,
+    scan: DatasetScan,
+    config: RunConfig,
+    out: Path,
+    state: TaskState,
+    console: Console,
+) -> Iterator[Transport]:
+    """Where the workers run: this computer, or `host` with the dataset there (copied with a
+    progress bar, or found in its cache); the comparison's folder on the host goes after."""
+    from xlagui.core.worker_process import LOCAL
+
+    if host is None:
+        yield LOCAL
+        return
+    from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn
+
+    from xlagui.present.hosts import dataset_line
+
+    with Progress(
+        TextColumn(f"copying the dataset to {host.target.host}"),
+        BarColumn(),
+        DownloadColumn(),
+        console=console,
+        transient=True,
+    ) as bar:
+        task = bar.add_task("copy", total=None)
+        transport = host.prepare(
+            scan,
+            config,
+            out,
+            state,
+            on_progress=lambda done, total: bar.update(task, completed=done, total=total),
+        )
+    console.print(dataset_line(transport.dataset, host.target.host), soft_wrap=True)
+    try:
+        yield transport
+    finally:
+        transport.close()
 
 
 def _check_model(config: RunConfig, num_classes: int, console: Console) -> ModelEvent | None:
@@ -513,6 +642,50 @@ def _say_model(report: ComparisonReport, console: Console) -> None:
         warning = memory_warning(memory_guard(per_worker, len(report.measure_runs)), config)
         if warning:
             console.print(f"[yellow]warning:[/yellow] {warning}", soft_wrap=True)
+
+
+def _target(args: argparse.Namespace) -> SshTarget | None:
+    """The SSH host of `--host` (None: this computer)."""
+    host = args.host
+    remote_data = getattr(args, "remote_data", "")
+    if not host:
+        if remote_data:
+            raise ConfigError("--remote-data is a folder on the --host; give the host too")
+        return None
+    try:
+        return SshTarget(
+            host=host,
+            python=args.remote_python,
+            ssh_config=str(Path(args.ssh_config).expanduser()) if args.ssh_config else "",
+            remote_data=remote_data,
+        )
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
+
+
+def cmd_hosts(args: argparse.Namespace) -> int:
+    """`xlagui hosts HOST`: the preflight alone."""
+    from rich.table import Table
+
+    from xlagui.core.events import plain
+    from xlagui.core.remote.preflight import check_host
+    from xlagui.present.hosts import host_rows
+
+    target = _target(args)
+    assert target is not None
+    console = _console()
+    with console.status(f"asking {target.host} what it has…"):
+        info = check_host(target)
+    if args.json:
+        print(json.dumps(plain(info), indent=1))
+        return EXIT_OK
+    table = Table(title=f"{target.host} can measure", title_justify="left", show_header=False)
+    table.add_column("what")
+    table.add_column("value")
+    for row in host_rows(info):
+        table.add_row(*row)
+    console.print(table)
+    return EXIT_OK
 
 
 def cmd_models(args: argparse.Namespace) -> int:
@@ -584,6 +757,7 @@ def _run(
     state: TaskState,
     only: set[str] | None,
     console: Console,
+    transport: Transport,
 ) -> None:
     from xlagui.console import MeasureProgress, print_run_failure
     from xlagui.core.compare import run_comparison, run_measurement
@@ -598,6 +772,7 @@ def _run(
                 on_event=lambda entry, ev: print(
                     json.dumps({"run_id": entry.run_id, **ev.to_dict()}), flush=True
                 ),
+                transport=transport,
             )
         else:
             with MeasureProgress(console, report) as measuring:
@@ -608,6 +783,7 @@ def _run(
                     state,
                     on_event=measuring.on_event,
                     on_round=measuring.on_round,
+                    transport=transport,
                 )
         if report.config.quick or state.is_interruption_requested():
             return
@@ -618,7 +794,7 @@ def _run(
             ),
             "on_run_done": lambda entry: print_run_failure(console, entry),
         }
-        run_comparison(report, scan, out, state, only=only, **hooks)
+        run_comparison(report, scan, out, state, only=only, transport=transport, **hooks)
         return
     from xlagui.console import RichProgress
 
@@ -632,6 +808,7 @@ def _run(
             on_event=progress.on_event,
             on_run_start=progress.on_run_start,
             on_run_done=progress.on_run_done,
+            transport=transport,
         )
 
 

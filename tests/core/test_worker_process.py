@@ -8,7 +8,7 @@ import json
 import signal
 import subprocess
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -28,11 +28,11 @@ from xlagui.core.pipeline import Sample
 from xlagui.core.spec import RunSpec
 from xlagui.core.task import TaskState
 from xlagui.core.worker_process import (
+    LocalTransport,
     Stopped,
     WorkerGone,
     WorkerProcess,
     died_event,
-    local_transport,
     worker_env,
 )
 
@@ -219,21 +219,32 @@ def test_a_worker_of_another_protocol_is_refused(tmp_path: Path) -> None:
 
 
 def test_the_transport_is_the_seam_that_starts_the_process(tmp_path: Path) -> None:
-    """Another transport (SSH, one day) gets the command line, the environment and the log."""
-    calls: list[tuple[list[str], str]] = []
+    """A transport gets the spec, the command line and the log; it starts the process, and
+    `finish` is called once the worker has ended (an SSH host's folder comes home there)."""
+    calls: list[tuple[str, list[str]]] = []
 
-    def recording(
-        argv: Sequence[str], env: Mapping[str, str], log: IO[bytes]
-    ) -> subprocess.Popen[str]:
-        calls.append((list(argv), env["TMPDIR"]))
-        return local_transport(argv, env, log)
+    class Recording(LocalTransport):
+        def start(
+            self, spec: RunSpec, argv: Sequence[str], log: IO[bytes]
+        ) -> subprocess.Popen[str]:
+            calls.append(("start", list(argv)))
+            proc = super().start(spec, argv, log)
+            env = psutil.Process(proc.pid).environ()
+            calls.append(("tmpdir", [env["TMPDIR"]]))
+            return proc
+
+        def finish(self, spec: RunSpec) -> None:
+            calls.append(("finish", [spec.run_id]))
 
     s = spec(tmp_path)
-    with worker_for(s, transport=recording) as worker:
+    with worker_for(s, transport=Recording()) as worker:
         worker.start()
         worker.wait_for("started", TaskState())
+        assert [c[0] for c in calls] == ["start", "tmpdir"]
     assert calls == [
-        ([sys.executable, str(FAKE), str(s.run_dir / "spec.json")], str(s.run_dir / "tmp"))
+        ("start", [sys.executable, str(FAKE), str(s.run_dir / "spec.json")]),
+        ("tmpdir", [str(s.run_dir / "tmp")]),
+        ("finish", ["w1"]),
     ]
     assert json.loads((s.run_dir / "spec.json").read_text())["run_id"] == "w1"
     assert not (s.run_dir / "tmp").exists()  # its temporary folder goes with it

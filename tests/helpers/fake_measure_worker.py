@@ -53,7 +53,11 @@ from xlagui.core.evidence import XlaEvidence
 
 
 def main() -> int:
-    spec = json.loads(Path(sys.argv[1]).read_text(encoding="utf-8"))
+    if sys.argv[1] == "-":  # the spec as stdin's first line, as an SSH transport sends it
+        spec = json.loads(sys.stdin.readline())
+        Path(spec["run_dir"]).mkdir(parents=True, exist_ok=True)
+    else:
+        spec = json.loads(Path(sys.argv[1]).read_text(encoding="utf-8"))
     fake = spec["config"].get("extra", {}).get("fake", {})
     variant = spec["variant"]
     is_arm = variant != "baseline"

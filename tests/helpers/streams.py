@@ -43,6 +43,7 @@ from xlagui.core.runner import RunResult
 from xlagui.core.spec import RunSpec
 from xlagui.core.stats import summarize_epochs
 from xlagui.core.task import TaskState
+from xlagui.core.worker_process import LOCAL, Transport
 
 RECORDED = Path(__file__).resolve().parent / "recorded"
 # The XLA mode of a recorded run → its file (tests/helpers/record_streams.py writes them).
@@ -181,8 +182,13 @@ class FakeWorker:
     specs: list[RunSpec] = field(default_factory=list)
 
     def __call__(
-        self, spec: RunSpec, state: TaskState, on_event: Callable[[Event], None]
+        self,
+        spec: RunSpec,
+        state: TaskState,
+        on_event: Callable[[Event], None],
+        transport: Transport = LOCAL,
     ) -> RunResult:
+        """`run_worker`'s shape; a replay runs on no machine, whatever `transport` says."""
         self.specs.append(spec)
         result = RunResult(spec=spec, status="finished")
         epochs_done = 0

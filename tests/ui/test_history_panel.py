@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import platform
 from pathlib import Path
 
 import numpy as np
@@ -35,7 +36,8 @@ def test_a_finished_comparison_is_listed_and_reopens(qtbot: QtBot, loaded_window
     assert (item.folder / "comparison.json").is_file()
     assert panel.tree.topLevelItemCount() == 1
     row = panel.tree.topLevelItem(0)
-    assert row is not None and row.text(2) == "2" and "2.00× faster" in row.text(3)
+    assert row is not None and row.text(3) == "2" and "2.00× faster" in row.text(4)
+    assert row.text(2) == platform.node()  # the machine: this computer, by its name
     assert panel.selected_folder() == item.folder  # the new one is selected
     live = window.runs_view.columns["xla"]
     live_loss = curve(live.batch_smooth)

@@ -16,9 +16,10 @@ events, and the runs that never started are `not run`. Any other stop (Stop) lea
 from __future__ import annotations
 
 import dataclasses
+import functools
 import subprocess
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -48,6 +49,7 @@ from xlagui.core.report import (
 from xlagui.core.runner import RunResult, run_worker, samples_from_scan
 from xlagui.core.spec import RunSpec
 from xlagui.core.task import TaskState
+from xlagui.core.worker_process import LOCAL, Transport, WorkerProcess
 
 if TYPE_CHECKING:
     from xlagui.core.scan import DatasetScan
@@ -98,13 +100,19 @@ def _save(report: ComparisonReport, out_dir: Path, errors: list[str]) -> None:
         errors.append(f"could not save the comparison to {out_dir}: {exc.strerror or exc}")
 
 
-def measure_limits(report: ComparisonReport) -> None:
+def measure_limits(report: ComparisonReport, machine: str = "") -> None:
     """The machine's limits for `report` (`core/peak.py`): cached, or probed once in a short
     process of its own before any worker starts. A failing probe costs the comparison only its
-    %-of-peak figures, and says why in the environment."""
+    %-of-peak figures, and says why in the environment. The probe runs on this computer, so a
+    comparison measured on another `machine` gets none: this one's peak would be wrong there."""
     from xlagui.core import peak
 
     if report.limits is not None:
+        return
+    if machine:
+        report.environment["machine_limits_error"] = (
+            f"not probed: the comparison ran on {machine}, the probe runs on this computer"
+        )
         return
     c = report.config
     try:
@@ -183,12 +191,15 @@ def new_report(
     demo: bool = False,
     exclusions: Exclusions | None = None,
     model_check: ModelEvent | None = None,
+    environment: dict[str, Any] | None = None,
 ) -> ComparisonReport:
     """A comparison of `config` on `scan`, less the files `exclusions` leaves out: the
     dataset's counts and fingerprint are those of the files trained on, and `excluded` lists
     the files left out (`run_comparison` leaves out exactly those). `model_check`: the chosen
     model's check (`xlagui.core.models.check`), whose model, with its parameter count, is the
-    one recorded; the article's CNN needs none (its count is worked out from the shapes)."""
+    one recorded; the article's CNN needs none (its count is worked out from the shapes).
+    `environment`: the machine it runs on (`host_environment()`, this computer, by default;
+    `RemoteHost.environment()` for an SSH host)."""
     chosen = exclusions or Exclusions()
     if model_check is not None:
         config = config.replace(model=model_check.model, image_size=model_check.image_size)
@@ -201,7 +212,7 @@ def new_report(
         dataset={**dataset_info(chosen.apply(scan), demo), "excluded": chosen.record(scan)},
         runs=plan_runs(config),
         measure_runs=plan_measure_runs(config),
-        environment=host_environment(),
+        environment=environment if environment is not None else host_environment(),
     )
 
 
@@ -262,15 +273,18 @@ def run_measurement(
     on_round: Callable[[ComparisonReport], None] | None = None,
     command_for: Callable[[RunSpec], list[str] | None] | None = None,
     clock: Callable[[], float] = time.monotonic,
+    transport: Transport = LOCAL,
 ) -> ComparisonReport:
-    """The interleaved speed measurement of `report.measure_runs` (baseline first).
+    """The interleaved speed measurement of `report.measure_runs` (baseline first), every
+    worker started through `transport` (this computer, or one SSH host for all of them).
 
-    Keeps every pair that finished whatever happens (a stop, a worker dying), records how it
-    ended, recomputes the comparison after every round and writes the files at the end.
+    Keeps every pair that finished whatever happens (a stop, a worker dying, a lost
+    connection), records how it ended, recomputes the comparison after every round and writes
+    the files at the end.
     """
     samples = samples_from_scan(without_recorded(scan, report.dataset))
     check_writable(out_dir)
-    measure_limits(report)
+    measure_limits(report, transport.machine)
     entries = report.measure_runs
     specs = [spec_for(e, report, samples, out_dir, mode="measure") for e in entries]
     by_id = {e.run_id: e for e in entries}
@@ -300,6 +314,7 @@ def run_measurement(
         on_round=round_done,
         command_for=command_for,
         clock=clock,
+        start_worker=functools.partial(_start_worker, transport=transport),
     )
     report.measurement = MeasurementRecord(
         stopped_by=outcome.stopped_by,
@@ -322,6 +337,16 @@ def run_measurement(
     return report
 
 
+def _start_worker(
+    spec: RunSpec,
+    relay: Callable[[Event], None],
+    command: Sequence[str] | None,
+    *,
+    transport: Transport,
+) -> WorkerProcess:
+    return WorkerProcess(spec, relay, command=command, transport=transport)
+
+
 def run_inspection(
     report: ComparisonReport,
     samples: tuple[list[str], list[Sample], list[Sample]],
@@ -329,11 +354,13 @@ def run_inspection(
     state: TaskState,
     *,
     worker: RunWorker | None = None,
+    transport: Transport = LOCAL,
 ) -> None:
     """For each arm that uses XLA, one short compile with XLA's dump on, in a worker of its own
     outside every timed run (`report.inspect_runs`): what "What XLA did" and `xlagui inspect`
-    read. A failure here is recorded in the entry and changes no figure."""
-    runner = worker or run_worker
+    read (a remote run's dump is copied home when its worker ends). A failure here is recorded
+    in the entry and changes no figure."""
+    runner = worker or functools.partial(run_worker, transport=transport)
     # One per XLA arm: the measured arms, or the training runs' where nothing was measured
     # (`--only`), each variant once.
     arms = {r.variant: r for r in (report.measure_runs or report.runs) if r.xla_mode != "off"}
@@ -364,6 +391,7 @@ def inspect_after_measurement(
     state: TaskState,
     *,
     worker: RunWorker | None = None,
+    transport: Transport = LOCAL,
 ) -> None:
     """A speed-only comparison's "What XLA did": the untimed inspection compile
     (`run_inspection`) after the measurement, whose workers dump nothing. It costs one compile
@@ -372,7 +400,7 @@ def inspect_after_measurement(
     if report.inspect_runs or state.is_interruption_requested():
         return
     samples = samples_from_scan(without_recorded(scan, report.dataset))
-    run_inspection(report, samples, out_dir, state, worker=worker)
+    run_inspection(report, samples, out_dir, state, worker=worker, transport=transport)
     report.recompute()
     errors: list[str] = []
     _save(report, out_dir, errors)
@@ -391,8 +419,10 @@ def run_comparison(
     on_run_done: Callable[[RunEntry], None] | None = None,
     only: set[str] | None = None,
     worker: RunWorker | None = None,
+    transport: Transport = LOCAL,
 ) -> ComparisonReport:
-    """Run every queued run of `report` in order (or only the variants in `only`).
+    """Run every queued run of `report` in order (or only the variants in `only`), every
+    worker started through `transport` (this computer, or the SSH host the measurement ran on).
 
     Stops after the current run when `state` asks it to; the report keeps every run that
     finished, and the events of the one the stop cut short (`interrupted` when the stop's
@@ -401,14 +431,14 @@ def run_comparison(
     excluded are neither trained nor validated on.
     """
     samples = samples_from_scan(without_recorded(scan, report.dataset))
-    runner = worker or run_worker
+    runner = worker or functools.partial(run_worker, transport=transport)
     check_writable(out_dir)
-    measure_limits(report)
+    measure_limits(report, transport.machine)
     save_errors: list[str] = []
     if worker is None and not report.inspect_runs and not state.is_interruption_requested():
         # Before the training runs, which then run without XLA's dump (a `--quick` comparison
         # has none: its answer should not wait for it).
-        run_inspection(report, samples, out_dir, state)
+        run_inspection(report, samples, out_dir, state, transport=transport)
     for entry in report.runs:
         if entry.status != QUEUED or (only is not None and entry.variant not in only):
             continue

@@ -21,7 +21,9 @@ from xlagui.core.spec import RunSpec
 from xlagui.core.task import TaskState
 from xlagui.core.worker_process import (
     CANCEL_GRACE_SECONDS,
+    LOCAL,
     TERMINATE_GRACE_SECONDS,
+    Transport,
     WorkerProcess,
 )
 
@@ -56,13 +58,16 @@ def run_worker(
     cancel_grace: float = CANCEL_GRACE_SECONDS,
     terminate_grace: float = TERMINATE_GRACE_SECONDS,
     command: Sequence[str] | None = None,
+    transport: Transport = LOCAL,
 ) -> RunResult:
-    """Run one worker to its end and return what it said. Never raises for a worker failure:
-    a crash becomes an `error` event, a forced stop a `cancelled` event."""
+    """Run one worker to its end (on this machine, or where `transport` runs it) and return
+    what it said. Never raises for a worker failure: a crash becomes an `error` event, a
+    forced stop a `cancelled` event."""
     worker = WorkerProcess(
         spec,
         on_event,
         command=command,
+        transport=transport,
         cancel_grace=cancel_grace,
         terminate_grace=terminate_grace,
     )

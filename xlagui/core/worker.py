@@ -704,21 +704,27 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if len(argv) != 1:
         print(
-            "usage: python -m xlagui.core.worker SPEC.json | --probe | --check-model SPEC.json",
+            "usage: python -m xlagui.core.worker SPEC.json | - | --probe | --check-model SPEC.json",
             file=sys.stderr,
         )
         return 2
     sink = EventSink(events, t0)
     cancel = threading.Event()
     commands: queue.Queue[WorkerCommand] = queue.Queue()
-    threading.Thread(
+    watcher = threading.Thread(
         target=_watch_stdin, args=(cancel, commands), daemon=True, name="stdin"
-    ).start()
+    )
+    # A spec file is read with the watcher already on (a parent gone while it is read ends
+    # this process); a spec on stdin (`-`) must be read before the watcher takes stdin over.
+    if argv[0] != "-":
+        watcher.start()
     try:
-        spec = RunSpec.from_json(Path(argv[0]).read_text(encoding="utf-8"))
+        spec = _read_spec(argv[0])
     except (OSError, ProtocolError) as exc:
         print(f"cannot read the run spec {argv[0]}: {exc}", file=sys.stderr)
         return 2
+    if argv[0] == "-":
+        watcher.start()
     try:
         run(spec, sink, cancel, commands)
     except BaseException:
@@ -727,6 +733,21 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     events.flush()
     return 0
+
+
+def _read_spec(where: str) -> RunSpec:
+    """The run spec from its file, or with `-` from the first line of stdin (a worker on an SSH
+    host: the spec comes down the same connection as the commands, and is kept in the run
+    folder as `spec.json` like a local one)."""
+    if where != "-":
+        return RunSpec.from_json(Path(where).read_text(encoding="utf-8"))
+    line = sys.stdin.readline()
+    if not line:
+        raise ProtocolError("run spec: stdin ended before the spec's line")
+    spec = RunSpec.from_json(line)
+    spec.run_dir.mkdir(parents=True, exist_ok=True)
+    (spec.run_dir / "spec.json").write_text(spec.to_json(), encoding="utf-8")
+    return spec
 
 
 def entry(argv: list[str] | None = None) -> None:

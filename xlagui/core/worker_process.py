@@ -7,9 +7,10 @@ process (`worker.py` is the child's side); `supervisor` is the GUI's QThread
 Every worker, training (`runner.run_worker`) or measuring (`interleave.measure_interleaved`),
 goes through `WorkerProcess`, so the following are written once:
 
-- starting: the spec written to `run_dir/spec.json`, the environment XLA needs before TensorFlow
-  loads (`worker_env`), and a `Transport` that turns the command line into a running process
-  (`local_transport` today; an SSH transport would be another callable of the same shape);
+- starting: the spec written to `run_dir/spec.json`, and a `Transport` that turns the command
+  line into a running process with the environment XLA needs before TensorFlow loads
+  (`LocalTransport`: `worker_env`; `xlagui.core.remote.SshTransport`: the same settings,
+  `worker_settings`, on the host's `ssh` command line);
 - reading: a thread reads the worker's stdout, and each line is decoded by the protocol's one
   decoder (`events.parse_event`), the protocol version checked on the first `started`;
 - the malformed-line policy (see `WorkerProcess._refuse`): a line that is not an event ends the
@@ -38,7 +39,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
+from pathlib import Path, PurePath
 from types import TracebackType
 from typing import IO, Protocol
 
@@ -73,21 +74,35 @@ LOG_TAIL_CHARS = 4000
 
 
 class Transport(Protocol):
-    """Starts `argv` with `env`, its stdin and stdout pipes of text lines, its stderr into `log`.
+    """Where a worker runs: it starts one, says how one that ended without a word died, and
+    brings its files home.
 
-    The seam for running workers elsewhere: an SSH transport would wrap `argv` in `ssh HOST`,
-    pass `env` on the remote command line and copy the run folder (spec.json) there first.
+    `start` runs `argv` (the worker's command line here: `worker_command`, or a test's) for
+    `spec`, with the environment XLA needs, its stdin and stdout pipes of text lines and its
+    stderr into `log`. `died` is the parent's account of a worker that ended without its last
+    word. `finish` is called once the worker has ended and been reaped.
+    `LocalTransport` runs workers on this machine; `xlagui.core.remote.SshTransport` on an SSH
+    host (the spec travels as the first line of stdin, the run folder comes back at `finish`).
     """
 
-    def __call__(
-        self, argv: Sequence[str], env: Mapping[str, str], log: IO[bytes]
+    @property
+    def machine(self) -> str:
+        """The host's name; "" for this computer."""
+        ...
+
+    def start(
+        self, spec: RunSpec, argv: Sequence[str], log: IO[bytes]
     ) -> subprocess.Popen[str]: ...
+
+    def died(self, returncode: int, log_path: Path, spec: RunSpec) -> ErrorEvent: ...
+
+    def finish(self, spec: RunSpec) -> None: ...
 
 
 def local_transport(
     argv: Sequence[str], env: Mapping[str, str], log: IO[bytes]
 ) -> subprocess.Popen[str]:
-    """A worker on this machine."""
+    """A worker process on this machine, in its own session."""
     return subprocess.Popen(
         list(argv),
         stdin=subprocess.PIPE,
@@ -100,6 +115,27 @@ def local_transport(
         # worker properly, instead of killing the worker mid-write.
         start_new_session=(os.name == "posix"),
     )
+
+
+class LocalTransport:
+    """Workers on this machine: the run folder is already where the parent reads it."""
+
+    machine = ""
+
+    def start(
+        self, spec: RunSpec, argv: Sequence[str], log: IO[bytes]
+    ) -> subprocess.Popen[str]:
+        env = worker_env(spec.xla_mode, spec.config.device, spec.run_dir, spec.xla_dump)
+        return local_transport(argv, env, log)
+
+    def died(self, returncode: int, log_path: Path, spec: RunSpec) -> ErrorEvent:
+        return died_event(returncode, log_path, spec)
+
+    def finish(self, spec: RunSpec) -> None:
+        pass
+
+
+LOCAL = LocalTransport()
 
 
 # What an XLA worker dumps to run_dir/xla, the material of "what XLA did" (`core/hlo.py`).
@@ -117,7 +153,7 @@ XLA_DUMPS: dict[str, str] = {
 }
 
 
-def xla_flags(run_dir: Path, dump: str) -> str:
+def xla_flags(run_dir: PurePath, dump: str) -> str:
     """XLA_FLAGS for a worker that dumps `dump` (a key of `XLA_DUMPS`) into run_dir/xla."""
     if dump not in XLA_DUMPS:
         raise ValueError(f"unknown XLA dump setting {dump!r}; one of {', '.join(XLA_DUMPS)}")
@@ -126,11 +162,17 @@ def xla_flags(run_dir: Path, dump: str) -> str:
     return f"--xla_dump_to={run_dir / 'xla'} {XLA_DUMPS[dump]}"
 
 
-def worker_env(xla_mode: XlaMode, device: str, run_dir: Path, dump: str = "text") -> dict[str, str]:
-    """The environment a worker must have before it imports TensorFlow."""
-    env = dict(os.environ)
-    for key in ("TF_XLA_FLAGS", "XLA_FLAGS", "CUDA_VISIBLE_DEVICES", "TF_CPP_VMODULE"):
-        env.pop(key, None)
+# Variables a worker's environment must not inherit: the parent sets them or leaves them out.
+WORKER_OWNED = ("TF_XLA_FLAGS", "XLA_FLAGS", "CUDA_VISIBLE_DEVICES", "TF_CPP_VMODULE")
+
+
+def worker_settings(
+    xla_mode: XlaMode, device: str, run_dir: PurePath, dump: str, keras_home: PurePath
+) -> dict[str, str]:
+    """The variables a worker needs set before it imports TensorFlow, and only those: the
+    local environment adds them to this process's (`worker_env`), an SSH host's to its own
+    (`xlagui.core.remote`, with the host's paths)."""
+    env: dict[str, str] = {}
     if device == "cpu":
         env["CUDA_VISIBLE_DEVICES"] = ""  # hide every GPU
     elif device.startswith("gpu:"):
@@ -147,13 +189,21 @@ def worker_env(xla_mode: XlaMode, device: str, run_dir: Path, dump: str = "text"
         env["TF_CPP_VMODULE"] = "device_compilation_profiler=1"
     env["TF_CPP_MIN_LOG_LEVEL"] = "0"  # keep "Compiled cluster using XLA" in the log
     # Keras writes ~/.keras/keras.json on import; keep it in our own cache folder instead.
-    env.setdefault("KERAS_HOME", str(paths.cache_dir() / "keras"))
+    env["KERAS_HOME"] = str(keras_home)
     # TensorFlow's autograph leaves generated source files in the temporary folder; give the
     # worker one of its own, which `WorkerProcess.close` removes when the worker has ended.
     for key in ("TMPDIR", "TEMP", "TMP"):
         env[key] = str(run_dir / "tmp")
     env["PYTHONUNBUFFERED"] = "1"
     env["PYTHONIOENCODING"] = "utf-8"
+    return env
+
+
+def worker_env(xla_mode: XlaMode, device: str, run_dir: Path, dump: str = "text") -> dict[str, str]:
+    """The environment a worker on this machine must have before it imports TensorFlow."""
+    env = {k: v for k, v in os.environ.items() if k not in WORKER_OWNED}
+    keras_home = Path(env.get("KERAS_HOME") or paths.cache_dir() / "keras")
+    env.update(worker_settings(xla_mode, device, run_dir, dump, keras_home))
     return env
 
 
@@ -255,7 +305,7 @@ class WorkerProcess:
         on_event: Callable[[Event], None] | None = None,
         *,
         command: Sequence[str] | None = None,
-        transport: Transport = local_transport,
+        transport: Transport = LOCAL,
         cancel_grace: float = CANCEL_GRACE_SECONDS,
         terminate_grace: float = TERMINATE_GRACE_SECONDS,
     ) -> None:
@@ -281,6 +331,7 @@ class WorkerProcess:
         self._cancel_at: float | None = None
         self._terminate_at: float | None = None
         self._killed = False
+        self._finished = False  # the transport's `finish` was called
 
     @property
     def log_path(self) -> Path:
@@ -320,8 +371,8 @@ class WorkerProcess:
         self._log = self.log_path.open("wb")
         self._events_file = (run_dir / "events.jsonl").open("w", encoding="utf-8")
         self._t0 = time.perf_counter()
-        env = worker_env(self.spec.xla_mode, self.spec.config.device, run_dir, self.spec.xla_dump)
-        self._proc = self._transport(self._command or worker_command(spec_path), env, self._log)
+        argv = self._command or worker_command(spec_path)
+        self._proc = self._transport.start(self.spec, argv, self._log)
         assert self._proc.stdout is not None
         self._reader = threading.Thread(
             target=_read_lines, args=(self._proc.stdout, self._lines), daemon=True, name="events"
@@ -419,6 +470,9 @@ class WorkerProcess:
                 fh.close()
         self._log = self._events_file = None
         shutil.rmtree(self.spec.run_dir / "tmp", ignore_errors=True)
+        if proc is not None and not self._finished:
+            self._finished = True
+            self._transport.finish(self.spec)  # a remote run's folder comes home
 
     def _reap(self, proc: subprocess.Popen[str]) -> None:
         if proc.stdin is not None:
@@ -478,7 +532,7 @@ class WorkerProcess:
                 else "cancelled by the user",
             )
         else:
-            event = died_event(self.returncode, self.log_path, self.spec)
+            event = self._transport.died(self.returncode, self.log_path, self.spec)
         event.t = round(time.perf_counter() - self._t0, 6)
         self._record(event)
         return event

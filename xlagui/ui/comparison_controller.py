@@ -130,6 +130,9 @@ class ComparisonController(QObject):
         model_problem = self._settings.model_panel.problem()
         if model_problem:
             return model_problem
+        machine_problem = self._settings.machine_panel.problem()
+        if machine_problem:
+            return machine_problem
         config = self._settings.config()
         if config is None:
             return "Check the settings marked in red."
@@ -155,9 +158,12 @@ class ComparisonController(QObject):
         if only is None:
             config = config.replace(quick=quick)
         models = self._settings.model_panel
+        machine = self._settings.machine_panel
+        target, host_info = machine.target(), machine.host_info()
         report = new_report(scan, config, demo=self._datasets.demo,
                             exclusions=self._datasets.exclusions,
-                            model_check=models.check_for_run())
+                            model_check=models.check_for_run(),
+                            environment=host_info.environment() if host_info else None)
         memory = models.memory_note(len(report.measure_runs))
         if memory:
             self.message.emit("warning", html.escape(memory), 10000)
@@ -174,19 +180,25 @@ class ComparisonController(QObject):
         self._run_errors = {}
         self._runs_tab.view.begin(report, only=only, folder=folder)
         supervisor = ComparisonSupervisor(report, scan, folder, only=only, worker=self.worker,
-                                          measure_command=self.measure_command, parent=self)
+                                          measure_command=self.measure_command,
+                                          host=(target, host_info) if target and host_info
+                                          else None, parent=self)
         supervisor.measurement_updated.connect(self._on_supervisor_measurement_updated)
         supervisor.inspecting.connect(self._on_supervisor_inspecting)
         supervisor.run_started.connect(self._on_supervisor_run_started)
         supervisor.event_received.connect(self._on_supervisor_event_received)
         supervisor.run_done.connect(self._on_supervisor_run_done)
         supervisor.crashed.connect(self._on_supervisor_crashed)
+        supervisor.copying.connect(self._on_supervisor_copying)
+        supervisor.host_failed.connect(self._on_supervisor_host_failed)
         supervisor.finished.connect(self._on_supervisor_finished)
         self.supervisor = supervisor
         self.report = None
         self.report_folder = folder
         supervisor.start()
         what = "comparison" if only is None else f"{VARIANT_TITLES[next(iter(only))]} run"
+        if target is not None:
+            what += f" on {target.host}"
         # The status bar, not the message bar: a bar appearing or going away mid-run would lay
         # out (and repaint) every plot again.
         self.status.emit(f"Running the {what}… each run is saved as it finishes", 0)
@@ -251,6 +263,17 @@ class ComparisonController(QObject):
         log.error("the comparison's supervision failed: %s\n%s", message, details)
         dialogs.show_error(self._window, "The comparison stopped unexpectedly", message,
                            "Runs that finished before this are kept in the history.", details)
+
+    def _on_supervisor_copying(self, host: str, done: int, total: int) -> None:
+        from xlagui.present.format import size_bytes
+
+        self.status.emit(f"Copying the dataset to {host}: {size_bytes(done)} of "
+                         f"{size_bytes(total)}", 0)
+
+    def _on_supervisor_host_failed(self, host: str, message: str, hint: str,
+                                   details: str) -> None:
+        log.error("the comparison could not run on %s: %s", host, message)
+        dialogs.show_error(self._window, f"Cannot measure on {host}", message, hint, details)
 
     def _on_supervisor_finished(self) -> None:
         supervisor = self.supervisor

@@ -45,6 +45,7 @@ from xlagui.ui.dataset_panel import DatasetPanel
 from xlagui.ui.dialogs import DropOverlay, MessageBar
 from xlagui.ui.drops import FolderDrops
 from xlagui.ui.history_panel import HistoryPanel
+from xlagui.ui.machine_panel import HostChecker
 from xlagui.ui.model_panel import ModelChecker
 from xlagui.ui.run_sidebar import RunSidebar
 from xlagui.ui.runs_tab import RunsTab
@@ -101,6 +102,8 @@ class MainWindow(QMainWindow):
         log_folder: Path | None = None,
         measure_command: MeasureCommand | None = None,
         model_checker: ModelChecker | None = None,
+        ssh_config: str = "",
+        host_checker: HostChecker | None = None,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
@@ -115,6 +118,8 @@ class MainWindow(QMainWindow):
         self._preload_plots = preload_plots
         self._probe = probe
         self._model_checker = model_checker
+        self._ssh_config = ssh_config  # "" for ssh's own (~/.ssh/config): the Machine hosts
+        self._host_checker = host_checker
 
         self.setWindowTitle("xlagui")
         self.setAcceptDrops(True)
@@ -227,7 +232,8 @@ class MainWindow(QMainWindow):
         self.splitter.setChildrenCollapsible(False)
         outer.addWidget(self.splitter, 1)
 
-        self.sidebar = RunSidebar(self._model_checker)
+        self.sidebar = RunSidebar(self._model_checker, ssh_config=self._ssh_config,
+                                  host_checker=self._host_checker)
         self.sidebar.run_requested.connect(self._on_sidebar_run_requested)
         self.sidebar.run_one_requested.connect(self._on_sidebar_run_one_requested)
         self.sidebar.stop_requested.connect(self._on_sidebar_stop_requested)
@@ -323,6 +329,7 @@ class MainWindow(QMainWindow):
         self._save()
         self.datasets.shutdown()
         self.settings_panel.model_panel.shutdown()
+        self.settings_panel.machine_panel.shutdown()
         self._tasks.cancel_all()
         event.accept()
 

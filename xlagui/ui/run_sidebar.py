@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from xlagui.ui.machine_panel import HostChecker
 from xlagui.ui.model_panel import ModelChecker
 from xlagui.ui.settings_panel import SettingsPanel
 
@@ -34,12 +35,14 @@ class RunSidebar(QWidget):
     speed_only_toggled = Signal(bool)
 
     def __init__(self, model_checker: ModelChecker | None = None,
-                 parent: QWidget | None = None) -> None:
+                 parent: QWidget | None = None, *, ssh_config: str = "",
+                 host_checker: HostChecker | None = None) -> None:
         super().__init__(parent)
         sv = QVBoxLayout(self)
         sv.setContentsMargins(0, 0, 4, 0)
         sv.setSpacing(8)
-        self.settings_panel = SettingsPanel(model_checker)
+        self.settings_panel = SettingsPanel(model_checker, ssh_config=ssh_config,
+                                            host_checker=host_checker)
         scroll = QScrollArea()
         scroll.setWidget(self.settings_panel)
         scroll.setWidgetResizable(True)

@@ -43,6 +43,7 @@ from xlagui.core.config import (
     check_batch_fits,
     check_image_size,
 )
+from xlagui.ui.machine_panel import HostChecker, MachinePanel
 from xlagui.ui.model_panel import ModelChecker, ModelPanel
 from xlagui.ui.theme import SEVERITY_COLORS
 
@@ -80,7 +81,8 @@ class SettingsPanel(QWidget):
     put_back_requested = Signal()
 
     def __init__(self, model_checker: ModelChecker | None = None,
-                 parent: QWidget | None = None) -> None:
+                 parent: QWidget | None = None, *, ssh_config: str = "",
+                 host_checker: HostChecker | None = None) -> None:
         super().__init__(parent)
         self.train_count: int | None = None
         self.num_classes = 2
@@ -91,6 +93,9 @@ class SettingsPanel(QWidget):
         self._note_labels: dict[str, QLabel] = {}
         self.gpu_available = False
         self._preferred_device = "cpu"
+        # This computer's devices (the probe's answer; None until it answers): shown while the
+        # machine is this computer, a host's own while it is one.
+        self._local_devices: list[dict[str, str]] | None = None
         # None: the "Also measure" boxes follow this machine's defaults (until the user ticks
         # one, or a saved choice is restored).
         self._chosen_arms: tuple[str, ...] | None = None
@@ -114,6 +119,11 @@ class SettingsPanel(QWidget):
         lv.addWidget(self.put_back_button, 0, Qt.AlignmentFlag.AlignLeft)
         self.left_out_box.setVisible(False)
         outer.addWidget(self.left_out_box)
+
+        # Machine ---------------------------------------------------------------------------
+        self.machine_panel = MachinePanel(ssh_config, host_checker)
+        self.machine_panel.changed.connect(self._on_machine_panel_changed)
+        outer.addWidget(self.machine_panel)
 
         # Model -----------------------------------------------------------------------------
         self.model_panel = ModelPanel(model_checker)
@@ -251,7 +261,7 @@ class SettingsPanel(QWidget):
         outer.addWidget(measure)
         outer.addStretch(1)
 
-        self.set_devices(None)
+        self._show_devices(None)
         self.reset_defaults()
 
     # -- construction helpers ----------------------------------------------------------------
@@ -329,8 +339,20 @@ class SettingsPanel(QWidget):
             + ". The dataset folder is not changed.")
 
     def set_devices(self, devices: list[dict[str, str]] | None) -> None:
+        """This computer's devices (the probe's answer; `None`: not answered yet), shown while
+        the comparison runs on this computer."""
+        self._local_devices = devices
+        if not self.machine_panel.is_remote:
+            self._show_devices(devices)
+
+    def _on_machine_panel_changed(self) -> None:
+        machine = self.machine_panel
+        self._show_devices(machine.devices() if machine.is_remote else self._local_devices)
+        self.changed.emit()
+
+    def _show_devices(self, devices: list[dict[str, str]] | None) -> None:
         """Fill the device list: CPU first; GPUs disabled with a reason when none is found.
-        `None` means the probe has not answered yet."""
+        `None` means the machine has not said yet."""
         model: QStandardItemModel = self.device.model()  # type: ignore[assignment]
         self.device.blockSignals(True)
         model.clear()
@@ -544,6 +566,7 @@ class SettingsPanel(QWidget):
     def save(self, settings: QSettings) -> None:
         settings.beginGroup(SETTINGS_GROUP)
         self.model_panel.save(settings)
+        self.machine_panel.save(settings)
         for key, value in self.values().items():
             if key == "model":
                 continue
@@ -623,6 +646,7 @@ class SettingsPanel(QWidget):
                 else:
                     self._chosen_arms = tuple(n for n in chosen if n in self.arm_boxes)
             self._show_arms()
+            self.machine_panel.restore(settings)
             model_problem = self.model_panel.restore(settings)
             if model_problem:
                 self.restore_problems.append(model_problem)

@@ -10,8 +10,9 @@ never touches the report while this runs.
 
 from __future__ import annotations
 
+import contextlib
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -25,9 +26,12 @@ from xlagui.core.compare import (
     run_measurement,
 )
 from xlagui.core.events import Event
+from xlagui.core.remote.preflight import HostInfo
+from xlagui.core.remote.ssh import RemoteError, SshTarget
 from xlagui.core.report import ComparisonReport, RunEntry
 from xlagui.core.spec import RunSpec
-from xlagui.core.task import TaskState
+from xlagui.core.task import Cancelled, TaskState
+from xlagui.core.worker_process import LOCAL, Transport
 
 if TYPE_CHECKING:
     from xlagui.core.scan import DatasetScan
@@ -48,6 +52,10 @@ class ComparisonSupervisor(QThread):
             arm with XLA's dump on follows, for "What XLA did".
         crashed(str message, str details): the supervision itself failed unexpectedly; the
             runs finished before it are kept in the report and its folder.
+        copying(str host, int done, int total): bytes of the dataset copied to the SSH host so
+            far (only when a rounded percent changes).
+        host_failed(str host, str message, str hint, str details): the SSH host could not take
+            the comparison (a login refused, no room for the dataset); nothing ran.
         finished(): (QThread's) the comparison is over; `report` is final.
     """
 
@@ -57,6 +65,8 @@ class ComparisonSupervisor(QThread):
     measurement_updated = Signal(object)
     inspecting = Signal()
     crashed = Signal(str, str)
+    copying = Signal(str, int, int)
+    host_failed = Signal(str, str, str, str)
 
     def __init__(
         self,
@@ -67,14 +77,19 @@ class ComparisonSupervisor(QThread):
         only: set[str] | None = None,
         worker: RunWorker | None = None,
         measure_command: Callable[[RunSpec], list[str] | None] | None = None,
+        host: tuple[SshTarget, HostInfo] | None = None,
         parent: QObject | None = None,
     ) -> None:
+        """`host`: the SSH host every worker runs on, with what its preflight found (the
+        Machine group's check); None: this computer."""
         super().__init__(parent)
         self.report, self.scan, self.out_dir = report, scan, out_dir  # what to run, where
         self.only = only
         self.worker = worker
         self.measure_command = measure_command
+        self.host = host
         self.state = TaskState()
+        self._copied = -1  # the percent of the dataset copy last said
         self.setObjectName("xlagui-comparison")
 
     def request_stop(self, *, closing: bool = False) -> None:
@@ -91,30 +106,83 @@ class ComparisonSupervisor(QThread):
 
     def run(self) -> None:
         try:
-            if self.only is None and self.report.measure_runs:
-                self._measure()
-                if self.report.config.quick:
-                    if self.worker is None:  # a test's fake worker has no XLA to inspect
-                        self.inspecting.emit()
-                        inspect_after_measurement(self.report, self.scan, self.out_dir,
-                                                  self.state)
-                    return
-            # After a stop this only marks the training runs cancelled and saves.
-            run_comparison(
-                self.report,
-                self.scan,
-                self.out_dir,
-                self.state,
-                on_event=self._relay_event,
-                on_run_start=self._relay_start,
-                on_run_done=self._relay_done,
-                only=self.only,
-                worker=self.worker,
-            )
+            with self._machine() as transport:
+                if transport is None:
+                    return  # a stop while the dataset was copied, or a host that refused
+                if self.only is None and self.report.measure_runs:
+                    self._measure(transport)
+                    if self.report.config.quick:
+                        if self.worker is None:  # a test's fake worker has no XLA to inspect
+                            self.inspecting.emit()
+                            inspect_after_measurement(self.report, self.scan, self.out_dir,
+                                                      self.state, transport=transport)
+                        return
+                # After a stop this only marks the training runs cancelled and saves.
+                run_comparison(
+                    self.report,
+                    self.scan,
+                    self.out_dir,
+                    self.state,
+                    on_event=self._relay_event,
+                    on_run_start=self._relay_start,
+                    on_run_done=self._relay_done,
+                    only=self.only,
+                    worker=self.worker,
+                    transport=transport,
+                )
         except Exception as exc:  # the supervision must never take the app down
             self.crashed.emit(f"{type(exc).__name__}: {exc}", traceback.format_exc())
 
-    def _measure(self) -> None:
+    @contextlib.contextmanager
+    def _machine(self) -> Iterator[Transport | None]:
+        """Where the workers run: this computer, or the SSH host with the dataset there
+        (copied once, its progress said); None when nothing can run (a stop during the copy,
+        or the host refused: `host_failed` says why), every run then marked cancelled."""
+        if self.host is None:
+            yield LOCAL
+            return
+        from xlagui.core.remote.host import RemoteHost
+
+        target, info = self.host
+        try:
+            remote = RemoteHost.reopen(target, info)
+        except RemoteError as exc:
+            self._refused(target, exc)
+            yield None
+            return
+        try:
+            try:
+                transport = remote.prepare(self.scan, self.report.config, self.out_dir,
+                                           self.state, on_progress=self._relay_copy)
+            except RemoteError as exc:
+                self._refused(target, exc)
+                yield None
+                return
+            except Cancelled:
+                for entry in [*self.report.measure_runs, *self.report.runs]:
+                    entry.status = "cancelled"
+                yield None
+                return
+            try:
+                yield transport
+            finally:
+                transport.close()
+        finally:
+            remote.close()
+
+    def _refused(self, target: SshTarget, exc: RemoteError) -> None:
+        for entry in [*self.report.measure_runs, *self.report.runs]:
+            entry.status = "cancelled"
+        self.host_failed.emit(target.host, exc.message, exc.hint, exc.details)
+
+    def _relay_copy(self, done: int, total: int) -> None:
+        percent = round(100 * done / total) if total else 100
+        if percent != self._copied:
+            self._copied = percent
+            assert self.host is not None
+            self.copying.emit(self.host[0].host, done, total)
+
+    def _measure(self, transport: Transport) -> None:
         for entry in self.report.measure_runs:
             self.run_started.emit(entry.run_id, entry.variant, entry.repeat)
         try:
@@ -126,6 +194,7 @@ class ComparisonSupervisor(QThread):
                 on_event=self._relay_event,
                 on_round=lambda report: self.measurement_updated.emit(report.comparison),
                 command_for=self.measure_command,
+                transport=transport,
             )
         finally:
             for entry in self.report.measure_runs:
