@@ -244,7 +244,7 @@ def test_ctrl_c_saves_the_run_in_progress_as_interrupted(
     )
 
     def ctrl_c_after_epoch_2(
-        spec: RunSpec, state: TaskState, on_event: Callable[[Event], None]
+        spec: RunSpec, state: TaskState, on_event: Callable[[Event], None], **_where: object
     ) -> RunResult:
         def relay(event: Event) -> None:
             on_event(event)

@@ -97,7 +97,7 @@ def test_closing_during_a_run_keeps_its_epochs(
     with watching(other, ModalAnswerer()):
         reopen_from_history(qtbot, other)
     row = item_at(other.history_panel.tree, 0)
-    assert row.text(2) == "0 + 1 interrupted"
+    assert row.text(3) == "0 + 1 interrupted"  # When, Comparison, Machine, Runs
     assert other.tabs.currentIndex() == TAB_RUNS
     base, xla_column = other.runs_view.columns["baseline"], other.runs_view.columns["xla"]
     assert base.status_text == "Interrupted"
