@@ -77,10 +77,46 @@ def _parser() -> argparse.ArgumentParser:
     )
     s.add_argument("--seed", type=int, default=DEFAULTS["seed"])
 
+    c = _compare_parser(sub)
+    _measure_arguments(c)
+    _model_and_output_arguments(c)
+
+    i = sub.add_parser(
+        "inspect",
+        help="what XLA did: the compiled modules, fusions by kind, convolutions and dots, "
+        "the largest fusions",
+    )
+    i.add_argument("folder", type=Path, help="a comparison folder or one run's folder")
+    i.add_argument("--top", type=int, default=10, help="largest fusions shown (default 10)")
+    i.add_argument("--json", action="store_true", help="print the figures as JSON")
+
+    m = sub.add_parser(
+        "models", help="the built-in models, with their parameter count (builds each once)"
+    )
+    m.add_argument("--image-size", type=int, default=DEFAULTS["image_size"])
+    m.add_argument("--classes", type=int, default=2, help="class count (default 2)")
+
+    h = sub.add_parser(
+        "hosts",
+        help="the preflight of an SSH host: versions, devices, CPU, free disk (compare --host)",
+    )
+    _host_arguments(h, required=True)
+    h.add_argument("--json", action="store_true", help="print what was found as JSON")
+
+    d = sub.add_parser("demo-data", help="write the demo elephant dataset to a folder")
+    d.add_argument("dest", type=Path)
+    d.add_argument("--seed", type=int, default=DEFAULTS["seed"])
+    return p
+
+
+def _compare_parser(sub: Any) -> argparse.ArgumentParser:
+    """`xlagui compare`: the dataset and the training settings."""
     # No --tensorboard: every training run writes its TensorBoard scalars to OUT/tensorboard.
     # They are written once per epoch after its time was taken and weigh a few KB, so being on
     # costs no measured figure anything (core/tensorboard.py); a flag would only be forgotten.
-    c = sub.add_parser("compare", help="train with and without XLA and compare, headless")
+    c: argparse.ArgumentParser = sub.add_parser(
+        "compare", help="train with and without XLA and compare, headless"
+    )
     c.add_argument("dataset", nargs="?", help="the dataset folder (default: the demo set)")
     c.add_argument("--demo", action="store_true", help="use the built-in demo dataset")
     c.add_argument("--epochs", type=int, default=DEFAULTS["epochs"])
@@ -102,6 +138,12 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--out", type=Path, help="output folder (default: ./xlagui-<date-time>)")
     c.add_argument("--png", action="store_true", help="also render the PNG report (offscreen Qt)")
     c.add_argument("--only", choices=["baseline", "xla"], help="run one side only")
+    return c
+
+
+def _measure_arguments(c: argparse.ArgumentParser) -> None:
+    """`compare`'s speed measurement: speed only, the A/A check, budget, precision, arms,
+    files left out."""
     c.add_argument(
         "--quick",
         action="store_true",
@@ -142,6 +184,10 @@ def _parser() -> argparse.ArgumentParser:
         "image in several classes: every copy), leakage (in training and test data: the test "
         "copy), duplicate (copies within a class: all but one); the folder is not changed",
     )
+
+
+def _model_and_output_arguments(c: argparse.ArgumentParser) -> None:
+    """`compare`'s model, what it prints, and where its workers run."""
     c.add_argument(
         "--model",
         metavar="MODEL",
@@ -176,33 +222,6 @@ def _parser() -> argparse.ArgumentParser:
         help="with --host: the dataset folder as it already is on the host (same files, same "
         "relative paths), instead of copying it into the host's cache",
     )
-
-    i = sub.add_parser(
-        "inspect",
-        help="what XLA did: the compiled modules, fusions by kind, convolutions and dots, "
-        "the largest fusions",
-    )
-    i.add_argument("folder", type=Path, help="a comparison folder or one run's folder")
-    i.add_argument("--top", type=int, default=10, help="largest fusions shown (default 10)")
-    i.add_argument("--json", action="store_true", help="print the figures as JSON")
-
-    m = sub.add_parser(
-        "models", help="the built-in models, with their parameter count (builds each once)"
-    )
-    m.add_argument("--image-size", type=int, default=DEFAULTS["image_size"])
-    m.add_argument("--classes", type=int, default=2, help="class count (default 2)")
-
-    h = sub.add_parser(
-        "hosts",
-        help="the preflight of an SSH host: versions, devices, CPU, free disk (compare --host)",
-    )
-    _host_arguments(h, required=True)
-    h.add_argument("--json", action="store_true", help="print what was found as JSON")
-
-    d = sub.add_parser("demo-data", help="write the demo elephant dataset to a folder")
-    d.add_argument("dest", type=Path)
-    d.add_argument("--seed", type=int, default=DEFAULTS["seed"])
-    return p
 
 
 def _host_arguments(p: argparse.ArgumentParser, *, required: bool) -> None:
@@ -397,38 +416,19 @@ def cmd_compare(args: argparse.Namespace) -> int:
         raise ConfigError("--markdown and --events both print on stdout: choose one")
     console = _console(stderr=args.events or args.markdown)
     demo = args.demo or args.dataset is None
-    if args.demo and args.dataset:
-        raise ConfigError("give either a dataset folder or --demo, not both")
-    if demo:
-        from xlagui.core.demo import ensure_demo_dataset
-
-        with console.status("preparing the demo dataset…"):
-            root = str(ensure_demo_dataset(seed=0))
-    else:
-        root = args.dataset
+    root = _dataset_root(args, demo, console)
     scan = _scan(root, config.holdout_percent, config.seed)
-    for p in scan.problems:
-        colour = {"error": "red", "warning": "yellow"}.get(p.severity, "dim")
-        console.print(f"[{colour}]{p.severity}:[/{colour}] {p.message}")
-    if not scan.ok:
-        console.print("[red]The dataset cannot be trained on; see the errors above.[/red]")
+    if not _say_scan(scan, console):
         return EXIT_USAGE
     exclusions = _exclusions(args.exclude_problems, scan, console)
     trained = exclusions.apply(scan)
-    train_count = len(trained.files_for("train"))
-    check_batch_fits(config.batch_size, train_count)
+    check_batch_fits(config.batch_size, len(trained.files_for("train")))
     model_check = _check_model(config, len(scan.class_names), console)
     out = args.out or Path.cwd() / f"xlagui-{_dt.datetime.now():%Y%m%d-%H%M%S}"
     out = out.resolve()
     if _inside(out, Path(root).resolve()):
         raise ConfigError("the output folder must not be inside the dataset folder")
-    render_report_png: Any = None
-    if args.png:
-        try:  # before training, not hours later
-            from xlagui.ui import report_png
-        except ImportError as exc:
-            raise ConfigError(f"--png needs a working Qt: {exc}") from None
-        render_report_png = report_png.render_report_png
+    render_report_png = _png_renderer(args)
     # The preflight before the output folder is made: a host that cannot measure leaves
     # nothing behind.
     host = _connect(target, console) if target is not None else None
@@ -452,13 +452,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         )
         config = report.config  # with the model's parameter count (and a file's image size)
         state = TaskState()
-        console.print(
-            f"Comparing on [bold]{report.dataset['name']}[/bold] ({train_count} training "
-            f"images, {len(trained.files_for('test'))} validation) — {config.epochs} epochs, "
-            f"batch {config.batch_size}, {config.image_size} px, {config.device}, XLA mode "
-            f"{config.xla.value}, model {config.model.label}"
-        )
-        _say_model(report, console)
+        _say_comparing(report, trained, console)
         only = {args.only} if args.only else None
         restore_signals = _install_stop_signals(state, console, CLOSING)
         try:
@@ -486,29 +480,90 @@ def cmd_compare(args: argparse.Namespace) -> int:
             host.close()
     if not summarised:
         print_summary(console, report)
+    if not _write_reports(args, report, out, render_report_png, console):
+        return EXIT_FAILED
+    if state.is_interruption_requested() and not skipped:
+        return EXIT_CANCELLED
+    failed = [r for r in [*report.measure_runs, *report.runs] if r.status == "error"]
+    c = report.comparison
+    return EXIT_FAILED if failed or (only is None and c is not None and not c.valid) else EXIT_OK
+
+
+def _say_scan(scan: DatasetScan, console: Console) -> bool:
+    """The scan's problems, one line each; False when the dataset cannot be trained on."""
+    for p in scan.problems:
+        colour = {"error": "red", "warning": "yellow"}.get(p.severity, "dim")
+        console.print(f"[{colour}]{p.severity}:[/{colour}] {p.message}")
+    if not scan.ok:
+        console.print("[red]The dataset cannot be trained on; see the errors above.[/red]")
+    return scan.ok
+
+
+def _say_comparing(report: ComparisonReport, trained: DatasetScan, console: Console) -> None:
+    """What is compared, on what, with which settings and model."""
+    config = report.config
+    console.print(
+        f"Comparing on [bold]{report.dataset['name']}[/bold] "
+        f"({len(trained.files_for('train'))} training images, "
+        f"{len(trained.files_for('test'))} validation) — {config.epochs} epochs, "
+        f"batch {config.batch_size}, {config.image_size} px, {config.device}, XLA mode "
+        f"{config.xla.value}, model {config.model.label}"
+    )
+    _say_model(report, console)
+
+
+def _png_renderer(args: argparse.Namespace) -> Any:
+    """With --png, the PNG renderer, imported now: a missing Qt is said before training, not
+    hours later. None without --png."""
+    if not args.png:
+        return None
+    try:
+        from xlagui.ui import report_png
+    except ImportError as exc:
+        raise ConfigError(f"--png needs a working Qt: {exc}") from None
+    return report_png.render_report_png
+
+
+def _dataset_root(args: argparse.Namespace, demo: bool, console: Console) -> str:
+    """The dataset folder: the one given, or the demo set (drawn into the cache once)."""
+    if args.demo and args.dataset:
+        raise ConfigError("give either a dataset folder or --demo, not both")
+    if not demo:
+        return str(args.dataset)
+    from xlagui.core.demo import ensure_demo_dataset
+
+    with console.status("preparing the demo dataset…"):
+        return str(ensure_demo_dataset(seed=0))
+
+
+def _write_reports(
+    args: argparse.Namespace,
+    report: ComparisonReport,
+    out: Path,
+    render_report_png: Any,
+    console: Console,
+) -> bool:
+    """The PNG (with --png) and comparison.md beside the CSV and JSON, the Markdown on stdout
+    with --markdown; False, said, when one could not be written."""
     if render_report_png is not None:
         try:
             png = render_report_png(report, out / "comparison.png")
         except OSError as exc:
             console.print(f"[red]error:[/red] could not write the PNG: {exc}", soft_wrap=True)
-            return EXIT_FAILED
+            return False
         console.print(f"PNG report: {png}")
     try:
         markdown = _write_markdown(report, out / "comparison.md")
     except OSError as exc:
         console.print(f"[red]error:[/red] could not write the Markdown: {exc}", soft_wrap=True)
-        return EXIT_FAILED
+        return False
     console.print(
         f"Written: {out / 'comparison.csv'}, {out / 'comparison.json'}, {out / 'comparison.md'}"
     )
     if args.markdown:
         sys.stdout.write(markdown)
         sys.stdout.flush()
-    if state.is_interruption_requested() and not skipped:
-        return EXIT_CANCELLED
-    failed = [r for r in [*report.measure_runs, *report.runs] if r.status == "error"]
-    c = report.comparison
-    return EXIT_FAILED if failed or (only is None and c is not None and not c.valid) else EXIT_OK
+    return True
 
 
 def _inspect(

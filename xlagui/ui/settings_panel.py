@@ -104,8 +104,22 @@ class SettingsPanel(QWidget):
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
         outer.setSpacing(10)
+        self._build_left_out(outer)
+        self._build_machine(outer, ssh_config, host_checker)
+        self._build_model(outer, model_checker)
+        self._build_training(outer)
+        self._build_xla(outer)
+        self._build_also_measure(outer)
+        self._build_measurement(outer)
+        outer.addStretch(1)
 
-        # Data left out (shown only when some is) ---------------------------------------
+        self._show_devices(None)
+        self.reset_defaults()
+
+    # -- construction -------------------------------------------------------------------------
+
+    def _build_left_out(self, outer: QVBoxLayout) -> None:
+        """Data left out: shown only when some is."""
         self.left_out_box = QGroupBox("Data")
         lv = QVBoxLayout(self.left_out_box)
         self.left_out_label = QLabel()
@@ -120,18 +134,22 @@ class SettingsPanel(QWidget):
         self.left_out_box.setVisible(False)
         outer.addWidget(self.left_out_box)
 
-        # Machine ---------------------------------------------------------------------------
+    def _build_machine(self, outer: QVBoxLayout, ssh_config: str,
+                       host_checker: HostChecker | None) -> None:
+        """Where the workers run: this computer, or an SSH host."""
         self.machine_panel = MachinePanel(ssh_config, host_checker)
         self.machine_panel.changed.connect(self._on_machine_panel_changed)
         outer.addWidget(self.machine_panel)
 
-        # Model -----------------------------------------------------------------------------
+    def _build_model(self, outer: QVBoxLayout, model_checker: ModelChecker | None) -> None:
+        """What is trained (`ui/model_panel.py`)."""
         self.model_panel = ModelPanel(model_checker)
         self.model_panel.changed.connect(self._on_model_panel_changed)
         self.model_panel.fixed_size.connect(self._on_model_panel_fixed_size)
         outer.addWidget(self.model_panel)
 
-        # Training ------------------------------------------------------------------------
+    def _build_training(self, outer: QVBoxLayout) -> None:
+        """Epochs, batch size, image size, device, augmentation."""
         training = QGroupBox("Training")
         form = self._form(training)
         self.epochs = self._spin("epochs", RANGES["epochs"].low, RANGES["epochs"].high)
@@ -153,7 +171,8 @@ class SettingsPanel(QWidget):
         form.addRow(self.augment)
         outer.addWidget(training)
 
-        # XLA -----------------------------------------------------------------------------
+    def _build_xla(self, outer: QVBoxLayout) -> None:
+        """The XLA switch (which side "Run one side" trains) and the mode."""
         xla = QGroupBox("XLA")
         xv = QVBoxLayout(xla)
         self.xla = QCheckBox("XLA on")
@@ -193,7 +212,8 @@ class SettingsPanel(QWidget):
         xv.addWidget(self.advanced)
         outer.addWidget(xla)
 
-        # Also measure: other levers, in the same interleaved rounds ------------------------
+    def _build_also_measure(self, outer: QVBoxLayout) -> None:
+        """Other levers, measured in the same interleaved rounds."""
         also = QGroupBox("Also measure")
         also.setToolTip("Other training configurations, each measured against the baseline in "
                         "the same interleaved rounds, with a column of its own")
@@ -219,7 +239,8 @@ class SettingsPanel(QWidget):
             self._arm_notes[name] = note
         outer.addWidget(also)
 
-        # Measurement ---------------------------------------------------------------------
+    def _build_measurement(self, outer: QVBoxLayout) -> None:
+        """Budget, precision goal, repeats, seed, held out, A/A check."""
         measure = QGroupBox("Measurement")
         mform = self._form(measure)
         self.repeats = self._spin("repeats", RANGES["repeats"].low, RANGES["repeats"].high)
@@ -259,10 +280,6 @@ class SettingsPanel(QWidget):
         self.check.toggled.connect(self._on_check_toggled)
         mform.addRow(self.check)
         outer.addWidget(measure)
-        outer.addStretch(1)
-
-        self._show_devices(None)
-        self.reset_defaults()
 
     # -- construction helpers ----------------------------------------------------------------
 
