@@ -56,7 +56,10 @@ def main() -> int:
     from PySide6.QtCore import QPoint, QSettings, Qt, QTimer
     from PySide6.QtTest import QTest
     from PySide6.QtWidgets import QCheckBox, QWidget
-    from take_problem_screenshot import make_folder  # type: ignore[import-not-found]
+    from take_problem_screenshot import (  # type: ignore[import-not-found]
+        make_folder,
+        select_conflict,
+    )
 
     from xlagui.ui.app import CrashHandler, _probe_devices, make_application
     from xlagui.ui.main_window import TAB_DATASET, TAB_HISTORY, TAB_RUNS, MainWindow
@@ -125,12 +128,7 @@ def main() -> int:
     def problem() -> None:
         def loaded(_scan: object) -> None:
             window.dataset_loaded.disconnect(loaded)
-            tree = window.dataset_panel.problem_tree
-            for i in range(tree.topLevelItemCount()):
-                group = tree.topLevelItem(i)
-                if group is not None and "different classes" in group.text(0):
-                    group.setExpanded(True)
-                    tree.setCurrentItem(group.child(0))
+            select_conflict(window)
             later(1500, lambda: (shot("problem"), then()))
 
         window.dataset_loaded.connect(loaded)

@@ -15,6 +15,7 @@ import shutil
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 
@@ -29,6 +30,16 @@ def make_folder(root: Path) -> Path:
     shutil.copyfile(african[0], root / "train" / "asian" / "maybe-african.jpg")
     shutil.copyfile(asian[1], root / "test" / "asian" / "seen-in-training.jpg")
     return root
+
+
+def select_conflict(window: Any) -> None:
+    """Open the label-conflict group of the window's problem list and select its first case."""
+    tree = window.dataset_panel.problem_tree
+    for i in range(tree.topLevelItemCount()):
+        group = tree.topLevelItem(i)
+        if group is not None and "different classes" in group.text(0):
+            group.setExpanded(True)
+            tree.setCurrentItem(group.child(0))
 
 
 def main() -> int:
@@ -55,12 +66,7 @@ def main() -> int:
     window.show()
 
     def on_dataset(_scan: object) -> None:
-        tree = window.dataset_panel.problem_tree
-        for i in range(tree.topLevelItemCount()):
-            group = tree.topLevelItem(i)
-            if group is not None and "different classes" in group.text(0):
-                group.setExpanded(True)
-                tree.setCurrentItem(group.child(0))
+        select_conflict(window)
         QTimer.singleShot(1500, shoot)
 
     def shoot() -> None:
