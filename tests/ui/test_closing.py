@@ -16,14 +16,14 @@ from pytestqt.qtbot import QtBot
 from tests.helpers.clicks import (
     ModalAnswerer,
     click,
-    click_tree_item,
     item_at,
     press_keys,
     watching,
 )
 from tests.ui.conftest import WindowFactory, fake_worker, is_closed, load_small
+from tests.ui.test_clicks import reopen_from_history
 from xlagui.ui import app as app_module
-from xlagui.ui.main_window import TAB_HISTORY, TAB_RUNS, MainWindow
+from xlagui.ui.main_window import TAB_RUNS, MainWindow
 
 # The crash handler, not pytest-qt, must see what a slot raises: that is what a user meets.
 pytestmark = pytest.mark.qt_no_exception_capture
@@ -39,16 +39,6 @@ def close_by(how: str, qtbot: QtBot, window: MainWindow, answerer: ModalAnswerer
         press_keys(qtbot, window, QKeySequence("Ctrl+Q"))
     else:
         signal.raise_signal(signal.SIGINT if how == "sigint" else signal.SIGTERM)
-
-
-def reopen_from_history(qtbot: QtBot, window: MainWindow) -> None:
-    panel = window.history_panel
-    press_keys(qtbot, window, QKeySequence("Ctrl+3"))
-    assert window.tabs.currentIndex() == TAB_HISTORY
-    qtbot.waitUntil(lambda: panel.tree.topLevelItemCount() > 0, timeout=5_000)
-    click_tree_item(qtbot, panel.tree, item_at(panel.tree, 0))
-    with qtbot.waitSignal(window.report_shown, timeout=5_000):
-        click(qtbot, panel.open_button)
 
 
 @pytest.mark.parametrize("how", ["window", "sigint", "sigterm"])

@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from xlagui.core import export
+from xlagui.core import export, peak
 from xlagui.core import tensorboard as tboard
 from xlagui.core.arms import BASELINE, CHECK_VARIANT, comparison_arms
 from xlagui.core.config import RunConfig, XlaMode
@@ -48,6 +48,7 @@ from xlagui.core.report import (
 )
 from xlagui.core.runner import RunResult, run_worker, samples_from_scan
 from xlagui.core.spec import RunSpec
+from xlagui.core.stats import verdict
 from xlagui.core.task import TaskState
 from xlagui.core.worker_process import LOCAL, Transport, WorkerProcess
 
@@ -105,8 +106,6 @@ def measure_limits(report: ComparisonReport, machine: str = "") -> None:
     process of its own before any worker starts. A failing probe costs the comparison only its
     %-of-peak figures, and says why in the environment. The probe runs on this computer, so a
     comparison measured on another `machine` gets none: this one's peak would be wrong there."""
-    from xlagui.core import peak
-
     if report.limits is not None:
         return
     if machine:
@@ -477,8 +476,6 @@ def run_comparison(
 
 def summary_markdown(report: ComparisonReport) -> str:
     """The comparison in a few lines of Markdown, for TensorBoard's text tab."""
-    from xlagui.core.stats import verdict
-
     c = report.comparison
     lines = [f"## {report.title()}", "", verdict(c) if c is not None else "Not compared.", ""]
     if c is not None and c.recommendation:

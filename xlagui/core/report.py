@@ -17,6 +17,7 @@ from xlagui.core.accuracy import chance_level
 from xlagui.core.arms import CHECK_VARIANT, Arm, Precision
 from xlagui.core.config import RunConfig, XlaMode
 from xlagui.core.events import Event, EventLog, ModelEvent, event_from_dict
+from xlagui.core.interleave import summarize
 from xlagui.core.pairs import InterleavedSummary
 from xlagui.core.peak import MachineLimits
 from xlagui.core.ranking import arm_results, instrument_check, recommendation
@@ -162,8 +163,6 @@ class ComparisonReport:
 
     def interleaved(self) -> InterleavedSummary | None:
         """The measurement's figures, from the measuring workers' events."""
-        from xlagui.core.interleave import summarize
-
         if len(self.measure_runs) < 2:
             return None
         base, arm = self.measure_runs[0], self.measure_runs[1]
@@ -178,6 +177,7 @@ class ComparisonReport:
         )
 
     def recompute(self) -> Comparison:
+        # cycle: efficiency reads a report (its type), and a report computes its efficiency.
         from xlagui.core.efficiency import compute as efficiency
 
         counts = self.dataset.get("counts")
