@@ -94,7 +94,14 @@ def arm_rows(report: ComparisonReport) -> list[tuple[str, ...]]:
 
 
 def report_markdown(report: ComparisonReport) -> str:
-    """The whole comparison as Markdown, ending with a newline."""
+    """The whole comparison as Markdown, ending with a newline. A name that is not valid UTF-8
+    (a folder's, kept as surrogate escapes) is written with backslash escapes, so the text can
+    be written, printed and pasted."""
+    text = _report_markdown(report)
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def _report_markdown(report: ComparisonReport) -> str:
     c = report.comparison
     lines = [f"# {title(report)}", ""]
     lines += [f"{fmt.created(report.created)} · xlagui {report.app_version}", ""]
