@@ -404,6 +404,9 @@ def compare_config(args: argparse.Namespace) -> RunConfig:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
+    # 84 lines on purpose: one try/finally must hold the host connection, the stop signals and
+    # the machine's transport across the measurement, the inspection and the summary; the
+    # steps around it are helpers (_say_scan, _say_comparing, _png_renderer, _write_reports).
     from xlagui.console import print_summary
     from xlagui.core.compare import CLOSING, SaveError, check_writable, new_report
     from xlagui.core.task import Cancelled, TaskState

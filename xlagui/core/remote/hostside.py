@@ -76,6 +76,8 @@ def describe() -> dict[str, Any]:
     try:
         import tensorflow as tf
 
+        # lazy: runs on the host; a host without TensorFlow (or without this version's worker)
+        # is reported as such, not as a crash at import time
         from xlagui.core.worker import probe_devices
     except ImportError as exc:
         info["error"] = f"TensorFlow cannot be imported: {exc}"
