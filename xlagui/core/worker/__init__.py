@@ -1,0 +1,1 @@
+"""The child process that trains or measures one configuration (`python -m xlagui.core.worker.child.child`)."""
