@@ -22,9 +22,9 @@ from _common import add_write, load_average, publish, repeat, section_text
 
 from xlagui.core import compare
 from xlagui.core.compare import CHECK, new_report, run_measurement
-from xlagui.core.protocol.config import RunConfig
 from xlagui.core.data.demo import ensure_demo_dataset
 from xlagui.core.data.scan import scan_dataset
+from xlagui.core.protocol.config import RunConfig
 from xlagui.core.protocol.task import TaskState
 
 

@@ -27,8 +27,8 @@ from typing import Any
 
 from _common import ROOT, add_write, load_average, publish, repeat, section_text
 
-from xlagui.core.protocol.arms import parse_arm
 from xlagui.core.analysis.pairs import estimate_ratio
+from xlagui.core.protocol.arms import parse_arm
 
 
 def _quick(

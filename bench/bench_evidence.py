@@ -24,14 +24,15 @@ from typing import Any
 
 from _common import ROOT, add_write, load_average, publish, repeat, section_text
 
-from xlagui.core.xla import hlo
+from xlagui.core.analysis.pairs import estimate_ratio
+from xlagui.core.analysis.summary import arm_timing, pair_up
+from xlagui.core.measure.interleave import MeasureSettings, measure_interleaved
+from xlagui.core.measure.runner import samples_from_scan
+from xlagui.core.measure.worker_process import xla_flags
 from xlagui.core.protocol.config import RunConfig, XlaMode
 from xlagui.core.protocol.events import Event
-from xlagui.core.measure.interleave import MeasureSettings, arm_timing, measure_interleaved, pair_up
-from xlagui.core.analysis.pairs import estimate_ratio
-from xlagui.core.measure.runner import samples_from_scan
 from xlagui.core.protocol.spec import RunSpec
-from xlagui.core.measure.worker_process import xla_flags
+from xlagui.core.xla import hlo
 
 ARMS = ("none", "text", "nometa")
 

@@ -3,7 +3,8 @@ and the demo CNN's achieved FLOP/s and % of peak per arm (XLA off and jit) at 15
 
     python bench/bench_peak.py [--image-size 150] [--budget 20] [--write]
 
-Measures the limits afresh (`python -m xlagui.core.machine.peak`, timed), stores them in the cache the
+Measures the limits afresh (`python -m xlagui.core.machine.peak`, timed), stores them in the cache
+the
 app reads, then runs `xlagui compare --demo --quick` and reads the efficiency figures from its
 comparison.json.
 """
@@ -28,9 +29,8 @@ from _common import (
     today,
 )
 
-from xlagui.core.model import flops
-
 from xlagui.core.machine import peak
+from xlagui.core.model import flops
 
 
 def main() -> None:

@@ -34,10 +34,10 @@ from _common import (
     section_text,
 )
 
-from xlagui.core.protocol.config import RunConfig, XlaMode
 from xlagui.core.data.demo import ensure_demo_dataset
-from xlagui.core.measure.runner import run_worker, samples_from_scan
 from xlagui.core.data.scan import DatasetScan, scan_dataset
+from xlagui.core.measure.runner import run_worker, samples_from_scan
+from xlagui.core.protocol.config import RunConfig, XlaMode
 from xlagui.core.protocol.spec import RunSpec
 from xlagui.core.protocol.task import TaskState
 

@@ -231,8 +231,8 @@ def test_ctrl_c_saves_the_run_in_progress_as_interrupted(
 
     from tests.helpers.streams import FakeWorker, run_events
     from xlagui.core import compare
-    from xlagui.core.protocol.events import EpochEvent, Event
     from xlagui.core.measure.runner import RunResult
+    from xlagui.core.protocol.events import EpochEvent, Event
     from xlagui.core.protocol.spec import RunSpec
     from xlagui.core.protocol.task import TaskState
 
@@ -283,9 +283,8 @@ def test_compare_writes_and_prints_the_markdown(
     import functools
 
     from xlagui.core import compare
-
-    from xlagui.core.results import export
     from xlagui.core.protocol.spec import RunSpec
+    from xlagui.core.results import export
     from xlagui.present.markdown import report_markdown
 
     fake = Path(__file__).resolve().parent / "helpers" / "fake_measure_worker.py"

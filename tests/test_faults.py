@@ -18,13 +18,13 @@ import pytest
 from tests.helpers.datasets import tiny_split_dataset
 from tests.helpers.streams import FakeWorker, run_events
 from xlagui.cli import main
-from xlagui.core.results import history
 from xlagui.core.compare import SaveError, new_report, run_comparison
-from xlagui.core.protocol.config import RunConfig, XlaMode
-from xlagui.core.measure.runner import RunResult, run_worker, samples_from_scan
 from xlagui.core.data.scan import scan_dataset
+from xlagui.core.measure.runner import RunResult, run_worker, samples_from_scan
+from xlagui.core.protocol.config import RunConfig, XlaMode
 from xlagui.core.protocol.spec import RunSpec
 from xlagui.core.protocol.task import TaskState
+from xlagui.core.results import history
 
 
 def start_cli(args: list[str], env: dict[str, str] | None = None) -> subprocess.Popen[str]:

@@ -26,6 +26,7 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 from xlagui import __version__
+from xlagui.core.measure.remote.ssh import RemoteError, SshTarget
 from xlagui.core.protocol.config import (
     BUILTIN_MODELS,
     DEFAULTS,
@@ -36,18 +37,17 @@ from xlagui.core.protocol.config import (
     check_batch_fits,
     parse_model,
 )
-from xlagui.core.measure.remote.ssh import RemoteError, SshTarget
 
 if TYPE_CHECKING:  # imported where used: the command line starts without them
     from rich.console import Console
 
-    from xlagui.core.protocol.events import ModelEvent
     from xlagui.core.data.exclusions import Exclusions
-    from xlagui.core.measure.remote.host import RemoteHost
-    from xlagui.core.results.report import ComparisonReport
     from xlagui.core.data.scan import DatasetScan
-    from xlagui.core.protocol.task import TaskState
+    from xlagui.core.measure.remote.host import RemoteHost
     from xlagui.core.measure.worker_process import Transport
+    from xlagui.core.protocol.events import ModelEvent
+    from xlagui.core.protocol.task import TaskState
+    from xlagui.core.results.report import ComparisonReport
 
 COMMANDS = ("scan", "compare", "demo-data", "inspect", "models", "hosts", "gui")
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_CANCELLED = 0, 1, 2, 130
@@ -113,7 +113,8 @@ def _compare_parser(sub: Any) -> argparse.ArgumentParser:
     """`xlagui compare`: the dataset and the training settings."""
     # No --tensorboard: every training run writes its TensorBoard scalars to OUT/tensorboard.
     # They are written once per epoch after its time was taken and weigh a few KB, so being on
-    # costs no measured figure anything (core/worker/tensorboard.py); a flag would only be forgotten.
+    # costs no measured figure anything (core/worker/tensorboard.py); a flag would only be
+    # forgotten.
     c: argparse.ArgumentParser = sub.add_parser(
         "compare", help="train with and without XLA and compare, headless"
     )
@@ -338,7 +339,7 @@ def cmd_demo_data(args: argparse.Namespace) -> int:
 
 
 def cmd_inspect(args: argparse.Namespace) -> int:
-    from xlagui.core.xla.hlo import InspectError, inspect_folder
+    from xlagui.core.results.dumps import InspectError, inspect_folder
 
     try:
         runs = inspect_folder(args.folder)
@@ -663,7 +664,8 @@ def _check_model(config: RunConfig, num_classes: int, console: Console) -> Model
     """Any model but the article's CNN is built once in a worker process before anything is
     measured (`xlagui.core.model.check`): a model file that cannot be trained is refused here,
     exit status 2, with its file and line. None for the article's CNN (known from its shapes)."""
-    from xlagui.core.model.check import ModelCheckSpec, check_model
+    from xlagui.core.measure.model_check import check_model
+    from xlagui.core.model.check import ModelCheckSpec
 
     if config.model.is_article_cnn:
         return None
@@ -725,8 +727,8 @@ def cmd_hosts(args: argparse.Namespace) -> int:
     """`xlagui hosts HOST`: the preflight alone."""
     from rich.table import Table
 
-    from xlagui.core.protocol.events import plain
     from xlagui.core.measure.remote.preflight import check_host
+    from xlagui.core.protocol.jsoncodec import plain
     from xlagui.present.hosts import host_rows
 
     target = _target(args)
@@ -751,8 +753,9 @@ def cmd_models(args: argparse.Namespace) -> int:
     worker process."""
     from rich.table import Table
 
+    from xlagui.core.measure.model_check import check_models
+    from xlagui.core.model.check import ModelCheckSpec
     from xlagui.core.protocol.config import ModelChoice, check_image_size
-    from xlagui.core.model.check import ModelCheckSpec, check_models
     from xlagui.present.models import models_rows
 
     if args.classes < 2:

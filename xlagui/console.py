@@ -19,6 +19,7 @@ from rich.progress import (
 )
 from rich.table import Table
 
+from xlagui.core.analysis.pairs import block_words
 from xlagui.core.protocol.events import (
     BatchEvent,
     CancelledEvent,
@@ -29,8 +30,8 @@ from xlagui.core.protocol.events import (
     StartedEvent,
     WarmupEvent,
 )
-from xlagui.core.analysis.pairs import block_words
-from xlagui.core.results.report import INTERRUPTED, ComparisonReport, RunEntry
+from xlagui.core.protocol.record import INTERRUPTED, RunEntry
+from xlagui.core.results.report import ComparisonReport
 from xlagui.present.format import (
     ARM_COLUMNS,
     RUN_COLUMNS,

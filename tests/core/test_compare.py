@@ -9,13 +9,13 @@ import pytest
 
 from tests.helpers.images import make_split_dataset
 from tests.helpers.streams import FakeWorker, run_events
-from xlagui.core.results import export, history
 from xlagui.core.compare import CLOSING, new_report, plan_runs, run_comparison
+from xlagui.core.data.scan import DatasetScan, scan_dataset
 from xlagui.core.protocol.config import RunConfig
 from xlagui.core.protocol.events import EpochEvent, ErrorEvent, Event
-from xlagui.core.results.report import RunEntry
-from xlagui.core.data.scan import DatasetScan, scan_dataset
+from xlagui.core.protocol.record import RunEntry
 from xlagui.core.protocol.task import TaskState
+from xlagui.core.results import export, history
 
 
 @pytest.fixture

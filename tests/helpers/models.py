@@ -1,5 +1,6 @@
-"""A model checker for the window's tests: answers like `xlagui.core.model.check.check_models`
-at once, without TensorFlow, and records what it was asked."""
+"""A model checker for the window's tests: answers like
+`xlagui.core.measure.model_check.check_models` at once, without TensorFlow, and records what it
+was asked."""
 
 from __future__ import annotations
 
@@ -7,8 +8,8 @@ import dataclasses
 import threading
 from pathlib import Path
 
-from xlagui.core.protocol.events import PROTOCOL_VERSION, ModelEvent
 from xlagui.core.model.check import ModelCheckSpec, ModelRefused
+from xlagui.core.protocol.events import PROTOCOL_VERSION, ModelEvent
 from xlagui.core.protocol.task import TaskState
 
 

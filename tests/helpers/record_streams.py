@@ -30,9 +30,9 @@ def record(out_dir: Path = RECORDED) -> list[Path]:
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
     from tests.helpers.datasets import tiny_split_dataset
-    from xlagui.core.protocol.config import RunConfig, XlaMode
-    from xlagui.core.measure.runner import run_worker, samples_from_scan
     from xlagui.core.data.scan import scan_dataset
+    from xlagui.core.measure.runner import run_worker, samples_from_scan
+    from xlagui.core.protocol.config import RunConfig, XlaMode
     from xlagui.core.protocol.spec import RunSpec
     from xlagui.core.protocol.task import TaskState
 

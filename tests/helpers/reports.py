@@ -23,8 +23,9 @@ from xlagui.core.protocol.events import (
     StartedEvent,
     WarmupEvent,
 )
+from xlagui.core.protocol.record import RunEntry
+from xlagui.core.results.report import ComparisonReport, MeasurementRecord
 from xlagui.core.xla.evidence import XlaEvidence
-from xlagui.core.results.report import ComparisonReport, MeasurementRecord, RunEntry
 
 DATASET = {
     "name": "tiny",

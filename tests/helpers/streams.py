@@ -27,6 +27,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
+from xlagui.core.analysis.stats import summarize_epochs
+from xlagui.core.measure.runner import RunResult
+from xlagui.core.measure.worker_process import LOCAL, Transport
 from xlagui.core.protocol.events import (
     PROTOCOL_VERSION,
     BatchEvent,
@@ -38,12 +41,9 @@ from xlagui.core.protocol.events import (
     StartedEvent,
     read_events,
 )
-from xlagui.core.xla.evidence import XlaEvidence
-from xlagui.core.measure.runner import RunResult
 from xlagui.core.protocol.spec import RunSpec
-from xlagui.core.analysis.stats import summarize_epochs
 from xlagui.core.protocol.task import TaskState
-from xlagui.core.measure.worker_process import LOCAL, Transport
+from xlagui.core.xla.evidence import XlaEvidence
 
 RECORDED = Path(__file__).resolve().parent / "recorded"
 # The XLA mode of a recorded run → its file (tests/helpers/record_streams.py writes them).

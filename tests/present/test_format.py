@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from xlagui.core.protocol.events import RunSummary
-from xlagui.core.xla.evidence import XlaEvidence
 from xlagui.core.analysis.pairs import ArmTiming, InterleavedSummary
 from xlagui.core.analysis.stats import Comparison, Interval
+from xlagui.core.protocol.events import RunSummary
+from xlagui.core.xla.evidence import XlaEvidence
 from xlagui.present import format as fmt
 
 

@@ -36,7 +36,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
-        "markers", "cpu_flags(*flags): the CPU flags `xlagui.core.protocol.arms` reads in this test "
+        "markers",
+        "cpu_flags(*flags): the CPU flags `xlagui.core.protocol.arms` reads in this test "
         "(none unless marked)")
 
 

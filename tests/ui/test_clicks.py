@@ -37,8 +37,8 @@ from tests.helpers.clicks import (
 from tests.helpers.datasets import elephants_with_problems
 from tests.helpers.streams import FakeWorker
 from tests.ui.conftest import WindowFactory, fake_worker, is_closed
-from xlagui.core.protocol.events import EpochEvent, Event
 from xlagui.core.measure.runner import RunResult
+from xlagui.core.protocol.events import EpochEvent, Event
 from xlagui.core.protocol.spec import RunSpec
 from xlagui.core.protocol.task import TaskState
 from xlagui.ui.main_window import TAB_DATASET, TAB_HISTORY, TAB_RUNS, MainWindow

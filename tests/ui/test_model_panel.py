@@ -172,8 +172,8 @@ def test_a_check_still_running_blocks_the_run_and_a_new_choice_supersedes_it(
 
 def test_summary_line_names_layers_parameters_input_and_output() -> None:
     from tests.helpers.models import FakeModelChecker as Fake
-    from xlagui.core.protocol.config import ModelChoice
     from xlagui.core.model.check import ModelCheckSpec
+    from xlagui.core.protocol.config import ModelChoice
     from xlagui.core.protocol.task import TaskState
 
     check = Fake(fixed={"m.keras": 224})([ModelCheckSpec(

@@ -18,24 +18,24 @@ from __future__ import annotations
 import dataclasses
 import functools
 import subprocess
+import tempfile
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from xlagui.core.results import export
-
+from xlagui.core.analysis.stats import verdict
+from xlagui.core.data.demo import dataset_name
+from xlagui.core.data.exclusions import Exclusions, without_recorded
 from xlagui.core.machine import peak
-from xlagui.core.worker import tensorboard as tboard
+from xlagui.core.measure.interleave import MeasureSettings, measure_interleaved
+from xlagui.core.measure.runner import RunResult, run_worker, samples_from_scan
+from xlagui.core.measure.worker_process import LOCAL, Transport, WorkerProcess
+from xlagui.core.model.cnn import expected_parameter_count
 from xlagui.core.protocol.arms import BASELINE, CHECK_VARIANT, comparison_arms
 from xlagui.core.protocol.config import RunConfig, XlaMode
-from xlagui.core.data.demo import dataset_name
 from xlagui.core.protocol.events import Event, ModelEvent
-from xlagui.core.data.exclusions import Exclusions, without_recorded
-from xlagui.core.measure.interleave import MeasureSettings, measure_interleaved
-from xlagui.core.model.cnn import expected_parameter_count
-from xlagui.core.data.pipeline import Sample
-from xlagui.core.results.report import (
+from xlagui.core.protocol.record import (
     CANCELLED,
     ERROR,
     FINISHED,
@@ -43,16 +43,13 @@ from xlagui.core.results.report import (
     NOT_RUN,
     QUEUED,
     RUNNING,
-    ComparisonReport,
-    MeasurementRecord,
     RunEntry,
-    host_environment,
 )
-from xlagui.core.measure.runner import RunResult, run_worker, samples_from_scan
-from xlagui.core.protocol.spec import RunSpec
-from xlagui.core.analysis.stats import verdict
+from xlagui.core.protocol.spec import RunSpec, Sample
 from xlagui.core.protocol.task import TaskState
-from xlagui.core.measure.worker_process import LOCAL, Transport, WorkerProcess
+from xlagui.core.results import export
+from xlagui.core.results.report import ComparisonReport, MeasurementRecord, host_environment
+from xlagui.core.worker import tensorboard as tboard
 
 if TYPE_CHECKING:
     from xlagui.core.data.scan import DatasetScan
@@ -83,8 +80,6 @@ class SaveError(OSError):
 
 def check_writable(out_dir: Path) -> None:
     """Fail before any training when the output folder cannot take the files."""
-    import tempfile
-
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryFile(dir=out_dir):

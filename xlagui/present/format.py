@@ -8,17 +8,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from xlagui.core.analysis.pairs import InstrumentCheck, block_words, widest_arm
+from xlagui.core.analysis.stats import NO_SPEED, NOT_COMPARED
 from xlagui.core.protocol.arms import CHECK_VARIANT, parse_arm
 from xlagui.core.protocol.config import XlaMode
 from xlagui.core.xla.evidence import describe
-from xlagui.core.analysis.pairs import InstrumentCheck, block_words, widest_arm
-from xlagui.core.analysis.stats import NO_SPEED, NOT_COMPARED
 
 if TYPE_CHECKING:
-    from xlagui.core.protocol.events import RunSummary
     from xlagui.core.analysis.pairs import ArmResult
-    from xlagui.core.results.report import ComparisonReport, RunEntry
     from xlagui.core.analysis.stats import Comparison
+    from xlagui.core.protocol.events import RunSummary
+    from xlagui.core.protocol.record import RunEntry
+    from xlagui.core.results.report import ComparisonReport
 
 DASH = "—"
 

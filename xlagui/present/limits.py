@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from xlagui.core.protocol.config import XlaMode
 from xlagui.core.analysis.efficiency import ArmEfficiency, Efficiency, gap_factors
+from xlagui.core.protocol.config import XlaMode
 
 if TYPE_CHECKING:
     from xlagui.core.analysis.stats import Comparison

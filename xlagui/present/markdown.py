@@ -19,8 +19,8 @@ from xlagui.present import format as fmt
 from xlagui.present import limits
 
 if TYPE_CHECKING:
-    from xlagui.core.results.report import ComparisonReport
     from xlagui.core.analysis.stats import Comparison
+    from xlagui.core.results.report import ComparisonReport
 
 # The arms table: (heading, aligned left).
 ARM_COLUMNS: tuple[tuple[str, bool], ...] = (

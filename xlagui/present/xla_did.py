@@ -53,7 +53,7 @@ def one_line(report: XlaReport | None) -> str:
 def report_line(comparison: ComparisonReport) -> str | None:
     """The PNG report's compact line for a `ComparisonReport`: what XLA did in its first XLA
     run that recorded it (a training run's; measuring workers dump nothing), or None."""
-    from xlagui.core.xla.hlo import xla_runs
+    from xlagui.core.results.dumps import xla_runs
 
     runs = xla_runs(comparison)
     if not runs:

@@ -29,9 +29,9 @@ from xlagui.ui.widgets import parent_window
 from xlagui.ui.xla_did_view import XlaDidPanel
 
 if TYPE_CHECKING:
+    from xlagui.core.analysis.stats import Comparison
     from xlagui.core.compare import RunWorker
     from xlagui.core.results.report import ComparisonReport
-    from xlagui.core.analysis.stats import Comparison
     from xlagui.ui.supervisor import ComparisonSupervisor
 
 # Which command starts a measuring worker for a run (tests: a fake one); None: the real worker.
@@ -151,8 +151,8 @@ class ComparisonController(QObject):
         if reason or config is None or scan is None:
             self.message.emit("warning", html.escape(reason or "Cannot run now."), 6000)
             return False
-        from xlagui.core.results import history
         from xlagui.core.compare import new_report
+        from xlagui.core.results import history
         from xlagui.ui.supervisor import ComparisonSupervisor
 
         if only is None:

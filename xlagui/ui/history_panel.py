@@ -120,8 +120,8 @@ class HistoryPanel(QWidget):
 
     def refresh(self, *, select: Path | None = None) -> None:
         """Read the saved comparisons again, off the GUI thread (each is a JSON file)."""
-        from xlagui.core.results import history
         from xlagui.core.files import paths
+        from xlagui.core.results import history
 
         root = self.root or paths.history_dir()
         self.where.setText(f"Saved in {root}")

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from xlagui.core.model.check import ModelCheckSpec, ModelRefused, memory_guard
 from xlagui.core.protocol.config import (
     BUILTIN_MODELS,
     MODEL_FILE_SUFFIXES,
@@ -40,7 +41,6 @@ from xlagui.core.protocol.config import (
     parse_model,
 )
 from xlagui.core.protocol.events import ModelEvent
-from xlagui.core.model.check import ModelCheckSpec, ModelRefused, memory_guard
 from xlagui.core.protocol.task import TaskState
 from xlagui.present.format import size_bytes
 from xlagui.present.models import memory_warning
@@ -58,7 +58,7 @@ FILE_ROLE = Qt.ItemDataRole.UserRole
 
 
 def real_checker(specs: list[ModelCheckSpec], state: TaskState) -> list[ModelEvent]:
-    from xlagui.core.model.check import check_models
+    from xlagui.core.measure.model_check import check_models
 
     return check_models(specs, state=state)
 

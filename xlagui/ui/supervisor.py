@@ -25,13 +25,14 @@ from xlagui.core.compare import (
     run_comparison,
     run_measurement,
 )
-from xlagui.core.protocol.events import Event
 from xlagui.core.measure.remote.preflight import HostInfo
 from xlagui.core.measure.remote.ssh import RemoteError, SshTarget
-from xlagui.core.results.report import ComparisonReport, RunEntry
+from xlagui.core.measure.worker_process import LOCAL, Transport
+from xlagui.core.protocol.events import Event
+from xlagui.core.protocol.record import RunEntry
 from xlagui.core.protocol.spec import RunSpec
 from xlagui.core.protocol.task import Cancelled, TaskState
-from xlagui.core.measure.worker_process import LOCAL, Transport
+from xlagui.core.results.report import ComparisonReport
 
 if TYPE_CHECKING:
     from xlagui.core.data.scan import DatasetScan

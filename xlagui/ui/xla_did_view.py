@@ -28,8 +28,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from xlagui.core.xla import hlo
+from xlagui.core.results import dumps
 from xlagui.core.worker import tensorboard as tboard
+from xlagui.core.xla import hlo
 from xlagui.present import xla_did as did
 
 if TYPE_CHECKING:
@@ -245,7 +246,7 @@ class XlaDidPanel(QWidget):
     def show_report(self, report: ComparisonReport, folder: Path | None) -> None:
         """Show the XLA runs of a `ComparisonReport` kept in `folder` (None: not on disk)."""
         self._folder = folder
-        self._runs = hlo.xla_runs(report, folder)
+        self._runs = dumps.xla_runs(report, folder)
         self.run_combo.blockSignals(True)
         self.run_combo.clear()
         for run_id, r in self._runs:
@@ -328,7 +329,7 @@ class XlaDidPanel(QWidget):
                 report = history.load(item)
             except (OSError, ValueError, KeyError, TypeError):
                 continue  # History shows why; here it is only not offered
-            for run_id, r in hlo.xla_runs(report, item.folder):
+            for run_id, r in dumps.xla_runs(report, item.folder):
                 others.append((f"{item.created[:16]} {run_id}", r))
         self.add_other_runs(others)
 

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from tests.helpers.limits import CEILING, PEAK, known_limits, limits_report, measure_events
-from xlagui.core.results import export
-from xlagui.core.model import flops
 from xlagui.core.analysis.efficiency import gap_factors
-from xlagui.core.results.report import RunEntry
+from xlagui.core.model import flops
+from xlagui.core.protocol.record import RunEntry
+from xlagui.core.results import export
 from xlagui.present.limits import efficiency_rows as limits_rows
 from xlagui.present.limits import roofline
 

@@ -14,16 +14,16 @@ from typing import Any
 import pytest
 
 from tests.helpers.images import make_split_dataset
-from xlagui.core.compare import new_report, run_measurement
-from xlagui.core.protocol.config import RunConfig
-from xlagui.core.protocol.events import BlockEvent
-from xlagui.core.results.export import read_json, to_csv
-from xlagui.core.measure.interleave import catch_up_steps, williams_orders
 from xlagui.core.analysis.pairs import ArmResult, RatioEstimate
 from xlagui.core.analysis.ranking import ranked, recommendation
-from xlagui.core.results.report import ComparisonReport
+from xlagui.core.compare import new_report, run_measurement
 from xlagui.core.data.scan import DatasetScan, scan_dataset
+from xlagui.core.measure.interleave import catch_up_steps, williams_orders
+from xlagui.core.protocol.config import RunConfig
+from xlagui.core.protocol.events import BlockEvent
 from xlagui.core.protocol.task import TaskState
+from xlagui.core.results.export import read_json, to_csv
+from xlagui.core.results.report import ComparisonReport
 from xlagui.present.format import arm_table, comparison_rows
 
 FAKE = Path(__file__).resolve().parents[2] / "helpers" / "fake_measure_worker.py"

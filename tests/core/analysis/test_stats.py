@@ -6,7 +6,6 @@ import math
 import pytest
 
 from tests.helpers.streams import run_events
-from xlagui.core.xla.evidence import XlaEvidence
 from xlagui.core.analysis.stats import (
     RunRecord,
     break_even,
@@ -15,6 +14,7 @@ from xlagui.core.analysis.stats import (
     ratio_interval,
     summarize_epochs,
 )
+from xlagui.core.xla.evidence import XlaEvidence
 
 
 def record(

@@ -12,7 +12,6 @@ from tests.helpers.corpus import CASES_BY_NAME
 from tests.helpers.images import copy, make_split_dataset, tree_snapshot
 from tests.helpers.streams import FakeWorker, run_events
 from xlagui.core.compare import new_report, run_comparison
-from xlagui.core.protocol.config import RunConfig
 from xlagui.core.data.exclusions import (
     Exclusions,
     can_leave_out,
@@ -22,6 +21,7 @@ from xlagui.core.data.exclusions import (
     without_recorded,
 )
 from xlagui.core.data.scan import DatasetScan, Problem, scan_dataset
+from xlagui.core.protocol.config import RunConfig
 from xlagui.core.protocol.task import TaskState
 
 

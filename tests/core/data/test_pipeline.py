@@ -7,7 +7,8 @@ import pytest
 from PIL import Image
 
 from tests.helpers.images import make_image, make_rgb16_png
-from xlagui.core.data.pipeline import Sample, build_datasets, cache_bytes, choose_cache, warm_cache
+from xlagui.core.data.pipeline import build_datasets, cache_bytes, choose_cache, warm_cache
+from xlagui.core.protocol.spec import Sample
 
 pytestmark = pytest.mark.tf
 

@@ -16,20 +16,21 @@ from typing import Any
 import pytest
 
 from tests.helpers.images import make_split_dataset
+from xlagui.core.analysis.pairs import RatioEstimate
 from xlagui.core.compare import CLOSING, new_report, run_measurement
-from xlagui.core.protocol.config import RunConfig
-from xlagui.core.protocol.events import BlockEvent, CancelledEvent, Event
+from xlagui.core.data.scan import DatasetScan, scan_dataset
 from xlagui.core.measure.interleave import (
     choose_block_steps,
     round_members,
     round_order,
     williams_orders,
 )
-from xlagui.core.analysis.pairs import RatioEstimate
-from xlagui.core.results.report import ComparisonReport, RunEntry
-from xlagui.core.data.scan import DatasetScan, scan_dataset
+from xlagui.core.protocol.config import RunConfig
+from xlagui.core.protocol.events import BlockEvent, CancelledEvent, Event
+from xlagui.core.protocol.record import RunEntry
 from xlagui.core.protocol.spec import RunSpec
 from xlagui.core.protocol.task import TaskState
+from xlagui.core.results.report import ComparisonReport
 
 FAKE = Path(__file__).resolve().parents[2] / "helpers" / "fake_measure_worker.py"
 

@@ -9,9 +9,9 @@ import pytest
 
 from tests.helpers.images import make_split_dataset
 from xlagui.core.compare import new_report, run_measurement
+from xlagui.core.data.scan import DatasetScan, scan_dataset
 from xlagui.core.protocol.config import RunConfig
 from xlagui.core.protocol.events import BlockEvent, FinishedEvent, StartedEvent, WarmupEvent
-from xlagui.core.data.scan import DatasetScan, scan_dataset
 from xlagui.core.protocol.task import TaskState
 
 pytestmark = pytest.mark.tf
@@ -61,11 +61,11 @@ def test_each_arm_kind_reads_back_what_is_in_effect(
 ) -> None:
     """A real worker per arm kind: the policy, dtypes and loss scaling it reports are read back
     from the compiled model, and an XLA arm's evidence shows XLA compiling."""
-    from xlagui.core.protocol.arms import parse_arm
     from xlagui.core.compare import plan_measure_runs, spec_for
-    from xlagui.core.protocol.events import WorkerCommand
     from xlagui.core.measure.runner import samples_from_scan
     from xlagui.core.measure.worker_process import WorkerProcess
+    from xlagui.core.protocol.arms import parse_arm
+    from xlagui.core.protocol.events import WorkerCommand
 
     config = RunConfig(batch_size=8, image_size=48, quick=True, seed=1, arms=(arm,), xla="jit")
     report = new_report(scan, config)
@@ -105,9 +105,9 @@ def test_keras_auto_arm_leaves_xla_off_on_a_cpu(scan: DatasetScan, tmp_path: Pat
     """`auto` is Keras 3's default jit_compile="auto": on a CPU-only machine Keras resolves it to
     no XLA, and the worker says so (the arm is then NOT VALID: it did not engage)."""
     from xlagui.core.compare import plan_measure_runs, spec_for
-    from xlagui.core.protocol.events import WorkerCommand
     from xlagui.core.measure.runner import samples_from_scan
     from xlagui.core.measure.worker_process import WorkerProcess
+    from xlagui.core.protocol.events import WorkerCommand
 
     config = RunConfig(batch_size=8, image_size=48, quick=True, seed=1, arms=("auto",), xla="jit")
     report = new_report(scan, config)

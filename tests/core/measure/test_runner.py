@@ -17,11 +17,10 @@ import psutil
 import pytest
 
 from tests.helpers.streams import run_events
+from xlagui.core.measure.runner import run_worker
 from xlagui.core.protocol.config import RunConfig, XlaMode
 from xlagui.core.protocol.events import Event, StartedEvent, read_events
-from xlagui.core.data.pipeline import Sample
-from xlagui.core.measure.runner import run_worker
-from xlagui.core.protocol.spec import RunSpec
+from xlagui.core.protocol.spec import RunSpec, Sample
 from xlagui.core.protocol.task import TaskState
 
 

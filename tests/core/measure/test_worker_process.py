@@ -15,6 +15,14 @@ from typing import IO, Any
 import psutil
 import pytest
 
+from xlagui.core.measure.worker_process import (
+    LocalTransport,
+    Stopped,
+    WorkerGone,
+    WorkerProcess,
+    died_event,
+    worker_env,
+)
 from xlagui.core.protocol.config import RunConfig, XlaMode
 from xlagui.core.protocol.events import (
     CancelledEvent,
@@ -24,17 +32,8 @@ from xlagui.core.protocol.events import (
     WorkerCommand,
     read_events,
 )
-from xlagui.core.data.pipeline import Sample
-from xlagui.core.protocol.spec import RunSpec
+from xlagui.core.protocol.spec import RunSpec, Sample
 from xlagui.core.protocol.task import TaskState
-from xlagui.core.measure.worker_process import (
-    LocalTransport,
-    Stopped,
-    WorkerGone,
-    WorkerProcess,
-    died_event,
-    worker_env,
-)
 
 FAKE = Path(__file__).resolve().parents[2] / "helpers" / "fake_measure_worker.py"
 GRACE = 0.3  # short ladders: these workers never need long to stop

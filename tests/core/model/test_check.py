@@ -5,15 +5,15 @@ from __future__ import annotations
 
 import pytest
 
-from xlagui.core.protocol.config import ModelChoice
-from xlagui.core.protocol.events import ProtocolError
-from xlagui.core.model.flops import article_cnn_count, hlo_flops
 from xlagui.core.model.check import (
     TENSORFLOW_BYTES,
     ModelCheckSpec,
     article_cnn_memory,
     memory_guard,
 )
+from xlagui.core.model.flops import article_cnn_count, hlo_flops
+from xlagui.core.protocol.config import ModelChoice
+from xlagui.core.protocol.events import ProtocolError
 
 # A convolution whose gradient pads its input (only the positions inside count), a dot, an
 # element-wise op, and a convolution nothing reads (XLA drops it; so does the count).
@@ -100,9 +100,9 @@ def test_a_worker_that_dies_of_memory_names_the_model_batch_and_image_size(
 ) -> None:
     from pathlib import Path
 
+    from xlagui.core.measure.worker_process import died_event
     from xlagui.core.protocol.config import RunConfig
     from xlagui.core.protocol.spec import RunSpec
-    from xlagui.core.measure.worker_process import died_event
 
     folder = Path(str(tmp_path))
     log = folder / "worker.log"

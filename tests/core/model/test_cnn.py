@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from xlagui.core.protocol.config import ConfigError
 from xlagui.core.model.cnn import build_model, compile_model, expected_parameter_count
+from xlagui.core.protocol.config import ConfigError
 
 pytestmark = pytest.mark.tf
 

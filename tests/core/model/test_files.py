@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from xlagui.core.measure.model_check import check_model
+from xlagui.core.model.check import ModelCheckSpec, ModelRefused
 from xlagui.core.protocol.config import ModelChoice, parse_model
-from xlagui.core.model.check import ModelCheckSpec, ModelRefused, check_model
 
 pytestmark = pytest.mark.tf
 

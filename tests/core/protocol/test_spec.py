@@ -11,8 +11,7 @@ import pytest
 
 from xlagui.core.protocol.config import RunConfig, XlaMode
 from xlagui.core.protocol.events import ProtocolError
-from xlagui.core.data.pipeline import Sample
-from xlagui.core.protocol.spec import RunSpec
+from xlagui.core.protocol.spec import RunSpec, Sample
 
 
 def spec(tmp_path: Path) -> RunSpec:

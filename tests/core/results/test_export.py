@@ -7,9 +7,10 @@ from pathlib import Path
 import pytest
 
 from tests.helpers.streams import run_events
-from xlagui.core.results import export
 from xlagui.core.protocol.config import RunConfig
-from xlagui.core.results.report import ComparisonReport, RunEntry
+from xlagui.core.protocol.record import RunEntry
+from xlagui.core.results import export
+from xlagui.core.results.report import ComparisonReport
 
 
 def small_report(name: str = "pets & cats") -> ComparisonReport:

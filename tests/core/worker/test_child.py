@@ -12,6 +12,9 @@ import pytest
 
 from tests.helpers.datasets import tiny_split_dataset
 from tests.helpers.streams import recorded_events
+from xlagui.core.data.scan import DatasetScan, scan_dataset
+from xlagui.core.measure.runner import RunResult, run_worker, samples_from_scan
+from xlagui.core.measure.worker_process import CANCEL_GRACE_SECONDS
 from xlagui.core.protocol.config import RunConfig, XlaMode
 from xlagui.core.protocol.events import (
     BatchEvent,
@@ -22,11 +25,8 @@ from xlagui.core.protocol.events import (
     RunSummary,
     StartedEvent,
 )
-from xlagui.core.measure.runner import RunResult, run_worker, samples_from_scan
-from xlagui.core.data.scan import DatasetScan, scan_dataset
 from xlagui.core.protocol.spec import RunSpec
 from xlagui.core.protocol.task import TaskState
-from xlagui.core.measure.worker_process import CANCEL_GRACE_SECONDS
 
 pytestmark = pytest.mark.tf
 

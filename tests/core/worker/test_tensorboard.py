@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from xlagui.core.worker import tensorboard as tboard
 from xlagui.core.protocol.events import EpochEvent
+from xlagui.core.worker import tensorboard as tboard
 
 
 def _epoch(n: int) -> EpochEvent:
@@ -114,8 +114,8 @@ def test_a_real_comparison_writes_event_files_tensorboard_reads(
 
     from tests.helpers.datasets import tiny_split_dataset
     from xlagui.cli import main
+    from xlagui.core.results.dumps import xla_runs
     from xlagui.core.results.export import read_json
-    from xlagui.core.xla.hlo import xla_runs
 
     data = tiny_split_dataset(tmp_path / "d", train=8, test=2)
     out = tmp_path / "out"

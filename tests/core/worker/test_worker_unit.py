@@ -9,8 +9,8 @@ import threading
 
 import pytest
 
-from xlagui.core.worker import child as worker
 from xlagui.core.protocol.events import CancelledEvent, WorkerCommand
+from xlagui.core.worker import child as worker
 from xlagui.core.worker.child import EXIT_PARENT_GONE, EventSink, wait_until_quiet
 
 

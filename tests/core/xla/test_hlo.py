@@ -7,14 +7,13 @@ TensorFlow's format."""
 from __future__ import annotations
 
 import re
-import shutil
 from pathlib import Path
 
 import pytest
 
-from xlagui.core.xla import evidence, hlo
-from xlagui.core.protocol.config import XlaMode
 from xlagui.core.measure.worker_process import worker_env, xla_flags
+from xlagui.core.protocol.config import XlaMode
+from xlagui.core.xla import evidence, hlo
 
 DUMP = Path(__file__).resolve().parents[2] / "helpers" / "hlo_dump"
 NAME = "a_inference_one_step_on_data_2829__.12"
@@ -108,16 +107,6 @@ def test_diff_of_two_reports() -> None:
     assert rows["modules"].change == 0
     assert rows["buffer memory"].change == 0 and rows["buffer memory"].unit == "bytes"
     assert hlo.XlaReport.from_dict(None) is None  # a summary from before there was one
-
-
-def test_inspect_a_run_folder_and_refuse_another(tmp_path: Path) -> None:
-    run = tmp_path / "02-xla-r1"
-    shutil.copytree(DUMP, run / "xla")
-    shutil.copy(DUMP / "worker.log", run / "worker.log")
-    ((run_id, report),) = hlo.inspect_folder(run)
-    assert run_id == "02-xla-r1" and report.modules[0].compile_seconds is not None
-    with pytest.raises(hlo.InspectError):
-        hlo.inspect_folder(tmp_path / "nothing")
 
 
 def test_compilations_logged_are_evidence_without_a_dump(tmp_path: Path) -> None:

@@ -1,1 +1,2 @@
-"""Statistics over events, free of processes: paired ratios, accuracy, the comparison, the ranking of arms, efficiency."""
+"""Statistics over events, free of processes: paired ratios, accuracy, the comparison, the ranking
+of arms, efficiency."""

@@ -17,16 +17,34 @@ between and around those kernels). The largest of the three factors names the ga
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from xlagui.core.protocol.arms import CHECK_VARIANT
-from xlagui.core.model.flops import ModelCount, article_cnn_count
-from xlagui.core.measure.interleave import arm_timing
+from xlagui.core.analysis.summary import arm_timing
 from xlagui.core.machine.peak import MachineLimits
+from xlagui.core.model.flops import ModelCount, article_cnn_count
+from xlagui.core.protocol.arms import CHECK_VARIANT
+from xlagui.core.protocol.config import RunConfig
+from xlagui.core.protocol.events import ModelEvent
+from xlagui.core.protocol.record import RunEntry
 
-if TYPE_CHECKING:
-    from xlagui.core.results.report import ComparisonReport, RunEntry
+
+class ComparisonReport(Protocol):
+    """What `compute` reads of a comparison. `xlagui.core.results.report.ComparisonReport` has
+    it; that report computes its efficiency with this module, so the type is spelled here instead
+    of imported from above."""
+
+    @property
+    def config(self) -> RunConfig: ...
+    @property
+    def dataset(self) -> dict[str, Any]: ...
+    @property
+    def runs(self) -> Sequence[RunEntry]: ...
+    @property
+    def measure_runs(self) -> Sequence[RunEntry]: ...
+    @property
+    def model_check(self) -> ModelEvent | None: ...
 
 
 @dataclass

@@ -302,7 +302,8 @@ class ArmResult:
     accuracy_ok: bool | None = None
     accuracy_text: str = ""
     accuracy_from: str = ""  # "training runs (N epochs)" or "after the N steps of the measurement"
-    accuracy_kind: str = ""  # `xlagui.core.analysis.accuracy.AccuracyKind`: what the accuracy verdict is
+    # `xlagui.core.analysis.accuracy.AccuracyKind`: what the accuracy verdict is
+    accuracy_kind: str = ""
     nonfinite_losses: int = 0
 
     @property

@@ -1,7 +1,7 @@
 """Every arm against the baseline, and which one to recommend.
 
 For each arm this puts together what the comparison measured: the interleaved ratio and its
-interval (`xlagui.core.measure.interleave.summarize`), whether the arm engaged as asked (the XLA
+interval (`xlagui.core.analysis.summary.summarize`), whether the arm engaged as asked (the XLA
 evidence and the dtype policy read back by its workers), and whether it learns as well as the
 baseline. Accuracy comes from the arm's training runs when the comparison had them, otherwise
 from the measuring workers themselves: every arm trained the same number of steps on the same
@@ -21,14 +21,14 @@ from typing import TYPE_CHECKING, Any
 
 from xlagui.core.analysis import accuracy
 from xlagui.core.analysis.accuracy import AccuracySide, chance_level
+from xlagui.core.analysis.pairs import CONFIDENCE, ArmResult, InstrumentCheck, estimate_ratio
+from xlagui.core.analysis.summary import summarize
 from xlagui.core.protocol.arms import CHECK_VARIANT, Arm, Precision, hardware_note, policy_problems
 from xlagui.core.protocol.config import XlaMode
 from xlagui.core.protocol.events import BlockEvent, FinishedEvent, RunSummary, StartedEvent
-from xlagui.core.measure.interleave import summarize
-from xlagui.core.analysis.pairs import CONFIDENCE, ArmResult, InstrumentCheck, estimate_ratio
 
 if TYPE_CHECKING:
-    from xlagui.core.results.report import RunEntry
+    from xlagui.core.protocol.record import RunEntry
 
 
 def _summary(entry: RunEntry) -> RunSummary | None:

@@ -14,8 +14,8 @@ from typing import Any
 
 from xlagui.core.analysis import accuracy
 from xlagui.core.analysis.efficiency import Efficiency
-from xlagui.core.protocol.events import EpochEvent, Event, RunSummary
 from xlagui.core.analysis.pairs import InterleavedSummary, block_words, widest_arm
+from xlagui.core.protocol.events import EpochEvent, Event, RunSummary
 
 
 def steady_epochs(epoch_seconds: Sequence[float]) -> list[float]:
@@ -116,7 +116,8 @@ class Comparison:
     xla_val_accuracy: float | None = None
     accuracy_differs: bool = False
     accuracy_text: str = ""
-    accuracy_kind: str = ""  # `xlagui.core.analysis.accuracy.AccuracyKind` of the training runs' verdict
+    # `xlagui.core.analysis.accuracy.AccuracyKind` of the training runs' verdict
+    accuracy_kind: str = ""
     valid: bool = True
     problems: list[str] = field(default_factory=list)
     # What did not invalidate the comparison but a reader should know: an optional export that
@@ -152,7 +153,7 @@ class Comparison:
 
 
 def t_quantile(df: float, confidence: float = 0.95) -> float:
-    from scipy import stats as sps
+    from scipy import stats as sps  # lazy: SciPy is slow to import
 
     return float(sps.t.ppf(0.5 + confidence / 2, df))
 

@@ -18,8 +18,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from xlagui.core.files import paths
 from xlagui.core.data.demo_drawing import CLASSES, draw_elephant
+from xlagui.core.files import paths
 
 DEMO_VERSION = 1  # bump when the drawing changes, so cached sets are rebuilt
 SPLITS = ("train", "test")

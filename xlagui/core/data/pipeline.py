@@ -1,5 +1,5 @@
 """The tf.data input pipeline. Its functions run only in the worker process (they load
-TensorFlow, which is imported inside them); the GUI imports this module for `Sample` alone.
+TensorFlow, which is imported inside them). What one image is (`Sample`) is in the spec.
 
 From the scan's file list (no second walk of the folder): decode and resize once, cache (in
 memory, or on disk under the run's folder when the set is too large), then per epoch a seeded
@@ -17,30 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from xlagui.core.protocol.config import check_batch_fits
-
-# Formats and modes TensorFlow's own decoders handle; anything else (CMYK JPEG, 16-bit PNG,
-# TIFF, WebP, ...) is decoded by Pillow inside the pipeline.
-# GIFs go to Pillow too: TensorFlow refuses colour indices past a short colour table, which
-# Pillow (and every image viewer) accepts.
-TF_FORMATS = frozenset({"JPEG", "PNG", "BMP"})
-TF_MODES = frozenset({"RGB", "RGBA", "L", "LA", "P", "PA", "1"})
+from xlagui.core.protocol.spec import Sample
 
 # Above this share of the memory available now, the decoded set is cached on disk instead.
 MEMORY_CACHE_SHARE = 0.25
-
-
-@dataclass(frozen=True)
-class Sample:
-    """One image as the pipeline needs it: where it is, its class index, how to decode it."""
-
-    path: str
-    label: int
-    format: str = "JPEG"
-    mode: str = "RGB"
-
-    @property
-    def tf_decodable(self) -> bool:
-        return self.format in TF_FORMATS and self.mode in TF_MODES
 
 
 @dataclass

@@ -32,10 +32,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from xlagui.core.model import flops
-from xlagui.core.protocol.arms import cpu_model
 from xlagui.core.files.atomic import atomic_write_text
 from xlagui.core.files.paths import cache_dir
+from xlagui.core.model import flops
+from xlagui.core.protocol.arms import cpu_model
 
 PROBE_VERSION = 2  # 2: a matmul peak per compute dtype
 CACHE_NAME = "machine_limits.json"

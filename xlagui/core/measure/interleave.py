@@ -11,7 +11,8 @@ one (`round_members`): the stopping rule waits for the widest, so its rounds are
 While one works the others wait idle on their stdin, and a worker answers only once its own
 threads have gone quiet (`xlagui.core.worker.child.wait_until_quiet`), so they never compete for the
 CPU or the GPU.
-After every round the per-round ratios give an estimate with an interval (`xlagui.core.analysis.pairs`),
+After every round the per-round ratios give an estimate with an interval
+(`xlagui.core.analysis.pairs`),
 and the measurement stops when that interval is narrow enough or the time budget is spent.
 
 The parent only orchestrates: blocks are timed inside the workers. Each worker is a
@@ -29,6 +30,8 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from xlagui.core.analysis import pairs
+from xlagui.core.analysis.summary import pair_up
+from xlagui.core.measure.worker_process import Stopped, WorkerGone, WorkerProcess
 from xlagui.core.protocol.events import (
     BlockEvent,
     ErrorEvent,
@@ -39,7 +42,6 @@ from xlagui.core.protocol.events import (
 )
 from xlagui.core.protocol.spec import RunSpec
 from xlagui.core.protocol.task import TaskState
-from xlagui.core.measure.worker_process import Stopped, WorkerGone, WorkerProcess
 
 # A block should last about a second: long enough that the per-block overhead (a pipe round
 # trip, reading the loss) is noise, short enough that drift within a round stays small.
@@ -350,7 +352,8 @@ def catch_up_steps(
     An arm faster than the baseline always catches up: its steps are cheap, and it is the one a
     recommendation may name, which needs an accuracy check on equal terms. A slower arm catches
     up only when that takes at most `max_seconds`; otherwise its accuracy is reported as not
-    compared (`xlagui.core.analysis.ranking.accuracy_parity`) rather than paid for with a minute of its
+    compared (`xlagui.core.analysis.ranking.accuracy_parity`) rather than paid for with a minute of
+    its
     slow steps.
     """
     done = [sum(b.steps for b in arm) for arm in blocks]
@@ -380,64 +383,3 @@ def _widest(estimates: Sequence[pairs.RatioEstimate | None]) -> pairs.RatioEstim
         if worst is None or (worst.half_width is not None and est.half_width > worst.half_width):
             worst = est
     return worst
-
-
-def pair_up(baseline: Sequence[Event], arm: Sequence[Event]) -> list[pairs.Pair]:
-    """The rounds both sides completed, as per-step times."""
-    base = {e.seq: e for e in baseline if isinstance(e, BlockEvent) and e.steps > 0}
-    out = []
-    for e in arm:
-        if isinstance(e, BlockEvent) and e.steps > 0 and e.seq in base:
-            b = base[e.seq]
-            if b.seconds > 0 and e.seconds > 0:
-                out.append(pairs.Pair(e.seq, b.seconds / b.steps, e.seconds / e.steps))
-    return out
-
-
-def arm_timing(arm: str, xla_mode: str, events: Sequence[Event]) -> pairs.ArmTiming:
-    timing = pairs.ArmTiming(arm=arm, xla_mode=xla_mode)
-    warm = next((e for e in events if isinstance(e, WarmupEvent)), None)
-    per_step = [e.seconds / e.steps for e in events if isinstance(e, BlockEvent) and e.steps]
-    timing.blocks = len(per_step)
-    if per_step:
-        timing.steady_step_seconds = sorted(per_step)[len(per_step) // 2]
-    if warm is not None:
-        timing.first_step_seconds = warm.first_step_seconds
-        timing.compile_seconds = pairs.compile_seconds(
-            warm.first_step_seconds, warm.warm_step_seconds
-        )
-    return timing
-
-
-def summarize(
-    baseline: tuple[str, Sequence[Event]],
-    arm: tuple[str, Sequence[Event]],
-    *,
-    stopped_by: str = "",
-    target: float | None = None,
-    budget_seconds: float | None = None,
-    measuring_seconds: float | None = None,
-) -> pairs.InterleavedSummary:
-    """The interleaved summary of one arm against the baseline, from the two event streams
-    alone (a replayed recording gives exactly the live figures)."""
-    matched = pair_up(baseline[1], arm[1])
-    ratios = [p.ratio for p in matched]
-    s = pairs.InterleavedSummary(
-        stopped_by=stopped_by,
-        target=target,
-        budget_seconds=budget_seconds,
-        measuring_seconds=measuring_seconds,
-        baseline=arm_timing("baseline", baseline[0], baseline[1]),
-        xla=arm_timing("xla", arm[0], arm[1]),
-        pair_ratios=ratios,
-        outlier_flags=pairs.outlier_flags([math.log(r) for r in ratios]),
-    )
-    steps = {e.steps for e in arm[1] if isinstance(e, BlockEvent)}
-    s.block_steps = max(steps) if steps else 0
-    base_steps = {e.steps for e in baseline[1] if isinstance(e, BlockEvent)}
-    s.baseline_block_steps = max(base_steps) if base_steps else 0
-    if ratios:
-        est = pairs.estimate_ratio(ratios)
-        s.ratio, s.low, s.high = est.ratio, est.low, est.high
-        s.pairs, s.outliers, s.half_width = est.pairs, est.outliers, est.half_width
-    return s

@@ -15,10 +15,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from xlagui.core.protocol.events import Event, EventLog
-from xlagui.core.data.pipeline import Sample
-from xlagui.core.protocol.spec import RunSpec
-from xlagui.core.protocol.task import TaskState
 from xlagui.core.measure.worker_process import (
     CANCEL_GRACE_SECONDS,
     LOCAL,
@@ -26,6 +22,9 @@ from xlagui.core.measure.worker_process import (
     Transport,
     WorkerProcess,
 )
+from xlagui.core.protocol.events import Event, EventLog
+from xlagui.core.protocol.spec import RunSpec, Sample
+from xlagui.core.protocol.task import TaskState
 
 if TYPE_CHECKING:
     from xlagui.core.data.scan import DatasetScan

@@ -23,7 +23,8 @@ goes through `WorkerProcess`, so the following are written once:
 Short helper processes that stream no events stay where they are and use `subprocess.run`:
 `runner.probe_devices` (`--probe`, one JSON line), `tensorboard.write_text`
 (`--tensorboard-text`), `peak`'s probe (`python -m xlagui.core.machine.peak`) and the model check
-(`models.check.check_models`, `--check-model`: one `model` or `error` event per model, decoded
+(`measure.model_check.check_models`, `--check-model`: one `model` or `error` event per model,
+decoded
 by `events.parse_event`, before any worker here starts).
 """
 
@@ -81,7 +82,8 @@ class Transport(Protocol):
     `spec`, with the environment XLA needs, its stdin and stdout pipes of text lines and its
     stderr into `log`. `died` is the parent's account of a worker that ended without its last
     word. `finish` is called once the worker has ended and been reaped.
-    `LocalTransport` runs workers on this machine; `xlagui.core.measure.remote.SshTransport` on an SSH
+    `LocalTransport` runs workers on this machine; `xlagui.core.measure.remote.SshTransport` on an
+    SSH
     host (the spec travels as the first line of stdin, the run folder comes back at `finish`).
     """
 

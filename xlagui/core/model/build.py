@@ -6,10 +6,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from xlagui.core.protocol.config import ModelChoice
-from xlagui.core.model.cnn import compile_model, default_loss
 from xlagui.core.model.builtin import build_builtin
+from xlagui.core.model.cnn import compile_model, default_loss
 from xlagui.core.model.files import LoadedModel, load_keras, load_python
+from xlagui.core.protocol.config import ModelChoice
 
 
 @dataclass

@@ -129,7 +129,8 @@ def build_mixer(image_size: int, num_classes: int) -> Any:
 
 
 def build_builtin(name: str, image_size: int, num_classes: int, seed: int | None = None) -> Any:
-    """The built-in model `name` (a key of `xlagui.core.protocol.config.BUILTIN_MODELS`), uncompiled.
+    """The built-in model `name` (a key of `xlagui.core.protocol.config.BUILTIN_MODELS`),
+    uncompiled.
     Only the article's CNN takes `seed` per layer; the others follow Keras' global seed, which
     the worker sets before building."""
     if name == "cnn":

@@ -4,44 +4,36 @@ training step and an estimate of its memory) or an `ErrorEvent` that names the m
 line. A user's Python file is imported there, never in the window's or the command line's
 process; so is TensorFlow.
 
-Parent side: `check_model` (runs `python -m xlagui.core.worker.child --check-model SPEC.json`, reads the
-one event back through `events.parse_event`). Worker side: `check_main`.
+This module is the worker side (`check_main`, run by `python -m xlagui.core.worker.child
+--check-model SPEC.json`), the spec both sides share, and the memory guard. The parent side, which
+starts that process and reads its one event back, is `xlagui.core.measure.model_check`.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
-import subprocess
 import sys
-import tempfile
-import time
 import traceback
 from dataclasses import dataclass, field
 from math import prod
 from pathlib import Path
 from typing import Any, TextIO
 
-from xlagui.core.protocol.config import ConfigError, ModelChoice, XlaMode
+from xlagui.core.model.build import load
+from xlagui.core.model.cnn import compile_model, default_loss, head_units
+from xlagui.core.model.files import ModelFileError, input_size
+from xlagui.core.model.flops import article_cnn_shapes, hlo_flops
+from xlagui.core.protocol.config import ConfigError, ModelChoice
 from xlagui.core.protocol.events import (
     PROTOCOL_VERSION,
     ErrorEvent,
     ModelEvent,
     ProtocolError,
-    decode,
-    parse_event,
-    plain,
     write_event,
 )
-from xlagui.core.model.flops import article_cnn_shapes, hlo_flops
-from xlagui.core.model.cnn import compile_model, default_loss, head_units
-from xlagui.core.model.build import load
-from xlagui.core.model.files import ModelFileError, input_size
-from xlagui.core.protocol.task import Cancelled, TaskState
-from xlagui.core.measure.worker_process import worker_env
+from xlagui.core.protocol.jsoncodec import decode, plain
 
-CHECK_TIMEOUT_SECONDS = 600.0
-POLL_SECONDS = 0.2  # how often a running check looks at its TaskState
 # What a TensorFlow worker holds before any model (a worker training the article's CNN at
 # 48 px peaked at 694 MB of RSS; the model's share of that was a few MB).
 TENSORFLOW_BYTES = 600 * 2**20
@@ -76,83 +68,6 @@ class ModelCheckSpec:
         except json.JSONDecodeError as exc:
             raise ProtocolError(f"model check spec: not JSON ({exc})") from None
         return decode(cls, data, "model check spec")
-
-
-def check_model(spec: ModelCheckSpec, timeout: float = CHECK_TIMEOUT_SECONDS) -> ModelEvent:
-    """Build `spec.model` once in a worker process (on the CPU) and return what it reports.
-    Raises `ModelRefused` with the worker's message when the model cannot be trained."""
-    return check_models([spec], timeout)[0]
-
-
-def check_models(
-    specs: list[ModelCheckSpec],
-    timeout: float = CHECK_TIMEOUT_SECONDS,
-    state: TaskState | None = None,
-) -> list[ModelEvent]:
-    """`check_model` for several models in one worker process (TensorFlow loads once).
-
-    With `state`, a request to stop kills the worker and raises `Cancelled` (the window checks
-    a model while the user may still change it)."""
-    spec = specs[0]
-    with tempfile.TemporaryDirectory(prefix="xlagui-check-") as tmp:
-        folder = Path(tmp)
-        (folder / "tmp").mkdir()
-        paths = []
-        for i, one in enumerate(specs):
-            paths.append(folder / f"check-{i}.json")
-            paths[-1].write_text(one.to_json(), encoding="utf-8")
-        env = worker_env(XlaMode.OFF, "cpu", folder, dump="none")
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "xlagui.core.worker.child", "--check-model", *map(str, paths)],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            encoding="utf-8",
-            errors="replace",
-            env=env,
-        )
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                stdout, stderr = proc.communicate(timeout=POLL_SECONDS)
-                break
-            except subprocess.TimeoutExpired:
-                stopping = state is not None and state.is_interruption_requested()
-                if stopping or time.monotonic() > deadline:
-                    proc.kill()
-                    proc.communicate()
-                    if stopping:
-                        raise Cancelled() from None
-                    raise ModelRefused(
-                        f"building {spec.model.label} took over {timeout:.0f} s; try a smaller "
-                        "image size"
-                    ) from None
-    events = []
-    for line in stdout.splitlines():
-        if line.strip():
-            try:
-                events.append(parse_event(line))
-            except ProtocolError:
-                continue
-    answers: list[ModelEvent] = []
-    for event in events:
-        if isinstance(event, ModelEvent):
-            if event.protocol != PROTOCOL_VERSION:
-                raise ModelRefused(
-                    f"the model check speaks protocol {event.protocol}, this app "
-                    f"{PROTOCOL_VERSION}: reinstall xlagui"
-                )
-            answers.append(event)
-        if isinstance(event, ErrorEvent):
-            raise ModelRefused(event.message + (f" ({event.hint})" if event.hint else ""))
-    if len(answers) == len(specs):
-        return answers
-    tail = stderr.strip().splitlines()[-5:]
-    raise ModelRefused(
-        f"the model check of {spec.model.label} ended without an answer (exit status "
-        f"{proc.returncode}): {' / '.join(tail) or 'no output'}"
-    )
 
 
 # --- In the worker process --------------------------------------------------------------------

@@ -20,17 +20,14 @@ stream lacks take their defaults, so streams and comparisons saved by earlier ve
 from __future__ import annotations
 
 import dataclasses
-import enum
 import json
-import math
-import types
-import typing
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, ClassVar, TextIO, TypeAlias, TypeVar, Union
+from typing import ClassVar, TextIO
 
 from xlagui.core.protocol.config import ModelChoice, RunConfig
+from xlagui.core.protocol.jsoncodec import JSONObject, decode, plain_object
+from xlagui.core.protocol.jsoncodec import ProtocolError as ProtocolError  # the protocol's error
 from xlagui.core.xla.evidence import XlaEvidence
 from xlagui.core.xla.hlo import XlaReport
 
@@ -43,22 +40,12 @@ from xlagui.core.xla.hlo import XlaReport
 #    silently train the article's CNN); the model check answers with a `model` event.
 PROTOCOL_VERSION = 6
 
-# What json.loads gives and json.dumps takes.
-JSONValue: TypeAlias = "bool | int | float | str | list[JSONValue] | dict[str, JSONValue] | None"
-JSONObject: TypeAlias = "dict[str, JSONValue]"
-
-T = TypeVar("T")
-
-
-class ProtocolError(ValueError):
-    """A line that is not a valid event."""
-
-
 @dataclass(frozen=True)
 class RunSummary:
     """What a run reports when it ends (`FinishedEvent.summary`).
 
-    A training run (`mode="train"`) fills the epoch figures (`xlagui.core.analysis.stats.summarize_epochs`)
+    A training run (`mode="train"`) fills the epoch figures
+    (`xlagui.core.analysis.stats.summarize_epochs`)
     and `setup_seconds`; a measuring worker (`"measure"`) the steps it ran, how many losses were
     not finite and the validation figures after them; an inspecting one (`"inspect"`, the short
     compile with XLA's dump on) only `steps_done`. Every run adds its memory peaks, its cache, its
@@ -82,7 +69,8 @@ class RunSummary:
     final_accuracy: float | None = None
     final_val_loss: float | None = None  # also of a measuring worker, after its steps
     final_val_accuracy: float | None = None
-    # Which validation images the final model got right (`xlagui.core.analysis.accuracy.correct_bits`),
+    # Which validation images the final model got right
+    # (`xlagui.core.analysis.accuracy.correct_bits`),
     # for McNemar's paired test between two runs on the same images; "" where not measured.
     val_correct: str = ""
     setup_seconds: float | None = None
@@ -102,7 +90,7 @@ class RunSummary:
     notes: tuple[str, ...] = ()
 
     def to_dict(self) -> JSONObject:
-        return _plain_object(self)
+        return plain_object(self)
 
     @classmethod
     def from_dict(cls, data: object) -> RunSummary:
@@ -116,7 +104,7 @@ class Event:
 
     def to_dict(self) -> JSONObject:
         d: JSONObject = {"type": self.type}
-        d.update(_plain_object(self))
+        d.update(plain_object(self))
         return d
 
     def to_json(self) -> str:
@@ -195,7 +183,8 @@ class BlockEvent(Event):
     seconds: float = 0.0
     loss: float | None = None
     # untimed: how long the worker then waited for its own threads to go idle (see
-    # `xlagui.core.worker.child.wait_until_quiet`), so their leftovers do not land in another arm's block
+    # `xlagui.core.worker.child.wait_until_quiet`), so their leftovers do not land in another arm's
+    # block
     quiet_seconds: float = 0.0
 
 
@@ -279,151 +268,6 @@ def event_from_dict(data: object) -> Event:
     return decode(cls, data, f"{kind} event")
 
 
-def decode(cls: type[T], data: object, where: str, prefix: str = "") -> T:
-    """`data` (as json.loads gave it) as a `cls` dataclass, every field's type checked, nested
-    dataclasses decoded in turn. A field `data` lacks takes its default (a stream from an earlier
-    version); keys `cls` does not know are ignored. Raises `ProtocolError` naming the bad field
-    (`where`: what is decoded, in words; `prefix`: the path down to `data`)."""
-    if not isinstance(data, dict):
-        at = f"field {prefix.rstrip('.')!r}" if prefix else "it"
-        raise ProtocolError(f"{where}: {at} should be a JSON object, got {_short(data)}")
-    hints = _hints(cls)
-    kwargs: dict[str, object] = {}
-    missing: list[str] = []
-    for f in dataclasses.fields(cls):  # type: ignore[arg-type]
-        if not f.init:
-            continue
-        if f.name in data:
-            kwargs[f.name] = _decode_value(data[f.name], hints[f.name], where, prefix + f.name)
-        elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
-            missing.append(prefix + f.name)
-    if missing:
-        raise ProtocolError(f"{where} lacks {', '.join(missing)}")
-    try:
-        return cls(**kwargs)
-    except (ValueError, TypeError) as exc:  # the class's own checks (RunConfig's ranges)
-        at = f"field {prefix.rstrip('.')!r}: " if prefix else ""
-        raise ProtocolError(f"{where}: {at}{exc}") from None
-
-
-def _decode_value(value: object, hint: Any, where: str, path: str) -> object:
-    def bad() -> ProtocolError:
-        return ProtocolError(
-            f"{where}: field {path!r} should be {_spell(hint)}, got {_short(value)}"
-        )
-
-    origin = typing.get_origin(hint)
-    if origin in (Union, types.UnionType):
-        args = typing.get_args(hint)
-        if value is None and type(None) in args:
-            return None
-        others = [a for a in args if a is not type(None)]
-        if len(others) == 1:
-            return _decode_value(value, others[0], where, path)
-        if _conforms(value, hint):
-            return value
-        raise bad()
-    if isinstance(hint, type) and dataclasses.is_dataclass(hint):
-        return decode(hint, value, where, path + ".")
-    if isinstance(hint, type) and issubclass(hint, enum.Enum):
-        try:
-            return hint(value)
-        except ValueError:
-            raise bad() from None
-    if hint is Path:
-        if isinstance(value, str):
-            return Path(value)
-        raise bad()
-    if origin in (list, tuple):
-        args = typing.get_args(hint)
-        item = args[0] if args else Any
-        if origin is tuple and not (len(args) == 2 and args[1] is Ellipsis):
-            raise TypeError(f"only tuple[X, ...] fields can be decoded, not {hint}")
-        if not isinstance(value, list):
-            raise bad()
-        items = [_decode_value(v, item, where, f"{path}[{i}]") for i, v in enumerate(value)]
-        return tuple(items) if origin is tuple else items
-    if origin is dict:
-        key, item = typing.get_args(hint) or (Any, Any)
-        if not isinstance(value, dict) or not all(_conforms(k, key) for k in value):
-            raise bad()
-        return {k: _decode_value(v, item, where, f"{path}.{k}") for k, v in value.items()}
-    if _conforms(value, hint):
-        return value
-    raise bad()
-
-
-def _short(value: object) -> str:
-    text = repr(value)
-    return text if len(text) <= 120 else text[:117] + "..."
-
-
-_HINTS: dict[type, dict[str, object]] = {}  # a dataclass's field annotations, resolved
-
-
-def _hints(cls: type) -> dict[str, object]:
-    if cls not in _HINTS:
-        _HINTS[cls] = typing.get_type_hints(cls)
-    return _HINTS[cls]
-
-
-def _conforms(value: object, hint: Any) -> bool:
-    """Whether a decoded JSON value fits a field's annotation (the few shapes events use)."""
-    if hint is Any:
-        return True
-    origin = typing.get_origin(hint)
-    if origin in (Union, types.UnionType):
-        return any(_conforms(value, arg) for arg in typing.get_args(hint))
-    if hint is type(None):
-        return value is None
-    if hint is float:
-        return isinstance(value, (int, float)) and not isinstance(value, bool)
-    if hint is int:
-        return isinstance(value, int) and not isinstance(value, bool)
-    if hint in (str, bool):
-        return isinstance(value, hint)
-    if origin is list:
-        (item,) = typing.get_args(hint) or (Any,)
-        return isinstance(value, list) and all(_conforms(v, item) for v in value)
-    if origin is dict:
-        key, item = typing.get_args(hint) or (Any, Any)
-        return isinstance(value, dict) and all(
-            _conforms(k, key) and _conforms(v, item) for k, v in value.items()
-        )
-    return isinstance(value, hint) if isinstance(hint, type) else True
-
-
-def _spell(hint: Any) -> str:
-    return getattr(hint, "__name__", None) or str(hint).replace("typing.", "")
-
-
-def plain(value: object) -> JSONValue:
-    """A value as JSON has it: dataclasses become objects (every field), enums their value,
-    tuples lists, paths strings, and NaN and infinities (a diverging loss) null: JSON has no
-    spelling for them."""
-    if value is None or isinstance(value, (bool, int, str)):
-        if isinstance(value, enum.Enum):
-            return plain(value.value)
-        return value
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, enum.Enum):
-        return plain(value.value)
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return _plain_object(value)
-    if isinstance(value, dict):
-        return {str(k): plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [plain(v) for v in value]
-    if isinstance(value, Path):
-        return str(value)
-    return str(value)  # what json.dumps(default=str) would write
-
-
-def _plain_object(obj: object) -> JSONObject:
-    return {f.name: plain(getattr(obj, f.name)) for f in dataclasses.fields(obj)}  # type: ignore[arg-type]
-
-
 def parse_event(line: str) -> Event:
     try:
         data = json.loads(line)
@@ -434,7 +278,7 @@ def parse_event(line: str) -> Event:
 
 class EventLog:
     """What a run's recorded events say: its `started`, its summary, its error. Mixed into the
-    run records that keep an `events` list (`runner.RunResult`, `report.RunEntry`)."""
+    run records that keep an `events` list (`runner.RunResult`, `record.RunEntry`)."""
 
     events: list[Event]
 

@@ -1,6 +1,7 @@
 """What the parent hands a worker process: `RunSpec`, written to the run's `spec.json`.
 
-Both sides import it from here: the supervisor (`xlagui.core.measure.worker_process`) writes it and the
+Both sides import it from here: the supervisor (`xlagui.core.measure.worker_process`) writes it and
+the
 worker (`xlagui.core.worker.child`) reads it back, so the child does not import the parent's
 supervision code to learn its own orders.
 """
@@ -12,10 +13,31 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from xlagui.core.protocol.config import RunConfig, XlaMode
-from xlagui.core.protocol.events import JSONObject, JSONValue, ProtocolError, decode, plain
-from xlagui.core.data.pipeline import Sample
+from xlagui.core.protocol.jsoncodec import JSONObject, JSONValue, ProtocolError, decode, plain
 
 SAMPLE_FIELDS = ("path", "label", "format", "mode")  # a sample's order in spec.json
+
+
+# Formats and modes TensorFlow's own decoders handle; anything else (CMYK JPEG, 16-bit PNG,
+# TIFF, WebP, ...) is decoded by Pillow inside the pipeline.
+# GIFs go to Pillow too: TensorFlow refuses colour indices past a short colour table, which
+# Pillow (and every image viewer) accepts.
+TF_FORMATS = frozenset({"JPEG", "PNG", "BMP"})
+TF_MODES = frozenset({"RGB", "RGBA", "L", "LA", "P", "PA", "1"})
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One image as the pipeline needs it: where it is, its class index, how to decode it."""
+
+    path: str
+    label: int
+    format: str = "JPEG"
+    mode: str = "RGB"
+
+    @property
+    def tf_decodable(self) -> bool:
+        return self.format in TF_FORMATS and self.mode in TF_MODES
 
 
 @dataclass(frozen=True)

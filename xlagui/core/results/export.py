@@ -14,11 +14,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from xlagui.core.files.atomic import atomic_write_text
-from xlagui.core.protocol.events import BlockEvent, EpochEvent
 from xlagui.core.analysis.pairs import block_words
 from xlagui.core.analysis.ranking import ranked
-from xlagui.core.results.report import ComparisonReport, RunEntry
+from xlagui.core.files.atomic import atomic_write_text
+from xlagui.core.protocol.events import BlockEvent, EpochEvent
+from xlagui.core.protocol.record import RunEntry
+from xlagui.core.results.report import ComparisonReport
 
 CSV_COLUMNS = [
     "row",

@@ -15,11 +15,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from xlagui.core.results import export
-
 from xlagui.core.files import paths
 from xlagui.core.protocol.config import RunConfig
-from xlagui.core.results.report import FINISHED, INTERRUPTED, ComparisonReport, model_words
+from xlagui.core.protocol.record import FINISHED, INTERRUPTED
+from xlagui.core.results import export
+from xlagui.core.results.report import ComparisonReport, model_words
 
 
 @dataclass

@@ -7,6 +7,7 @@ round-trips through JSON so a saved comparison can be reopened and recomputed.
 from __future__ import annotations
 
 import datetime as _dt
+import os
 import platform
 import shlex
 from dataclasses import dataclass, field
@@ -14,73 +15,18 @@ from typing import Any
 
 from xlagui import __version__
 from xlagui.core.analysis.accuracy import chance_level
-from xlagui.core.protocol.arms import CHECK_VARIANT, Arm, Precision
-from xlagui.core.protocol.config import RunConfig, XlaMode
-from xlagui.core.protocol.events import Event, EventLog, ModelEvent, event_from_dict
-from xlagui.core.measure.interleave import summarize
+from xlagui.core.analysis.efficiency import compute as efficiency
 from xlagui.core.analysis.pairs import InterleavedSummary
-from xlagui.core.machine.peak import MachineLimits
 from xlagui.core.analysis.ranking import arm_results, instrument_check, recommendation
 from xlagui.core.analysis.stats import NOT_COMPARED, Comparison, RunRecord, compare_runs, verdict
+from xlagui.core.analysis.summary import summarize
+from xlagui.core.machine.peak import MachineLimits
+from xlagui.core.protocol.arms import CHECK_VARIANT
+from xlagui.core.protocol.config import RunConfig
+from xlagui.core.protocol.events import ModelEvent, event_from_dict
+from xlagui.core.protocol.record import FINISHED, RunEntry
 
 FORMAT_VERSION = 1
-
-# A run's status: where it stands, or how it ended.
-QUEUED = "queued"  # not started yet (or, in a one-side run, the side not asked for)
-RUNNING = "running"
-FINISHED = "finished"
-CANCELLED = "cancelled"  # stopped by the user (Stop), or not started after a Stop
-ERROR = "error"
-# The app closed during this run (window closed, Ctrl+C, SIGTERM): its finished epochs or
-# pairs are kept in its events.
-INTERRUPTED = "interrupted"
-NOT_RUN = "not run"  # the app closed before this run started
-RUN_STATUSES = (QUEUED, RUNNING, FINISHED, CANCELLED, ERROR, INTERRUPTED, NOT_RUN)
-
-
-@dataclass
-class RunEntry(EventLog):
-    run_id: str
-    variant: str
-    repeat: int
-    xla_mode: str
-    status: str = QUEUED  # one of RUN_STATUSES
-    events: list[Event] = field(default_factory=list)
-    precision: str = "float32"  # the arm's Keras dtype policy
-
-    @property
-    def arm(self) -> Arm:
-        return Arm(XlaMode(self.xla_mode), Precision(self.precision))
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "run_id": self.run_id,
-            "variant": self.variant,
-            "repeat": self.repeat,
-            "xla_mode": self.xla_mode,
-            "precision": self.precision,
-            "status": self.status,
-            "events": [e.to_dict() for e in self.events],
-        }
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> RunEntry:
-        status = d.get("status", FINISHED)
-        if status not in RUN_STATUSES:
-            raise ValueError(
-                f"run {d.get('run_id')!r}: status {status!r} is not one of "
-                f"{', '.join(RUN_STATUSES)}"
-            )
-        return cls(
-            run_id=d["run_id"],
-            variant=d["variant"],
-            repeat=int(d["repeat"]),
-            xla_mode=d["xla_mode"],
-            status=status,
-            events=[event_from_dict(e) for e in d.get("events", [])],
-            precision=d.get("precision", "float32"),
-        )
-
 
 @dataclass
 class MeasurementRecord:
@@ -130,7 +76,8 @@ class ComparisonReport:
     environment: dict[str, Any] = field(default_factory=dict)
     comparison: Comparison | None = None
     app_version: str = __version__
-    # The machine's measured limits (`core/machine/peak.py`), for the %-of-peak figures; None when not
+    # The machine's measured limits (`core/machine/peak.py`), for the %-of-peak figures; None when
+    # not
     # measured (the probe is off or failed: then only the achieved FLOP/s are shown).
     limits: MachineLimits | None = None
     # The model check's answer (`xlagui.core.model.check`): the chosen model built once before
@@ -177,9 +124,6 @@ class ComparisonReport:
         )
 
     def recompute(self) -> Comparison:
-        # cycle: efficiency reads a report (its type), and a report computes its efficiency.
-        from xlagui.core.analysis.efficiency import compute as efficiency
-
         counts = self.dataset.get("counts")
         class_count = len(self.dataset.get("class_names") or []) or 2
         self.comparison = compare_runs(
@@ -310,8 +254,6 @@ def model_words(config: RunConfig) -> str:
 
 
 def host_environment() -> dict[str, Any]:
-    import os
-
     return {
         "hostname": platform.node(),
         "platform": platform.platform(),

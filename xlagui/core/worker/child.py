@@ -31,10 +31,10 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from xlagui.core.analysis import accuracy
-
-from xlagui.core.xla import hlo
-from xlagui.core.xla import evidence as xla_evidence
-from xlagui.core.worker import tensorboard as tboard
+from xlagui.core.analysis.stats import summarize_epochs
+from xlagui.core.data.pipeline import build_datasets, warm_cache
+from xlagui.core.model.build import build_compiled
+from xlagui.core.model.check import check_main
 from xlagui.core.protocol.arms import cpu_model
 from xlagui.core.protocol.config import RunConfig, XlaMode
 from xlagui.core.protocol.events import (
@@ -53,11 +53,10 @@ from xlagui.core.protocol.events import (
     WorkerCommand,
     write_event,
 )
-from xlagui.core.model.build import build_compiled
-from xlagui.core.model.check import check_main
-from xlagui.core.data.pipeline import build_datasets, warm_cache
 from xlagui.core.protocol.spec import RunSpec
-from xlagui.core.analysis.stats import summarize_epochs
+from xlagui.core.worker import tensorboard as tboard
+from xlagui.core.xla import evidence as xla_evidence
+from xlagui.core.xla import hlo
 
 # Batch events are throttled: the loss plot needs a few points a second, not every step.
 BATCH_EVENT_INTERVAL = 0.05
@@ -706,7 +705,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if len(argv) != 1:
         print(
-            "usage: python -m xlagui.core.worker.child SPEC.json | - | --probe | --check-model SPEC.json",
+            "usage: python -m xlagui.core.worker.child "
+            "SPEC.json | - | --probe | --check-model SPEC.json",
             file=sys.stderr,
         )
         return 2

@@ -30,10 +30,7 @@ import re
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from xlagui.core.results.report import ComparisonReport
+from typing import Any
 
 TOP_FUSIONS = 15  # the largest fusions (by output bytes) kept per module in a run summary
 
@@ -470,55 +467,3 @@ def diff(a: XlaReport, b: XlaReport) -> list[DiffRow]:
         vb = tb[what][0] if what in tb else zero
         rows.append(DiffRow(what, va, vb, unit))
     return rows
-
-
-class InspectError(ValueError):
-    """The folder is neither a comparison folder nor a run folder."""
-
-
-def xla_runs(
-    report: ComparisonReport, out_dir: Path | None = None
-) -> list[tuple[str, XlaReport]]:
-    """(run id, what XLA did) of every XLA run of a `ComparisonReport` that has it: from the
-    run's summary, or, for a summary written before it was recorded, from its dump folder when
-    `out_dir` still holds it."""
-    out: list[tuple[str, XlaReport]] = []
-    for entry in [*report.inspect_runs, *report.runs, *report.measure_runs]:
-        if entry.xla_mode == "off":
-            continue
-        summary = entry.summary
-        found = summary.xla_did if summary is not None else None
-        if found is None and out_dir is not None:
-            run_dir = out_dir / "runs" / entry.run_id
-            if (run_dir / "xla").is_dir():
-                found = read_dump(run_dir / "xla", run_dir / "worker.log")
-        if found is not None and found.modules:
-            out.append((entry.run_id, found))
-    return out
-
-
-def inspect_folder(folder: Path) -> list[tuple[str, XlaReport]]:
-    """What XLA did in a comparison folder (every XLA run with a dump) or in one run folder."""
-    if (folder / "comparison.json").is_file():
-        # cycle: export and events lead back to hlo; inspect_folder belongs above them
-        from xlagui.core.results.export import read_json
-
-        return xla_runs(read_json(folder / "comparison.json"), folder)
-    if (folder / "xla").is_dir():
-        return [(folder.name, read_dump(folder / "xla", folder / "worker.log"))]
-    if (folder / "events.jsonl").is_file():  # the dump was removed: the run's summary has it
-        from xlagui.core.protocol.events import FinishedEvent, ProtocolError, parse_event  # cycle: above
-
-        for line in (folder / "events.jsonl").read_text(encoding="utf-8").splitlines():
-            try:
-                event = parse_event(line)
-            except ProtocolError:
-                continue
-            if isinstance(event, FinishedEvent):
-                found = event.summary.xla_did
-                return [(folder.name, found)] if found is not None else []
-        return []
-    raise InspectError(
-        f"{folder} is neither a comparison folder (with comparison.json) nor a run folder "
-        "(with an xla dump folder)"
-    )

@@ -15,9 +15,9 @@ import pytest
 
 from tests.helpers.datasets import tiny_split_dataset
 from tests.helpers.sshd import ALIAS, SshServer
+from xlagui.core.data.scan import DatasetScan, scan_dataset
 from xlagui.core.measure.remote.dataset import MARKER, dataset_on_host
 from xlagui.core.measure.remote.ssh import RemoteDataMissing, Ssh, SshTarget
-from xlagui.core.data.scan import DatasetScan, scan_dataset
 from xlagui.core.protocol.task import Cancelled, TaskState
 
 

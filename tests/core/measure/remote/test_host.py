@@ -24,16 +24,17 @@ from tests.helpers.datasets import tiny_split_dataset
 from tests.helpers.sshd import ALIAS, SshServer
 from xlagui.cli import main
 from xlagui.core.compare import new_report, run_measurement, spec_for
-from xlagui.core.protocol.config import RunConfig
-from xlagui.core.protocol.events import BlockEvent, ErrorEvent, Event, StartedEvent
+from xlagui.core.data.scan import DatasetScan, scan_dataset
 from xlagui.core.measure.remote.host import RemoteHost, SshTransport
 from xlagui.core.measure.remote.ssh import SshTarget
-from xlagui.core.results.report import ComparisonReport, RunEntry
 from xlagui.core.measure.runner import samples_from_scan
-from xlagui.core.data.scan import DatasetScan, scan_dataset
+from xlagui.core.measure.worker_process import WorkerProcess
+from xlagui.core.protocol.config import RunConfig
+from xlagui.core.protocol.events import BlockEvent, ErrorEvent, Event, StartedEvent
+from xlagui.core.protocol.record import RunEntry
 from xlagui.core.protocol.spec import RunSpec
 from xlagui.core.protocol.task import TaskState
-from xlagui.core.measure.worker_process import WorkerProcess
+from xlagui.core.results.report import ComparisonReport
 
 pytestmark = pytest.mark.tf
 

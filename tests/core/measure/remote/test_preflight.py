@@ -25,7 +25,6 @@ from tests.helpers.sshd import (
 )
 from xlagui import __version__
 from xlagui.cli import main
-from xlagui.core.protocol.events import PROTOCOL_VERSION
 from xlagui.core.measure.remote.preflight import check_host
 from xlagui.core.measure.remote.ssh import (
     AuthFailed,
@@ -39,6 +38,7 @@ from xlagui.core.measure.remote.ssh import (
     VersionMismatch,
     XlaguiMissing,
 )
+from xlagui.core.protocol.events import PROTOCOL_VERSION
 
 
 def masters() -> list[psutil.Process]:

@@ -18,6 +18,7 @@ import json
 import secrets
 import subprocess
 import tarfile
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -182,8 +183,6 @@ def _remove(ssh: Ssh, folder: PurePosixPath) -> None:
 
 
 def open_err() -> IO[bytes]:
-    import tempfile
-
     return tempfile.TemporaryFile()
 
 

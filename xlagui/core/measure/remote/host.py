@@ -8,7 +8,8 @@ On the host, everything lives under its cache (`HostInfo.cache`, `~/.cache/xlagu
 `datasets/<fingerprint>` (see `dataset.py`), `models/<sha256>/<file>`, and one
 `runs/<random>` folder per comparison laid out like the local output folder (`runs/<id>`,
 `tensorboard/<id>`), removed when the comparison is over. A worker is
-`ssh HOST -- env K=V … PYTHON -m xlagui.core.worker.child -`: its spec (with the host's paths) is the
+`ssh HOST -- env K=V … PYTHON -m xlagui.core.worker.child -`: its spec (with the host's paths) is
+the
 first line of its stdin, the commands follow on the same stdin, its events come back on stdout,
 and its stderr goes to `worker.log` in its run folder on the host. When the worker has ended,
 its run folder (the log, XLA's dump for "What XLA did") and TensorBoard folder are copied into
@@ -28,17 +29,17 @@ from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
 from typing import IO, TYPE_CHECKING, Any
 
-from xlagui.core.protocol.events import ErrorEvent
 from xlagui.core.measure.remote.dataset import CopyProgress, HostDataset, dataset_on_host
 from xlagui.core.measure.remote.preflight import HostInfo, preflight
 from xlagui.core.measure.remote.ssh import RemoteError, Ssh, SshTarget, quote
+from xlagui.core.measure.worker_process import WORKER_OWNED, died_event, log_tail, worker_settings
+from xlagui.core.protocol.events import ErrorEvent
 from xlagui.core.protocol.spec import RunSpec
 from xlagui.core.protocol.task import TaskState
-from xlagui.core.measure.worker_process import WORKER_OWNED, died_event, log_tail, worker_settings
 
 if TYPE_CHECKING:
-    from xlagui.core.protocol.config import RunConfig
     from xlagui.core.data.scan import DatasetScan
+    from xlagui.core.protocol.config import RunConfig
 
 FETCH_TIMEOUT_SECONDS = 600.0
 

@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from xlagui import __version__
-from xlagui.core.protocol.events import PROTOCOL_VERSION, ProtocolError, decode
 from xlagui.core.measure.remote.ssh import (
     PythonMissing,
     RemoteCommandFailed,
@@ -31,6 +30,8 @@ from xlagui.core.measure.remote.ssh import (
     last_lines,
     quote,
 )
+from xlagui.core.protocol.events import PROTOCOL_VERSION, ProtocolError
+from xlagui.core.protocol.jsoncodec import decode
 from xlagui.core.protocol.task import TaskState
 
 # Importing TensorFlow and listing GPUs takes seconds, a first CUDA initialisation longer.
