@@ -582,7 +582,7 @@ def _inspect(
     the machine that measured it."""
     from xlagui.core.compare import inspect_after_measurement
 
-    xla_arms = [r for r in report.measure_runs if r.xla_mode != "off"]
+    xla_arms = [r for r in report.measure_runs if r.arm.xla is not XlaMode.OFF]
     if not xla_arms:
         return
     with console.status(

@@ -359,7 +359,11 @@ def run_inspection(
     runner = worker or functools.partial(run_worker, transport=transport)
     # One per XLA arm: the measured arms, or the training runs' where nothing was measured
     # (`--only`), each variant once.
-    arms = {r.variant: r for r in (report.measure_runs or report.runs) if r.xla_mode != "off"}
+    arms = {
+        r.variant: r
+        for r in (report.measure_runs or report.runs)
+        if r.arm.xla is not XlaMode.OFF
+    }
     report.inspect_runs = [
         RunEntry(
             run_id=f"i-{variant}",

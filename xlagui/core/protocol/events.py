@@ -183,8 +183,8 @@ class BlockEvent(Event):
     seconds: float = 0.0
     loss: float | None = None
     # untimed: how long the worker then waited for its own threads to go idle (see
-    # `xlagui.core.worker.child.wait_until_quiet`), so their leftovers do not land in another arm's
-    # block
+    # `xlagui.core.worker.child.wait_until_quiet`), so their leftovers do not land in another
+    # arm's block
     quiet_seconds: float = 0.0
 
 

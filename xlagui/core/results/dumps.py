@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from xlagui.core.protocol.events import FinishedEvent, ProtocolError, parse_event
+from xlagui.core.protocol.modes import XlaMode
 from xlagui.core.results.export import read_json
 from xlagui.core.results.report import ComparisonReport
 from xlagui.core.xla.hlo import XlaReport, read_dump
@@ -25,7 +26,7 @@ def xla_runs(
     `out_dir` still holds it."""
     out: list[tuple[str, XlaReport]] = []
     for entry in [*report.inspect_runs, *report.runs, *report.measure_runs]:
-        if entry.xla_mode == "off":
+        if entry.arm.xla is XlaMode.OFF:
             continue
         summary = entry.summary
         found = summary.xla_did if summary is not None else None
