@@ -19,9 +19,9 @@ BENCHMARKS = ROOT / "BENCHMARKS.md"
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from xlagui.core.arms import cpu_model  # noqa: E402
-from xlagui.core.atomic import atomic_open  # noqa: E402
-from xlagui.core.config import DEFAULTS  # noqa: E402
+from xlagui.core.files.atomic import atomic_open  # noqa: E402
+from xlagui.core.protocol.arms import cpu_model  # noqa: E402
+from xlagui.core.protocol.config import DEFAULTS  # noqa: E402
 
 R = TypeVar("R")
 

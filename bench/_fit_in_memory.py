@@ -21,8 +21,8 @@ def main() -> int:
     import numpy as np
     import tensorflow as tf
 
-    from xlagui.core.model import build_model, compile_model
-    from xlagui.core.pipeline import training_batches, validation_batches
+    from xlagui.core.data.pipeline import training_batches, validation_batches
+    from xlagui.core.model.cnn import build_model, compile_model
 
     tf.config.optimizer.set_jit(False)
     keras.utils.set_random_seed(int(seed))

@@ -22,10 +22,10 @@ from _common import add_write, load_average, publish, repeat, section_text
 
 from xlagui.core import compare
 from xlagui.core.compare import CHECK, new_report, run_measurement
-from xlagui.core.config import RunConfig
-from xlagui.core.demo import ensure_demo_dataset
-from xlagui.core.scan import scan_dataset
-from xlagui.core.task import TaskState
+from xlagui.core.data.demo import ensure_demo_dataset
+from xlagui.core.data.scan import scan_dataset
+from xlagui.core.protocol.config import RunConfig
+from xlagui.core.protocol.task import TaskState
 
 
 def once(folder: Path, size: int, seconds: int) -> dict[str, Any]:
@@ -73,7 +73,7 @@ def main() -> None:
     os.environ.setdefault("XLAGUI_PEAK_PROBE", "off")  # the limits are not what is tested
     fixed = [0, 1] if args.baseline_warms_first else [1, 0] if args.twin_warm_up_first else None
     if fixed is not None:
-        from xlagui.core import interleave
+        from xlagui.core.measure import interleave
 
         # Not a product setting: the product draws the order at random (warm_up_order).
         interleave.warm_up_order = lambda n, rng=None: fixed  # type: ignore[assignment]

@@ -27,8 +27,8 @@ from typing import Any
 
 from _common import ROOT, add_write, load_average, publish, repeat, section_text
 
-from xlagui.core.arms import parse_arm
-from xlagui.core.pairs import estimate_ratio
+from xlagui.core.analysis.pairs import estimate_ratio
+from xlagui.core.protocol.arms import parse_arm
 
 
 def _quick(
@@ -123,7 +123,7 @@ def _reference_worker(folder: str, size: int, arm_name: str, augment: bool, conn
 def reference(
     arms: list[str], size: int, dataset: str | None, seconds: float, augment: bool = True
 ) -> dict[str, Any]:
-    from xlagui.core.demo import ensure_demo_dataset
+    from xlagui.core.data.demo import ensure_demo_dataset
 
     folder = dataset or str(ensure_demo_dataset(seed=0))
     names = ["off", *arms]

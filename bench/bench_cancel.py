@@ -27,12 +27,12 @@ from _common import add_write, load_average, publish, section_text
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 from tests.helpers.images import make_split_dataset
-from xlagui.core.config import RunConfig, XlaMode
-from xlagui.core.events import BatchEvent, CancelledEvent, Event, StartedEvent
-from xlagui.core.runner import run_worker, samples_from_scan
-from xlagui.core.scan import scan_dataset
-from xlagui.core.spec import RunSpec
-from xlagui.core.task import TaskState
+from xlagui.core.data.scan import scan_dataset
+from xlagui.core.measure.runner import run_worker, samples_from_scan
+from xlagui.core.protocol.config import RunConfig, XlaMode
+from xlagui.core.protocol.events import BatchEvent, CancelledEvent, Event, StartedEvent
+from xlagui.core.protocol.spec import RunSpec
+from xlagui.core.protocol.task import TaskState
 
 GOAL = 2.0
 

@@ -2,7 +2,7 @@
 
     python bench/bench_coverage.py [--runs 2000] [--write]
 
-Runs `xlagui.core.interleave.measure_interleaved` itself (its round allocation, Williams
+Runs `xlagui.core.measure.interleave.measure_interleaved` itself (its round allocation, Williams
 orders, block sizing, estimates and stopping rule, which stops at the first look whose interval
 is within ±3%) against simulated workers with a known true ratio, on a fake clock
 (`tests/helpers/simulated_workers.py`: the noise measured here, with heavy tails, skew, drift

@@ -24,21 +24,22 @@ from typing import Any
 
 from _common import ROOT, add_write, load_average, publish, repeat, section_text
 
-from xlagui.core import hlo
-from xlagui.core.config import RunConfig, XlaMode
-from xlagui.core.events import Event
-from xlagui.core.interleave import MeasureSettings, arm_timing, measure_interleaved, pair_up
-from xlagui.core.pairs import estimate_ratio
-from xlagui.core.runner import samples_from_scan
-from xlagui.core.spec import RunSpec
-from xlagui.core.worker_process import xla_flags
+from xlagui.core.analysis.pairs import estimate_ratio
+from xlagui.core.analysis.summary import arm_timing, pair_up
+from xlagui.core.measure.interleave import MeasureSettings, measure_interleaved
+from xlagui.core.measure.runner import samples_from_scan
+from xlagui.core.measure.worker_process import xla_flags
+from xlagui.core.protocol.config import RunConfig, XlaMode
+from xlagui.core.protocol.events import Event
+from xlagui.core.protocol.spec import RunSpec
+from xlagui.core.xla import hlo
 
 ARMS = ("none", "text", "nometa")
 
 
 def _specs(size: int, out: Path) -> list[RunSpec]:
-    from xlagui.core.demo import ensure_demo_dataset
-    from xlagui.core.scan import scan_dataset
+    from xlagui.core.data.demo import ensure_demo_dataset
+    from xlagui.core.data.scan import scan_dataset
 
     scan = scan_dataset(str(ensure_demo_dataset(seed=0)), holdout_percent=20, seed=0)
     names, train, val = samples_from_scan(scan)
@@ -66,7 +67,7 @@ def _dump_size(folder: Path) -> tuple[int, int]:
 
 
 def one_round(size: int, budget: float, out: Path) -> dict[str, Any]:
-    from xlagui.core.task import TaskState
+    from xlagui.core.protocol.task import TaskState
 
     specs = _specs(size, out)
     events: dict[str, list[Event]] = {s.run_id: [] for s in specs}
@@ -113,7 +114,7 @@ def main() -> None:
     ap.add_argument("--budget", type=float, default=20.0)
     add_write(ap)
     args = ap.parse_args()
-    # The workers are `python -m xlagui.core.worker`: they must import this checkout.
+    # The workers are `python -m xlagui.core.worker.child`: they must import this checkout.
     os.environ["PYTHONPATH"] = os.pathsep.join(
         [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]
     )
@@ -212,7 +213,7 @@ def main() -> None:
         "No flag of this build (TF 2.21) narrows the dump to the HLO text: the CPU backend "
         "writes LLVM IR (`.ll`), MLIR and object files for every fused kernel whenever "
         "dumping is on (`--xla_dump_emitter_re` and `--xla_dump_hlo_module_re` leave them; "
-        "`--xla_dump_ir` is unknown to it). Reading the dump (`core/hlo.py: read_dump`) "
+        "`--xla_dump_ir` is unknown to it). Reading the dump (`core/xla/hlo.py: read_dump`) "
         f"takes {fmt(parse)} after the run.",
         "",
         "What xlagui does with this: the measuring workers, whose first step is the "

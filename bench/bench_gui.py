@@ -53,8 +53,8 @@ class PacedWorker:
         self.delivered = 0
 
     def __call__(self, spec: Any, state: Any, on_event: Callable[[Any], None]) -> Any:
-        from xlagui.core.events import CancelledEvent
-        from xlagui.core.runner import RunResult
+        from xlagui.core.measure.runner import RunResult
+        from xlagui.core.protocol.events import CancelledEvent
 
         result = RunResult(spec=spec, status="finished")
         state.wait_interruption(self.startup)

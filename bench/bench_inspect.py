@@ -20,10 +20,10 @@ from typing import Any
 from _common import add_write, load_average, publish, repeat, section_text
 
 from xlagui.core.compare import inspect_after_measurement, new_report, run_measurement
-from xlagui.core.config import RunConfig
-from xlagui.core.demo import ensure_demo_dataset
-from xlagui.core.scan import scan_dataset
-from xlagui.core.task import TaskState
+from xlagui.core.data.demo import ensure_demo_dataset
+from xlagui.core.data.scan import scan_dataset
+from xlagui.core.protocol.config import RunConfig
+from xlagui.core.protocol.task import TaskState
 
 
 def once(folder: Path, size: int, arms: tuple[str, ...]) -> dict[str, Any]:

@@ -27,7 +27,7 @@ from typing import Any
 
 from _common import ROOT, add_write, load_average, publish, repeat, section_text
 
-from xlagui.core.pairs import estimate_ratio
+from xlagui.core.analysis.pairs import estimate_ratio
 
 
 def _quick(dataset: str | None, size: int, out: Path) -> dict[str, Any]:
@@ -101,7 +101,7 @@ def p1(args: argparse.Namespace) -> None:
     os.environ.setdefault("CUDA_VISIBLE_DEVICES", "")
     import tensorflow as tf
 
-    from xlagui.core.model import build_model, compile_model
+    from xlagui.core.model.cnn import build_model, compile_model
 
     x, y = _batch(args.image_size)
     model = build_model(args.image_size, 2, seed=0)

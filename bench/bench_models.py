@@ -27,7 +27,7 @@ from typing import Any
 
 from _common import ROOT, add_write, load_average, publish, section_text
 
-from xlagui.core.config import BUILTIN_MODELS
+from xlagui.core.protocol.config import BUILTIN_MODELS
 
 ARMS = "jit,bf16"
 

@@ -3,7 +3,8 @@ and the demo CNN's achieved FLOP/s and % of peak per arm (XLA off and jit) at 15
 
     python bench/bench_peak.py [--image-size 150] [--budget 20] [--write]
 
-Measures the limits afresh (`python -m xlagui.core.peak`, timed), stores them in the cache the
+Measures the limits afresh (`python -m xlagui.core.machine.peak`, timed), stores them in the cache
+the
 app reads, then runs `xlagui compare --demo --quick` and reads the efficiency figures from its
 comparison.json.
 """
@@ -28,7 +29,8 @@ from _common import (
     today,
 )
 
-from xlagui.core import flops, peak
+from xlagui.core.machine import peak
+from xlagui.core.model import flops
 
 
 def main() -> None:
@@ -70,7 +72,7 @@ def main() -> None:
         "",
         f"{today()} · {machine()} · load before: {load}",
         "",
-        f"- Work per training step, counted from the layer shapes (`core/flops.py`): "
+        f"- Work per training step, counted from the layer shapes (`core/model/flops.py`): "
         f"{e['flops_per_step'] / 1e9:.1f} GFLOP (forward {count.forward_per_sample / 1e6:.0f} "
         f"MFLOP and training {count.train_per_sample / 1e6:.0f} MFLOP per image, Adam "
         f"{count.optimizer_per_step / 1e6:.1f} MFLOP per step); estimated traffic "

@@ -26,15 +26,15 @@ from _common import ROOT, add_write, load_average, publish, section_text
 
 from tests.helpers.sshd import ALIAS, start_sshd
 from xlagui.core.compare import new_report, run_measurement
-from xlagui.core.config import RunConfig
-from xlagui.core.demo import ensure_demo_dataset
-from xlagui.core.remote.dataset import dataset_on_host
-from xlagui.core.remote.host import RemoteHost
-from xlagui.core.remote.preflight import check_host
-from xlagui.core.remote.ssh import Ssh, SshTarget
-from xlagui.core.scan import DatasetScan, scan_dataset
-from xlagui.core.task import TaskState
-from xlagui.core.worker_process import LOCAL
+from xlagui.core.data.demo import ensure_demo_dataset
+from xlagui.core.data.scan import DatasetScan, scan_dataset
+from xlagui.core.measure.remote.dataset import dataset_on_host
+from xlagui.core.measure.remote.host import RemoteHost
+from xlagui.core.measure.remote.preflight import check_host
+from xlagui.core.measure.remote.ssh import Ssh, SshTarget
+from xlagui.core.measure.worker_process import LOCAL
+from xlagui.core.protocol.config import RunConfig
+from xlagui.core.protocol.task import TaskState
 
 
 def once(where: str, host: RemoteHost | None, scan: DatasetScan, folder: Path, size: int,

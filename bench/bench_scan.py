@@ -25,7 +25,7 @@ from pathlib import Path
 from _common import add_write, load_average, publish, section_text
 from PIL import Image
 
-from xlagui.core.scan import scan_dataset
+from xlagui.core.data.scan import scan_dataset
 
 GOAL_SECONDS = 3.0
 GOAL_FILES = 10_000

@@ -34,12 +34,12 @@ from _common import (
     section_text,
 )
 
-from xlagui.core.config import RunConfig, XlaMode
-from xlagui.core.demo import ensure_demo_dataset
-from xlagui.core.runner import run_worker, samples_from_scan
-from xlagui.core.scan import DatasetScan, scan_dataset
-from xlagui.core.spec import RunSpec
-from xlagui.core.task import TaskState
+from xlagui.core.data.demo import ensure_demo_dataset
+from xlagui.core.data.scan import DatasetScan, scan_dataset
+from xlagui.core.measure.runner import run_worker, samples_from_scan
+from xlagui.core.protocol.config import RunConfig, XlaMode
+from xlagui.core.protocol.spec import RunSpec
+from xlagui.core.protocol.task import TaskState
 
 
 def arrays(scan: DatasetScan, size: int, path: Path) -> Path:
@@ -107,7 +107,7 @@ def measure(
     name: str, a: Callable[[], list[float]], b: Callable[[], list[float]], repeats: int
 ) -> dict[str, Any]:
     """Alternate the two sides; pool the steady epochs of every process of a side."""
-    from xlagui.core.stats import ratio_interval
+    from xlagui.core.analysis.stats import ratio_interval
 
     pa: list[float] = []
     pb: list[float] = []

@@ -1,9 +1,9 @@
 """The PyInstaller bundle's entry point: `xlagui.cli.main`, as the `xlagui` command runs it.
 
-The app starts each training as `[sys.executable, "-m", "xlagui.core.worker", SPEC]`. In the
+The app starts each training as `[sys.executable, "-m", "xlagui.core.worker.child", SPEC]`. In the
 bundle `sys.executable` is the bundle's own executable, not a Python interpreter, so that
 command line arrives here too; `xlagui.cli.main` hands it to the worker (which then ends the
-process itself). The spec lists `xlagui.core.worker` as a hidden import for that reason.
+process itself). The spec lists `xlagui.core.worker.child` as a hidden import for that reason.
 """
 
 from __future__ import annotations

@@ -231,10 +231,10 @@ def test_ctrl_c_saves_the_run_in_progress_as_interrupted(
 
     from tests.helpers.streams import FakeWorker, run_events
     from xlagui.core import compare
-    from xlagui.core.events import EpochEvent, Event
-    from xlagui.core.runner import RunResult
-    from xlagui.core.spec import RunSpec
-    from xlagui.core.task import TaskState
+    from xlagui.core.measure.runner import RunResult
+    from xlagui.core.protocol.events import EpochEvent, Event
+    from xlagui.core.protocol.spec import RunSpec
+    from xlagui.core.protocol.task import TaskState
 
     fake = FakeWorker(
         {
@@ -282,8 +282,9 @@ def test_compare_writes_and_prints_the_markdown(
     without TensorFlow."""
     import functools
 
-    from xlagui.core import compare, export
-    from xlagui.core.spec import RunSpec
+    from xlagui.core import compare
+    from xlagui.core.protocol.spec import RunSpec
+    from xlagui.core.results import export
     from xlagui.present.markdown import report_markdown
 
     fake = Path(__file__).resolve().parent / "helpers" / "fake_measure_worker.py"

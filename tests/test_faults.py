@@ -18,13 +18,13 @@ import pytest
 from tests.helpers.datasets import tiny_split_dataset
 from tests.helpers.streams import FakeWorker, run_events
 from xlagui.cli import main
-from xlagui.core import history
 from xlagui.core.compare import SaveError, new_report, run_comparison
-from xlagui.core.config import RunConfig, XlaMode
-from xlagui.core.runner import RunResult, run_worker, samples_from_scan
-from xlagui.core.scan import scan_dataset
-from xlagui.core.spec import RunSpec
-from xlagui.core.task import TaskState
+from xlagui.core.data.scan import scan_dataset
+from xlagui.core.measure.runner import RunResult, run_worker, samples_from_scan
+from xlagui.core.protocol.config import RunConfig, XlaMode
+from xlagui.core.protocol.spec import RunSpec
+from xlagui.core.protocol.task import TaskState
+from xlagui.core.results import history
 
 
 def start_cli(args: list[str], env: dict[str, str] | None = None) -> subprocess.Popen[str]:
@@ -165,7 +165,7 @@ def test_out_of_memory_names_the_cause_and_what_to_change(tmp_path: Path) -> Non
         sys.executable,
         "-c",
         f"import resource, sys; resource.setrlimit(resource.RLIMIT_AS, ({limit}, {limit})); "
-        "from xlagui.core.worker import entry; entry([sys.argv[1]])",
+        "from xlagui.core.worker.child import entry; entry([sys.argv[1]])",
         str(spec.run_dir / "spec.json"),
     ]
     result = run_worker(spec, TaskState(), None, command=cmd)

@@ -204,7 +204,7 @@ def test_spec_lists_existing_data_files_and_importable_hidden_imports(
         # Bundled where the frozen importer looks for the package's data.
         rel = Path(src).relative_to(RESOURCES).parent
         assert Path(dest) == Path("xlagui", "resources") / rel
-    assert {"xlagui.core.worker", "xlagui.resources"} <= set(analysis["hiddenimports"])
+    assert {"xlagui.core.worker.child", "xlagui.resources"} <= set(analysis["hiddenimports"])
     for name in analysis["hiddenimports"]:
         assert importlib.util.find_spec(name) is not None, name
     (hooks,) = analysis["hookspath"]
@@ -258,10 +258,10 @@ def _run_launcher(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 
 
 def test_bundle_entry_hands_dash_m_worker_to_the_worker(tmp_path: Path) -> None:
-    done = _run_launcher("-m", "xlagui.core.worker", cwd=tmp_path)
+    done = _run_launcher("-m", "xlagui.core.worker.child", cwd=tmp_path)
     # The worker's own usage message and exit code: it ran, with no spec argument.
     assert done.returncode == 2, done.stderr
-    assert "usage: python -m xlagui.core.worker" in done.stderr
+    assert "usage: python -m xlagui.core.worker.child" in done.stderr
 
 
 def test_bundle_entry_runs_the_cli_otherwise(tmp_path: Path) -> None:

@@ -26,7 +26,8 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 from xlagui import __version__
-from xlagui.core.config import (
+from xlagui.core.measure.remote.ssh import RemoteError, SshTarget
+from xlagui.core.protocol.config import (
     BUILTIN_MODELS,
     DEFAULTS,
     EXTRA_ARM_BUDGET_SECONDS,
@@ -36,18 +37,17 @@ from xlagui.core.config import (
     check_batch_fits,
     parse_model,
 )
-from xlagui.core.remote.ssh import RemoteError, SshTarget
 
 if TYPE_CHECKING:  # imported where used: the command line starts without them
     from rich.console import Console
 
-    from xlagui.core.events import ModelEvent
-    from xlagui.core.exclusions import Exclusions
-    from xlagui.core.remote.host import RemoteHost
-    from xlagui.core.report import ComparisonReport
-    from xlagui.core.scan import DatasetScan
-    from xlagui.core.task import TaskState
-    from xlagui.core.worker_process import Transport
+    from xlagui.core.data.exclusions import Exclusions
+    from xlagui.core.data.scan import DatasetScan
+    from xlagui.core.measure.remote.host import RemoteHost
+    from xlagui.core.measure.worker_process import Transport
+    from xlagui.core.protocol.events import ModelEvent
+    from xlagui.core.protocol.task import TaskState
+    from xlagui.core.results.report import ComparisonReport
 
 COMMANDS = ("scan", "compare", "demo-data", "inspect", "models", "hosts", "gui")
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_CANCELLED = 0, 1, 2, 130
@@ -113,7 +113,8 @@ def _compare_parser(sub: Any) -> argparse.ArgumentParser:
     """`xlagui compare`: the dataset and the training settings."""
     # No --tensorboard: every training run writes its TensorBoard scalars to OUT/tensorboard.
     # They are written once per epoch after its time was taken and weigh a few KB, so being on
-    # costs no measured figure anything (core/tensorboard.py); a flag would only be forgotten.
+    # costs no measured figure anything (core/worker/tensorboard.py); a flag would only be
+    # forgotten.
     c: argparse.ArgumentParser = sub.add_parser(
         "compare", help="train with and without XLA and compare, headless"
     )
@@ -253,10 +254,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         reconfigure = getattr(stream, "reconfigure", None)
         if reconfigure is not None:
             reconfigure(errors="replace")
-    if args_in[:2] == ["-m", "xlagui.core.worker"]:
+    if args_in[:2] == ["-m", "xlagui.core.worker.child"]:
         # A frozen bundle has no `python -m`: its executable is this program, so the runner's
-        # `[sys.executable, "-m", "xlagui.core.worker", SPEC]` arrives here.
-        from xlagui.core.worker import entry
+        # `[sys.executable, "-m", "xlagui.core.worker.child", SPEC]` arrives here.
+        from xlagui.core.worker.child import entry
 
         entry(args_in[2:])
     # `xlagui`, `xlagui DIR` and `xlagui --demo` open the window.
@@ -308,7 +309,7 @@ def cmd_gui(args: argparse.Namespace) -> int:
 
 
 def _scan(path: str, holdout: int, seed: int) -> DatasetScan:
-    from xlagui.core.scan import DatasetError, scan_dataset
+    from xlagui.core.data.scan import DatasetError, scan_dataset
 
     try:
         return scan_dataset(path, holdout_percent=holdout, seed=seed)
@@ -327,7 +328,7 @@ def cmd_scan(args: argparse.Namespace) -> int:
 
 
 def cmd_demo_data(args: argparse.Namespace) -> int:
-    from xlagui.core.demo import generate_demo_dataset
+    from xlagui.core.data.demo import generate_demo_dataset
 
     try:
         path = generate_demo_dataset(args.dest, seed=args.seed)
@@ -338,7 +339,7 @@ def cmd_demo_data(args: argparse.Namespace) -> int:
 
 
 def cmd_inspect(args: argparse.Namespace) -> int:
-    from xlagui.core.hlo import InspectError, inspect_folder
+    from xlagui.core.results.dumps import InspectError, inspect_folder
 
     try:
         runs = inspect_folder(args.folder)
@@ -378,10 +379,10 @@ def _install_stop_signals(
 
 def compare_config(args: argparse.Namespace) -> RunConfig:
     """The comparison's settings from `compare`'s arguments; without `--budget`, the default
-    budget for the arms asked for (`xlagui.core.config.default_budget_seconds`)."""
+    budget for the arms asked for (`xlagui.core.protocol.config.default_budget_seconds`)."""
     budget = args.budget
     if budget is None:
-        from xlagui.core.arms import default_budget, parse_arms
+        from xlagui.core.protocol.arms import default_budget, parse_arms
 
         budget = default_budget(XlaMode(args.xla), parse_arms([args.arms]), check=args.check)
     return RunConfig(
@@ -409,7 +410,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     # steps around it are helpers (_say_scan, _say_comparing, _png_renderer, _write_reports).
     from xlagui.console import print_summary
     from xlagui.core.compare import CLOSING, SaveError, check_writable, new_report
-    from xlagui.core.task import Cancelled, TaskState
+    from xlagui.core.protocol.task import Cancelled, TaskState
 
     config = compare_config(args)
     target = _target(args)
@@ -533,7 +534,7 @@ def _dataset_root(args: argparse.Namespace, demo: bool, console: Console) -> str
         raise ConfigError("give either a dataset folder or --demo, not both")
     if not demo:
         return str(args.dataset)
-    from xlagui.core.demo import ensure_demo_dataset
+    from xlagui.core.data.demo import ensure_demo_dataset
 
     with console.status("preparing the demo dataset…"):
         return str(ensure_demo_dataset(seed=0))
@@ -581,7 +582,7 @@ def _inspect(
     the machine that measured it."""
     from xlagui.core.compare import inspect_after_measurement
 
-    xla_arms = [r for r in report.measure_runs if r.xla_mode != "off"]
+    xla_arms = [r for r in report.measure_runs if r.arm.xla is not XlaMode.OFF]
     if not xla_arms:
         return
     with console.status(
@@ -598,7 +599,7 @@ def _inspect(
 def _write_markdown(report: ComparisonReport, path: Path) -> str:
     """The comparison as Markdown (`xlagui.present.markdown`), written atomically to `path`
     beside comparison.csv and comparison.json; the text written."""
-    from xlagui.core.atomic import atomic_write_text
+    from xlagui.core.files.atomic import atomic_write_text
     from xlagui.present.markdown import report_markdown
 
     text = report_markdown(report)
@@ -608,7 +609,7 @@ def _write_markdown(report: ComparisonReport, path: Path) -> str:
 
 def _connect(target: SshTarget, console: Console) -> RemoteHost:
     """Log in to the host and run its preflight (a `RemoteError` ends the command, status 2)."""
-    from xlagui.core.remote.host import RemoteHost
+    from xlagui.core.measure.remote.host import RemoteHost
     from xlagui.present.hosts import host_line
 
     with console.status(f"connecting to {target.host} and asking what it has…"):
@@ -628,7 +629,7 @@ def _on_machine(
 ) -> Iterator[Transport]:
     """Where the workers run: this computer, or `host` with the dataset there (copied with a
     progress bar, or found in its cache); the comparison's folder on the host goes after."""
-    from xlagui.core.worker_process import LOCAL
+    from xlagui.core.measure.worker_process import LOCAL
 
     if host is None:
         yield LOCAL
@@ -661,9 +662,10 @@ def _on_machine(
 
 def _check_model(config: RunConfig, num_classes: int, console: Console) -> ModelEvent | None:
     """Any model but the article's CNN is built once in a worker process before anything is
-    measured (`xlagui.core.models.check`): a model file that cannot be trained is refused here,
+    measured (`xlagui.core.model.check`): a model file that cannot be trained is refused here,
     exit status 2, with its file and line. None for the article's CNN (known from its shapes)."""
-    from xlagui.core.models.check import ModelCheckSpec, check_model
+    from xlagui.core.measure.model_check import check_model
+    from xlagui.core.model.check import ModelCheckSpec
 
     if config.model.is_article_cnn:
         return None
@@ -686,7 +688,7 @@ def _check_model(config: RunConfig, num_classes: int, console: Console) -> Model
 
 def _say_model(report: ComparisonReport, console: Console) -> None:
     """The model line, and a warning when a step may not fit in the free memory."""
-    from xlagui.core.models.check import article_cnn_memory, memory_guard
+    from xlagui.core.model.check import article_cnn_memory, memory_guard
     from xlagui.present.models import memory_warning, model_line
 
     config, check = report.config, report.model_check
@@ -725,8 +727,8 @@ def cmd_hosts(args: argparse.Namespace) -> int:
     """`xlagui hosts HOST`: the preflight alone."""
     from rich.table import Table
 
-    from xlagui.core.events import plain
-    from xlagui.core.remote.preflight import check_host
+    from xlagui.core.measure.remote.preflight import check_host
+    from xlagui.core.protocol.jsoncodec import plain
     from xlagui.present.hosts import host_rows
 
     target = _target(args)
@@ -751,8 +753,9 @@ def cmd_models(args: argparse.Namespace) -> int:
     worker process."""
     from rich.table import Table
 
-    from xlagui.core.config import ModelChoice, check_image_size
-    from xlagui.core.models.check import ModelCheckSpec, check_models
+    from xlagui.core.measure.model_check import check_models
+    from xlagui.core.model.check import ModelCheckSpec
+    from xlagui.core.protocol.config import ModelChoice, check_image_size
     from xlagui.present.models import models_rows
 
     if args.classes < 2:
@@ -787,7 +790,7 @@ def cmd_models(args: argparse.Namespace) -> int:
 def _exclusions(text: str, scan: DatasetScan, console: Console) -> Exclusions:
     """The `--exclude-problems` list for `scan`, said on the console; ConfigError if the
     kinds are unknown or would leave nothing to train on."""
-    from xlagui.core.exclusions import Exclusions, describe, empty_after, parse_kinds
+    from xlagui.core.data.exclusions import Exclusions, describe, empty_after, parse_kinds
 
     try:
         kinds = parse_kinds(text)

@@ -19,7 +19,8 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from xlagui.core.events import (
+from xlagui.core.analysis.pairs import block_words
+from xlagui.core.protocol.events import (
     BatchEvent,
     CancelledEvent,
     EpochEvent,
@@ -29,8 +30,8 @@ from xlagui.core.events import (
     StartedEvent,
     WarmupEvent,
 )
-from xlagui.core.pairs import block_words
-from xlagui.core.report import INTERRUPTED, ComparisonReport, RunEntry
+from xlagui.core.protocol.record import INTERRUPTED, RunEntry
+from xlagui.core.results.report import ComparisonReport
 from xlagui.present.format import (
     ARM_COLUMNS,
     RUN_COLUMNS,
@@ -315,7 +316,7 @@ def measure_table(i: Any) -> Table:
 
 def print_xla_did(console: Console, runs: list[tuple[str, Any]], top: int = 10) -> None:
     """`xlagui inspect`: what XLA did in each run, the same figures the window's panel shows."""
-    from xlagui.core.hlo import diff
+    from xlagui.core.xla.hlo import diff
     from xlagui.present import xla_did as did
 
     if not runs:

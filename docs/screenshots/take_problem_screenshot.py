@@ -21,7 +21,7 @@ HERE = Path(__file__).resolve().parent
 
 
 def make_folder(root: Path) -> Path:
-    from xlagui.core.demo import generate_demo_dataset
+    from xlagui.core.data.demo import generate_demo_dataset
 
     generate_demo_dataset(root, train_per_class=40, test_per_class=10, image_size=160)
     (root / "xlagui-demo.json").unlink()  # a folder of the user's, not the demo set

@@ -9,13 +9,13 @@ import pytest
 
 from tests.helpers.images import make_split_dataset
 from tests.helpers.streams import FakeWorker, run_events
-from xlagui.core import export, history
 from xlagui.core.compare import CLOSING, new_report, plan_runs, run_comparison
-from xlagui.core.config import RunConfig
-from xlagui.core.events import EpochEvent, ErrorEvent, Event
-from xlagui.core.report import RunEntry
-from xlagui.core.scan import DatasetScan, scan_dataset
-from xlagui.core.task import TaskState
+from xlagui.core.data.scan import DatasetScan, scan_dataset
+from xlagui.core.protocol.config import RunConfig
+from xlagui.core.protocol.events import EpochEvent, ErrorEvent, Event
+from xlagui.core.protocol.record import RunEntry
+from xlagui.core.protocol.task import TaskState
+from xlagui.core.results import export, history
 
 
 @pytest.fixture
@@ -213,8 +213,8 @@ def test_what_xla_did_comes_from_one_untimed_compile_per_xla_arm(
     """Only the inspection compile dumps XLA's HLO; the timed workers (measuring and training)
     run without the dump, whose cost BENCHMARKS.md measured."""
     from xlagui.core.compare import run_inspection, spec_for
-    from xlagui.core.runner import RunResult, samples_from_scan
-    from xlagui.core.spec import RunSpec
+    from xlagui.core.measure.runner import RunResult, samples_from_scan
+    from xlagui.core.protocol.spec import RunSpec
 
     report = new_report(
         scan, RunConfig(epochs=1, batch_size=4, image_size=48, arms=("bf16", "jit+bf16"))
@@ -301,8 +301,8 @@ def test_a_comparison_saved_before_models_could_be_chosen_opens_as_the_articles_
 def test_the_model_is_in_the_record_the_title_and_the_reproduce_line(
     scan: DatasetScan, tmp_path: Path
 ) -> None:
-    from xlagui.core.config import ModelChoice
-    from xlagui.core.events import ModelEvent
+    from xlagui.core.protocol.config import ModelChoice
+    from xlagui.core.protocol.events import ModelEvent
 
     chosen = ModelChoice(source="keras", name="my net", file="/models/my net.keras",
                          sha256="0" * 64, params=99, new_head=True)
@@ -337,8 +337,8 @@ def test_a_speed_only_comparison_is_inspected_after_its_answer(
     """"What XLA did" after a speed-only comparison too: one inspection compile per XLA arm
     once the measurement is over, saved with the comparison; none after a stop."""
     from xlagui.core.compare import inspect_after_measurement
-    from xlagui.core.runner import RunResult
-    from xlagui.core.spec import RunSpec
+    from xlagui.core.measure.runner import RunResult
+    from xlagui.core.protocol.spec import RunSpec
 
     asked: list[RunSpec] = []
 

@@ -19,7 +19,7 @@ def elephants_with_problems(root: Path, size: int = 96, train: int = 8, test: in
     """Drawn elephants (the demo's pictures, small) in train/ and test/, plus one label
     conflict (an African picture also in asian/), one leak (a training picture also in test/)
     and one duplicate within a class."""
-    from xlagui.core.demo import generate_demo_dataset
+    from xlagui.core.data.demo import generate_demo_dataset
 
     generate_demo_dataset(root, train_per_class=train, test_per_class=test, image_size=size)
     (root / "xlagui-demo.json").unlink()  # a folder of the user's, not the demo set

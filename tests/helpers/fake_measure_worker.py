@@ -15,7 +15,7 @@ how it behaves:
 - `sleep`: really sleep this share of the reported time, so blocks take wall time;
 - `die_at` / `hang_at`: a round at which the XLA arm exits with an error / sleeps ignoring
   cancel; `slow_at`: a round whose block sleeps 30 s but stops at a cancel; `protocol`.
-- supervision (`tests/core/test_worker_process.py`): `malformed`: a line written right after
+- supervision (`tests/core/measure/test_worker_process.py`): `malformed`: a line written right after
   `started`; `ignore_cancel`: a `cancel` command changes nothing; `ignore_sigterm`: SIGTERM is
   ignored too (only a kill ends it); `warmup_dies`: at `warmup` the worker dies without a word,
   "sigkill" as the kernel's OOM killer ends a process, "memoryerror" of an uncaught MemoryError.
@@ -39,7 +39,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from xlagui.core.events import (
+from xlagui.core.protocol.events import (
     PROTOCOL_VERSION,
     BlockEvent,
     CancelledEvent,
@@ -49,7 +49,7 @@ from xlagui.core.events import (
     WarmupEvent,
     WorkerCommand,
 )
-from xlagui.core.evidence import XlaEvidence
+from xlagui.core.xla.evidence import XlaEvidence
 
 
 def main() -> int:

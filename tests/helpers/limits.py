@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 from tests.helpers.streams import run_events
-from xlagui.core.config import RunConfig
-from xlagui.core.events import BlockEvent, FinishedEvent, RunSummary, StartedEvent, WarmupEvent
-from xlagui.core.evidence import XlaEvidence
-from xlagui.core.peak import LayerCeiling, MachineLimits, ceiling_key
-from xlagui.core.report import ComparisonReport, MeasurementRecord, RunEntry
+from xlagui.core.machine.peak import LayerCeiling, MachineLimits, ceiling_key
+from xlagui.core.protocol.config import RunConfig
+from xlagui.core.protocol.events import (
+    BlockEvent,
+    FinishedEvent,
+    RunSummary,
+    StartedEvent,
+    WarmupEvent,
+)
+from xlagui.core.protocol.record import RunEntry
+from xlagui.core.results.report import ComparisonReport, MeasurementRecord
+from xlagui.core.xla.evidence import XlaEvidence
 
 PEAK = 100e9  # FLOP/s
 BANDWIDTH = 10e9  # bytes/s

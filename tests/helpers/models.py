@@ -1,5 +1,6 @@
-"""A model checker for the window's tests: answers like `xlagui.core.models.check.check_models`
-at once, without TensorFlow, and records what it was asked."""
+"""A model checker for the window's tests: answers like
+`xlagui.core.measure.model_check.check_models` at once, without TensorFlow, and records what it
+was asked."""
 
 from __future__ import annotations
 
@@ -7,9 +8,9 @@ import dataclasses
 import threading
 from pathlib import Path
 
-from xlagui.core.events import PROTOCOL_VERSION, ModelEvent
-from xlagui.core.models.check import ModelCheckSpec, ModelRefused
-from xlagui.core.task import TaskState
+from xlagui.core.model.check import ModelCheckSpec, ModelRefused
+from xlagui.core.protocol.events import PROTOCOL_VERSION, ModelEvent
+from xlagui.core.protocol.task import TaskState
 
 
 class FakeModelChecker:
@@ -32,7 +33,7 @@ class FakeModelChecker:
         return [self._one(spec) for spec in specs]
 
     def _one(self, spec: ModelCheckSpec) -> ModelEvent:
-        from xlagui.core.config import BUILTIN_MODELS
+        from xlagui.core.protocol.config import BUILTIN_MODELS
 
         m = spec.model
         name = Path(m.file).name if m.file else m.name

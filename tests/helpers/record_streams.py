@@ -8,7 +8,7 @@ tests/helpers/recorded/baseline.jsonl (XLA off) and tests/helpers/recorded/jit.j
 the worker sent it. The runs train the article's CNN at 48 px, batch 8, 3 epochs, seed 0, on a
 tiny generated dataset (`tests/helpers/datasets.tiny_split_dataset`: 2 classes × 16 training
 and 4 test images). Run it again whenever the worker's events or summary change; the real-worker
-test `tests/core/test_worker.py` fails when the recording no longer has the worker's fields.
+test `tests/core/worker/test_child.py` fails when the recording no longer has the worker's fields.
 """
 
 from __future__ import annotations
@@ -30,11 +30,11 @@ def record(out_dir: Path = RECORDED) -> list[Path]:
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
     from tests.helpers.datasets import tiny_split_dataset
-    from xlagui.core.config import RunConfig, XlaMode
-    from xlagui.core.runner import run_worker, samples_from_scan
-    from xlagui.core.scan import scan_dataset
-    from xlagui.core.spec import RunSpec
-    from xlagui.core.task import TaskState
+    from xlagui.core.data.scan import scan_dataset
+    from xlagui.core.measure.runner import run_worker, samples_from_scan
+    from xlagui.core.protocol.config import RunConfig, XlaMode
+    from xlagui.core.protocol.spec import RunSpec
+    from xlagui.core.protocol.task import TaskState
 
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []

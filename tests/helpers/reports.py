@@ -12,9 +12,9 @@ import random
 from collections.abc import Sequence
 
 from tests.helpers.streams import run_events
-from xlagui.core.arms import Arm, Precision, parse_arm
-from xlagui.core.config import RunConfig, XlaMode
-from xlagui.core.events import (
+from xlagui.core.protocol.arms import Arm, Precision, parse_arm
+from xlagui.core.protocol.config import RunConfig, XlaMode
+from xlagui.core.protocol.events import (
     BlockEvent,
     ErrorEvent,
     Event,
@@ -23,8 +23,9 @@ from xlagui.core.events import (
     StartedEvent,
     WarmupEvent,
 )
-from xlagui.core.evidence import XlaEvidence
-from xlagui.core.report import ComparisonReport, MeasurementRecord, RunEntry
+from xlagui.core.protocol.record import RunEntry
+from xlagui.core.results.report import ComparisonReport, MeasurementRecord
+from xlagui.core.xla.evidence import XlaEvidence
 
 DATASET = {
     "name": "tiny",

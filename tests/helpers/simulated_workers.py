@@ -1,6 +1,7 @@
 """Simulated measuring workers for the coverage study of the real stopping loop.
 
-`simulate(scenario, rng)` runs `xlagui.core.interleave.measure_interleaved` itself (its round
+`simulate(scenario, rng)` runs `xlagui.core.measure.interleave.measure_interleaved` itself (its
+round
 allocation, Williams orders, block sizing, estimates and stopping rule) against in-process
 workers whose block times are drawn from a known truth, on a fake clock: each block advances
 the clock by its own seconds, so the budget is spent as on a real machine. The final interval
@@ -26,9 +27,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from xlagui.core import pairs
-from xlagui.core.config import RunConfig, XlaMode
-from xlagui.core.events import (
+from xlagui.core.analysis import pairs
+from xlagui.core.analysis.summary import pair_up
+from xlagui.core.measure.interleave import (
+    MeasureSettings,
+    MeasuringWorker,
+    _estimate,
+    measure_interleaved,
+)
+from xlagui.core.protocol.config import RunConfig, XlaMode
+from xlagui.core.protocol.events import (
     BlockEvent,
     Event,
     FinishedEvent,
@@ -37,15 +45,8 @@ from xlagui.core.events import (
     WarmupEvent,
     WorkerCommand,
 )
-from xlagui.core.interleave import (
-    MeasureSettings,
-    MeasuringWorker,
-    _estimate,
-    measure_interleaved,
-    pair_up,
-)
-from xlagui.core.spec import RunSpec
-from xlagui.core.task import TaskState
+from xlagui.core.protocol.spec import RunSpec
+from xlagui.core.protocol.task import TaskState
 
 BASE_STEP = 0.8  # seconds, the demo CNN's baseline step at 150 px here
 STALL_SHARE = 1 / 20

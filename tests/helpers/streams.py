@@ -27,7 +27,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
-from xlagui.core.events import (
+from xlagui.core.analysis.stats import summarize_epochs
+from xlagui.core.measure.runner import RunResult
+from xlagui.core.measure.worker_process import LOCAL, Transport
+from xlagui.core.protocol.events import (
     PROTOCOL_VERSION,
     BatchEvent,
     CancelledEvent,
@@ -38,12 +41,9 @@ from xlagui.core.events import (
     StartedEvent,
     read_events,
 )
-from xlagui.core.evidence import XlaEvidence
-from xlagui.core.runner import RunResult
-from xlagui.core.spec import RunSpec
-from xlagui.core.stats import summarize_epochs
-from xlagui.core.task import TaskState
-from xlagui.core.worker_process import LOCAL, Transport
+from xlagui.core.protocol.spec import RunSpec
+from xlagui.core.protocol.task import TaskState
+from xlagui.core.xla.evidence import XlaEvidence
 
 RECORDED = Path(__file__).resolve().parent / "recorded"
 # The XLA mode of a recorded run → its file (tests/helpers/record_streams.py writes them).

@@ -7,8 +7,8 @@ import dataclasses
 import pytest
 
 from tests.helpers.streams import recorded_events, run_events
-from xlagui.core.events import EpochEvent, Event, FinishedEvent, StartedEvent
-from xlagui.core.stats import summarize_epochs
+from xlagui.core.analysis.stats import summarize_epochs
+from xlagui.core.protocol.events import EpochEvent, Event, FinishedEvent, StartedEvent
 
 RERECORD = "re-record them: python tests/helpers/record_streams.py"
 

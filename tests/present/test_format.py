@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from xlagui.core.events import RunSummary
-from xlagui.core.evidence import XlaEvidence
-from xlagui.core.pairs import ArmTiming, InterleavedSummary
-from xlagui.core.stats import Comparison, Interval
+from xlagui.core.analysis.pairs import ArmTiming, InterleavedSummary
+from xlagui.core.analysis.stats import Comparison, Interval
+from xlagui.core.protocol.events import RunSummary
+from xlagui.core.xla.evidence import XlaEvidence
 from xlagui.present import format as fmt
 
 
@@ -83,8 +83,8 @@ def test_compile_cost_is_never_negative() -> None:
 
 
 def test_arm_bars_rank_and_mark_the_arms() -> None:
-    from xlagui.core.pairs import ArmResult, InterleavedSummary
-    from xlagui.core.stats import Comparison
+    from xlagui.core.analysis.pairs import ArmResult, InterleavedSummary
+    from xlagui.core.analysis.stats import Comparison
     from xlagui.present import format as fmt
 
     arms = [
@@ -140,7 +140,7 @@ def test_run_names_say_which_side() -> None:
 
 
 def test_problems_beside_the_verdict_are_chosen_by_its_kind_not_its_text() -> None:
-    from xlagui.core.stats import NO_SPEED, NOT_COMPARED, SPEED_MEASURED, Comparison
+    from xlagui.core.analysis.stats import NO_SPEED, NOT_COMPARED, SPEED_MEASURED, Comparison
     from xlagui.present import format as fmt
 
     problems = ["run 02 asked for XLA but XLA compiled nothing", "too few epochs"]

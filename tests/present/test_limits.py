@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.helpers.limits import PEAK, known_limits, limits_report
-from xlagui.core import flops
+from xlagui.core.model import flops
 from xlagui.present import limits
 
 STEP = flops.article_cnn_count(48, 2).train_per_step(8)

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from xlagui.core.config import ModelChoice, RunConfig
-from xlagui.core.events import ModelEvent
-from xlagui.core.models.check import memory_guard
+from xlagui.core.model.check import memory_guard
+from xlagui.core.protocol.config import ModelChoice, RunConfig
+from xlagui.core.protocol.events import ModelEvent
 from xlagui.present.models import memory_warning, model_line, models_rows
 
 

@@ -5,7 +5,13 @@ from __future__ import annotations
 import pytest
 
 from tests.helpers.streams import run_events
-from xlagui.core.events import BatchEvent, BlockEvent, EpochEvent, StartedEvent, WarmupEvent
+from xlagui.core.protocol.events import (
+    BatchEvent,
+    BlockEvent,
+    EpochEvent,
+    StartedEvent,
+    WarmupEvent,
+)
 from xlagui.present.traces import trace_of
 
 
@@ -62,8 +68,8 @@ def test_a_measuring_trace_counts_blocks_and_their_losses() -> None:
 
 
 def test_speedup_traces_estimate_every_arm_from_the_blocks() -> None:
-    from xlagui.core.events import BlockEvent
-    from xlagui.core.pairs import running_estimates
+    from xlagui.core.analysis.pairs import running_estimates
+    from xlagui.core.protocol.events import BlockEvent
     from xlagui.present.traces import SpeedupTraces
 
     def blocks(seconds: list[float]) -> list[BlockEvent]:

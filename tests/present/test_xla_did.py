@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from xlagui.core import hlo
-from xlagui.core.config import RunConfig
-from xlagui.core.events import FinishedEvent, RunSummary
-from xlagui.core.report import ComparisonReport, RunEntry
+from xlagui.core.protocol.config import RunConfig
+from xlagui.core.protocol.events import FinishedEvent, RunSummary
+from xlagui.core.protocol.record import RunEntry
+from xlagui.core.results.report import ComparisonReport
+from xlagui.core.xla import hlo
 from xlagui.present import xla_did as did
 
 DUMP = Path(__file__).resolve().parents[1] / "helpers" / "hlo_dump"

@@ -40,7 +40,7 @@ from tests.helpers.images import (
     tree_snapshot,
     truncate,
 )
-from xlagui.core.scan import DatasetError, DatasetScan, Problem, scan_dataset
+from xlagui.core.data.scan import DatasetError, DatasetScan, Problem, scan_dataset
 
 CLI_TIMEOUT = 120
 
@@ -419,8 +419,8 @@ def _awkward(root: Path) -> Path:
 def _pipeline_batches(root: Path) -> int:
     """Scan `root`, then decode every image through the worker's input pipeline, in process;
     returns how many images went through."""
-    from xlagui.core.pipeline import build_datasets
-    from xlagui.core.runner import samples_from_scan
+    from xlagui.core.data.pipeline import build_datasets
+    from xlagui.core.measure.runner import samples_from_scan
 
     scan = scan_dataset(root)
     assert scan.ok, scan.summary_text()

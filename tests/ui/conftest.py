@@ -15,9 +15,9 @@ from pytestqt.qtbot import QtBot
 
 from tests.helpers.images import make_split_dataset
 from tests.helpers.streams import FakeWorker, run_events
-from xlagui.core import arms
-from xlagui.core.events import ErrorEvent
-from xlagui.core.spec import RunSpec
+from xlagui.core.protocol import arms
+from xlagui.core.protocol.events import ErrorEvent
+from xlagui.core.protocol.spec import RunSpec
 from xlagui.ui.app import GuiThreadGarbageCollector
 from xlagui.ui.main_window import MainWindow
 
@@ -36,7 +36,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
-        "markers", "cpu_flags(*flags): the CPU flags `xlagui.core.arms` reads in this test "
+        "markers",
+        "cpu_flags(*flags): the CPU flags `xlagui.core.protocol.arms` reads in this test "
         "(none unless marked)")
 
 

@@ -17,9 +17,9 @@ from PySide6.QtWidgets import QSpinBox
 from pytestqt.qtbot import QtBot
 
 from tests.helpers.clicks import click
-from xlagui.core.arms import OFFERED
-from xlagui.core.config import DEFAULTS, EXTRA_ARM_BUDGET_SECONDS
-from xlagui.core.report import ComparisonReport
+from xlagui.core.protocol.arms import OFFERED
+from xlagui.core.protocol.config import DEFAULTS, EXTRA_ARM_BUDGET_SECONDS
+from xlagui.core.results.report import ComparisonReport
 from xlagui.present import format as fmt
 from xlagui.ui.main_window import MainWindow
 from xlagui.ui.report_png import ReportFigure, render_report_png

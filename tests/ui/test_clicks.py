@@ -37,10 +37,10 @@ from tests.helpers.clicks import (
 from tests.helpers.datasets import elephants_with_problems
 from tests.helpers.streams import FakeWorker
 from tests.ui.conftest import WindowFactory, fake_worker, is_closed
-from xlagui.core.events import EpochEvent, Event
-from xlagui.core.runner import RunResult
-from xlagui.core.spec import RunSpec
-from xlagui.core.task import TaskState
+from xlagui.core.measure.runner import RunResult
+from xlagui.core.protocol.events import EpochEvent, Event
+from xlagui.core.protocol.spec import RunSpec
+from xlagui.core.protocol.task import TaskState
 from xlagui.ui.main_window import TAB_DATASET, TAB_HISTORY, TAB_RUNS, MainWindow
 
 # The crash handler, not pytest-qt, must see what a slot raises: that is what a user meets.
@@ -402,7 +402,7 @@ def test_the_demo_button_opens_the_demo(
     answerer: ModalAnswerer,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import xlagui.core.demo as demo
+    import xlagui.core.data.demo as demo
 
     monkeypatch.setattr(demo, "ensure_demo_dataset", lambda seed=0: photos)
     button = next(b for b in visible_buttons(window) if b.text() == "Try the demo dataset")

@@ -12,7 +12,7 @@ from pytestqt.qtbot import QtBot
 from tests.helpers.clicks import click
 from tests.helpers.streams import FakeWorker
 from tests.ui.conftest import WindowFactory, fake_worker, load_small
-from xlagui.core.events import FinishedEvent
+from xlagui.core.protocol.events import FinishedEvent
 from xlagui.ui.main_window import MainWindow
 from xlagui.ui.report_png import ReportFigure
 

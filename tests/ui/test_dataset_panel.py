@@ -149,7 +149,7 @@ def test_the_demo_dataset_opens_in_the_background(qtbot: QtBot, window: MainWind
                                                   tmp_path: Path, monkeypatch: object) -> None:
     root = tmp_path / "demo"
     make_class_folders(root, {"african": 3, "asian": 3})
-    import xlagui.core.demo as demo
+    import xlagui.core.data.demo as demo
 
     monkeypatch.setattr(demo, "ensure_demo_dataset", lambda seed=0: root)  # type: ignore[attr-defined]
     with qtbot.waitSignal(window.dataset_loaded, timeout=10_000):

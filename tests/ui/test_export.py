@@ -14,9 +14,10 @@ from pytestqt.qtbot import QtBot
 from tests.helpers.clicks import click_menu_item
 from tests.helpers.reports import comparison_report
 from tests.helpers.streams import run_events
-from xlagui.core import export
-from xlagui.core.config import RunConfig
-from xlagui.core.report import ComparisonReport, RunEntry
+from xlagui.core.protocol.config import RunConfig
+from xlagui.core.protocol.record import RunEntry
+from xlagui.core.results import export
+from xlagui.core.results.report import ComparisonReport
 from xlagui.present import format as fmt
 from xlagui.present.markdown import report_markdown
 from xlagui.ui import dialogs

@@ -48,7 +48,7 @@ def test_a_sixteen_bit_png_is_shown_stretched(tmp_path: Path, qtbot: QtBot) -> N
 def test_only_visible_thumbnails_are_decoded(qtbot: QtBot, tmp_path: Path,
                                             monkeypatch: pytest.MonkeyPatch) -> None:
     """10,000 images: a scrolled grid asks for the rows in view (and a margin), not all."""
-    from xlagui.core.scan import ImageFile
+    from xlagui.core.data.scan import ImageFile
     from xlagui.ui import thumbnails
     from xlagui.ui.thumbnails import ThumbnailView
 

@@ -105,7 +105,8 @@ def test_reopening_a_long_measurement_estimates_each_round_once(
     """The speed-up plot's curves are replayed round on round: each arm's estimate is updated
     once per round, never estimated from scratch per round (which formed and sorted all the
     Walsh averages of every prefix again: O(n³ log n) for n rounds)."""
-    from xlagui.core import history, pairs
+    from xlagui.core.analysis import pairs
+    from xlagui.core.results import history
 
     calls = {"rounds": 0, "from_scratch": 0}
     add, walsh = pairs.RunningEstimate.add, pairs.walsh_averages
@@ -144,7 +145,7 @@ def test_reopening_a_long_measurement_estimates_each_round_once(
 
 
 def _pairs_of(report: object, variant: str) -> list:  # type: ignore[type-arg]
-    from xlagui.core.interleave import pair_up
+    from xlagui.core.analysis.summary import pair_up
 
     runs = {r.variant: r for r in report.measure_runs}  # type: ignore[attr-defined]
     return pair_up(runs["baseline"].events, runs[variant].events)

@@ -8,8 +8,9 @@ from pytestqt.qtbot import QtBot
 
 from tests.helpers.clicks import click_tree_item, item_at
 from tests.helpers.limits import PEAK, known_limits, limits_report
-from xlagui.core import flops, history
-from xlagui.core.report import ComparisonReport
+from xlagui.core.model import flops
+from xlagui.core.results import history
+from xlagui.core.results.report import ComparisonReport
 from xlagui.ui.main_window import TAB_RUNS, MainWindow
 
 

@@ -22,7 +22,7 @@ from tests.helpers.clicks import (
 )
 from tests.helpers.sshd import ALIAS, WRONG_KEY_ALIAS, SshServer
 from tests.ui.conftest import WindowFactory, load_small
-from xlagui.core.events import StartedEvent
+from xlagui.core.protocol.events import StartedEvent
 from xlagui.ui.main_window import TAB_HISTORY, MainWindow
 
 

@@ -13,7 +13,7 @@ from pytestqt.qtbot import QtBot
 from tests.helpers.clicks import choose_combo_item, click
 from tests.helpers.models import FakeModelChecker
 from tests.ui.conftest import WindowFactory, drop, load_small, url_mime
-from xlagui.core.config import BUILTIN_MODELS
+from xlagui.core.protocol.config import BUILTIN_MODELS
 from xlagui.ui.main_window import MainWindow
 from xlagui.ui.model_panel import ModelPanel, summary_line
 
@@ -172,9 +172,9 @@ def test_a_check_still_running_blocks_the_run_and_a_new_choice_supersedes_it(
 
 def test_summary_line_names_layers_parameters_input_and_output() -> None:
     from tests.helpers.models import FakeModelChecker as Fake
-    from xlagui.core.config import ModelChoice
-    from xlagui.core.models.check import ModelCheckSpec
-    from xlagui.core.task import TaskState
+    from xlagui.core.model.check import ModelCheckSpec
+    from xlagui.core.protocol.config import ModelChoice
+    from xlagui.core.protocol.task import TaskState
 
     check = Fake(fixed={"m.keras": 224})([ModelCheckSpec(
         model=ModelChoice(source="keras", name="m", file="/x/m.keras"), image_size=96,

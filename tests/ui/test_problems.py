@@ -17,7 +17,7 @@ from tests.helpers.datasets import elephants_with_problems
 from tests.helpers.images import copy, make_split_dataset, tree_snapshot
 from tests.helpers.streams import FakeWorker
 from tests.ui.conftest import WindowFactory, fake_worker
-from xlagui.core.scan import DatasetScan, Problem
+from xlagui.core.data.scan import DatasetScan, Problem
 from xlagui.ui.main_window import MainWindow
 from xlagui.ui.problem_view import ProblemView
 

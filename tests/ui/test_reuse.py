@@ -12,8 +12,8 @@ from tests.helpers.clicks import click
 from tests.helpers.models import FakeModelChecker
 from tests.helpers.reports import comparison_report
 from tests.ui.conftest import WindowFactory
-from xlagui.core import history
-from xlagui.core.config import ModelChoice, XlaMode
+from xlagui.core.protocol.config import ModelChoice, XlaMode
+from xlagui.core.results import history
 
 
 def _reopen(qtbot: QtBot, window: object, folder: Path) -> None:

@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QWidget
 from pytestqt.qtbot import QtBot
 
 from tests.ui.conftest import WindowFactory, fake_worker, is_closed
-from xlagui.core.events import ErrorEvent
+from xlagui.core.protocol.events import ErrorEvent
 from xlagui.ui import dialogs
 from xlagui.ui.main_window import TAB_RUNS, MainWindow
 
@@ -88,7 +88,7 @@ def test_a_recorded_real_run_fills_both_columns(qtbot: QtBot, make_window: Windo
     import statistics
 
     from tests.helpers.streams import recorded_events, recorded_worker
-    from xlagui.core.events import BatchEvent, EpochEvent, FinishedEvent, StartedEvent
+    from xlagui.core.protocol.events import BatchEvent, EpochEvent, FinishedEvent, StartedEvent
 
     window = make_window(worker=recorded_worker())
     with qtbot.waitSignal(window.dataset_loaded, timeout=10_000):
@@ -144,8 +144,8 @@ def test_a_recorded_real_run_fills_both_columns(qtbot: QtBot, make_window: Windo
 def test_events_reach_the_plots_on_the_next_redraw_tick(qtbot: QtBot) -> None:
     from tests.helpers.streams import run_events
     from xlagui.core.compare import plan_runs
-    from xlagui.core.config import RunConfig
-    from xlagui.core.report import ComparisonReport
+    from xlagui.core.protocol.config import RunConfig
+    from xlagui.core.results.report import ComparisonReport
     from xlagui.ui.runs_view import RunsView
 
     view = RunsView()

@@ -15,7 +15,7 @@ from pytestqt.qtbot import QtBot
 
 from tests.helpers.clicks import ModalAnswerer, click, click_menu_item, watching
 from tests.ui.conftest import WindowFactory, is_closed
-from xlagui.core import logs
+from xlagui.core.files import logs
 from xlagui.ui import app as app_module
 from xlagui.ui.main_window import MainWindow
 

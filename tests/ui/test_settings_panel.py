@@ -9,7 +9,7 @@ from PySide6.QtGui import QStandardItemModel
 from pytestqt.qtbot import QtBot
 
 from tests.ui.conftest import WindowFactory, drag_enter, url_mime
-from xlagui.core.config import MIN_IMAGE_SIZE, RANGES, XlaMode
+from xlagui.core.protocol.config import MIN_IMAGE_SIZE, RANGES, XlaMode
 from xlagui.ui.main_window import MainWindow
 from xlagui.ui.settings_panel import SettingsPanel
 

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from PySide6.QtCore import QCoreApplication, Qt
 from pytestqt.qtbot import QtBot
 
-from xlagui.core.task import TaskState
+from xlagui.core.protocol.task import TaskState
 from xlagui.ui.tasks import TaskOwner
 
 

@@ -3,7 +3,7 @@ to `XlaMode` without its words or its colour fails here, not in front of a user.
 
 from __future__ import annotations
 
-from xlagui.core.config import XlaMode
+from xlagui.core.protocol.config import XlaMode
 from xlagui.ui import plots, theme
 
 

@@ -14,8 +14,8 @@ from pytestqt.qtbot import QtBot
 
 from tests.helpers.clicks import click
 from tests.ui.conftest import WindowFactory, fake_worker
-from xlagui.core import hlo
-from xlagui.core.events import FinishedEvent
+from xlagui.core.protocol.events import FinishedEvent
+from xlagui.core.xla import hlo
 from xlagui.ui.main_window import MainWindow
 
 DUMP = Path(__file__).resolve().parents[1] / "helpers" / "hlo_dump"

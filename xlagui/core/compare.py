@@ -18,22 +18,24 @@ from __future__ import annotations
 import dataclasses
 import functools
 import subprocess
+import tempfile
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from xlagui.core import export, peak
-from xlagui.core import tensorboard as tboard
-from xlagui.core.arms import BASELINE, CHECK_VARIANT, comparison_arms
-from xlagui.core.config import RunConfig, XlaMode
-from xlagui.core.demo import dataset_name
-from xlagui.core.events import Event, ModelEvent
-from xlagui.core.exclusions import Exclusions, without_recorded
-from xlagui.core.interleave import MeasureSettings, measure_interleaved
-from xlagui.core.model import expected_parameter_count
-from xlagui.core.pipeline import Sample
-from xlagui.core.report import (
+from xlagui.core.analysis.stats import verdict
+from xlagui.core.data.demo import dataset_name
+from xlagui.core.data.exclusions import Exclusions, without_recorded
+from xlagui.core.machine import peak
+from xlagui.core.measure.interleave import MeasureSettings, measure_interleaved
+from xlagui.core.measure.runner import RunResult, run_worker, samples_from_scan
+from xlagui.core.measure.worker_process import LOCAL, Transport, WorkerProcess
+from xlagui.core.model.cnn import expected_parameter_count
+from xlagui.core.protocol.arms import BASELINE, CHECK_VARIANT, comparison_arms
+from xlagui.core.protocol.config import RunConfig, XlaMode
+from xlagui.core.protocol.events import Event, ModelEvent
+from xlagui.core.protocol.record import (
     CANCELLED,
     ERROR,
     FINISHED,
@@ -41,19 +43,16 @@ from xlagui.core.report import (
     NOT_RUN,
     QUEUED,
     RUNNING,
-    ComparisonReport,
-    MeasurementRecord,
     RunEntry,
-    host_environment,
 )
-from xlagui.core.runner import RunResult, run_worker, samples_from_scan
-from xlagui.core.spec import RunSpec
-from xlagui.core.stats import verdict
-from xlagui.core.task import TaskState
-from xlagui.core.worker_process import LOCAL, Transport, WorkerProcess
+from xlagui.core.protocol.spec import RunSpec, Sample
+from xlagui.core.protocol.task import TaskState
+from xlagui.core.results import export
+from xlagui.core.results.report import ComparisonReport, MeasurementRecord, host_environment
+from xlagui.core.worker import tensorboard as tboard
 
 if TYPE_CHECKING:
-    from xlagui.core.scan import DatasetScan
+    from xlagui.core.data.scan import DatasetScan
 
 RunWorker = Callable[[RunSpec, TaskState, Callable[[Event], None]], RunResult]
 
@@ -81,8 +80,6 @@ class SaveError(OSError):
 
 def check_writable(out_dir: Path) -> None:
     """Fail before any training when the output folder cannot take the files."""
-    import tempfile
-
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryFile(dir=out_dir):
@@ -102,7 +99,7 @@ def _save(report: ComparisonReport, out_dir: Path, errors: list[str]) -> None:
 
 
 def measure_limits(report: ComparisonReport, machine: str = "") -> None:
-    """The machine's limits for `report` (`core/peak.py`): cached, or probed once in a short
+    """The machine's limits for `report` (`core/machine/peak.py`): cached, or probed once in a short
     process of its own before any worker starts. A failing probe costs the comparison only its
     %-of-peak figures, and says why in the environment. The probe runs on this computer, so a
     comparison measured on another `machine` gets none: this one's peak would be wrong there."""
@@ -195,7 +192,7 @@ def new_report(
     """A comparison of `config` on `scan`, less the files `exclusions` leaves out: the
     dataset's counts and fingerprint are those of the files trained on, and `excluded` lists
     the files left out (`run_comparison` leaves out exactly those). `model_check`: the chosen
-    model's check (`xlagui.core.models.check`), whose model, with its parameter count, is the
+    model's check (`xlagui.core.model.check`), whose model, with its parameter count, is the
     one recorded; the article's CNN needs none (its count is worked out from the shapes).
     `environment`: the machine it runs on (`host_environment()`, this computer, by default;
     `RemoteHost.environment()` for an SSH host)."""
@@ -251,7 +248,7 @@ def spec_for(
 
 def _seeded(config: RunConfig, entry: RunEntry, mode: str) -> RunConfig:
     """Repeat r of every side trains with seed + r - 1: the repeats then show the seed-to-seed
-    spread of training that an accuracy verdict must clear (`xlagui.core.accuracy`). The
+    spread of training that an accuracy verdict must clear (`xlagui.core.analysis.accuracy`). The
     measuring workers share one seed (their steps and batches must match), except the A/A
     twin, which takes the next: its quick check is then baseline against baseline with
     another seed, a sample of the spread an accuracy claim has to beat."""
@@ -362,7 +359,11 @@ def run_inspection(
     runner = worker or functools.partial(run_worker, transport=transport)
     # One per XLA arm: the measured arms, or the training runs' where nothing was measured
     # (`--only`), each variant once.
-    arms = {r.variant: r for r in (report.measure_runs or report.runs) if r.xla_mode != "off"}
+    arms = {
+        r.variant: r
+        for r in (report.measure_runs or report.runs)
+        if r.arm.xla is not XlaMode.OFF
+    }
     report.inspect_runs = [
         RunEntry(
             run_id=f"i-{variant}",

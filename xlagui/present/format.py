@@ -1,6 +1,6 @@
 """How figures read on screen and in the PNG report: seconds, bytes, ratios, XLA evidence.
 
-Formatting only; every figure itself comes from `xlagui.core.stats` or a run's summary.
+Formatting only; every figure itself comes from `xlagui.core.analysis.stats` or a run's summary.
 """
 
 from __future__ import annotations
@@ -8,17 +8,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from xlagui.core.arms import CHECK_VARIANT, parse_arm
-from xlagui.core.config import XlaMode
-from xlagui.core.evidence import describe
-from xlagui.core.pairs import InstrumentCheck, block_words, widest_arm
-from xlagui.core.stats import NO_SPEED, NOT_COMPARED
+from xlagui.core.analysis.pairs import InstrumentCheck, block_words, widest_arm
+from xlagui.core.analysis.stats import NO_SPEED, NOT_COMPARED
+from xlagui.core.protocol.arms import CHECK_VARIANT, parse_arm
+from xlagui.core.protocol.config import XlaMode
+from xlagui.core.xla.evidence import describe
 
 if TYPE_CHECKING:
-    from xlagui.core.events import RunSummary
-    from xlagui.core.pairs import ArmResult
-    from xlagui.core.report import ComparisonReport, RunEntry
-    from xlagui.core.stats import Comparison
+    from xlagui.core.analysis.pairs import ArmResult
+    from xlagui.core.analysis.stats import Comparison
+    from xlagui.core.protocol.events import RunSummary
+    from xlagui.core.protocol.record import RunEntry
+    from xlagui.core.results.report import ComparisonReport
 
 DASH = "—"
 
@@ -296,7 +297,7 @@ def arm_accuracy(a: ArmResult) -> str:
 def arm_table(c: Comparison) -> list[tuple[str, ...]]:
     """Every arm against the baseline, fastest first, as rows of `ARM_COLUMNS` (the CLI, the
     window and the PNG show this same table)."""
-    from xlagui.core.ranking import ranked
+    from xlagui.core.analysis.ranking import ranked
 
     if c.interleaved is None:
         return []
@@ -373,7 +374,7 @@ def arm_mark(a: ArmResult) -> str:
 
 def arm_bars(c: Comparison | None) -> list[ArmBar]:
     """The ranked arms chart, fastest first (arms without a ratio are left out)."""
-    from xlagui.core.ranking import ranked
+    from xlagui.core.analysis.ranking import ranked
 
     if c is None or c.interleaved is None:
         return []

@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING
 from xlagui.present.format import DASH, created, interval_words, seconds, size_bytes
 
 if TYPE_CHECKING:  # the window imports this at start-up: the records only where used
-    from xlagui.core.history import HistoryItem
-    from xlagui.core.remote.dataset import HostDataset
-    from xlagui.core.remote.preflight import HostInfo
-    from xlagui.core.remote.ssh import RemoteError
+    from xlagui.core.measure.remote.dataset import HostDataset
+    from xlagui.core.measure.remote.preflight import HostInfo
+    from xlagui.core.measure.remote.ssh import RemoteError
+    from xlagui.core.results.history import HistoryItem
 
 
 def device_words(info: HostInfo) -> list[str]:

@@ -1,8 +1,8 @@
 """How far from the limit, in words and rows: achieved FLOP/s, % of the measured peak, the
 roofline's points and the verdict on the gap. Shared by the CLI, the window and the PNG.
 
-Every figure comes from `xlagui.core.efficiency` (counted work ÷ measured time) and
-`xlagui.core.peak` (the probe); this module only formats them.
+Every figure comes from `xlagui.core.analysis.efficiency` (counted work ÷ measured time) and
+`xlagui.core.machine.peak` (the probe); this module only formats them.
 """
 
 from __future__ import annotations
@@ -10,11 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from xlagui.core.config import XlaMode
-from xlagui.core.efficiency import ArmEfficiency, Efficiency, gap_factors
+from xlagui.core.analysis.efficiency import ArmEfficiency, Efficiency, gap_factors
+from xlagui.core.protocol.config import XlaMode
 
 if TYPE_CHECKING:
-    from xlagui.core.stats import Comparison
+    from xlagui.core.analysis.stats import Comparison
 
 DASH = "—"
 INTENSITY_NOTE = (
@@ -98,7 +98,7 @@ def efficiency_rows(c: Comparison | None) -> list[tuple[str, str]]:
     if e is None:
         return []
     # A model other than the article's CNN is counted in the HLO of its compiled step, with no
-    # traffic estimate (`xlagui.core.efficiency._other_model`): bytes_per_step is 0 then.
+    # traffic estimate (`xlagui.core.analysis.efficiency._other_model`): bytes_per_step is 0 then.
     work = (
         f"{flop_count(e.flops_per_step)} (forward + backward + Adam, batch {e.batch_size}, "
         f"{e.image_size} px); est. {e.bytes_per_step / 1e9:.3g} GB moved, "

@@ -14,13 +14,13 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from xlagui.core.ranking import ranked
+from xlagui.core.analysis.ranking import ranked
 from xlagui.present import format as fmt
 from xlagui.present import limits
 
 if TYPE_CHECKING:
-    from xlagui.core.report import ComparisonReport
-    from xlagui.core.stats import Comparison
+    from xlagui.core.analysis.stats import Comparison
+    from xlagui.core.results.report import ComparisonReport
 
 # The arms table: (heading, aligned left).
 ARM_COLUMNS: tuple[tuple[str, bool], ...] = (

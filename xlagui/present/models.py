@@ -3,9 +3,9 @@ warning, and the rows of `xlagui models`. Qt-free; the window's "Model" group ca
 
 from __future__ import annotations
 
-from xlagui.core.config import BUILTIN_MODELS, RunConfig
-from xlagui.core.events import ModelEvent
-from xlagui.core.models.check import MemoryGuard
+from xlagui.core.model.check import MemoryGuard
+from xlagui.core.protocol.config import BUILTIN_MODELS, RunConfig
+from xlagui.core.protocol.events import ModelEvent
 from xlagui.present.format import size_bytes
 from xlagui.present.limits import flop_count
 

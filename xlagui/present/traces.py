@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from xlagui.core import events as ev
-from xlagui.core.pairs import RatioEstimate, RunningEstimate
+from xlagui.core.analysis.pairs import RatioEstimate, RunningEstimate
+from xlagui.core.protocol import events as ev
 
 # Weight of the newest batch in the smoothed loss curve (an exponential moving average).
 SMOOTHING = 0.15
@@ -165,7 +165,7 @@ class SpeedupCurve:
 
 class SpeedupTraces:
     """Every arm's running estimate against the baseline, from the measuring workers' blocks
-    (`xlagui.core.interleave.pair_up`, `xlagui.core.pairs.RunningEstimate`): live and
+    (`xlagui.core.analysis.summary.pair_up`, `xlagui.core.analysis.pairs.RunningEstimate`): live and
     replayed comparisons draw the same curves. Rounds already estimated are not estimated
     again, and a new round costs only its own Walsh averages: a replayed measurement of n
     rounds forms each of its n(n+1)/2 Walsh averages once."""
@@ -179,7 +179,7 @@ class SpeedupTraces:
     def update(self, blocks: Mapping[str, Sequence[ev.Event]]) -> dict[str, SpeedupCurve]:
         """`blocks`: each side's events (its BlockEvents are what counts), "baseline" among
         them. Returns a curve per other side that has paired rounds, in `blocks`' order."""
-        from xlagui.core.interleave import pair_up
+        from xlagui.core.analysis.summary import pair_up
 
         base = blocks.get("baseline")
         out: dict[str, SpeedupCurve] = {}

@@ -1,16 +1,16 @@
 """“What XLA did” in words and rows: the one wording the CLI (`xlagui inspect`), the window's
-panel and the PNG report share. The figures come from `xlagui.core.hlo`."""
+panel and the PNG report share. The figures come from `xlagui.core.xla.hlo`."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from xlagui.core.hlo import DiffRow, Fusion, HeavyOp, ModuleReport, XlaReport
+from xlagui.core.xla.hlo import DiffRow, Fusion, HeavyOp, ModuleReport, XlaReport
 from xlagui.present.format import DASH, size_bytes
 
 if TYPE_CHECKING:
-    from xlagui.core.report import ComparisonReport
+    from xlagui.core.results.report import ComparisonReport
 
 MODULE_COLUMNS = (
     "module",
@@ -53,7 +53,7 @@ def one_line(report: XlaReport | None) -> str:
 def report_line(comparison: ComparisonReport) -> str | None:
     """The PNG report's compact line for a `ComparisonReport`: what XLA did in its first XLA
     run that recorded it (a training run's; measuring workers dump nothing), or None."""
-    from xlagui.core.hlo import xla_runs
+    from xlagui.core.results.dumps import xla_runs
 
     runs = xla_runs(comparison)
     if not runs:

@@ -216,7 +216,7 @@ def _on_wake_timer_timeout() -> None:
 
 
 def _start_logs() -> None:
-    from xlagui.core import logs
+    from xlagui.core.files import logs
 
     try:
         path = logs.start_session_log()
@@ -267,7 +267,7 @@ def run_app(dataset: str | None = None, demo: bool = False) -> int:
 
 def _probe_devices() -> list[dict[str, str]]:
     # Imported here, in the probe's thread: the runner is not needed to show the window.
-    from xlagui.core.runner import probe_devices
+    from xlagui.core.measure.runner import probe_devices
 
     return probe_devices()
 

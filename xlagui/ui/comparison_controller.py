@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QObject, QSettings, Qt, QUrl, Signal
 from PySide6.QtWidgets import QApplication, QFileDialog, QWidget
 
-from xlagui.core import exclusions as excl
-from xlagui.core.events import ErrorEvent, Event
+from xlagui.core.data import exclusions as excl
+from xlagui.core.protocol.events import ErrorEvent, Event
 from xlagui.present.markdown import report_markdown
 from xlagui.ui import dialogs
 from xlagui.ui.dataset_controller import DatasetController
@@ -29,9 +29,9 @@ from xlagui.ui.widgets import parent_window
 from xlagui.ui.xla_did_view import XlaDidPanel
 
 if TYPE_CHECKING:
+    from xlagui.core.analysis.stats import Comparison
     from xlagui.core.compare import RunWorker
-    from xlagui.core.report import ComparisonReport
-    from xlagui.core.stats import Comparison
+    from xlagui.core.results.report import ComparisonReport
     from xlagui.ui.supervisor import ComparisonSupervisor
 
 # Which command starts a measuring worker for a run (tests: a fake one); None: the real worker.
@@ -151,8 +151,8 @@ class ComparisonController(QObject):
         if reason or config is None or scan is None:
             self.message.emit("warning", html.escape(reason or "Cannot run now."), 6000)
             return False
-        from xlagui.core import history
         from xlagui.core.compare import new_report
+        from xlagui.core.results import history
         from xlagui.ui.supervisor import ComparisonSupervisor
 
         if only is None:
@@ -317,7 +317,7 @@ class ComparisonController(QObject):
                 "warning", "A comparison is running: reopen saved ones when it has finished.",
                 6000)
             return False
-        from xlagui.core import history
+        from xlagui.core.results import history
 
         try:
             report = history.load(Path(folder))
@@ -353,7 +353,7 @@ class ComparisonController(QObject):
             if not chosen:
                 return None
             folder = Path(chosen)
-        from xlagui.core import export
+        from xlagui.core.results import export
         from xlagui.ui.report_png import render_report_png
 
         stem = export.export_stem(report, folder)

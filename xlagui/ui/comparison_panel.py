@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from xlagui.core.stats import Comparison
+from xlagui.core.analysis.stats import Comparison
 from xlagui.present import format as fmt
 from xlagui.present import limits
 from xlagui.present.traces import RunTrace, SpeedupCurve

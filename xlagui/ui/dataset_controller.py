@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, QSettings, QTimer, Signal
 from PySide6.QtWidgets import QWidget
 
-from xlagui.core import exclusions as excl
-from xlagui.core.task import TaskState
+from xlagui.core.data import exclusions as excl
+from xlagui.core.protocol.task import TaskState
 from xlagui.ui import dialogs
 from xlagui.ui.dataset_panel import KIND_WORDS, DatasetPanel
 from xlagui.ui.settings_panel import SettingsPanel
@@ -24,7 +24,7 @@ from xlagui.ui.tasks import BackgroundTask, TaskKeeper, TaskOwner
 from xlagui.ui.widgets import parent_window
 
 if TYPE_CHECKING:
-    from xlagui.core.scan import DatasetScan, Problem
+    from xlagui.core.data.scan import DatasetScan, Problem
 
 RESCAN_DELAY_MS = 600
 
@@ -96,7 +96,7 @@ class DatasetController(QObject):
         """The shown dataset's name in the user's words ("" when none)."""
         if self.scan is None:
             return ""
-        from xlagui.core.demo import dataset_name
+        from xlagui.core.data.demo import dataset_name
 
         return dataset_name(self.scan.root, self.demo)
 
@@ -107,7 +107,7 @@ class DatasetController(QObject):
         self._panel.show_scanning("the demo dataset")
 
         def make(_state: TaskState) -> Path:
-            from xlagui.core.demo import ensure_demo_dataset
+            from xlagui.core.data.demo import ensure_demo_dataset
 
             return ensure_demo_dataset(seed=0)
 
@@ -130,7 +130,7 @@ class DatasetController(QObject):
         seed = self._settings.seed.value()
 
         def scan(state: TaskState) -> DatasetScan:
-            from xlagui.core.scan import scan_dataset
+            from xlagui.core.data.scan import scan_dataset
 
             return scan_dataset(path, holdout_percent=holdout, seed=seed, state=state)
 
@@ -184,7 +184,7 @@ class DatasetController(QObject):
 
     def _on_scanner_failed(self, exc: BaseException, details: str) -> None:
         self._panel.scan_ended()
-        from xlagui.core.scan import DatasetError
+        from xlagui.core.data.scan import DatasetError
 
         if isinstance(exc, DatasetError):
             message = str(exc)

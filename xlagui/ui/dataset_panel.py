@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from xlagui.core import exclusions as excl
+from xlagui.core.data import exclusions as excl
 from xlagui.ui import dialogs
 from xlagui.ui.image_preview import ImagePreview
 from xlagui.ui.problem_view import ProblemView
@@ -39,7 +39,7 @@ from xlagui.ui.theme import SEVERITY_COLORS
 from xlagui.ui.thumbnails import ThumbnailModel, ThumbnailView
 
 if TYPE_CHECKING:
-    from xlagui.core.scan import DatasetScan, ImageFile, Problem
+    from xlagui.core.data.scan import DatasetScan, ImageFile, Problem
 
 PAGE_IMAGES, PAGE_PROBLEM = 0, 1
 ProblemRole = Qt.ItemDataRole.UserRole  # a problem's index in scan.problems

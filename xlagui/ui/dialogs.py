@@ -214,7 +214,7 @@ def show_about(parent: QWidget) -> None:
 def open_log_folder(folder: Path | None) -> tuple[str, str, int] | None:
     """Show the log folder (`core.paths.log_dir` when None; made if missing) in the file
     manager; what the message bar should say instead when that fails, else None."""
-    from xlagui.core import paths
+    from xlagui.core.files import paths
 
     folder = folder or paths.log_dir()
     try:

@@ -13,7 +13,7 @@ from PySide6.QtCore import QEvent, QMimeData, QObject, Signal
 from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
 from PySide6.QtWidgets import QAbstractScrollArea, QWidget
 
-from xlagui.core.config import MODEL_FILE_SUFFIXES
+from xlagui.core.protocol.config import MODEL_FILE_SUFFIXES
 from xlagui.ui.dialogs import DropOverlay
 
 DRAG_EVENTS = (QEvent.Type.DragEnter, QEvent.Type.DragMove, QEvent.Type.Drop,

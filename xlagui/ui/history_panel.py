@@ -24,7 +24,7 @@ from xlagui.present.hosts import SIDE_BY_SIDE_COLUMNS, side_by_side_rows
 from xlagui.ui.tasks import TaskOwner
 
 if TYPE_CHECKING:
-    from xlagui.core.history import HistoryItem
+    from xlagui.core.results.history import HistoryItem
 
 PathRole = Qt.ItemDataRole.UserRole
 
@@ -120,7 +120,8 @@ class HistoryPanel(QWidget):
 
     def refresh(self, *, select: Path | None = None) -> None:
         """Read the saved comparisons again, off the GUI thread (each is a JSON file)."""
-        from xlagui.core import history, paths
+        from xlagui.core.files import paths
+        from xlagui.core.results import history
 
         root = self.root or paths.history_dir()
         self.where.setText(f"Saved in {root}")
@@ -181,7 +182,7 @@ class HistoryPanel(QWidget):
 
     def side_by_side(self) -> list[HistoryItem]:
         """The selected comparison and the same one on other machines (`same_settings`)."""
-        from xlagui.core.history import same_settings
+        from xlagui.core.results.history import same_settings
 
         folder = self.selected_folder()
         chosen = next((i for i in self.items if i.folder == folder), None)

@@ -15,8 +15,8 @@ from xlagui.ui.thumbnails import decode_image
 from xlagui.ui.widgets import ImageLabel
 
 if TYPE_CHECKING:
-    from xlagui.core.scan import ImageFile
-    from xlagui.core.task import TaskState
+    from xlagui.core.data.scan import ImageFile
+    from xlagui.core.protocol.task import TaskState
 
 PREVIEW_SIZE = 360
 

@@ -1,7 +1,8 @@
 """The "Machine" group of the settings: where a comparison runs.
 
 This computer, or an SSH host: picked from the hosts of the ssh configuration, or typed as
-`user@host`. A host is checked when it is chosen (the preflight, `core/remote/preflight.py`, in
+`user@host`. A host is checked when it is chosen (the preflight,
+`core/measure/remote/preflight.py`, in
 the background and cancellable, like the model checks): the group then shows what the host has,
 and its device list replaces this computer's in the settings. Both sides of a comparison always
 run on the machine chosen here.
@@ -26,9 +27,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from xlagui.core.remote.preflight import HostInfo
-from xlagui.core.remote.ssh import DEFAULT_PYTHON, RemoteError, SshTarget, config_hosts
-from xlagui.core.task import TaskState
+from xlagui.core.measure.remote.preflight import HostInfo
+from xlagui.core.measure.remote.ssh import DEFAULT_PYTHON, RemoteError, SshTarget, config_hosts
+from xlagui.core.protocol.task import TaskState
 from xlagui.present.hosts import error_text, host_rows
 from xlagui.ui.tasks import TaskOwner
 from xlagui.ui.theme import SEVERITY_COLORS
@@ -41,7 +42,7 @@ HOST_KEY, PYTHON_KEY = "machine_host", "machine_python"
 
 
 def real_checker(target: SshTarget, state: TaskState) -> HostInfo:
-    from xlagui.core.remote.preflight import check_host
+    from xlagui.core.measure.remote.preflight import check_host
 
     return check_host(target, state)
 

@@ -57,8 +57,8 @@ from xlagui.ui.xla_did_view import XlaDidPanel
 # must be on screen as soon as possible (Pillow, the runner and pyqtgraph all take a while).
 if TYPE_CHECKING:
     from xlagui.core.compare import RunWorker
-    from xlagui.core.report import ComparisonReport
-    from xlagui.core.scan import DatasetScan
+    from xlagui.core.data.scan import DatasetScan
+    from xlagui.core.results.report import ComparisonReport
     from xlagui.ui.runs_view import RunsView
 
 Probe = Callable[[], list[dict[str, str]]]

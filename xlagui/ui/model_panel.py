@@ -3,7 +3,7 @@
 A built-in model is picked from a list that shows each one's parameter count at the current
 image size and class count; "Open model file…" (or dropping a `.keras` or `.py` file on the
 window) picks a model of the user's. Every model is built once, in a short worker process
-(`xlagui.core.models.check`), never in the window's process: that check fills the parameter
+(`xlagui.core.model.check`), never in the window's process: that check fills the parameter
 counts, the summary shown before anything runs, a model file's fixed input size (which sets and
 locks the image size) and its problems (a file that cannot be trained blocks the run, with the
 file and line).
@@ -30,7 +30,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from xlagui.core.config import (
+from xlagui.core.model.check import ModelCheckSpec, ModelRefused, memory_guard
+from xlagui.core.protocol.config import (
     BUILTIN_MODELS,
     MODEL_FILE_SUFFIXES,
     ConfigError,
@@ -39,9 +40,8 @@ from xlagui.core.config import (
     check_image_size,
     parse_model,
 )
-from xlagui.core.events import ModelEvent
-from xlagui.core.models.check import ModelCheckSpec, ModelRefused, memory_guard
-from xlagui.core.task import TaskState
+from xlagui.core.protocol.events import ModelEvent
+from xlagui.core.protocol.task import TaskState
 from xlagui.present.format import size_bytes
 from xlagui.present.models import memory_warning
 from xlagui.ui.tasks import TaskOwner
@@ -58,7 +58,7 @@ FILE_ROLE = Qt.ItemDataRole.UserRole
 
 
 def real_checker(specs: list[ModelCheckSpec], state: TaskState) -> list[ModelEvent]:
-    from xlagui.core.models.check import check_models
+    from xlagui.core.measure.model_check import check_models
 
     return check_models(specs, state=state)
 

@@ -15,7 +15,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import QGraphicsItem
 
-from xlagui.core.pairs import InterleavedSummary, running_estimates
+from xlagui.core.analysis.pairs import InterleavedSummary, running_estimates
 from xlagui.present.limits import Roofline
 from xlagui.present.traces import RunTrace, SpeedupCurve
 from xlagui.ui.theme import EXTRA_COLORS, VARIANT_COLORS, VARIANT_TITLES

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from xlagui.core import exclusions as excl
+from xlagui.core.data import exclusions as excl
 from xlagui.present import format as fmt
 from xlagui.ui.tasks import BackgroundTask, TaskKeeper
 from xlagui.ui.theme import SEVERITY_COLORS
@@ -29,7 +29,7 @@ from xlagui.ui.thumbnails import decode_image
 from xlagui.ui.widgets import ImageLabel, box_layout
 
 if TYPE_CHECKING:
-    from xlagui.core.scan import DatasetScan, ImageFile, Problem
+    from xlagui.core.data.scan import DatasetScan, ImageFile, Problem
 
 CARD_IMAGE_SIZE = 320
 MAX_CARDS = 6  # images shown side by side; the other paths are listed below them

@@ -27,10 +27,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from xlagui.core.atomic import atomic_write_bytes
-from xlagui.core.pairs import ArmResult
-from xlagui.core.report import ComparisonReport, RunEntry
-from xlagui.core.stats import Comparison
+from xlagui.core.analysis.pairs import ArmResult
+from xlagui.core.analysis.stats import Comparison
+from xlagui.core.files.atomic import atomic_write_bytes
+from xlagui.core.protocol.record import RunEntry
+from xlagui.core.results.report import ComparisonReport
 from xlagui.present import format as fmt
 from xlagui.present import limits, xla_did
 from xlagui.present.traces import RunTrace, trace_of

@@ -20,11 +20,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from xlagui.core.arms import parse_arm
-from xlagui.core.config import XlaMode
-from xlagui.core.events import CancelledEvent, ErrorEvent, Event, FinishedEvent
-from xlagui.core.pairs import compile_seconds
-from xlagui.core.report import CANCELLED, INTERRUPTED, NOT_RUN
+from xlagui.core.analysis.pairs import compile_seconds
+from xlagui.core.protocol.arms import parse_arm
+from xlagui.core.protocol.config import XlaMode
+from xlagui.core.protocol.events import CancelledEvent, ErrorEvent, Event, FinishedEvent
+from xlagui.core.protocol.record import CANCELLED, INTERRUPTED, NOT_RUN
 from xlagui.present import format as fmt
 from xlagui.present.traces import RunTrace
 from xlagui.ui import plots

@@ -23,10 +23,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from xlagui.core.arms import CHECK_VARIANT
-from xlagui.core.events import Event
-from xlagui.core.report import CANCELLED, NOT_RUN, ComparisonReport
-from xlagui.core.stats import Comparison
+from xlagui.core.analysis.stats import Comparison
+from xlagui.core.protocol.arms import CHECK_VARIANT
+from xlagui.core.protocol.events import Event
+from xlagui.core.protocol.record import CANCELLED, NOT_RUN
+from xlagui.core.results.report import ComparisonReport
 from xlagui.present.traces import SpeedupTraces
 from xlagui.ui.comparison_panel import ComparisonPanel
 from xlagui.ui.run_column import RunColumn

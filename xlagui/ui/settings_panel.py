@@ -29,8 +29,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from xlagui.core import arms as arm_kinds
-from xlagui.core.config import (
+from xlagui.core.protocol import arms as arm_kinds
+from xlagui.core.protocol.config import (
     DEFAULTS,
     EXTRA_ARM_BUDGET_SECONDS,
     MIN_IMAGE_SIZE,
@@ -348,7 +348,7 @@ class SettingsPanel(QWidget):
 
     def set_left_out(self, count: int, detail: str) -> None:
         """Say how many files the comparison leaves out, and why (`detail`); hidden at 0."""
-        from xlagui.core.exclusions import describe
+        from xlagui.core.data.exclusions import describe
 
         self.left_out_box.setVisible(count > 0)
         self.left_out_label.setText(

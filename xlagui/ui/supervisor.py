@@ -25,16 +25,17 @@ from xlagui.core.compare import (
     run_comparison,
     run_measurement,
 )
-from xlagui.core.events import Event
-from xlagui.core.remote.preflight import HostInfo
-from xlagui.core.remote.ssh import RemoteError, SshTarget
-from xlagui.core.report import ComparisonReport, RunEntry
-from xlagui.core.spec import RunSpec
-from xlagui.core.task import Cancelled, TaskState
-from xlagui.core.worker_process import LOCAL, Transport
+from xlagui.core.measure.remote.preflight import HostInfo
+from xlagui.core.measure.remote.ssh import RemoteError, SshTarget
+from xlagui.core.measure.worker_process import LOCAL, Transport
+from xlagui.core.protocol.events import Event
+from xlagui.core.protocol.record import RunEntry
+from xlagui.core.protocol.spec import RunSpec
+from xlagui.core.protocol.task import Cancelled, TaskState
+from xlagui.core.results.report import ComparisonReport
 
 if TYPE_CHECKING:
-    from xlagui.core.scan import DatasetScan
+    from xlagui.core.data.scan import DatasetScan
 
 
 class ComparisonSupervisor(QThread):
@@ -141,7 +142,7 @@ class ComparisonSupervisor(QThread):
         if self.host is None:
             yield LOCAL
             return
-        from xlagui.core.remote.host import RemoteHost
+        from xlagui.core.measure.remote.host import RemoteHost
 
         target, info = self.host
         try:

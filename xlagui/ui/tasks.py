@@ -18,7 +18,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QThreadPool, Signal
 
-from xlagui.core.task import Cancelled, TaskState
+from xlagui.core.protocol.task import Cancelled, TaskState
 
 
 class BackgroundTask(QObject):

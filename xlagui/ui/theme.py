@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from xlagui.core.config import XlaMode
+from xlagui.core.protocol.config import XlaMode
 
 # An XLA mode measured as an arm of its own (`--arms autocluster`): one colour per mode, every
 # mode but the baseline's (tests/ui/test_theme.py checks none is missing).
@@ -15,7 +15,7 @@ VARIANT_COLORS = {
     "baseline": "#3b6ea8",
     "xla": "#e07b22",
     "val": "#4d5560",
-    # The other arms (`xlagui.core.arms.OFFERED`), each its own.
+    # The other arms (`xlagui.core.protocol.arms.OFFERED`), each its own.
     "bf16": "#2e9e5b",
     "fp16": "#8e44ad",
     "jit+bf16": "#16a3b8",

@@ -34,8 +34,8 @@ from xlagui.present import format as fmt
 from xlagui.ui.tasks import TaskOwner
 
 if TYPE_CHECKING:
-    from xlagui.core.scan import ImageFile
-    from xlagui.core.task import TaskState
+    from xlagui.core.data.scan import ImageFile
+    from xlagui.core.protocol.task import TaskState
 
 THUMB_SIZE = 96
 CACHE_LIMIT = 800  # pixmaps kept; 96 px RGBA is ~37 KB each

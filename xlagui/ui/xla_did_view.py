@@ -2,7 +2,7 @@
 dots, the largest fusions (a sortable table) and the HLO text of a module with syntax
 highlighting; the difference between two XLA runs; the TensorBoard command of the comparison.
 
-Thin: the figures come from `xlagui.core.hlo`, the words and rows from `xlagui.present.xla_did`.
+Thin: the figures come from `xlagui.core.xla.hlo`, the words and rows from `xlagui.present.xla_did`.
 """
 
 from __future__ import annotations
@@ -28,12 +28,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from xlagui.core import hlo
-from xlagui.core import tensorboard as tboard
+from xlagui.core.results import dumps
+from xlagui.core.worker import tensorboard as tboard
+from xlagui.core.xla import hlo
 from xlagui.present import xla_did as did
 
 if TYPE_CHECKING:
-    from xlagui.core.report import ComparisonReport
+    from xlagui.core.results.report import ComparisonReport
 
 # Columns that sort as numbers (their text is shown, their number sorts).
 _NUMERIC = {"instructions before", "instructions after", "fusions", "bytes", "ops"}
@@ -245,7 +246,7 @@ class XlaDidPanel(QWidget):
     def show_report(self, report: ComparisonReport, folder: Path | None) -> None:
         """Show the XLA runs of a `ComparisonReport` kept in `folder` (None: not on disk)."""
         self._folder = folder
-        self._runs = hlo.xla_runs(report, folder)
+        self._runs = dumps.xla_runs(report, folder)
         self.run_combo.blockSignals(True)
         self.run_combo.clear()
         for run_id, r in self._runs:
@@ -318,7 +319,7 @@ class XlaDidPanel(QWidget):
         _fill(self.diff_table, did.DIFF_COLUMNS, rows)
 
     def _on_history_clicked(self) -> None:
-        from xlagui.core import history
+        from xlagui.core.results import history
 
         others: list[tuple[str, hlo.XlaReport]] = []
         for item in history.list_items(self._history_root):
@@ -328,7 +329,7 @@ class XlaDidPanel(QWidget):
                 report = history.load(item)
             except (OSError, ValueError, KeyError, TypeError):
                 continue  # History shows why; here it is only not offered
-            for run_id, r in hlo.xla_runs(report, item.folder):
+            for run_id, r in dumps.xla_runs(report, item.folder):
                 others.append((f"{item.created[:16]} {run_id}", r))
         self.add_other_runs(others)
 

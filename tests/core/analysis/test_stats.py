@@ -1,0 +1,247 @@
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import pytest
+
+from tests.helpers.streams import run_events
+from xlagui.core.analysis.stats import (
+    RunRecord,
+    break_even,
+    compare_runs,
+    epoch_events,
+    ratio_interval,
+    summarize_epochs,
+)
+from xlagui.core.xla.evidence import XlaEvidence
+
+
+def record(
+    variant: str,
+    secs: tuple[float, ...],
+    *,
+    repeat: int = 1,
+    rss: int = 100,
+    acc: float = 0.9,
+    compiled: bool | None = None,
+    val_count: int = 200,
+) -> RunRecord:
+    mode = "off" if variant == "baseline" else "jit"
+    events = run_events(
+        variant=variant,
+        xla_mode=mode,
+        epoch_seconds=secs,
+        val_accuracy=[acc] * len(secs),
+        peak_rss=rss,
+        compiled=compiled,
+    )
+    summary = dataclasses.replace(
+        summarize_epochs(epoch_events(events)),
+        peak_rss_bytes=rss,
+        xla_evidence=XlaEvidence(compiled=(mode != "off") if compiled is None else compiled),
+    )
+    return RunRecord(f"{variant}{repeat}", variant, repeat, mode, summary, val_count)
+
+
+def test_run_summary_known_answers() -> None:
+    s = summarize_epochs(epoch_events(run_events(epoch_seconds=(10.0, 2.0, 4.0, 3.0))))
+    assert s.total_seconds == pytest.approx(19.0)
+    assert s.first_epoch_seconds == 10.0
+    assert s.steady_epoch_seconds == 3.0  # median of 2, 4, 3
+    assert s.compile_overhead_seconds == pytest.approx(7.0)
+    assert s.steady_epoch_stdev == pytest.approx(1.0)
+    assert s.cumulative_seconds == (10.0, 12.0, 16.0, 19.0)
+
+
+def test_speedup_across_epochs_with_interval() -> None:
+    c = compare_runs([record("baseline", (3, 2, 2.2, 1.8)), record("xla", (9, 1, 1.1, 0.9))])
+    assert c.speedup is not None
+    assert c.speedup.value == pytest.approx(2.0, rel=0.02)
+    assert c.speedup.low is not None and c.speedup.high is not None
+    assert c.speedup.low < 2.0 < c.speedup.high
+    assert "across epochs" in c.speedup.method
+    assert c.total_time_ratio == pytest.approx(12 / 9)
+    assert "faster per epoch" in c.verdict
+
+
+def test_speedup_across_repeats_when_repeated() -> None:
+    runs = [
+        record("baseline", (3, 2, 2), repeat=1),
+        record("xla", (5, 1, 1), repeat=1),
+        record("baseline", (3, 2.2, 2.2), repeat=2),
+        record("xla", (5, 1.1, 1.1), repeat=2),
+    ]
+    c = compare_runs(runs)
+    assert c.speedup is not None and "across 2 repeats" in c.speedup.method
+    assert c.speedup.value == pytest.approx(2.0, rel=0.01)
+
+
+def test_identical_samples_give_a_degenerate_interval() -> None:
+    iv = ratio_interval([2.0, 2.0], [1.0, 1.0], "m")
+    assert (iv.value, iv.low, iv.high) == (2.0, 2.0, 2.0)
+
+
+def test_interval_known_answer_worked_by_hand() -> None:
+    """Geometric means 2 and 1, so the ratio is 2. On the log scale both sides are ln 2 ± ln 2:
+    each mean's variance is (ln 2)², the standard error √2·ln 2 = 0.9803, Welch's df is exactly
+    2, and the t table's 97.5% point for 2 df is 4.303. Half-width 4.303 × 0.9803 = 4.218, so
+    the interval is 2·e^∓4.218 = 0.02946 to 135.8."""
+    iv = ratio_interval([4.0, 1.0], [2.0, 0.5], "m")
+    assert iv.value == pytest.approx(2.0)
+    assert iv.low == pytest.approx(0.02946, rel=1e-3)
+    assert iv.high == pytest.approx(135.8, rel=1e-3)
+
+
+def test_interval_agrees_with_scipys_welch_test() -> None:
+    """Unequal sizes and spreads, checked against SciPy's own Welch t-test on the logs."""
+    import numpy as np
+    from scipy import stats
+
+    b, x = [2.0, 2.2, 1.9], [1.0, 1.3]
+    welch = stats.ttest_ind(np.log(b), np.log(x), equal_var=False).confidence_interval(0.95)
+    iv = ratio_interval(b, x, "m")
+    assert iv.value == pytest.approx((2.0 * 2.2 * 1.9) ** (1 / 3) / (1.0 * 1.3) ** (1 / 2))
+    assert iv.low == pytest.approx(math.exp(welch.low))
+    assert iv.high == pytest.approx(math.exp(welch.high))
+
+
+def test_xla_slower_never_breaks_even() -> None:
+    c = compare_runs([record("baseline", (10, 10, 10)), record("xla", (48, 21, 21))])
+    assert c.break_even_epoch is None and c.break_even_text == "never"
+    assert c.speedup is not None and c.speedup.value == pytest.approx(10 / 21)
+    assert "2.10× slower per epoch" in c.verdict and "never pays back its 27 s compile" in c.verdict
+
+
+@pytest.mark.parametrize(
+    ("base", "xla", "epoch", "text"),
+    [
+        ([10, 20, 30], [15, 20, 25], 2, "epoch 2"),  # caught up at epoch 2 (equal counts)
+        ([10, 20, 30], [5, 10, 15], 1, "epoch 1"),
+        # Behind by 30 - 20 = 10 s after epoch 2, gaining 10 - 5 = 5 s per epoch: caught up
+        # 2 epochs later, beyond what was measured.
+        ([10, 20], [25, 30], 4, "epoch 4 (extrapolated from the steady epoch times)"),
+    ],
+)
+def test_break_even(base: list[float], xla: list[float], epoch: int, text: str) -> None:
+    steady_b = base[-1] - base[-2]
+    steady_x = xla[-1] - xla[-2]
+    assert break_even(base, xla, steady_b, steady_x) == (epoch, text)
+
+
+def test_no_extrapolation_when_xla_is_not_clearly_faster() -> None:
+    """Medians a little in XLA's favour, a speed-up interval that includes 1: the break-even
+    must not be extrapolated from noise."""
+    c = compare_runs([record("baseline", (33, 30, 40, 45)), record("xla", (59, 33, 40, 39))])
+    assert c.speedup is not None and c.speedup.low is not None and c.speedup.high is not None
+    assert c.speedup.low < 1 < c.speedup.high
+    assert c.break_even_epoch is None
+    assert c.break_even_text.startswith("not within the 4 measured epochs")
+    assert "was not paid back within the measured epochs" in c.verdict
+
+
+def test_extrapolation_when_xla_is_clearly_faster() -> None:
+    c = compare_runs([record("baseline", (10, 10, 10.2, 9.8)), record("xla", (30, 5, 5.1, 4.9))])
+    assert c.speedup is not None and c.speedup.low is not None and c.speedup.low > 1
+    # 5 s behind after 4 epochs (45 vs 40), gaining 5 s per epoch: caught up one epoch later
+    assert c.break_even_epoch == 5 and "extrapolated" in c.break_even_text
+
+
+def test_run_that_asked_for_xla_and_got_none_is_not_compared_silently() -> None:
+    c = compare_runs([record("baseline", (3, 2, 2)), record("xla", (3, 2, 2), compiled=False)])
+    assert not c.valid
+    assert "compiled nothing" in c.problems[0]
+    assert c.verdict.startswith("NOT A VALID COMPARISON")
+
+
+def test_one_seed_a_side_gives_no_accuracy_verdict_however_large_the_gap() -> None:
+    """A single seed a side cannot tell the arm from the seed: 60% vs 90% is reported, not
+    judged (the old rule, validation sampling noise alone, called it worse)."""
+    for acc in (0.91, 0.60):
+        c = compare_runs(
+            [record("baseline", (3, 2, 2), acc=0.90), record("xla", (3, 1, 1), acc=acc)]
+        )
+        assert not c.accuracy_differs and c.accuracy_kind == "one_seed"
+        assert "one seed each" in c.accuracy_text and "no verdict" in c.accuracy_text
+        assert c.xla_val_accuracy == pytest.approx(acc)
+
+
+def _seeds(variant: str, accs: tuple[float, ...]) -> list[RunRecord]:
+    secs = (3, 2, 2) if variant == "baseline" else (3, 1, 1)
+    return [record(variant, secs, repeat=r, acc=a) for r, a in enumerate(accs, start=1)]
+
+
+def test_seed_paired_repeats_judge_against_the_seed_to_seed_spread() -> None:
+    # Three seeds a side, XLA 30 points below on every seed: beyond any spread.
+    worse = compare_runs(_seeds("baseline", (0.90, 0.92, 0.91)) + _seeds("xla", (0.60, 0.62, 0.61)))
+    assert worse.accuracy_differs and worse.accuracy_kind == "worse"
+    assert worse.accuracy_text.startswith("validation accuracy: learns worse: ")
+    assert "over 3 seeds and 200 images" in worse.accuracy_text
+    # The same mean gap, but the seeds disagree wildly: within the spread, no claim.
+    spread = compare_runs(
+        _seeds("baseline", (0.90, 0.60, 0.95)) + _seeds("xla", (0.55, 0.93, 0.67))
+    )
+    assert not spread.accuracy_differs and spread.accuracy_kind == "same"
+    # Two seeds that agree to the last image do not shrink the noise below the sampling
+    # noise of 200 images: 1 point apart is no "better".
+    close = compare_runs(_seeds("baseline", (0.90, 0.90)) + _seeds("xla", (0.91, 0.91)))
+    assert close.accuracy_kind == "same"
+
+
+def test_memory_ratio_and_missing_side() -> None:
+    c = compare_runs([record("baseline", (3, 2, 2), rss=100), record("xla", (3, 1, 1), rss=250)])
+    assert c.memory_ratio == pytest.approx(2.5)
+    lone = compare_runs([record("baseline", (3, 2, 2))])
+    assert not lone.valid and lone.speedup is None
+
+
+def test_a_single_steady_epoch_is_said_to_be_one_measurement() -> None:
+    c = compare_runs([record("baseline", (3, 1.0)), record("xla", (9, 0.5))])
+    assert c.speedup is not None and c.speedup.low is None
+    assert "2.00× faster per epoch (too few epochs for an interval" in c.verdict
+
+
+def test_one_epoch_has_no_steady_state() -> None:
+    c = compare_runs([record("baseline", (3,)), record("xla", (4,))])
+    assert c.speedup is None
+    assert any("at least 2" in p for p in c.problems)
+
+
+def test_a_spent_budget_names_the_arm_whose_interval_held_it() -> None:
+    # The stopping rule waits for the widest interval: with XLA at ±2.9% and bf16 at ±5.1%, the
+    # sentence must not read as if ±2.9% had missed a ±3% target.
+    from xlagui.core.analysis.pairs import ArmResult, InterleavedSummary
+    from xlagui.core.analysis.stats import Comparison, stop_sentence
+    from xlagui.present.format import measurement_end
+
+    arms = [
+        ArmResult(arm="jit", variant="xla", ratio=2.1, half_width=0.029),
+        ArmResult(arm="bf16", variant="bf16", ratio=0.55, half_width=0.051),
+    ]
+    i = InterleavedSummary(
+        ratio=2.1, pairs=40, stopped_by="budget", half_width=0.029, target=0.03, arms=arms
+    )
+    assert stop_sentence(i) == (
+        "The time budget ran out before every arm's interval reached ±3% (widest: bf16 ±5.1%)."
+    )
+    assert measurement_end(Comparison(interleaved=i)).endswith("(widest: bf16 ±5.1%)")
+    # XLA alone: its own precision, as before.
+    alone = InterleavedSummary(
+        ratio=2.1, pairs=40, stopped_by="budget", half_width=0.05, target=0.03, arms=arms[:1]
+    )
+    assert stop_sentence(alone) == (
+        "The time budget ran out before the ±3% precision was reached (±5.0%)."
+    )
+
+
+def test_notes_of_the_runs_are_said_once_with_the_runs_they_concern() -> None:
+    note = "TensorBoard files not written: TensorBoard is not installed"
+    base = record("baseline", (10.0, 5.0, 5.0))
+    xla = record("xla", (20.0, 4.0, 4.0))
+    noted = [dataclasses.replace(r, summary=dataclasses.replace(r.summary, notes=(note,)))
+             for r in (base, xla)]
+    c = compare_runs(noted)
+    assert c.notes == [f"{note} (runs baseline1, xla1)"]
+    assert c.valid  # a failed optional export does not invalidate the comparison
+    assert compare_runs([noted[0], xla]).notes == [f"{note} (run baseline1)"]
+    assert compare_runs([base, xla]).notes == []

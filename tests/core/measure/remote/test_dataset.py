@@ -1,0 +1,99 @@
+"""The dataset on the host, through a real OpenSSH server on localhost: copied once by
+fingerprint (a second run copies nothing), a stopped copy never trusted, a folder already on
+the host checked file by file."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.helpers.datasets import tiny_split_dataset
+from tests.helpers.sshd import ALIAS, SshServer
+from xlagui.core.data.scan import DatasetScan, scan_dataset
+from xlagui.core.measure.remote.dataset import MARKER, dataset_on_host
+from xlagui.core.measure.remote.ssh import RemoteDataMissing, Ssh, SshTarget
+from xlagui.core.protocol.task import Cancelled, TaskState
+
+
+@pytest.fixture
+def ssh(sshd: SshServer) -> Iterator[Ssh]:
+    with Ssh(SshTarget(ALIAS, python=str(sshd.python), ssh_config=str(sshd.config))) as ssh:
+        ssh.open()
+        yield ssh
+
+
+@pytest.fixture
+def scan(tmp_path: Path) -> DatasetScan:
+    return scan_dataset(tiny_split_dataset(tmp_path / "data", train=6, test=2))
+
+
+def test_the_dataset_is_copied_once(ssh: Ssh, scan: DatasetScan, tmp_path: Path) -> None:
+    cache = tmp_path / "host-cache"  # the host is this machine: its cache is a folder here
+    seen: list[tuple[int, int]] = []
+    first = dataset_on_host(ssh, str(cache), scan, TaskState(),
+                            on_progress=lambda done, total: seen.append((done, total)))
+    total = sum(f.size_bytes for f in scan.files)
+    assert not first.cached and first.copied_bytes > total  # the files and tar's headers
+    assert first.files == len(scan.files) == 16
+    assert seen[-1] == (total, total) and len(seen) > 1
+    root = cache / "datasets" / scan.fingerprint()
+    assert Path(str(first.root)) == root
+    for f in scan.files:
+        assert (root / f.rel).read_bytes() == Path(f.path).read_bytes()
+    assert json.loads((root / MARKER).read_text()) == {f.rel: f.size_bytes for f in scan.files}
+    stamp = (root / MARKER).stat().st_mtime_ns
+
+    again = dataset_on_host(ssh, str(cache), scan, TaskState(),
+                            on_progress=lambda done, total: seen.append((done, total)))
+    assert again.cached and again.copied_bytes == 0 and again.root == first.root
+    assert (root / MARKER).stat().st_mtime_ns == stamp  # nothing was written
+    assert len(seen) == len([s for s in seen if s[1] == total])  # no progress the 2nd time
+    assert not list((cache / "datasets").glob(".partial-*"))
+
+
+def test_a_stopped_copy_is_never_trusted(ssh: Ssh, scan: DatasetScan, tmp_path: Path) -> None:
+    cache = tmp_path / "host-cache"
+    datasets = cache / "datasets"
+    state = TaskState()
+    with pytest.raises(Cancelled):
+        dataset_on_host(ssh, str(cache), scan, state,
+                        on_progress=lambda done, total: state.request_interruption())
+    assert os.listdir(datasets) == []  # no copy, no partial one
+
+    # A partial copy from a crash an hour ago goes; one under way elsewhere stays.
+    stale, fresh = datasets / ".partial-crashed", datasets / ".partial-under-way"
+    for folder in (stale, fresh):
+        folder.mkdir()
+        (folder / "half.jpg").write_bytes(b"\xff\xd8")
+    old = time.time() - 2 * 3600
+    os.utime(stale, (old, old))
+    copied = dataset_on_host(ssh, str(cache), scan, TaskState())
+    assert not copied.cached
+    assert sorted(os.listdir(datasets)) == sorted([".partial-under-way", scan.fingerprint()])
+
+
+def test_a_folder_already_on_the_host_is_checked(
+    ssh: Ssh, scan: DatasetScan, tmp_path: Path
+) -> None:
+    there = dataset_on_host(ssh, str(tmp_path / "cache"), scan, TaskState(),
+                            remote_data=scan.root)
+    assert str(there.root) == scan.root and there.copied_bytes == 0
+    assert not (tmp_path / "cache").exists()  # nothing copied, nothing made
+
+    other = tmp_path / "on-host"
+    shutil.copytree(scan.root, other)
+    gone = scan.files[3]
+    (other / gone.rel).unlink()
+    with pytest.raises(RemoteDataMissing) as missing:
+        dataset_on_host(ssh, str(tmp_path / "cache"), scan, TaskState(), remote_data=str(other))
+    assert f"1 of the dataset's 16 files are missing from {other}" in missing.value.message
+    assert gone.rel in missing.value.message
+    with pytest.raises(RemoteDataMissing, match="there is no folder /no/such/folder"):
+        dataset_on_host(ssh, str(tmp_path / "cache"), scan, TaskState(),
+                        remote_data="/no/such/folder")

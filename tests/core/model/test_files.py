@@ -1,0 +1,138 @@
+"""A model of the user's from a file: each kind of bad file gets its own clear message (with the
+file and the line), a good one builds with its own compile settings."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from xlagui.core.measure.model_check import check_model
+from xlagui.core.model.check import ModelCheckSpec, ModelRefused
+from xlagui.core.protocol.config import ModelChoice, parse_model
+
+pytestmark = pytest.mark.tf
+
+GOOD = '''import keras
+
+
+def build_model(input_shape, num_classes):
+    inputs = keras.Input(shape=input_shape)
+    x = keras.layers.Conv2D(4, 3, activation="relu")(inputs)
+    x = keras.layers.GlobalAveragePooling2D()(x)
+    return keras.Model(inputs, keras.layers.Dense(1, activation="sigmoid")(x))
+
+
+def compile_args():
+    return {"optimizer": keras.optimizers.SGD(0.01)}
+'''
+
+BAD = {
+    "syntax": (
+        "def build_model(input_shape, num_classes):\n    return (\n",
+        "line 2: syntax error",
+    ),
+    "raises": (
+        "def build_model(input_shape, num_classes):\n"
+        "    size = input_shape[0]\n"
+        "    raise ValueError(f'no model for {size} px')\n",
+        "line 3: build_model raised ValueError: no model for 48 px",
+    ),
+    "wrong_type": (
+        "def build_model(input_shape, num_classes):\n    return {'layers': 3}\n",
+        "line 1: build_model returned a builtins.dict, not a keras.Model",
+    ),
+    "wrong_output": (
+        "import keras\n\n\ndef build_model(input_shape, num_classes):\n"
+        "    inputs = keras.Input(shape=input_shape)\n"
+        "    x = keras.layers.GlobalAveragePooling2D()(inputs)\n"
+        "    return keras.Model(inputs, keras.layers.Dense(3)(x))\n",
+        "line 4: the model's output has 3 unit(s) ((None, 3)), but this dataset has 2 classes, "
+        "which need 1 unit (sigmoid) for 2 classes",
+    ),
+    "no_builder": ("x = 1\n", "defines no build_model(input_shape, num_classes)"),
+}
+
+
+def _load(path: Path, num_classes: int = 2) -> object:
+    from xlagui.core.model.build import build_compiled
+
+    return build_compiled(parse_model(str(path)), 48, num_classes, 0, False)
+
+
+@pytest.mark.parametrize("kind", list(BAD))
+def test_a_bad_python_file_says_what_and_where(tmp_path: Path, kind: str) -> None:
+    from xlagui.core.model.files import ModelFileError
+
+    source, message = BAD[kind]
+    path = tmp_path / f"{kind}.py"
+    path.write_text(source)
+    with pytest.raises(ModelFileError) as caught:
+        _load(path)
+    assert str(caught.value).startswith(str(path)) and message in str(caught.value)
+
+
+def test_a_good_python_file_builds_with_its_compile_args(tmp_path: Path) -> None:
+    path = tmp_path / "mine.py"
+    path.write_text(GOOD)
+    built = _load(path)
+    assert "SGD" in built.compile_words  # type: ignore[attr-defined]
+    assert type(built.model.optimizer).__name__ == "SGD"  # type: ignore[attr-defined]
+
+
+def _saved(tmp_path: Path, units: int, lam: bool = False) -> Path:
+    import keras
+
+    inputs = keras.Input(shape=(None, None, 3))
+    x = keras.layers.Lambda(lambda t: t * 2.0)(inputs) if lam else inputs
+    x = keras.layers.GlobalAveragePooling2D()(keras.layers.Conv2D(4, 3)(x))
+    model = keras.Model(inputs, keras.layers.Dense(units, activation="softmax")(x))
+    model.compile(optimizer=keras.optimizers.RMSprop(), loss="sparse_categorical_crossentropy")
+    path = tmp_path / f"saved-{units}{'-lambda' if lam else ''}.keras"
+    model.save(path)
+    return path
+
+
+def test_a_keras_file_with_a_lambda_is_refused(tmp_path: Path) -> None:
+    from xlagui.core.model.files import ModelFileError
+
+    with pytest.raises(ModelFileError, match=r"Lambda layer.*give a \.py file"):
+        _load(_saved(tmp_path, 3, lam=True), num_classes=3)
+
+
+def test_a_keras_file_keeps_its_compile_config_or_gets_a_new_head(tmp_path: Path) -> None:
+    from xlagui.core.model.build import build_compiled
+    from xlagui.core.model.files import ModelFileError
+
+    path = _saved(tmp_path, 3)
+    built = _load(path, num_classes=3)
+    assert built.compile_words == "from the file: RMSprop + sparse_categorical_crossentropy"  # type: ignore[attr-defined]
+    with pytest.raises(ModelFileError, match=r"output has 3 unit.*2 classes.*--new-head"):
+        _load(path, num_classes=2)
+    headed = build_compiled(parse_model(str(path), new_head=True), 48, 2, 0, False)
+    assert headed.model.output_shape == (None, 1)
+    assert headed.compile_words == "Adam + binary_crossentropy"  # its loss was the old head's
+
+
+def test_the_check_worker_refuses_a_bad_file_before_anything_runs(tmp_path: Path) -> None:
+    path = tmp_path / "broken.py"
+    path.write_text(BAD["syntax"][0])
+    spec = ModelCheckSpec(model=parse_model(str(path)), image_size=48, batch_size=4)
+    with pytest.raises(ModelRefused, match=r"broken\.py, line 2: syntax error"):
+        check_model(spec)
+
+
+def test_the_check_worker_reports_a_fixed_input_size(tmp_path: Path) -> None:
+    import keras
+
+    inputs = keras.Input(shape=(40, 40, 3))
+    x = keras.layers.GlobalAveragePooling2D()(inputs)
+    path = tmp_path / "fixed.keras"
+    keras.Model(inputs, keras.layers.Dense(1, activation="sigmoid")(x)).save(path)
+    check = check_model(ModelCheckSpec(model=parse_model(str(path)), image_size=48, batch_size=4))
+    assert check.image_size == 40 and check.fixed_input_size
+    assert check.model.params == 3 * 1 + 1 and check.model.sha256
+    assert check.flops_per_step and check.memory_bytes and check.memory_bytes > 0
+    assert check.model == ModelChoice(
+        source="keras", name="fixed", file=str(path), sha256=check.model.sha256, params=4
+    )

@@ -1,0 +1,122 @@
+"""Arms: names, combinations, what the machine runs well, and refusing an arm that did not
+engage."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from xlagui.core.protocol.arms import (
+    BASELINE,
+    Arm,
+    Precision,
+    comparison_arms,
+    cpu_flags,
+    default_also,
+    hardware_note,
+    parse_arm,
+    parse_arms,
+    policy_problems,
+    runs_well,
+)
+from xlagui.core.protocol.config import ConfigError, RunConfig, XlaMode
+
+AMX = frozenset({"avx512f", "avx512_bf16", "amx_bf16", "amx_tile"})
+OLD = frozenset({"avx2", "fma"})
+
+
+@pytest.mark.parametrize(
+    ("text", "xla", "precision", "name"),
+    [
+        ("jit", XlaMode.JIT, Precision.FLOAT32, "jit"),
+        ("autocluster", XlaMode.AUTOCLUSTER, Precision.FLOAT32, "autocluster"),
+        ("bf16", XlaMode.OFF, Precision.BF16, "bf16"),
+        ("FP16", XlaMode.OFF, Precision.FP16, "fp16"),
+        ("bf16+jit", XlaMode.JIT, Precision.BF16, "jit+bf16"),
+        (" jit + fp16 ", XlaMode.JIT, Precision.FP16, "jit+fp16"),
+        ("off", XlaMode.OFF, Precision.FLOAT32, "off"),
+    ],
+)
+def test_arm_names_parse_to_one_canonical_arm(
+    text: str, xla: XlaMode, precision: Precision, name: str
+) -> None:
+    arm = parse_arm(text)
+    assert (arm.xla, arm.precision, arm.name) == (xla, precision, name)
+    assert parse_arm(arm.name) == arm
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("jit+autocluster", "two XLA modes"),
+        ("bf16+fp16", "two precisions"),
+        ("int8", "unknown arm part 'int8'"),
+        ("jit+", "unknown arm part ''"),
+    ],
+)
+def test_bad_arm_names_say_what_is_wrong(text: str, words: str) -> None:
+    with pytest.raises(ConfigError, match=words):
+        parse_arm(text)
+
+
+def test_arm_lists_drop_repeats_and_the_baseline() -> None:
+    assert parse_arms(["jit,bf16", "bf16+jit", "off", "BF16", ""]) == ("jit", "bf16", "jit+bf16")
+    assert RunConfig(arms=("bf16", "jit+bf16")).to_dict()["arms"] == ["bf16", "jit+bf16"]
+    assert RunConfig.from_dict(RunConfig(arms=("fp16",)).to_dict()).arms == ("fp16",)
+    with pytest.raises(ConfigError, match="list of arm names"):
+        RunConfig(arms="bf16")  # type: ignore[arg-type]
+
+
+def test_a_comparison_measures_the_baseline_then_xla_then_the_other_arms() -> None:
+    got = comparison_arms(XlaMode.JIT, ("bf16", "jit", "jit+bf16"))
+    assert [(v, a.name) for v, a in got] == [
+        ("baseline", "off"),
+        ("xla", "jit"),  # asked again in the list: still measured once, as the XLA side
+        ("bf16", "bf16"),
+        ("jit+bf16", "jit+bf16"),
+    ]
+    got = comparison_arms(XlaMode.AUTOCLUSTER, ("jit",))
+    assert [(v, a.name) for v, a in got] == [
+        ("baseline", "off"),
+        ("xla", "autocluster"),
+        ("jit", "jit"),
+    ]
+
+
+def test_cpu_flags_come_from_cpuinfo(tmp_path: Path) -> None:
+    info = tmp_path / "cpuinfo"
+    info.write_text("processor\t: 0\nflags\t\t: fpu avx512_bf16 amx_bf16\n\n", encoding="utf-8")
+    assert cpu_flags(info) == {"fpu", "avx512_bf16", "amx_bf16"}
+    assert cpu_flags(tmp_path / "missing") == frozenset()
+
+
+def test_what_the_machine_runs_well_is_ticked_by_default() -> None:
+    assert default_also("CPU", AMX) == ("bf16",)
+    assert default_also("CPU", OLD) == ()
+    assert default_also("GPU", OLD) == ("fp16",)
+    assert not runs_well("jit+bf16", "CPU", AMX)  # XLA is the question, never a known good
+
+
+def test_hardware_notes_name_the_missing_instructions() -> None:
+    bf16 = parse_arm("bf16")
+    assert hardware_note(bf16, "CPU", AMX) == ""
+    note = hardware_note(bf16, "CPU", OLD)
+    assert "no native bfloat16" in note and "AMX-BF16" in note
+    assert "emulated" in hardware_note(parse_arm("fp16"), "CPU", AMX)
+    assert hardware_note(parse_arm("jit"), "CPU", OLD) == ""
+    assert "could not read" in hardware_note(bf16, "CPU", frozenset())
+
+
+def test_an_arm_whose_policy_did_not_engage_is_refused() -> None:
+    bf16 = Arm(XlaMode.OFF, Precision.BF16)
+    fine = {"policy": "mixed_bfloat16", "compute_dtype": "bfloat16", "loss_scale": False}
+    assert policy_problems(bf16, fine) == []
+    assert policy_problems(bf16, {**fine, "policy": "float32"}) == [
+        "asked for the mixed_bfloat16 policy but float32 was in effect"
+    ]
+    assert "computed in float32" in policy_problems(bf16, {**fine, "compute_dtype": "float32"})[0]
+    fp16 = Arm(XlaMode.OFF, Precision.FP16)
+    no_scaling = {"policy": "mixed_float16", "compute_dtype": "float16", "loss_scale": False}
+    assert policy_problems(fp16, no_scaling) == ["mixed_float16 ran without loss scaling"]
+    assert policy_problems(BASELINE, {"policy": "float32", "compute_dtype": "float32"}) == []

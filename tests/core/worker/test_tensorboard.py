@@ -1,0 +1,190 @@
+"""TensorBoard export: the scalars of an epoch, the command, a writer that never fails a run, and
+(with real TensorFlow) event files that TensorBoard's own reader reads back, one scalar series
+per run, and a comparison whose workers cannot load TensorBoard still finishing both runs."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from xlagui.core.protocol.events import EpochEvent
+from xlagui.core.worker import tensorboard as tboard
+
+
+def _epoch(n: int) -> EpochEvent:
+    return EpochEvent(epoch=n, loss=0.5 / n, accuracy=0.75, val_loss=None, val_accuracy=None,
+                      epoch_seconds=2.0, cumulative_seconds=2.0 * n)
+
+
+class FakeSummary:
+    """`tf.summary` as far as `ScalarWriter` uses it, failing where a test says."""
+
+    def __init__(self, fail_on: str = "", fail_at_epoch: int = 0) -> None:
+        self.fail_on, self.fail_at_epoch = fail_on, fail_at_epoch
+        self.written: list[tuple[str, float, int]] = []
+        self.closed = False
+
+    def create_file_writer(self, target: str) -> FakeSummary:
+        if self.fail_on == "create":
+            raise PermissionError(13, "Permission denied", target)
+        return self
+
+    @contextmanager
+    def as_default(self) -> Iterator[None]:
+        yield
+
+    def scalar(self, tag: str, value: float, step: int) -> None:
+        if self.fail_on == "scalar" and step >= self.fail_at_epoch:
+            raise RuntimeError("TensorBoard is not installed, missing implementation for "
+                               "tf.summary.scalar\nmore lines")
+        self.written.append((tag, value, step))
+
+    def flush(self) -> None:
+        pass
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def test_scalar_writer_writes_each_epoch_at_its_step() -> None:
+    summary = FakeSummary()
+    writer = tboard.ScalarWriter("/nowhere", summary)
+    for n in (1, 2):
+        writer.write_epoch(_epoch(n), steps=4)
+    writer.close()
+    assert [(tag, step) for tag, _, step in summary.written if tag == "epoch/loss"] == [
+        ("epoch/loss", 1), ("epoch/loss", 2)
+    ]
+    assert summary.closed and writer.notes() == ()
+
+
+def test_scalar_writer_that_cannot_write_keeps_the_reason_and_stops_trying() -> None:
+    summary = FakeSummary(fail_on="scalar", fail_at_epoch=2)
+    writer = tboard.ScalarWriter("/nowhere", summary)
+    for n in (1, 2, 3):
+        writer.write_epoch(_epoch(n), steps=4)  # never raises
+    writer.close()
+    assert {step for _, _, step in summary.written} == {1}  # nothing after the failure
+    assert not summary.closed
+    assert writer.notes() == (
+        "TensorBoard files not written: TensorBoard is not installed, missing implementation "
+        "for tf.summary.scalar",
+    )
+
+
+def test_scalar_writer_that_cannot_be_created_says_why() -> None:
+    writer = tboard.ScalarWriter("/read-only/run", FakeSummary(fail_on="create"))
+    writer.write_epoch(_epoch(1), steps=4)
+    writer.close()
+    (note,) = writer.notes()
+    assert note.startswith(tboard.NOT_WRITTEN + ": ") and "Permission denied" in note
+
+
+def test_epoch_scalars_leave_out_what_an_epoch_lacks() -> None:
+    ev = EpochEvent(epoch=1, loss=0.5, accuracy=0.75, val_loss=None, val_accuracy=None,
+                    epoch_seconds=2.0, cumulative_seconds=2.0)
+    assert tboard.epoch_scalars(ev, steps=4) == {
+        "epoch/loss": 0.5,
+        "epoch/accuracy": 0.75,
+        "epoch/seconds": 2.0,
+        "epoch/step_seconds": 0.5,
+    }
+    assert set(tboard.epoch_scalars(ev, steps=4)) <= set(tboard.SCALAR_TAGS)
+
+
+def test_command_and_folder(tmp_path: Path) -> None:
+    out = tmp_path / "my comparison"
+    assert tboard.command(out) == f"tensorboard --logdir '{out / 'tensorboard'}'"
+    assert not tboard.has_runs(out)
+    run = tboard.run_dir(out, "01-baseline-r1")
+    run.mkdir(parents=True)
+    (run / "events.out.tfevents.1.host").write_bytes(b"")
+    assert tboard.has_runs(out)
+
+
+@pytest.mark.tf
+def test_a_real_comparison_writes_event_files_tensorboard_reads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A runtime dependency (pyproject.toml): a missing TensorBoard is a failure, not a skip.
+    from tensorboard.backend.event_processing import event_accumulator
+
+    from tests.helpers.datasets import tiny_split_dataset
+    from xlagui.cli import main
+    from xlagui.core.results.dumps import xla_runs
+    from xlagui.core.results.export import read_json
+
+    data = tiny_split_dataset(tmp_path / "d", train=8, test=2)
+    out = tmp_path / "out"
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
+    code = main(["compare", str(data), "--epochs", "2", "--batch", "8", "--image-size", "48",
+                 "--budget", "10", "--out", str(out)])
+    assert code in (0, 1)  # 1: a tiny set may not give a valid comparison; files are written
+    report = read_json(out / "comparison.json")
+    run_ids = [r.run_id for r in report.runs]
+    assert run_ids == ["01-baseline-r1", "02-xla-r1"]
+    from tensorboard.util.tensor_util import make_ndarray
+
+    epochs = {r.run_id: [e for e in r.events if isinstance(e, EpochEvent)] for r in report.runs}
+    for run_id in run_ids:
+        acc = event_accumulator.EventAccumulator(str(out / "tensorboard" / run_id))
+        acc.Reload()
+        # tf.summary (TF 2) writes scalars as tensors that the scalars plugin shows.
+        assert set(acc.Tags()["tensors"]) == set(tboard.SCALAR_TAGS)
+        assert acc.SummaryMetadata("epoch/loss").plugin_data.plugin_name == "scalars"
+        loss = acc.Tensors("epoch/loss")
+        assert [e.step for e in loss] == [1, 2]
+        assert [float(make_ndarray(e.tensor_proto)) for e in loss] == pytest.approx(
+            [e.loss for e in epochs[run_id]], rel=1e-6
+        )
+    text = event_accumulator.EventAccumulator(str(out / "tensorboard" / "comparison"))
+    text.Reload()
+    assert "summary" in "".join(text.Tags()["tensors"])
+    # What XLA did: read from the short inspection compile's dump (after the timed work), with
+    # its logged compile times; the timed XLA runs dumped nothing.
+    ((run_id, did),) = xla_runs(report)
+    assert run_id == "i-xla" and did.modules and did.fusions > 0
+    assert not (out / "runs" / "02-xla-r1" / "xla").exists()
+    assert all(m.compile_seconds is not None for m in did.modules)
+    assert all(m.instructions_before is not None for m in did.modules)
+    # The measuring XLA worker dumped nothing but still shows that XLA compiled.
+    m2 = report.measure_runs[1].summary
+    assert m2 is not None and m2.xla_evidence is not None
+    assert m2.xla_evidence.compiled and m2.xla_evidence.hlo_modules == 0
+    assert not (out / "runs" / "m2-xla" / "xla").exists()
+
+
+@pytest.mark.tf
+def test_workers_without_tensorboard_still_finish_their_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The failure a fresh install once had (TensorFlow 2.21 without the `tensorboard` package):
+    every `tf.summary` call raises. The optional export must not take the runs with it."""
+    from tests.helpers.datasets import tiny_split_dataset
+    from xlagui.cli import main
+    from xlagui.core.results.export import read_json
+
+    shadow = tmp_path / "shadow" / "tensorboard"
+    shadow.mkdir(parents=True)
+    (shadow / "__init__.py").write_text('raise ImportError("hidden by the test")\n')
+    monkeypatch.setenv("PYTHONPATH", str(shadow.parent))  # what the workers import first
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
+    data = tiny_split_dataset(tmp_path / "d", train=8, test=2)
+    out = tmp_path / "out"
+    code = main(["compare", str(data), "--epochs", "1", "--batch", "8", "--image-size", "48",
+                 "--budget", "10", "--out", str(out)])
+    report = read_json(out / "comparison.json")
+    assert [r.status for r in report.runs] == ["finished", "finished"]
+    assert code in (0, 1)  # 1 only for a comparison a tiny set leaves not valid
+    c = report.comparison
+    assert c is not None
+    assert c.notes == [
+        "TensorBoard files not written: TensorBoard is not installed, missing implementation "
+        "for tf.summary.scalar (runs 01-baseline-r1, 02-xla-r1)"
+    ]
+    for run in report.runs:
+        assert run.summary is not None and run.summary.epochs_done == 1
+        assert run.summary.notes == (c.notes[0].split(" (runs ")[0],)

@@ -1,0 +1,419 @@
+"""Statistics of an interleaved measurement: per-pair ratios, their centre and its interval.
+
+Each round runs a block of K training steps on every arm, one arm after the other, in an order
+that changes every round. The machine's drift (other processes, thermal and frequency changes, a
+noisy neighbour on a shared VM) moves over seconds to minutes, so within a round it hits every
+arm alike and the *ratio* of two blocks of the same round is what stays stable, even while the
+block times swing.
+
+The estimate is the Hodges–Lehmann estimator of the log ratios (the median of all pairwise
+means, the Walsh averages), and its 95% interval is the Wilcoxon signed-rank interval: order
+statistics of the Walsh averages, at ranks from the exact signed-rank distribution (a normal
+approximation above `EXACT_SIGNED_RANK_MAX` rounds). It assumes rounds are independent and the
+log ratios symmetric about their centre, not that they are normal; it tolerates up to 29% of
+wild rounds (its breakdown point), which covers the occasional long stall.
+
+Until December 2026 the estimate was the plain median with the sign-test interval, which
+assumes no symmetry but uses only which side of the centre each round falls on. Re-estimated on
+the same rounds of 14 recorded arm measurements (jit and bf16 at 150 px on this project's
+2-core VM), the signed-rank interval was narrower in 13 (by 1–42%) and wider in one (by 18%);
+the log ratios' skewness was between −1.0 and +0.4.
+
+Outliers are flagged with hyperfine's rule (modified Z-score on the log ratios, |z| > 1.4826 ×
+10) and kept in the data.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import statistics
+import threading
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+# hyperfine's src/outlier_detection.rs: 1.4826 converts the MAD into a standard deviation, and a
+# point more than ten of those from the median is an outlier.
+OUTLIER_THRESHOLD = 1.4826 * 10.0
+CONFIDENCE = 0.95
+# Below 6 rounds no order-statistic interval reaches 95% (1 - 2 · 0.5^5 < 0.95).
+MIN_PAIRS_FOR_INTERVAL = 6
+
+
+def modified_zscores(values: Sequence[float]) -> list[float]:
+    """(x − median) / MAD, as hyperfine computes it (a zero MAD becomes machine epsilon)."""
+    if not values:
+        return []
+    med = statistics.median(values)
+    mad = statistics.median([abs(v - med) for v in values])
+    mad = mad if mad > 0 else 2.220446049250313e-16
+    return [(v - med) / mad for v in values]
+
+
+def outlier_flags(values: Sequence[float]) -> list[bool]:
+    return [abs(z) > OUTLIER_THRESHOLD for z in modified_zscores(values)]
+
+
+# Up to this many rounds the signed-rank ranks come from the exact distribution.
+EXACT_SIGNED_RANK_MAX = 300
+
+
+# The last distribution of T+ worked out, (n, P(T+ = t) for t = 0 … n(n+1)/2): a measurement
+# asks for n, n+1, n+2, … as rounds arrive, and each follows from the one before in one step.
+_PMF_LOCK = threading.Lock()
+_last_pmf: tuple[int, Any] = (0, None)
+
+
+def _signed_rank_pmf(n: int) -> Any:
+    """P(T+ = t) for n rounds: each rank 1..n is in the positive sum or not, with probability
+    1/2. Built on from the last one asked for when n has not gone down (one O(n²) step per
+    round), from scratch otherwise."""
+    import numpy as np  # lazy: the window imports this module, and starts without NumPy
+
+    global _last_pmf
+    with _PMF_LOCK:
+        k, p = _last_pmf
+        if p is None or k > n:
+            k, p = 0, np.ones(1)
+        while k < n:
+            k += 1
+            nxt = np.zeros(len(p) + k)
+            nxt[: len(p)] += p / 2
+            nxt[k:] += p / 2
+            p = nxt
+        _last_pmf = (k, p)
+        return p
+
+
+@functools.lru_cache(maxsize=512)
+def signed_rank_interval(n: int, confidence: float = CONFIDENCE) -> tuple[int, int] | None:
+    """1-based ranks (lo, hi) among the n(n+1)/2 sorted Walsh averages that bound the
+    Hodges–Lehmann estimate at `confidence` (the Wilcoxon signed-rank interval), or None when
+    n is too small for any interval to reach it.
+
+    lo is the largest c with P(T+ <= c - 1) <= (1 - confidence) / 2, T+ the signed-rank
+    statistic of n rounds under the null; hi = n(n+1)/2 + 1 - lo.
+    """
+    import numpy as np  # lazy: the window imports this module, and starts without NumPy
+
+    m = n * (n + 1) // 2
+    alpha = (1 - confidence) / 2
+    if n <= EXACT_SIGNED_RANK_MAX:
+        cdf = np.cumsum(_signed_rank_pmf(n))
+        c = int(np.searchsorted(cdf, alpha, side="right"))  # cdf(c - 1) <= alpha < cdf(c)
+    else:
+        from scipy.stats import norm  # lazy: SciPy is slow to import
+
+        mean = n * (n + 1) / 4
+        sd = math.sqrt(n * (n + 1) * (2 * n + 1) / 24)
+        c = math.floor(mean - norm.ppf(1 - alpha) * sd + 0.5)
+    if c < 1:
+        return None
+    return c, m + 1 - c
+
+
+def walsh_averages(values: Sequence[float]) -> Any:
+    """(x_i + x_j) / 2 for every i <= j, sorted (a numpy array)."""
+    import numpy as np  # lazy: the window imports this module, and starts without NumPy
+
+    x = np.asarray(values, dtype=float)
+    i, j = np.triu_indices(len(x))
+    walsh = (x[i] + x[j]) / 2
+    walsh.sort()
+    return walsh
+
+
+@dataclass(frozen=True)
+class RatioEstimate:
+    """The ratio (arm ÷ baseline, per-step time) over `pairs` rounds, with its interval: the
+    Hodges–Lehmann estimate of the log ratios and the signed-rank interval, back on the ratio
+    scale."""
+
+    ratio: float
+    low: float | None
+    high: float | None
+    pairs: int
+    outliers: int
+
+    @property
+    def half_width(self) -> float | None:
+        """Half the interval's width relative to the estimate (0.03: ±3%)."""
+        if self.low is None or self.high is None or self.ratio <= 0:
+            return None
+        return (self.high - self.low) / (2 * self.ratio)
+
+    @property
+    def includes_one(self) -> bool:
+        return self.low is not None and self.high is not None and self.low <= 1 <= self.high
+
+
+def estimate_ratio(ratios: Sequence[float], confidence: float = CONFIDENCE) -> RatioEstimate:
+    if not ratios:
+        raise ValueError("no pairs to estimate from")
+    if any(not (r > 0 and math.isfinite(r)) for r in ratios):
+        raise ValueError("ratios of step times must be positive and finite")
+    logs = [math.log(r) for r in ratios]
+    return _estimate_from(walsh_averages(logs), logs, confidence)
+
+
+def _estimate_from(walsh: Any, logs: Sequence[float], confidence: float) -> RatioEstimate:
+    """The estimate of the rounds whose log ratios are `logs`, from their sorted Walsh
+    averages."""
+    ranks = signed_rank_interval(len(logs), confidence)
+    low = high = None
+    if ranks is not None:
+        low, high = math.exp(walsh[ranks[0] - 1]), math.exp(walsh[ranks[1] - 1])
+    mid = len(walsh) // 2  # the Walsh averages are sorted: their median is the middle
+    centre = walsh[mid] if len(walsh) % 2 else (walsh[mid - 1] + walsh[mid]) / 2
+    return RatioEstimate(
+        ratio=math.exp(float(centre)),
+        low=low,
+        high=high,
+        pairs=len(logs),
+        outliers=sum(outlier_flags(logs)),
+    )
+
+
+class RunningEstimate:
+    """The estimate after each round, built on the one before: exactly `estimate_ratio` of
+    the rounds so far, for a curve that converges round by round (live or replayed).
+
+    Estimating every prefix from scratch forms and sorts n(n+1)/2 Walsh averages per round,
+    O(n³ log n) for a whole curve. Here a round forms only its own n Walsh averages (with
+    itself and each earlier round), sorts those and merges them into the sorted ones kept
+    from the rounds before: each Walsh average is formed once. The values are the very same
+    floats `walsh_averages` gives, so the estimates are identical, not approximations.
+    """
+
+    def __init__(self, confidence: float = CONFIDENCE) -> None:
+        import numpy as np  # lazy: the window imports this module, and starts without NumPy
+
+        self.confidence = confidence
+        self._logs: list[float] = []
+        self._walsh: Any = np.empty(0)
+
+    @property
+    def pairs(self) -> int:
+        return len(self._logs)
+
+    def add(self, ratio: float) -> RatioEstimate:
+        """Take one more round's ratio; the estimate of every round so far."""
+        import numpy as np  # lazy: the window imports this module, and starts without NumPy
+
+        if not (ratio > 0 and math.isfinite(ratio)):
+            raise ValueError("ratios of step times must be positive and finite")
+        self._logs.append(math.log(ratio))
+        logs = np.asarray(self._logs, dtype=float)
+        new = (logs[-1] + logs) / 2  # this round with each round, itself included
+        new.sort()
+        self._walsh = np.insert(self._walsh, np.searchsorted(self._walsh, new), new)
+        return _estimate_from(self._walsh, self._logs, self.confidence)
+
+
+def running_estimates(ratios: Sequence[float]) -> list[RatioEstimate]:
+    """The estimate after each round, as it was when that round ended (what the window plots
+    converging, live or replayed), built round on round (`RunningEstimate`)."""
+    running = RunningEstimate()
+    return [running.add(r) for r in ratios]
+
+
+@dataclass(frozen=True)
+class Pair:
+    """One round of an arm against the baseline: seconds per step of each block."""
+
+    seq: int
+    baseline_step_seconds: float
+    arm_step_seconds: float
+
+    @property
+    def ratio(self) -> float:
+        return self.arm_step_seconds / self.baseline_step_seconds
+
+
+def stop_reason(
+    estimate: RatioEstimate | None,
+    *,
+    elapsed: float,
+    budget: float,
+    target: float,
+    min_pairs: int,
+) -> str | None:
+    """ "target" once the interval is narrow enough (and at least `min_pairs` rounds ran),
+    "budget" once the measuring time is spent, else None (go on)."""
+    if estimate is not None and estimate.pairs >= min_pairs:
+        hw = estimate.half_width
+        if hw is not None and hw <= target:
+            return "target"
+    if elapsed >= budget:
+        return "budget"
+    return None
+
+
+def compile_seconds(first_step: float, warm_steps: Sequence[float]) -> float | None:
+    """What the first step cost beyond a steady one (tracing, compiling), or None when that is
+    within the spread of the steady steps themselves: not measurable, never negative."""
+    if not warm_steps:
+        return None
+    steady = statistics.median(warm_steps)
+    noise = max(warm_steps) - min(warm_steps)
+    extra = first_step - steady
+    return extra if extra > noise else None
+
+
+@dataclass
+class ArmTiming:
+    """One arm's side of an interleaved measurement, from its worker's events."""
+
+    arm: str  # the run's variant: "baseline", "xla", ...
+    xla_mode: str
+    first_step_seconds: float | None = None
+    steady_step_seconds: float | None = None  # median over the measured blocks, per step
+    compile_seconds: float | None = None  # None: not measurable (or not warmed up)
+    blocks: int = 0
+
+
+@dataclass
+class ArmResult:
+    """One arm against the baseline in `comparison.interleaved.arms`: its interleaved ratio
+    (arm ÷ baseline step time, above 1: slower), whether it engaged as asked (`valid`) and
+    whether it learns as well as the baseline (`accuracy_ok`: None when that is not known)."""
+
+    arm: str  # canonical arm name: "jit", "bf16", "jit+bf16", ...
+    variant: str  # the run entries' variant: "xla" for the XLA side, else the arm name
+    label: str = ""
+    ratio: float | None = None
+    low: float | None = None
+    high: float | None = None
+    pairs: int = 0
+    outliers: int = 0
+    half_width: float | None = None
+    # The interval at 1 - 0.05/m for m arms compared (Bonferroni), which ranks them.
+    adjusted_low: float | None = None
+    adjusted_high: float | None = None
+    first_step_seconds: float | None = None
+    steady_step_seconds: float | None = None
+    compile_seconds: float | None = None
+    valid: bool = True
+    problems: list[str] = field(default_factory=list)
+    note: str = ""  # what is known about this hardware and the arm's number format
+    val_accuracy: float | None = None
+    baseline_val_accuracy: float | None = None
+    accuracy_ok: bool | None = None
+    accuracy_text: str = ""
+    accuracy_from: str = ""  # "training runs (N epochs)" or "after the N steps of the measurement"
+    # `xlagui.core.analysis.accuracy.AccuracyKind`: what the accuracy verdict is
+    accuracy_kind: str = ""
+    nonfinite_losses: int = 0
+
+    @property
+    def speedup(self) -> float | None:
+        return 1 / self.ratio if self.ratio else None
+
+    @property
+    def clearly_faster(self) -> bool:
+        return self.high is not None and self.high < 1
+
+    @property
+    def ranking_interval(self) -> tuple[float | None, float | None]:
+        """The interval the arms are ranked by: the adjusted one (comparisons saved before it
+        existed have only the plain 95% interval)."""
+        if self.adjusted_low is not None and self.adjusted_high is not None:
+            return self.adjusted_low, self.adjusted_high
+        return self.low, self.high
+
+    @property
+    def clearly_faster_adjusted(self) -> bool:
+        high = self.ranking_interval[1]
+        return high is not None and high < 1
+
+    @property
+    def clearly_slower(self) -> bool:
+        return self.low is not None and self.low > 1
+
+
+@dataclass
+class InstrumentCheck:
+    """`comparison.interleaved.check`: the A/A check. The baseline measured against an identical
+    second baseline worker, interleaved exactly like an arm: any position, order or process
+    effect of the instrument shows here as a ratio away from 1."""
+
+    ratio: float
+    low: float | None
+    high: float | None
+    pairs: int
+    # Its quick check: the twin trains with the next seed, so this is baseline against
+    # baseline after the same steps (`xlagui.core.analysis.accuracy.AccuracyKind`: never a verdict).
+    val_accuracy: float | None = None
+    baseline_val_accuracy: float | None = None
+    accuracy_kind: str = ""
+    covers_one: bool = field(init=False)  # kept in the JSON beside the figures it follows from
+
+    def __post_init__(self) -> None:
+        self.covers_one = self.low is not None and self.high is not None and (
+            self.low <= 1 <= self.high
+        )
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> InstrumentCheck:
+        return cls(ratio=d["ratio"], low=d.get("low"), high=d.get("high"), pairs=d["pairs"],
+                   val_accuracy=d.get("val_accuracy"),
+                   baseline_val_accuracy=d.get("baseline_val_accuracy"),
+                   accuracy_kind=d.get("accuracy_kind", ""))
+
+
+@dataclass
+class InterleavedSummary:
+    """`comparison.interleaved`: the headline measurement. `ratio` is arm ÷ baseline step
+    time (above 1: the arm is slower); the speed-up is its inverse."""
+
+    ratio: float | None = None
+    low: float | None = None
+    high: float | None = None
+    pairs: int = 0
+    outliers: int = 0
+    stopped_by: str = ""  # "target", "budget", "stopped" (by the user) or "error"
+    block_steps: int = 0  # the arm's steps per block
+    baseline_block_steps: int = 0  # the baseline's (each arm's block lasts about a second)
+    half_width: float | None = None
+    target: float | None = None
+    budget_seconds: float | None = None
+    measuring_seconds: float | None = None
+    baseline: ArmTiming | None = None
+    xla: ArmTiming | None = None
+    pair_ratios: list[float] = field(default_factory=list)
+    outlier_flags: list[bool] = field(default_factory=list)
+    # Every arm against the baseline (the XLA side included), in the order measured.
+    arms: list[ArmResult] = field(default_factory=list)
+    check: InstrumentCheck | None = None  # with --check: the A/A check, never an arm
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> InterleavedSummary:
+        d = dict(d)
+        for side in ("baseline", "xla"):
+            if d.get(side) is not None:
+                d[side] = ArmTiming(**d[side])
+        d["arms"] = [ArmResult(**a) for a in d.get("arms") or []]
+        if d.get("check") is not None:
+            d["check"] = InstrumentCheck.from_dict(d["check"])
+        return cls(**d)
+
+
+def widest_arm(i: InterleavedSummary) -> ArmResult | None:
+    """The arm with the widest interval, when there is more than one arm: the stopping rule
+    waits for it, so it is the one a "budget spent" refers to."""
+    widths = [a for a in i.arms if a.half_width is not None]
+    if len(i.arms) < 2 or not widths:
+        return None
+    return max(widths, key=lambda a: a.half_width or 0.0)
+
+
+def block_words(i: InterleavedSummary) -> str:
+    """“1-step blocks”, or “blocks of 2 (baseline) and 1 steps” when the sides' K differ."""
+    b, a = i.baseline_block_steps, i.block_steps
+    if not b or b == a:
+        return f"{a}-step blocks"
+    return f"blocks of {b} (baseline) and {a} steps"

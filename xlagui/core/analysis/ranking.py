@@ -1,0 +1,285 @@
+"""Every arm against the baseline, and which one to recommend.
+
+For each arm this puts together what the comparison measured: the interleaved ratio and its
+interval (`xlagui.core.analysis.summary.summarize`), whether the arm engaged as asked (the XLA
+evidence and the dtype policy read back by its workers), and whether it learns as well as the
+baseline. Accuracy comes from the arm's training runs when the comparison had them, otherwise
+from the measuring workers themselves: every arm trained the same number of steps on the same
+batches during the measurement, then evaluated the validation set (the quick parity check).
+
+The ranking rule: an arm is recommended only when it is valid, clearly faster (its interval,
+adjusted for the number of arms compared, lies below 1), its loss stayed finite, and its
+accuracy is not shown to be worse (`xlagui.core.analysis.accuracy`: a claim only where the evidence
+covers the seed-to-seed spread of training too). Arms whose adjusted intervals overlap the
+fastest one's are tied; the simplest of them is recommended.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from xlagui.core.analysis import accuracy
+from xlagui.core.analysis.accuracy import AccuracySide, chance_level
+from xlagui.core.analysis.pairs import CONFIDENCE, ArmResult, InstrumentCheck, estimate_ratio
+from xlagui.core.analysis.summary import summarize
+from xlagui.core.protocol.arms import CHECK_VARIANT, Arm, Precision, hardware_note, policy_problems
+from xlagui.core.protocol.config import XlaMode
+from xlagui.core.protocol.events import BlockEvent, FinishedEvent, RunSummary, StartedEvent
+
+if TYPE_CHECKING:
+    from xlagui.core.protocol.record import RunEntry
+
+
+def _summary(entry: RunEntry) -> RunSummary | None:
+    fin = next((e for e in entry.events if isinstance(e, FinishedEvent)), None)
+    return fin.summary if fin is not None else None
+
+
+def _started(entry: RunEntry) -> StartedEvent | None:
+    return next((e for e in entry.events if isinstance(e, StartedEvent)), None)
+
+
+def engagement_problems(entry: RunEntry) -> list[str]:
+    """Why this run's arm did not engage as asked (empty: it did, or it has not said yet)."""
+    arm = entry.arm
+    problems: list[str] = []
+    started = _started(entry)
+    if started is not None:
+        read_back = {
+            "policy": started.policy,
+            "compute_dtype": started.compute_dtype,
+            "loss_scale": started.loss_scale,
+        }
+        # Streams from before protocol 3 say nothing of the policy: float32 was all there was.
+        if started.policy or arm.precision is not Precision.FLOAT32:
+            problems += policy_problems(arm, read_back)
+    summary = _summary(entry)
+    if summary is not None and summary.xla_evidence is not None:
+        compiled = summary.xla_evidence.compiled
+        if arm.xla is not XlaMode.OFF and not compiled:
+            problems.append(f"asked for XLA ({arm.xla.value}) but XLA compiled nothing")
+        if arm.xla is XlaMode.OFF and compiled:
+            problems.append("XLA compiled although this arm has it off")
+    return [f"{entry.run_id}: {p}" for p in problems]
+
+
+def _accuracy(
+    variant: str, runs: Sequence[RunEntry], measure_runs: Sequence[RunEntry]
+) -> AccuracySide:
+    """One side's validation accuracies: its training runs' (one per seed) when the comparison
+    trained, else its measuring worker's quick check after the measurement's steps."""
+    trained = sorted(
+        (r for r in runs if r.variant == variant and r.status == "finished"),
+        key=lambda r: r.repeat,
+    )
+    sums = [s for s in (_summary(r) for r in trained) if s is not None and s.epochs_done]
+    values = tuple(s.final_val_accuracy for s in sums if s.final_val_accuracy is not None)
+    if values:
+        started = [s for s in (_started(r) for r in trained) if s is not None]
+        return AccuracySide(
+            values,
+            min((s.val_count for s in started), default=0),
+            epochs=max(s.epochs_done for s in sums),
+            correct=tuple(s.val_correct for s in sums if s.val_correct),
+        )
+    for r in (r for r in measure_runs if r.variant == variant):
+        s = _summary(r)
+        first = _started(r)
+        # A measuring worker evaluates the validation set when it finishes (protocol 3 on).
+        if s is not None and s.mode == "measure" and s.final_val_accuracy is not None:
+            return AccuracySide(
+                (s.final_val_accuracy,), first.val_count if first else 0, steps=s.steps_done
+            )
+    return AccuracySide((), 0)
+
+
+def accuracy_source(side: AccuracySide) -> str:
+    if side.steps is not None:
+        return f"after the {side.steps} steps of the measurement"
+    if side.epochs is not None:
+        seeds = len(side.values)
+        return (
+            f"training runs ({side.epochs} epoch{'s' if side.epochs != 1 else ''}"
+            + (f", {seeds} seeds)" if seeds > 1 else ")")
+        )
+    return ""
+
+
+def arm_results(
+    measure_runs: Sequence[RunEntry],
+    runs: Sequence[RunEntry],
+    *,
+    stopped_by: str = "",
+    counts: dict[str, Any] | None = None,
+    class_count: int = 2,
+) -> list[ArmResult]:
+    """One `ArmResult` per measured arm (every measuring worker after the baseline's)."""
+    check = [r for r in measure_runs[1:] if r.variant == CHECK_VARIANT]
+    measure_runs = [r for r in measure_runs if r not in check]
+    if len(measure_runs) < 2:
+        return []
+    base = measure_runs[0]
+    base_started = _started(base)
+    device_kind = base_started.device_kind if base_started is not None else "CPU"
+    base_acc = _accuracy(base.variant, runs, measure_runs)
+    chance = chance_level(counts, class_count)
+    out = []
+    for entry in measure_runs[1:]:
+        arm: Arm = entry.arm
+        s = summarize((base.xla_mode, base.events), (entry.xla_mode, entry.events))
+        nonfinite = sum(1 for e in entry.events if isinstance(e, BlockEvent) and e.loss is None)
+        problems = engagement_problems(entry) + [
+            p
+            for r in runs
+            if r.variant == entry.variant and r.status == "finished"
+            for p in engagement_problems(r)
+        ]
+        adjusted = (
+            estimate_ratio(s.pair_ratios, 1 - (1 - CONFIDENCE) / (len(measure_runs) - 1))
+            if s.pair_ratios
+            else None
+        )
+        acc = _accuracy(entry.variant, runs, measure_runs)
+        verdict = accuracy.compare(base_acc, acc, chance, nonfinite)
+        timing = s.xla
+        out.append(
+            ArmResult(
+                arm=arm.name,
+                variant=entry.variant,
+                label=arm.label,
+                ratio=s.ratio,
+                low=s.low,
+                high=s.high,
+                pairs=s.pairs,
+                outliers=s.outliers,
+                half_width=s.half_width,
+                adjusted_low=adjusted.low if adjusted else None,
+                adjusted_high=adjusted.high if adjusted else None,
+                first_step_seconds=timing.first_step_seconds if timing else None,
+                steady_step_seconds=timing.steady_step_seconds if timing else None,
+                compile_seconds=timing.compile_seconds if timing else None,
+                valid=not problems,
+                problems=problems,
+                note=hardware_note(arm, device_kind) if base_started is not None else "",
+                val_accuracy=verdict.arm,
+                baseline_val_accuracy=verdict.baseline,
+                accuracy_ok=verdict.ok,
+                accuracy_text=accuracy.words(verdict, chance),
+                accuracy_from=accuracy_source(acc),
+                accuracy_kind=verdict.kind.value,
+                nonfinite_losses=nonfinite,
+            )
+        )
+    return out
+
+
+def instrument_check(measure_runs: Sequence[RunEntry]) -> InstrumentCheck | None:
+    """The A/A check (`--check`): the baseline against its identical twin, from their blocks
+    paired round by round like any arm's; None without one or before its first pair."""
+    twin = next((r for r in measure_runs[1:] if r.variant == CHECK_VARIANT), None)
+    if twin is None or not measure_runs:
+        return None
+    base = measure_runs[0]
+    s = summarize((base.xla_mode, base.events), (twin.xla_mode, twin.events))
+    if s.ratio is None:
+        return None
+    acc = accuracy.compare(
+        _accuracy(base.variant, (), measure_runs), _accuracy(twin.variant, (), measure_runs), 0.0
+    )
+    return InstrumentCheck(ratio=s.ratio, low=s.low, high=s.high, pairs=s.pairs,
+                           val_accuracy=acc.arm, baseline_val_accuracy=acc.baseline,
+                           accuracy_kind=acc.kind.value)
+
+
+def recommendable(a: ArmResult) -> bool:
+    """Valid, faster beyond the adjusted interval, a finite loss, and not shown to learn worse."""
+    return (
+        a.valid and a.clearly_faster_adjusted and a.accuracy_ok is not False
+        and not a.nonfinite_losses
+    )
+
+
+def ranked(arms: Sequence[ArmResult]) -> list[ArmResult]:
+    """Fastest first (arms without a ratio last)."""
+    return sorted(arms, key=lambda a: (a.ratio is None, a.ratio or 0.0))
+
+
+def simplicity(a: ArmResult) -> int:
+    """How many levers an arm pulls ("jit+bf16": 2): of tied arms the simplest is recommended."""
+    return len(a.arm.split("+"))
+
+
+def tied_with(best: ArmResult, others: Sequence[ArmResult]) -> list[ArmResult]:
+    """The arms whose adjusted interval overlaps the best one's: the data cannot order them."""
+    high = best.ranking_interval[1]
+    if high is None:
+        return []
+    return [
+        a for a in others
+        if a is not best and (low := a.ranking_interval[0]) is not None and low <= high
+    ]
+
+
+def adjusted_words(a: ArmResult, arms: int) -> str:
+    low, high = a.ranking_interval
+    assert low is not None and high is not None
+    adjusted = (
+        f", Bonferroni-adjusted for {arms} arms"
+        if arms > 1 and a.adjusted_high is not None
+        else ""
+    )
+    return f"95% CI {1 / high:.2f}–{1 / low:.2f}×{adjusted}"
+
+
+def recommendation(arms: Sequence[ArmResult]) -> tuple[str | None, str]:
+    """(the arm to recommend or None, the sentence that says so).
+
+    The winner is judged on intervals adjusted for the number of arms compared (Bonferroni:
+    each at 1 - 0.05/m, so that all m hold together with 95% confidence): the fastest point
+    estimate among several noisy arms is flattered by its own luck. Arms whose adjusted
+    intervals overlap the fastest one's are tied, and the simplest of them is recommended."""
+    if not arms or all(a.ratio is None for a in arms):
+        return None, ""
+    order = ranked(arms)
+    candidates = [a for a in order if recommendable(a)]
+    fastest = candidates[0] if candidates else None
+    passed_over = [
+        a
+        for a in order
+        if a.clearly_faster_adjusted and not recommendable(a)
+        and (fastest is None or a.ratio < fastest.ratio)  # type: ignore[operator]
+    ]
+    text, best = "", None
+    if fastest is not None:
+        tied = [fastest, *tied_with(fastest, candidates)]
+        best = min(tied, key=simplicity)  # stable: the fastest of the simplest
+        assert best.ratio is not None
+        ci = adjusted_words(best, len(arms))
+        if len(tied) > 1:
+            names = ", ".join(a.arm for a in tied[:-1]) + f" and {tied[-1].arm}"
+            simpler = f"{best.arm} is simpler" if simplicity(best) < max(
+                simplicity(a) for a in tied) else f"{best.arm} is the fastest estimate"
+            text = (
+                f"On this machine, {names} are tied (their adjusted intervals overlap); "
+                f"{simpler}: {1 / best.ratio:.2f}× faster per step ({ci})."
+            )
+        elif best.accuracy_ok:
+            text = (
+                f"On this machine, the fastest configuration that learns as well is "
+                f"{best.arm} ({best.label}), {1 / best.ratio:.2f}× faster per step ({ci})."
+            )
+        else:
+            text = (
+                f"On this machine, the fastest configuration is {best.arm} ({best.label}), "
+                f"{1 / best.ratio:.2f}× faster per step ({ci}); whether it learns as well is "
+                f"not known: {best.accuracy_text}."
+            )
+    elif passed_over:
+        text = "On this machine, no configuration that was clearly faster can be recommended."
+    else:
+        text = "On this machine, no configuration measured was clearly faster than the baseline."
+    for a in passed_over:
+        why = "; ".join(a.problems) if not a.valid else a.accuracy_text
+        text += f" {a.arm} was faster ({1 / a.ratio:.2f}×) but is not recommended: {why}."  # type: ignore[operator]
+    return (best.arm if best is not None else None), text

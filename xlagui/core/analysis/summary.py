@@ -1,0 +1,74 @@
+"""An interleaved measurement summed up from its event streams alone: the rounds both sides
+completed, paired (`pair_up`), each arm's timing (`arm_timing`), and one arm against the
+baseline (`summarize`). Pure statistics, no processes: the live measurement (`measure/`) and a
+replayed recording (`results/`) both call it, and get exactly the same figures.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from xlagui.core.analysis import pairs
+from xlagui.core.protocol.events import BlockEvent, Event, WarmupEvent
+
+
+def pair_up(baseline: Sequence[Event], arm: Sequence[Event]) -> list[pairs.Pair]:
+    """The rounds both sides completed, as per-step times."""
+    base = {e.seq: e for e in baseline if isinstance(e, BlockEvent) and e.steps > 0}
+    out = []
+    for e in arm:
+        if isinstance(e, BlockEvent) and e.steps > 0 and e.seq in base:
+            b = base[e.seq]
+            if b.seconds > 0 and e.seconds > 0:
+                out.append(pairs.Pair(e.seq, b.seconds / b.steps, e.seconds / e.steps))
+    return out
+
+
+def arm_timing(arm: str, xla_mode: str, events: Sequence[Event]) -> pairs.ArmTiming:
+    timing = pairs.ArmTiming(arm=arm, xla_mode=xla_mode)
+    warm = next((e for e in events if isinstance(e, WarmupEvent)), None)
+    per_step = [e.seconds / e.steps for e in events if isinstance(e, BlockEvent) and e.steps]
+    timing.blocks = len(per_step)
+    if per_step:
+        timing.steady_step_seconds = sorted(per_step)[len(per_step) // 2]
+    if warm is not None:
+        timing.first_step_seconds = warm.first_step_seconds
+        timing.compile_seconds = pairs.compile_seconds(
+            warm.first_step_seconds, warm.warm_step_seconds
+        )
+    return timing
+
+
+def summarize(
+    baseline: tuple[str, Sequence[Event]],
+    arm: tuple[str, Sequence[Event]],
+    *,
+    stopped_by: str = "",
+    target: float | None = None,
+    budget_seconds: float | None = None,
+    measuring_seconds: float | None = None,
+) -> pairs.InterleavedSummary:
+    """The interleaved summary of one arm against the baseline, from the two event streams
+    alone (a replayed recording gives exactly the live figures)."""
+    matched = pair_up(baseline[1], arm[1])
+    ratios = [p.ratio for p in matched]
+    s = pairs.InterleavedSummary(
+        stopped_by=stopped_by,
+        target=target,
+        budget_seconds=budget_seconds,
+        measuring_seconds=measuring_seconds,
+        baseline=arm_timing("baseline", baseline[0], baseline[1]),
+        xla=arm_timing("xla", arm[0], arm[1]),
+        pair_ratios=ratios,
+        outlier_flags=pairs.outlier_flags([math.log(r) for r in ratios]),
+    )
+    steps = {e.steps for e in arm[1] if isinstance(e, BlockEvent)}
+    s.block_steps = max(steps) if steps else 0
+    base_steps = {e.steps for e in baseline[1] if isinstance(e, BlockEvent)}
+    s.baseline_block_steps = max(base_steps) if base_steps else 0
+    if ratios:
+        est = pairs.estimate_ratio(ratios)
+        s.ratio, s.low, s.high = est.ratio, est.low, est.high
+        s.pairs, s.outliers, s.half_width = est.pairs, est.outliers, est.half_width
+    return s

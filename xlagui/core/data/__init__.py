@@ -1,0 +1,1 @@
+"""The images: the dataset scan, the tf.data pipeline, the demo set, exclusions."""

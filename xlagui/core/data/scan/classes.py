@@ -1,0 +1,100 @@
+"""Checks on the classes as a whole: empty class folders, test classes that do not match the
+training classes, too few classes to train, and strong imbalance."""
+
+from __future__ import annotations
+
+import os
+from collections import defaultdict
+
+from xlagui.core.data.scan.context import ScanContext
+from xlagui.core.data.scan.model import TEST, TRAIN, ImageFile
+from xlagui.core.data.scan.walk import FolderLayout
+
+
+def check_classes(ctx: ScanContext, layout: FolderLayout, files: list[ImageFile]) -> list[str]:
+    """The classes to train on (those with training images), after reporting what is wrong
+    with the class folders."""
+    classes, test_dir = layout.classes, layout.test_dir
+    counts: dict[tuple[str, str], int] = defaultdict(int)
+    for f in files:
+        counts[(f.split, f.label)] += 1
+
+    def n_images(split: str, label: str) -> int:
+        if layout.kind == "split":
+            return counts[(split, label)]
+        return counts[(TRAIN, label)] + counts[(TEST, label)]
+
+    for split in (TRAIN, TEST) if layout.kind == "split" else (TRAIN,):
+        for label, folder in classes[split].items():
+            if not n_images(split, label):
+                ctx.problem(
+                    "empty_class",
+                    f"Class folder {ctx.rel(folder)}/ holds no usable images and is left out",
+                    [folder],
+                )
+    class_names = sorted(label for label in classes[TRAIN] if n_images(TRAIN, label))
+
+    if not files:
+        ctx.problem(
+            "no_images",
+            f"No usable images found in {ctx.root}: put them in one folder per class "
+            "(for example cats/ and dogs/), or in train/<class>/ and test/<class>/",
+            [ctx.root],
+        )
+        return class_names
+    if layout.kind == "split" and test_dir is not None:
+        test_name = os.path.basename(test_dir)
+        extra = sorted(
+            label for label in classes[TEST] if counts[(TEST, label)] and label not in class_names
+        )
+        for label in extra:
+            ctx.problem(
+                "class_mismatch",
+                f"{test_name}/{label}/ has images but there is no {label!r} class to train on "
+                f"(class folders in {test_name}/ must match those in the training folder)",
+                [classes[TEST][label]],
+                severity="error",
+            )
+        for label in class_names:
+            if label not in classes[TEST]:
+                ctx.problem(
+                    "class_mismatch",
+                    f"{test_name}/ has no {label}/ folder: class {label!r} is trained but "
+                    "never tested",
+                    [test_dir],
+                    severity="warning",
+                )
+        if not any(counts[(TEST, label)] for label in class_names) and not extra:
+            ctx.problem(
+                "no_images",
+                f"The test folder {test_name}/ holds no usable images of the trained classes",
+                [test_dir],
+            )
+    if len(class_names) < 2:
+        found = f"only {class_names[0]!r}" if class_names else "none"
+        ctx.problem(
+            "too_few_classes",
+            f"At least 2 classes with images are needed to train a classifier; found {found}",
+            [ctx.root],
+        )
+    return class_names
+
+
+def check_balance(ctx: ScanContext, files: list[ImageFile], class_names: list[str]) -> None:
+    train = {label: 0 for label in class_names}
+    for f in files:
+        if f.split == TRAIN:
+            train[f.label] += 1
+    present = {k: v for k, v in train.items() if v}
+    if len(present) < 2:
+        return
+    big = max(present, key=lambda k: (present[k], k))
+    small = min(present, key=lambda k: (present[k], k))
+    if present[big] > 3 * present[small]:
+        ctx.problem(
+            "imbalance",
+            f"Classes are strongly imbalanced: {big!r} has {present[big]} training images, "
+            f"{small!r} only {present[small]} (more than 3 times fewer); accuracy will favour "
+            f"{big!r}",
+            [],
+        )

@@ -1,0 +1,42 @@
+"""What every step of a scan shares: the dataset root, the problems found so far, the pixel
+limit, and the task state that takes progress and may ask the scan to stop."""
+
+from __future__ import annotations
+
+import os
+
+from xlagui.core.data.scan.model import PROBLEM_KINDS, Problem, printable
+from xlagui.core.protocol.task import Cancelled, TaskState
+
+
+class ScanContext:
+    """One scan in progress; the steps (walk, probe, duplicates, classes) report through it."""
+
+    def __init__(self, root: str, pixel_limit: int, state: TaskState | None) -> None:
+        self.root = root
+        self.pixel_limit = pixel_limit
+        self.state = state
+        self.problems: list[Problem] = []
+
+    def problem(self, kind: str, message: str, paths: list[str], severity: str = "") -> None:
+        # `paths` keep names exactly as on disk; the message is for people and any terminal.
+        message = printable(message)
+        self.problems.append(Problem(kind, severity or PROBLEM_KINDS[kind], message, paths))
+
+    def check_stop(self) -> None:
+        if self.state is not None and self.state.is_interruption_requested():
+            raise Cancelled()
+
+    def progress(self, fraction: float) -> None:
+        if self.state is not None:
+            self.state.set_progress(fraction)
+
+    def rel(self, path: str) -> str:
+        return os.path.relpath(path, self.root).replace(os.sep, "/")
+
+
+def reason(exc: OSError) -> str:
+    """Why a file or folder could not be read, in a few words for a problem message."""
+    if isinstance(exc, PermissionError):
+        return "permission denied"
+    return exc.strerror or str(exc) or type(exc).__name__

@@ -1,0 +1,282 @@
+"""What a scan finds and how it reads: `DatasetScan`, its `ImageFile`s and `Problem`s, the report.
+
+Nothing here touches the disk; `xlagui.core.data.scan.scanner.scan_dataset` fills these in.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+TRAIN = "train"
+TEST = "test"
+
+SEVERITIES = ("error", "warning", "info")
+
+# People's words for Pillow's modes; "16-bit" and "alpha" depend on more than the mode.
+COLOR_WORDS: dict[str, str] = {
+    "1": "grayscale",
+    "L": "grayscale",
+    "I": "grayscale",
+    "F": "grayscale",
+    "P": "palette",
+    "PA": "alpha",
+    "LA": "alpha",
+    "La": "alpha",
+    "RGBA": "alpha",
+    "RGBa": "alpha",
+    "CMYK": "CMYK",
+    "RGB": "RGB",
+    "RGBX": "RGB",
+    "YCbCr": "RGB",
+}
+
+
+class DatasetError(Exception):
+    """The chosen path cannot be scanned at all (it does not exist, or is not a folder)."""
+
+
+@dataclass
+class ImageFile:
+    """One usable image: where it is, which split and class it belongs to, what its header says."""
+
+    path: str  # absolute path as a string
+    rel: str  # relative to the dataset root, '/'-separated, for display
+    split: str  # "train" or "test"
+    label: str  # class name
+    width: int
+    height: int
+    format: str  # Pillow's format: "JPEG", "PNG", "GIF", ...
+    mode: str  # Pillow's mode: "RGB", "L", "P", "I;16", ...
+    size_bytes: int
+    frames: int = 1
+    color: str = ""  # people's word for the colour mode (see COLOR_WORDS); from `mode` if empty
+
+    def __post_init__(self) -> None:
+        if not self.color:
+            self.color = color_word(self.mode)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+@dataclass
+class Problem:
+    """Something about the dataset a person should know; "error" means training is refused."""
+
+    kind: str  # see PROBLEM_KINDS
+    severity: str  # "error", "warning" or "info"
+    message: str  # one line a person understands, naming the file(s)
+    paths: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+PROBLEM_KINDS: dict[str, str] = {
+    # one file, excluded from the dataset
+    "not_an_image": "warning",
+    "unreadable": "warning",
+    "truncated": "warning",
+    "too_large": "warning",
+    "vanished": "warning",
+    # one file, kept
+    "misnamed": "info",
+    "animated": "info",
+    # the folder structure
+    "stray_file": "info",
+    "ignored_folder": "info",
+    "symlink_loop": "info",
+    "no_test_folder": "info",
+    "empty_class": "warning",
+    "class_mismatch": "error",  # or "warning" when the test folder merely lacks a class
+    "too_few_classes": "error",
+    "no_images": "error",
+    # the contents as a whole
+    "duplicate_in_class": "warning",
+    "label_conflict": "warning",
+    "leakage": "warning",
+    "imbalance": "warning",
+}
+
+
+@dataclass
+class DatasetScan:
+    """What `scan_dataset` found: the usable files with their split and class, and the problems."""
+
+    root: str
+    layout: str  # "split" (train and test folders) or "auto-split" (the scan chose the test set)
+    test_folder: str | None  # the test folder's name as on disk ("test", "val", ...), if any
+    holdout_percent: int
+    seed: int
+    class_names: list[str]
+    files: list[ImageFile]  # usable files only, sorted by (split, label, rel)
+    problems: list[Problem]
+    scanned_files: int  # candidate files opened and looked at
+    seconds: float
+    train_folder: str | None = None  # the train folder's name as on disk, if any
+
+    @property
+    def ok(self) -> bool:
+        """True when nothing stops a training on this data."""
+        return not self.errors
+
+    @property
+    def errors(self) -> list[Problem]:
+        return [p for p in self.problems if p.severity == "error"]
+
+    @property
+    def warnings(self) -> list[Problem]:
+        return [p for p in self.problems if p.severity == "warning"]
+
+    @property
+    def notes(self) -> list[Problem]:
+        return [p for p in self.problems if p.severity == "info"]
+
+    def files_for(self, split: str) -> list[ImageFile]:
+        return [f for f in self.files if f.split == split]
+
+    def counts(self) -> dict[str, dict[str, int]]:
+        """split -> class -> number of usable images, with every class under both splits."""
+        result = {s: dict.fromkeys(self.class_names, 0) for s in (TRAIN, TEST)}
+        for f in self.files:
+            result.setdefault(f.split, {}).setdefault(f.label, 0)
+            result[f.split][f.label] += 1
+        return result
+
+    def size_range(self, split: str, label: str) -> tuple[int, int, int, int]:
+        """(min width, min height, max width, max height); all zero when there are no images."""
+        chosen = [f for f in self.files if f.split == split and f.label == label]
+        if not chosen:
+            return (0, 0, 0, 0)
+        return (
+            min(f.width for f in chosen),
+            min(f.height for f in chosen),
+            max(f.width for f in chosen),
+            max(f.height for f in chosen),
+        )
+
+    def color_modes(self, split: str, label: str) -> dict[str, int]:
+        """People's words for the colour modes met ("RGB", "grayscale", "16-bit", ...) -> count."""
+        result: dict[str, int] = {}
+        for f in self.files:
+            if f.split == split and f.label == label:
+                result[f.color] = result.get(f.color, 0) + 1
+        return dict(sorted(result.items(), key=lambda kv: (-kv[1], kv[0])))
+
+    def fingerprint(self) -> str:
+        """A short stable hash of which files, in which split and class, a report ran on."""
+        rows = sorted((f.rel, f.split, f.label, f.size_bytes) for f in self.files)
+        # ensure_ascii keeps names that are not valid UTF-8 (surrogate escapes) hashable.
+        blob = json.dumps(rows, ensure_ascii=True, separators=(",", ":")).encode("ascii")
+        return hashlib.blake2b(blob, digest_size=16).hexdigest()
+
+    def summary_text(self, max_paths: int = 3) -> str:
+        """A readable multi-line summary: layout, counts, sizes and colour modes, problems."""
+        lines = [f"Dataset: {self.root}", f"Layout: {self.layout_description}"]
+        lines.append(f"Classes ({len(self.class_names)}): {', '.join(self.class_names) or 'none'}")
+        counts = self.counts()
+        for split in (TRAIN, TEST):
+            per_class = counts.get(split, {})
+            folder = self.train_folder if split == TRAIN else self.test_folder
+            where = f" (from {folder}/)" if self.layout == "split" and folder else ""
+            lines.append(f"{split}{where}: {plural(sum(per_class.values()), 'image')}")
+            width = max((len(c) for c in per_class), default=0)
+            for label, n in per_class.items():
+                if not n:
+                    lines.append(f"  {label:<{width}}  no images")
+                    continue
+                min_w, min_h, max_w, max_h = self.size_range(split, label)
+                sizes = (
+                    f"{min_w}x{min_h}"
+                    if (min_w, min_h) == (max_w, max_h)
+                    else f"{min_w}x{min_h} to {max_w}x{max_h}"
+                )
+                modes = ", ".join(f"{w} {c}" for w, c in self.color_modes(split, label).items())
+                lines.append(f"  {label:<{width}}  {plural(n, 'image')}, {sizes}, {modes}")
+        if self.problems:
+            tally = ", ".join(
+                plural(n, word)
+                for n, word in (
+                    (len(self.errors), "error"),
+                    (len(self.warnings), "warning"),
+                    (len(self.notes), "note"),
+                )
+                if n
+            )
+            lines.append(f"Problems: {tally}")
+            groups: dict[tuple[str, str], list[Problem]] = {}
+            for p in self.problems:
+                groups.setdefault((p.severity, p.kind), []).append(p)
+            for (severity, kind), group in sorted(
+                groups.items(), key=lambda kv: (SEVERITIES.index(kv[0][0]), kv[0][1])
+            ):
+                lines.append(f"  {severity} {kind} ({len(group)}):")
+                lines.extend(f"    {p.message}" for p in group[:max_paths])
+                if len(group) > max_paths:
+                    lines.append(f"    ... and {len(group) - max_paths} more")
+        else:
+            lines.append("Problems: none")
+        verdict = "ready to train" if self.ok else "training refused until the errors are fixed"
+        lines.append(
+            f"Scanned {plural(self.scanned_files, 'file')} in {self.seconds:.2f} s: {verdict}."
+        )
+        return printable("\n".join(lines))
+
+    @property
+    def layout_description(self) -> str:
+        """How the folder is laid out and where the test images come from, in one sentence (the
+        summary's "Layout:" line), with undecodable bytes of folder names shown as U+FFFD."""
+        if self.layout == "split":
+            words = (
+                f"{self.train_folder or TRAIN}/ and {self.test_folder}/ folders, "
+                "each with one sub-folder per class"
+            )
+        else:
+            held_out = (
+                f"the scan held out {self.holdout_percent}% of each class for testing "
+                f"(seed {self.seed}, the same files every time; at least one per class of two or "
+                "more)"
+            )
+            if self.train_folder:
+                words = f"{self.train_folder}/ with no test folder next to it: {held_out}"
+            else:
+                words = f"one folder per class, no test folder: {held_out}"
+        return printable(words)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> DatasetScan:
+        d = dict(data)
+        d["files"] = [ImageFile(**f) for f in d.get("files", [])]
+        d["problems"] = [Problem(**p) for p in d.get("problems", [])]
+        d["class_names"] = list(d.get("class_names", []))
+        return cls(**d)
+
+
+def color_word(mode: str, *, sixteen_bit: bool = False, transparency: bool = False) -> str:
+    """People's word for a Pillow mode: grayscale, palette, alpha, CMYK, 16-bit or RGB."""
+    if sixteen_bit or mode.startswith("I;16"):
+        return "16-bit"
+    if mode == "P" and transparency:
+        return "alpha"
+    return COLOR_WORDS.get(mode, mode)
+
+
+def printable(text: str) -> str:
+    """`text` with each byte of a name that is not valid UTF-8 (which Python keeps as a lone
+    surrogate) shown as U+FFFD: a strict UTF-8 terminal or file cannot encode a surrogate."""
+    return _SURROGATES.sub("\ufffd", text)
+
+
+_SURROGATES = re.compile("[\ud800-\udfff]")
+
+
+def plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n:,} {word}s"

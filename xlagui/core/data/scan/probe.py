@@ -1,0 +1,294 @@
+"""Reading each candidate's header through Pillow (never its pixels), and checking that the
+file is not cut short: what makes a candidate an `ImageFile` or a `Problem`."""
+
+from __future__ import annotations
+
+import os
+import stat
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import BinaryIO
+
+from PIL import Image, UnidentifiedImageError
+
+from xlagui.core.data.scan.context import ScanContext, reason
+from xlagui.core.data.scan.model import ImageFile, color_word
+from xlagui.core.data.scan.walk import Candidate
+
+DEFAULT_PIXEL_LIMIT = 89_478_485  # Pillow's own default for Image.MAX_IMAGE_PIXELS
+
+# The formats an image extension promises; a mismatch is only worth a note.
+EXTENSION_FORMATS: dict[str, frozenset[str]] = {
+    ".jpg": frozenset({"JPEG", "MPO"}),
+    ".jpeg": frozenset({"JPEG", "MPO"}),
+    ".jpe": frozenset({"JPEG", "MPO"}),
+    ".jfif": frozenset({"JPEG", "MPO"}),
+    ".png": frozenset({"PNG"}),
+    ".gif": frozenset({"GIF"}),
+    ".bmp": frozenset({"BMP", "DIB"}),
+    ".webp": frozenset({"WEBP"}),
+    ".tif": frozenset({"TIFF"}),
+    ".tiff": frozenset({"TIFF"}),
+}
+IMAGE_EXTENSIONS = frozenset(EXTENSION_FORMATS)
+# The first bytes of the formats we check for truncation: a file that starts like an image but
+# whose header cannot be read was cut short, not something else misnamed.
+_SIGNATURES = (b"\xff\xd8\xff", b"\x89PNG\r\n\x1a\n", b"GIF87a", b"GIF89a")
+_PNG_IEND = b"IEND\xaeB`\x82"
+_JPEG_EOI = b"\xff\xd9"
+# Some writers pad files to a block size after the end marker; a few bytes of that are fine.
+_PADDING = b"\x00 \t\r\n\xff"
+_TAIL_BYTES = 64
+_O_BINARY = getattr(os, "O_BINARY", 0)  # Windows would otherwise translate line ends
+
+
+def probe_all(
+    ctx: ScanContext, candidates: list[Candidate]
+) -> tuple[list[ImageFile], dict[str, bytes]]:
+    """The usable images among `candidates`, and path -> each one's last bytes: read anyway
+    for the truncation check, with the size they tell most different files apart unhashed."""
+    files: list[ImageFile] = []
+    tails: dict[str, bytes] = {}
+    total = max(1, len(candidates))
+    with _pillow_bomb_check_off():
+        for i, cand in enumerate(candidates):
+            ctx.check_stop()
+            probed = probe(ctx, cand)
+            if probed is not None:
+                image, tail = probed
+                files.append(image)
+                tails[image.path] = tail
+            ctx.progress(0.9 * (i + 1) / total)
+    return files, tails
+
+
+def probe(ctx: ScanContext, cand: Candidate) -> tuple[ImageFile, bytes] | None:
+    """The image and its last bytes, or None after reporting why the file is unusable."""
+    path, rel = cand.path, cand.rel
+    try:
+        # Non-blocking, so that a pipe put in place of a listed file cannot hang the scan;
+        # it changes nothing for regular files.
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | _O_BINARY)
+    except FileNotFoundError:
+        if os.path.islink(path):
+            ctx.problem(
+                "unreadable",
+                f"{rel} is a broken link (to {_readlink(path)}, which is missing)",
+                [path],
+            )
+        else:
+            ctx.problem("vanished", f"{rel} vanished during the scan", [path])
+        return None
+    except OSError as exc:
+        ctx.problem("unreadable", f"{rel} cannot be read: {reason(exc)}", [path])
+        return None
+    with os.fdopen(fd, "rb") as fh:
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
+                return None  # replaced by a folder or a pipe since it was listed
+            if st.st_size == 0:
+                ctx.problem("not_an_image", f"{rel} is empty (0 bytes)", [path])
+                return None
+            return _probe_open(ctx, cand, fh, st.st_size)
+        except OSError as exc:
+            ctx.problem("unreadable", f"{rel} cannot be read: {reason(exc)}", [path])
+            return None
+
+
+def _probe_open(
+    ctx: ScanContext, cand: Candidate, fh: BinaryIO, size: int
+) -> tuple[ImageFile, bytes] | None:
+    path, rel = cand.path, cand.rel
+    fh.seek(0)
+    header = _pillow_header(ctx, cand, fh)
+    if header is None:
+        return None
+    width, height, fmt, mode, frames, color = header
+    if width * height > ctx.pixel_limit:
+        ctx.problem(
+            "too_large",
+            f"{rel} is refused: {width}x{height} is {width * height:,} pixels, more than the "
+            f"limit of {ctx.pixel_limit:,} (a possible decompression bomb)",
+            [path],
+        )
+        return None
+    fh.seek(max(0, size - _TAIL_BYTES))
+    tail = fh.read(_TAIL_BYTES)
+    if fmt in ("JPEG", "MPO") and not _jpeg_is_complete(fh, tail):
+        ctx.problem("truncated", f"{rel} is truncated: its JPEG end marker is missing", [path])
+        return None
+    if fmt == "PNG" and not _png_is_complete(fh, size, tail):
+        ctx.problem("truncated", f"{rel} is truncated: its PNG end chunk is missing", [path])
+        return None
+    if cand.ext in EXTENSION_FORMATS and fmt not in EXTENSION_FORMATS[cand.ext]:
+        ctx.problem(
+            "misnamed",
+            f"{rel} is a {fmt} image despite its {cand.ext} name; it is used as such",
+            [path],
+        )
+    if frames > 1:
+        ctx.problem(
+            "animated", f"{rel} is animated ({frames} frames); the first frame is used", [path]
+        )
+    image = ImageFile(
+        path=path,
+        rel=rel,
+        split=cand.split,
+        label=cand.label,
+        width=width,
+        height=height,
+        format=fmt,
+        mode=mode,
+        size_bytes=size,
+        frames=frames,
+        color=color,
+    )
+    return image, tail
+
+
+def _pillow_header(
+    ctx: ScanContext, cand: Candidate, fh: BinaryIO
+) -> tuple[int, int, str, str, int, str] | None:
+    """(width, height, format, mode, frames, colour word) as Pillow reads them from the
+    header, or None after reporting why the file is unusable."""
+    path, rel = cand.path, cand.rel
+    try:
+        im = Image.open(fh)
+    except Image.DecompressionBombError as exc:
+        ctx.problem("too_large", f"{rel} is refused: {exc}", [path])
+        return None
+    except Exception as exc:  # any failure to read a header means "unusable"
+        fh.seek(0)
+        head = fh.read(16)
+        if head.startswith(_SIGNATURES):
+            ctx.problem(
+                "truncated", f"{rel} is cut short or damaged: its header cannot be read", [path]
+            )
+        elif isinstance(exc, UnidentifiedImageError):
+            ctx.problem("not_an_image", f"{rel} is not an image", [path])
+        else:
+            ctx.problem("not_an_image", f"{rel} is not a readable image: {exc}", [path])
+        return None
+    with im:
+        width, height = im.size
+        fmt = im.format or "unknown"
+        mode = im.mode
+        color = color_word(
+            mode,
+            sixteen_bit=_is_sixteen_bit(im),
+            transparency="transparency" in im.info,
+        )
+        frames = 1
+        try:
+            # MPO is a JPEG with extra pictures (depth maps, previews), not an animation.
+            if fmt != "MPO" and getattr(im, "is_animated", False):
+                frames = int(getattr(im, "n_frames", 1))
+        except Exception:  # counting frames reads past the header, which may be cut
+            ctx.problem(
+                "truncated", f"{rel} is cut short or damaged: its frames cannot be read", [path]
+            )
+            return None
+    return width, height, fmt, mode, frames, color
+
+
+def _is_sixteen_bit(im: Image.Image) -> bool:
+    if im.mode.startswith("I;16"):
+        return True
+    if im.format not in ("PNG", "TIFF"):
+        return False  # BMP's "BGR;16" is 16 bits per pixel, not per channel
+    for tile in getattr(im, "tile", None) or []:
+        args = tile[3] if len(tile) > 3 else None
+        rawmode = args[0] if isinstance(args, tuple) and args else args
+        if isinstance(rawmode, str) and ";16" in rawmode:
+            return True
+    return False
+
+
+def _jpeg_is_complete(fh: BinaryIO, tail: bytes) -> bool:
+    """Whether the JPEG's end-of-image marker is there, read from the last bytes only.
+
+    Phones append data after the marker (motion photos, trailers); only then is the file read
+    once, to look for the marker after the start of the main image's compressed data.
+    """
+    if tail.rstrip(_PADDING).endswith(_JPEG_EOI):
+        return True
+    fh.seek(0)
+    data = fh.read()
+    scan_start = _jpeg_scan_start(data)
+    return scan_start is not None and data.find(_JPEG_EOI, scan_start) != -1
+
+
+def _jpeg_scan_start(data: bytes) -> int | None:
+    """Offset just after the first start-of-scan segment header, walking the marker segments
+    so that an embedded thumbnail's markers (inside APP1) are skipped."""
+    pos = 2
+    while pos + 4 <= len(data):
+        if data[pos] != 0xFF:
+            return None
+        marker = data[pos + 1]
+        if marker == 0xFF:  # fill byte
+            pos += 1
+            continue
+        if marker in (0x01, *range(0xD0, 0xD8)):  # markers without a length
+            pos += 2
+            continue
+        length = int.from_bytes(data[pos + 2 : pos + 4], "big")
+        if marker == 0xDA:
+            return pos + 2 + length
+        pos += 2 + length
+    return None
+
+
+def _png_is_complete(fh: BinaryIO, size: int, tail: bytes) -> bool:
+    """Whether the PNG's IEND chunk is there: at the very end, or (when something follows it)
+    found by hopping over the chunks by their lengths, which reads 8 bytes per chunk."""
+    if tail.rstrip(_PADDING).endswith(_PNG_IEND):
+        return True
+    pos = 8
+    while pos + 8 <= size:
+        fh.seek(pos)
+        head = fh.read(8)
+        if len(head) < 8:
+            return False
+        length = int.from_bytes(head[:4], "big")
+        if head[4:8] == b"IEND":
+            return pos + 12 <= size
+        pos += 12 + length
+    return False
+
+
+def _readlink(path: str) -> str:
+    try:
+        return os.readlink(path)
+    except OSError:
+        return "?"
+
+
+_bomb_check_lock = threading.Lock()
+_bomb_check_users = 0
+_bomb_check_saved: int | None = None
+
+
+@contextmanager
+def _pillow_bomb_check_off() -> Iterator[None]:
+    """Let Pillow open any header, so the scan can name the size of an oversized image itself.
+
+    Pillow would otherwise raise (or warn) in `Image.open` before we see the size. The check
+    is process-wide, so concurrent scans share one switch-off and the last one restores it.
+    Pixels are never decoded here, so nothing of the protection is lost for the scan.
+    """
+    global _bomb_check_users, _bomb_check_saved
+    with _bomb_check_lock:
+        if _bomb_check_users == 0:
+            _bomb_check_saved = Image.MAX_IMAGE_PIXELS
+            Image.MAX_IMAGE_PIXELS = None
+        _bomb_check_users += 1
+    try:
+        yield
+    finally:
+        with _bomb_check_lock:
+            _bomb_check_users -= 1
+            if _bomb_check_users == 0:
+                Image.MAX_IMAGE_PIXELS = _bomb_check_saved

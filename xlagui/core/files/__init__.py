@@ -1,0 +1,1 @@
+"""Files the app keeps: atomic writes, the app's folders, its log."""

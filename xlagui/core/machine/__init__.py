@@ -1,0 +1,1 @@
+"""The machine's limits: its peak arithmetic and memory bandwidth, probed once and cached."""

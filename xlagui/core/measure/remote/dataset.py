@@ -1,0 +1,256 @@
+"""The dataset on the host: copied once into the host's cache, keyed by the scan's fingerprint,
+or a folder already there (`SshTarget.remote_data`).
+
+The copy is a tar stream made here (the scanned files alone, under their paths relative to the
+dataset's root) and unpacked by `tar` on the host into `.partial-<random>`, which is renamed to
+`datasets/<fingerprint>` only when the stream's last member, `MARKER` (written after every
+image), has arrived. A stream cut short (a stop, a lost connection) never gets that far, so no
+later run trusts a partial copy: it is removed when the copy stops, or by the next copy once it
+is an hour old (a crash). A folder of that name already there is the whole dataset: nothing is
+copied.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import secrets
+import subprocess
+import tarfile
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import IO, TYPE_CHECKING
+
+from xlagui.core.measure.remote.ssh import (
+    RemoteCommandFailed,
+    RemoteDataMissing,
+    RemoteError,
+    Ssh,
+    connection_error,
+    last_lines,
+    quote,
+)
+from xlagui.core.protocol.task import Cancelled, TaskState
+
+if TYPE_CHECKING:
+    from xlagui.core.data.scan import DatasetScan
+
+MARKER = ".xlagui-complete"  # the copy's last member: the manifest (relative path → size)
+STALE_PARTIAL_MINUTES = 60
+CHUNK_BYTES = 1 << 20
+
+# (bytes sent, bytes in all): called as the copy goes, at most once per chunk.
+CopyProgress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class HostDataset:
+    """Where the dataset is on the host, and what getting it there cost."""
+
+    root: PurePosixPath
+    files: int
+    copied_bytes: int = 0  # 0: it was already there
+    seconds: float = 0.0
+    cached: bool = False  # a copy made before was used
+
+    def path_of(self, rel: str) -> str:
+        return str(self.root / rel)
+
+
+def manifest(scan: DatasetScan) -> dict[str, int]:
+    """The scanned files by their path relative to the dataset's root, with their sizes."""
+    return {f.rel: f.size_bytes for f in scan.files}
+
+
+def dataset_on_host(
+    ssh: Ssh,
+    cache: str,
+    scan: DatasetScan,
+    state: TaskState,
+    *,
+    remote_data: str = "",
+    on_progress: CopyProgress | None = None,
+) -> HostDataset:
+    """Make `scan`'s files readable on the host; raises `Cancelled` on a stop during the copy
+    (nothing half-copied is left to trust) and a `RemoteError` when it cannot."""
+    if remote_data:
+        return _check_remote_data(ssh, remote_data, scan)
+    t0 = time.perf_counter()
+    datasets = PurePosixPath(cache) / "datasets"
+    final = datasets / scan.fingerprint()
+    files = manifest(scan)
+    # Stale partial copies (a crash) go; a copy under way elsewhere is younger than that.
+    probe = (
+        f"mkdir -p {quote(str(datasets))} && "
+        f"find {quote(str(datasets))} -maxdepth 1 -name '.partial-*' "
+        f"-mmin +{STALE_PARTIAL_MINUTES} -exec rm -rf {{}} + ; "
+        f"test -f {quote(str(final / MARKER))}"
+    )
+    proc = ssh.run(probe, timeout=60)
+    if proc.returncode == 0:
+        return HostDataset(
+            root=final, files=len(files), seconds=time.perf_counter() - t0, cached=True
+        )
+    stderr = proc.stderr.decode("utf-8", errors="replace")
+    lost = connection_error(ssh.target, proc.returncode, stderr)
+    if lost is not None:
+        raise lost
+    partial = datasets / f".partial-{secrets.token_hex(6)}"
+    sent = _copy(ssh, scan, files, partial, final, state, on_progress)
+    return HostDataset(
+        root=final, files=len(files), copied_bytes=sent, seconds=time.perf_counter() - t0
+    )
+
+
+def _copy(
+    ssh: Ssh,
+    scan: DatasetScan,
+    files: dict[str, int],
+    partial: PurePosixPath,
+    final: PurePosixPath,
+    state: TaskState,
+    on_progress: CopyProgress | None,
+) -> int:
+    p, f = quote(str(partial)), quote(str(final))
+    # Renamed into place only with the marker there: the stream arrived whole. A copy that
+    # finished first elsewhere wins, and this one is dropped.
+    command = (
+        f"mkdir -p {p} && tar -xf - -C {p} && test -f {p}/{MARKER} && "
+        f"{{ if [ -d {f} ]; then rm -rf {p}; else mv {p} {f}; fi; }}"
+    )
+    total = sum(files.values())
+    with open_err() as err:
+        proc = ssh.popen(command, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=err)
+        assert proc.stdin is not None
+        counter = _Counting(proc.stdin, total, on_progress)
+        try:
+            with tarfile.open(fileobj=counter, mode="w|", format=tarfile.PAX_FORMAT) as tar:
+                for item in scan.files:
+                    if state.is_interruption_requested():
+                        raise Cancelled()
+                    _add(tar, Path(item.path), item.rel)
+                data = json.dumps(files, sort_keys=True).encode("utf-8")
+                info = tarfile.TarInfo(MARKER)
+                info.size, info.mtime = len(data), int(time.time())
+                tar.addfile(info, io.BytesIO(data))
+            proc.stdin.close()
+            returncode = proc.wait()
+        except (Cancelled, OSError) as exc:  # a stop, or the host stopped reading
+            if isinstance(exc, Cancelled):
+                proc.kill()
+            try:  # ssh's own exit status says whether the connection went
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+            with contextlib.suppress(OSError):
+                proc.stdin.close()
+            _remove(ssh, partial)
+            if isinstance(exc, Cancelled):
+                raise
+            returncode = proc.returncode
+        err.seek(0)
+        stderr = err.read().decode("utf-8", errors="replace")
+    if returncode != 0:
+        _remove(ssh, partial)
+        lost = connection_error(ssh.target, returncode, stderr)
+        if lost is not None:
+            raise lost
+        raise RemoteCommandFailed(
+            f"copying the dataset to {ssh.target.host} failed: {last_lines(stderr, 3)}",
+            hint="The host needs tar and room in its cache for the dataset.",
+            details=stderr,
+        )
+    return counter.sent
+
+
+def _add(tar: tarfile.TarFile, path: Path, rel: str) -> None:
+    info = tar.gettarinfo(str(path), arcname=rel)
+    info.uid = info.gid = 0
+    info.uname = info.gname = ""
+    with path.open("rb") as fh:
+        tar.addfile(info, fh)
+
+
+def _remove(ssh: Ssh, folder: PurePosixPath) -> None:
+    """Best effort: a connection that is gone leaves it to the next copy's clean-up."""
+    with contextlib.suppress(OSError, subprocess.TimeoutExpired, RemoteError):
+        ssh.run(f"rm -rf {quote(str(folder))}", timeout=30)
+
+
+def open_err() -> IO[bytes]:
+    return tempfile.TemporaryFile()
+
+
+class _Counting(io.RawIOBase):
+    """The ssh process's stdin, counting what goes through it."""
+
+    def __init__(self, out: IO[bytes], total: int, on_progress: CopyProgress | None) -> None:
+        self._out = out
+        self._total = total
+        self._on_progress = on_progress
+        self.sent = 0
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: bytes) -> int:  # type: ignore[override]
+        self._out.write(data)
+        self.sent += len(data)
+        if self._on_progress is not None:
+            self._on_progress(min(self.sent, self._total), self._total)
+        return len(data)
+
+
+REMOTE_DATA_SCRIPT = r"""
+import json, os, sys
+root = sys.argv[1]
+want = json.load(sys.stdin)
+if not os.path.isdir(root):
+    print(json.dumps({"root": False}))
+    sys.exit(0)
+bad = []
+for rel, size in want.items():
+    try:
+        if os.path.getsize(os.path.join(root, rel)) != size:
+            bad.append(rel)
+    except OSError:
+        bad.append(rel)
+print(json.dumps({"root": True, "bad": bad[:5], "count": len(bad)}))
+"""
+
+
+def _check_remote_data(ssh: Ssh, root: str, scan: DatasetScan) -> HostDataset:
+    """A folder on the host used as it is: every scanned file must be there with its size."""
+    t0 = time.perf_counter()
+    files = manifest(scan)
+    command = f"{ssh.target.python} -c {quote(REMOTE_DATA_SCRIPT)} {quote(root)}"
+    out = ssh.check(
+        command, input=json.dumps(files).encode("utf-8"), timeout=120,
+        what="checking the dataset folder",
+    )
+    try:
+        found = json.loads(out.decode("utf-8", errors="replace").strip().splitlines()[-1])
+    except (json.JSONDecodeError, IndexError):
+        raise RemoteCommandFailed(
+            f"checking {root} on {ssh.target.host} gave no answer"
+        ) from None
+    if not found.get("root"):
+        raise RemoteDataMissing(
+            f"there is no folder {root} on {ssh.target.host}",
+            hint="Give the dataset's folder as the host sees it, or leave it out to copy the "
+            "dataset there.",
+        )
+    if found.get("count"):
+        examples = ", ".join(found.get("bad") or [])
+        raise RemoteDataMissing(
+            f"{found['count']} of the dataset's {len(files)} files are missing from {root} on "
+            f"{ssh.target.host}, or differ in size (e.g. {examples})",
+            hint="The folder on the host must hold the same files as the one scanned here, "
+            "under the same relative paths.",
+        )
+    return HostDataset(root=PurePosixPath(root), files=len(files), seconds=time.perf_counter() - t0)

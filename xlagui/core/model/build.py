@@ -1,0 +1,49 @@
+"""The one place a worker turns a `ModelChoice` into a compiled Keras model, whatever its source."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from xlagui.core.model.builtin import build_builtin
+from xlagui.core.model.cnn import compile_model, default_loss
+from xlagui.core.model.files import LoadedModel, load_keras, load_python
+from xlagui.core.protocol.config import ModelChoice
+
+
+@dataclass
+class BuiltModel:
+    """A compiled model, and how it was compiled, in words ("Adam + binary_crossentropy")."""
+
+    model: Any
+    compile_words: str
+
+
+def load(choice: ModelChoice, image_size: int, num_classes: int, seed: int | None) -> LoadedModel:
+    """The model of `choice`, uncompiled (files raise `ModelFileError` with the file and line)."""
+    if choice.source == "builtin":
+        return LoadedModel(build_builtin(choice.name, image_size, num_classes, seed=seed))
+    path = Path(choice.file)
+    if choice.source == "keras":
+        return load_keras(path, num_classes, choice.new_head)
+    return load_python(path, image_size, num_classes)
+
+
+def build_compiled(
+    choice: ModelChoice,
+    image_size: int,
+    num_classes: int,
+    seed: int | None,
+    jit_compile: bool | Literal["auto"],
+) -> BuiltModel:
+    """`choice` built (or loaded) and compiled with `jit_compile` passed explicitly: a file's
+    own optimizer and loss where it has them, else Adam and the matching cross-entropy."""
+    loaded = load(choice, image_size, num_classes, seed)
+    compile_model(
+        loaded.model, num_classes, jit_compile, optimizer=loaded.optimizer, loss=loaded.loss
+    )
+    words = loaded.compile_words
+    if loaded.optimizer is None and loaded.loss is None:
+        words = f"Adam + {default_loss(num_classes)}"
+    return BuiltModel(loaded.model, words)

@@ -1,0 +1,2 @@
+"""What travels between processes and into saved files: the run's configuration, arms and modes,
+the event protocol, the worker's spec, cancellation."""

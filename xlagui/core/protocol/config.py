@@ -1,0 +1,313 @@
+"""What a user asks for: the settings of one run or one comparison, with their allowed ranges."""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from xlagui.core.protocol.arms import parse_arms
+
+# Re-exported: the modes, ranges and defaults live below `arms`, which needs them; everyone
+# else keeps importing them from here.
+from xlagui.core.protocol.modes import ModeFacts as ModeFacts
+from xlagui.core.protocol.modes import XlaMode as XlaMode
+from xlagui.core.protocol.ranges import DEFAULTS as DEFAULTS
+from xlagui.core.protocol.ranges import EXTRA_ARM_BUDGET_SECONDS as EXTRA_ARM_BUDGET_SECONDS
+from xlagui.core.protocol.ranges import MIN_IMAGE_SIZE as MIN_IMAGE_SIZE
+from xlagui.core.protocol.ranges import RANGES as RANGES
+from xlagui.core.protocol.ranges import SMALLEST_IMAGE_SIZE as SMALLEST_IMAGE_SIZE
+from xlagui.core.protocol.ranges import TARGET_PERCENT_RANGE as TARGET_PERCENT_RANGE
+from xlagui.core.protocol.ranges import ConfigError as ConfigError
+from xlagui.core.protocol.ranges import Range as Range
+from xlagui.core.protocol.ranges import default_budget_seconds as default_budget_seconds
+
+
+def check_device(value: str) -> str:
+    """`cpu`, `gpu` (= gpu:0), `gpu:N` or `all` (every GPU through MirroredStrategy)."""
+    v = str(value).strip().lower()
+    if v in ("cpu", "all"):
+        return v
+    if v == "gpu":
+        return "gpu:0"
+    if v.startswith("gpu:") and v[4:].isdigit():
+        return v
+    raise ConfigError(f"device must be cpu, gpu, gpu:N or all, got {value!r}")
+
+
+def check_image_size(value: Any, model: ModelChoice | None = None) -> int:
+    """`value` as a whole number of pixels within range and at least `model`'s minimum (the
+    article's CNN when None); the message names the model's smallest size."""
+    model = model or ModelChoice()
+    minimum = model.min_image_size
+    try:
+        number = RANGES["image_size"].check("image size", value)
+    except ConfigError as exc:
+        with contextlib.suppress(ValueError, TypeError):
+            value = int(str(value), 10)
+        if not (isinstance(value, int) and value < minimum):
+            raise exc
+        number = value
+    if number < minimum:
+        if model.is_article_cnn:
+            raise ConfigError(
+                f"image size {number} is too small: the article's CNN has three unpadded 5x5 "
+                f"convolutions each followed by 2x2 pooling, so the smallest image it accepts is "
+                f"{MIN_IMAGE_SIZE}x{MIN_IMAGE_SIZE}"
+            ) from None
+        raise ConfigError(
+            f"image size {number} is too small for {model.label}: the smallest image it accepts "
+            f"is {minimum}x{minimum}"
+        ) from None
+    return number
+
+
+def check_batch_fits(batch_size: int, train_count: int) -> None:
+    """Refuse a batch larger than the training set: training takes full batches only (a partial
+    one would make XLA compile a second program), so such a run would have no step at all."""
+    if batch_size > train_count:
+        raise ConfigError(
+            f"batch size {batch_size} is larger than the training set ({train_count:,} images): "
+            f"choose a batch size of at most {train_count:,}"
+        )
+
+
+@dataclass(frozen=True)
+class BuiltinModel:
+    """A model xlagui can build by name (`xlagui.core.model.builtin` builds it)."""
+
+    name: str
+    description: str
+    min_image_size: int
+
+
+BUILTIN_MODELS: dict[str, BuiltinModel] = {
+    m.name: m
+    for m in (
+        BuiltinModel("cnn", "the article's CNN: three 5x5 convolutions, two dense layers "
+                     "(the default)", MIN_IMAGE_SIZE),
+        BuiltinModel("mobilenetv2", "MobileNetV2 (keras.applications, untrained): depthwise "
+                     "convolutions", SMALLEST_IMAGE_SIZE),
+        BuiltinModel("resnet50", "ResNet50 (keras.applications, untrained): 50 layers of "
+                     "convolutions with skips", SMALLEST_IMAGE_SIZE),
+        BuiltinModel("efficientnetb0", "EfficientNetB0 (keras.applications, untrained): "
+                     "depthwise convolutions, squeeze-excite", SMALLEST_IMAGE_SIZE),
+        BuiltinModel("vit", "a small Vision Transformer: 8x8 patches, 4 blocks of "
+                     "self-attention, dim 128", SMALLEST_IMAGE_SIZE),
+        BuiltinModel("mixer", "a small MLP-Mixer: 8x8 patches, 4 blocks of dense token and "
+                     "channel mixing, dim 128", SMALLEST_IMAGE_SIZE),
+    )
+}
+MODEL_SOURCES = ("builtin", "keras", "python")
+MODEL_FILE_SUFFIXES = {".keras": "keras", ".py": "python"}
+
+
+@dataclass(frozen=True)
+class ModelChoice:
+    """Which model a comparison trains: a built-in by name, a saved `.keras` file, or a Python
+    file defining `build_model(input_shape, num_classes)`. It travels inside `RunConfig` to
+    every worker and into `comparison.json` (`config.model`); a comparison saved before models
+    could be chosen has none and is the article's CNN.
+
+    `file` is an absolute path and `sha256` its content's hash when the choice was made (the
+    file may change later: the hash says which one was measured). `params` is the parameter
+    count once the model was built (None before). `new_head`: a `.keras` whose output does not
+    match the class count gets its last layer replaced."""
+
+    source: str = "builtin"
+    name: str = "cnn"
+    file: str = ""
+    sha256: str = ""
+    params: int | None = None
+    new_head: bool = False
+
+    def __post_init__(self) -> None:
+        if self.source not in MODEL_SOURCES:
+            raise ConfigError(
+                f"model source must be one of {', '.join(MODEL_SOURCES)}, got {self.source!r}"
+            )
+        if self.source == "builtin":
+            if self.name not in BUILTIN_MODELS:
+                raise ConfigError(
+                    f"unknown model {self.name!r}: choose one of {', '.join(BUILTIN_MODELS)}, "
+                    "or give a .keras or .py file"
+                )
+            if self.file:
+                raise ConfigError(f"the built-in model {self.name} takes no file")
+        elif not self.file:
+            raise ConfigError(f"a {self.source} model needs its file")
+        if self.new_head and self.source != "keras":
+            raise ConfigError("--new-head replaces the last layer of a saved .keras model only")
+        if self.params is not None and (isinstance(self.params, bool) or self.params < 0):
+            raise ConfigError(f"model params must be a count, got {self.params!r}")
+
+    @property
+    def is_article_cnn(self) -> bool:
+        return self.source == "builtin" and self.name == "cnn"
+
+    @property
+    def min_image_size(self) -> int:
+        builtin = BUILTIN_MODELS.get(self.name) if self.source == "builtin" else None
+        return builtin.min_image_size if builtin else SMALLEST_IMAGE_SIZE
+
+    @property
+    def label(self) -> str:
+        """The model in a title or a message: "the article's CNN", "mobilenetv2", "net.keras"."""
+        if self.is_article_cnn:
+            return "the article's CNN"
+        return self.name if self.source == "builtin" else Path(self.file).name
+
+    @property
+    def argument(self) -> str:
+        """What `--model` takes to choose this model again."""
+        return self.name if self.source == "builtin" else self.file
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: object, where: str = "model") -> ModelChoice:
+        """A saved choice, every field's type checked; the error names the bad field."""
+        if not isinstance(data, dict):
+            raise ConfigError(f"{where} should be an object, got {data!r}")
+        types: dict[str, tuple[type, ...]] = {
+            "source": (str,), "name": (str,), "file": (str,), "sha256": (str,),
+            "params": (int, type(None)), "new_head": (bool,),
+        }  # fmt: skip
+        for key, value in data.items():
+            allowed = types.get(key)
+            if allowed is None:
+                raise ConfigError(f"{where}: unknown field {key!r}")
+            bad_bool = isinstance(value, bool) and bool not in allowed
+            if bad_bool or not isinstance(value, allowed):
+                raise ConfigError(f"{where}.{key} should be {allowed[0].__name__}, got {value!r}")
+        return cls(**data)
+
+
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def parse_model(text: str, new_head: bool = False) -> ModelChoice:
+    """`--model`'s value: a built-in's name, or a `.keras` or `.py` file (which must exist;
+    its hash is taken now). Nothing is imported or loaded here: a file is read only in a worker."""
+    value = str(text).strip()
+    if value.lower() in BUILTIN_MODELS:
+        return ModelChoice(name=value.lower(), new_head=new_head)
+    path = Path(value).expanduser()
+    source = MODEL_FILE_SUFFIXES.get(path.suffix.lower())
+    if source is None:
+        raise ConfigError(
+            f"--model must be one of {', '.join(BUILTIN_MODELS)}, a .keras file or a .py file, "
+            f"got {text!r}"
+        )
+    if not path.is_file():
+        raise ConfigError(f"model file {path} does not exist")
+    try:
+        sha = file_sha256(path)
+    except OSError as exc:
+        raise ConfigError(f"cannot read the model file {path}: {exc.strerror or exc}") from None
+    return ModelChoice(
+        source=source, name=path.stem, file=str(path.resolve()), sha256=sha, new_head=new_head
+    )
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """The settings shared by both sides of a comparison (everything but the XLA mode)."""
+
+    epochs: int = DEFAULTS["epochs"]
+    batch_size: int = DEFAULTS["batch_size"]
+    image_size: int = DEFAULTS["image_size"]
+    device: str = DEFAULTS["device"]
+    augment: bool = DEFAULTS["augment"]
+    seed: int = DEFAULTS["seed"]
+    repeats: int = DEFAULTS["repeats"]
+    xla: XlaMode = XlaMode.JIT  # the mode of the XLA side; the baseline is always OFF
+    holdout_percent: int = DEFAULTS["holdout_percent"]
+    # The interleaved speed measurement that starts every comparison: at most `budget_seconds`
+    # of measuring, or until the interval is within ±`target_percent`. `quick`: nothing else
+    # (no training runs afterwards).
+    budget_seconds: int = DEFAULTS["budget_seconds"]
+    target_percent: float = DEFAULTS["target_percent"]
+    quick: bool = DEFAULTS["quick"]
+    # Arms measured besides the baseline and the XLA side (`jit+bf16`, `bf16`, ...; see
+    # `xlagui.core.protocol.arms`), canonical names in the order asked.
+    arms: tuple[str, ...] = DEFAULTS["arms"]
+    # The A/A check: an identical second baseline worker measured like an arm
+    # (`comparison.interleaved.check`).
+    check: bool = False
+    extra: dict[str, Any] = field(default_factory=dict)
+    # The model trained (the article's CNN unless chosen; see `ModelChoice`).
+    model: ModelChoice = field(default_factory=ModelChoice)
+
+    def __post_init__(self) -> None:
+        if isinstance(self.model, dict):
+            object.__setattr__(self, "model", ModelChoice.from_dict(self.model, "config.model"))
+        elif not isinstance(self.model, ModelChoice):
+            raise ConfigError(f"model must be a model choice, got {self.model!r}")
+        object.__setattr__(self, "epochs", RANGES["epochs"].check("epochs", self.epochs))
+        object.__setattr__(
+            self, "batch_size", RANGES["batch_size"].check("batch size", self.batch_size)
+        )
+        object.__setattr__(self, "image_size", check_image_size(self.image_size, self.model))
+        object.__setattr__(self, "repeats", RANGES["repeats"].check("repeats", self.repeats))
+        object.__setattr__(self, "seed", RANGES["seed"].check("seed", self.seed))
+        object.__setattr__(
+            self,
+            "holdout_percent",
+            RANGES["holdout_percent"].check("held-out percentage", self.holdout_percent),
+        )
+        object.__setattr__(self, "device", check_device(self.device))
+        try:
+            object.__setattr__(self, "xla", XlaMode(self.xla))
+        except ValueError:
+            raise ConfigError(
+                f"xla must be one of {', '.join(m.value for m in XlaMode)}, got {self.xla!r}"
+            ) from None
+        if not isinstance(self.augment, bool):
+            raise ConfigError(f"augment must be true or false, got {self.augment!r}")
+        if not isinstance(self.quick, bool):
+            raise ConfigError(f"quick must be true or false, got {self.quick!r}")
+        if not isinstance(self.check, bool):
+            raise ConfigError(f"check must be true or false, got {self.check!r}")
+        object.__setattr__(
+            self, "budget_seconds", RANGES["budget_seconds"].check("budget", self.budget_seconds)
+        )
+        low, high = TARGET_PERCENT_RANGE
+        try:
+            target = float(self.target_percent)
+        except (TypeError, ValueError):
+            raise ConfigError(f"target must be a number, got {self.target_percent!r}") from None
+        if isinstance(self.target_percent, bool) or not low <= target <= high:
+            raise ConfigError(
+                f"target must be between {low:g} and {high:g} percent, got {self.target_percent!r}"
+            )
+        object.__setattr__(self, "target_percent", target)
+        if isinstance(self.arms, str) or not isinstance(self.arms, (list, tuple)):
+            raise ConfigError(f"arms must be a list of arm names, got {self.arms!r}")
+        object.__setattr__(self, "arms", parse_arms(self.arms))
+
+    def to_dict(self) -> dict[str, Any]:
+        d = dataclasses.asdict(self)
+        d["xla"] = self.xla.value
+        d["arms"] = list(self.arms)
+        return d
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RunConfig:
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = set(data) - known
+        if unknown:
+            raise ConfigError(f"unknown setting(s): {', '.join(sorted(unknown))}")
+        return cls(**data)
+
+    def replace(self, **changes: Any) -> RunConfig:
+        return dataclasses.replace(self, **changes)

@@ -1,0 +1,2 @@
+"""A comparison's record: the report, its files (JSON, CSV), the history of past comparisons,
+reading HLO dumps back."""

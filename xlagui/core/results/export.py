@@ -1,0 +1,330 @@
+"""CSV and JSON exports of a comparison, written atomically.
+
+The CSV is one file for all runs: a row per run per epoch, then summary rows, under one header,
+with `row` saying which kind a line is. The JSON holds everything needed to reproduce the
+comparison: config, dataset, environment, every event of every run, and the summary.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from xlagui.core.analysis.pairs import block_words
+from xlagui.core.analysis.ranking import ranked
+from xlagui.core.files.atomic import atomic_write_text
+from xlagui.core.protocol.events import BlockEvent, EpochEvent
+from xlagui.core.protocol.record import RunEntry
+from xlagui.core.results.report import ComparisonReport
+
+CSV_COLUMNS = [
+    "row",
+    "run_id",
+    "variant",
+    "repeat",
+    "xla_mode",
+    "epoch",
+    "loss",
+    "accuracy",
+    "val_loss",
+    "val_accuracy",
+    "epoch_seconds",
+    "cumulative_seconds",
+    "metric",
+    "value",
+    "ci_low",
+    "ci_high",
+    "note",
+    "seq",
+    "steps",
+    "arm",
+    "rank",
+    "pairs",
+    "valid",
+    "accuracy_ok",
+]
+
+
+def _num(v: Any) -> str:
+    if v is None:
+        return ""
+    if isinstance(v, float):
+        return repr(v)
+    return str(v)
+
+
+RUN_METRICS = (
+    "total_seconds",
+    "first_epoch_seconds",
+    "steady_epoch_seconds",
+    "compile_overhead_seconds",
+    "peak_rss_bytes",
+    "peak_device_bytes",
+    "final_accuracy",
+    "final_val_accuracy",
+)
+
+
+def summary_rows(report: ComparisonReport) -> list[dict[str, str]]:
+    c = report.comparison
+    rows: list[dict[str, str]] = []
+
+    def add(metric: str, value: Any, low: Any = None, high: Any = None, note: str = "") -> None:
+        rows.append(
+            {
+                "row": "summary",
+                "metric": metric,
+                "value": _num(value),
+                "ci_low": _num(low),
+                "ci_high": _num(high),
+                "note": note,
+            }
+        )
+
+    for r in report.runs:
+        s = r.summary
+        run = {
+            "row": "run",
+            "run_id": r.run_id,
+            "variant": r.variant,
+            "repeat": str(r.repeat),
+            "xla_mode": r.xla_mode,
+            "note": r.status,
+        }
+        if s is None:
+            rows.append({**run, "metric": "status", "value": _num(None)})
+        for key in RUN_METRICS if s is not None else ():
+            rows.append({**run, "metric": key, "value": _num(getattr(s, key))})
+    if c is None:
+        return rows
+    i = c.interleaved
+    if i is not None:
+        if c.speedup is not None:
+            sp = c.speedup
+            add("speedup_per_step", sp.value, sp.low, sp.high, sp.method)
+        add("interleaved_ratio", i.ratio, i.low, i.high, "XLA step time / baseline (median)")
+        add("interleaved_pairs", i.pairs, note=block_words(i))
+        add("interleaved_outliers", i.outliers, note="flagged by modified Z-score, kept")
+        add("interleaved_stopped_by", "", note=i.stopped_by)
+        add("interleaved_half_width", i.half_width, note="relative, of the 95% interval")
+        add("interleaved_measuring_seconds", i.measuring_seconds)
+        for side in (i.baseline, i.xla):
+            if side is not None:
+                add(f"{side.arm}_steady_step_seconds", side.steady_step_seconds)
+                add(
+                    f"{side.arm}_compile_seconds",
+                    side.compile_seconds,
+                    note="first step beyond the steady steps"
+                    if side.compile_seconds is not None
+                    else "not measurable",
+                )
+    epochs = c.speedup_epochs or (c.speedup if i is None else None)
+    if epochs is not None:
+        add("speedup_steady_epoch", epochs.value, epochs.low, epochs.high, epochs.method)
+    add("total_time_ratio", c.total_time_ratio, note="XLA total wall time / baseline")
+    add("baseline_steady_epoch_seconds", c.baseline_steady_seconds)
+    add("xla_steady_epoch_seconds", c.xla_steady_seconds)
+    add(
+        "extra_compile_seconds",
+        c.extra_compile_seconds,
+        note=c.compile_measured_on if c.extra_compile_seconds is not None else "not measurable",
+    )
+    add("break_even_epoch", c.break_even_epoch, note=c.break_even_text)
+    add("memory_ratio", c.memory_ratio, note="XLA peak RSS / baseline")
+    add("device_memory_ratio", c.device_memory_ratio, note="XLA peak device memory / baseline")
+    add("baseline_val_accuracy", c.baseline_val_accuracy)
+    add("xla_val_accuracy", c.xla_val_accuracy, note=c.accuracy_text)
+    add("valid", c.valid, note="; ".join(c.problems))
+    add("verdict", c.verdict_kind, note=c.verdict)
+    if c.recommendation:
+        add("recommendation", c.recommended_arm, note=c.recommendation)
+    for note in c.notes:
+        add("note", "", note=note)
+    rows += arm_rows(report)
+    rows += efficiency_rows(report)
+    return rows
+
+
+def efficiency_rows(report: ComparisonReport) -> list[dict[str, str]]:
+    """How far from the limit: the counted work, the machine's limits, and per arm and run
+    (keyed by run id) the achieved FLOP/s and its share of the peak."""
+    e = report.comparison.efficiency if report.comparison is not None else None
+    if e is None:
+        return []
+    rows = []
+
+    def add(metric: str, value: Any, note: str = "", run: tuple[str, str, str] = ("", "", "")
+            ) -> None:
+        rows.append({"row": "efficiency", "run_id": run[0], "variant": run[1],
+                     "xla_mode": run[2], "metric": metric, "value": _num(value), "note": note})
+
+    add("flops_per_step", e.flops_per_step,
+        f"counted from the layer shapes, batch {e.batch_size}, {e.image_size} px")
+    add("bytes_per_step", e.bytes_per_step, "estimated from the layer shapes")
+    add("arithmetic_intensity", e.intensity, "FLOP per byte, estimated")
+    add("peak_flops_per_second", e.peak_flops_per_second, "float32 matmul probe")
+    for dtype, rate in e.peaks.items():
+        if dtype != "float32":
+            add(f"peak_flops_per_second_{dtype}", rate, f"{dtype} matmul probe")
+    add("bandwidth_bytes_per_second", e.bandwidth_bytes_per_second, "element-wise probe")
+    add("ceiling_flops_per_second", e.ceiling_flops_per_second,
+        "largest layers alone: " + ", ".join(e.ceiling_layers))
+    for a in e.arms:
+        run = (a.key, a.variant, a.xla_mode)
+        add("achieved_flops_per_second", a.achieved_flops_per_second, a.source, run)
+        add("percent_of_peak", a.percent_of_peak,
+            f"fraction of the measured {a.compute_dtype} matmul peak", run)
+        add("percent_of_ceiling", a.percent_of_ceiling, "fraction of the layer ceiling", run)
+        add("gap", "", a.bound, run)
+    return rows
+
+
+def arm_rows(report: ComparisonReport) -> list[dict[str, str]]:
+    """One row per arm, fastest first: its step-time ratio to the baseline with the interval,
+    whether it engaged (`valid`) and learns as well (`accuracy_ok`, empty: not known)."""
+    c = report.comparison
+    if c is None or c.interleaved is None:
+        return []
+    out = []
+    for rank, a in enumerate(ranked(c.interleaved.arms), start=1):
+        entry = next((r for r in report.measure_runs if r.variant == a.variant), None)
+        out.append(
+            {
+                "row": "arm",
+                "arm": a.arm,
+                "rank": str(rank),
+                "variant": a.variant,
+                "xla_mode": entry.xla_mode if entry is not None else "",
+                "metric": "step_time_ratio",
+                "value": _num(a.ratio),
+                "ci_low": _num(a.low),
+                "ci_high": _num(a.high),
+                "pairs": str(a.pairs),
+                "valid": _num(a.valid),
+                "accuracy_ok": _num(a.accuracy_ok),
+                "note": "; ".join(x for x in [a.label, *a.problems, a.accuracy_text, a.note] if x),
+            }
+        )
+    return out
+
+
+def _run_cells(r: RunEntry) -> dict[str, object]:
+    """The cells that say which run a row belongs to."""
+    return {"run_id": r.run_id, "variant": r.variant, "repeat": r.repeat, "xla_mode": r.xla_mode}
+
+
+def to_csv(report: ComparisonReport) -> str:
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=CSV_COLUMNS, restval="", lineterminator="\n")
+    writer.writeheader()
+    for r in report.runs:
+        for e in r.events:
+            if isinstance(e, EpochEvent):
+                writer.writerow(
+                    {
+                        "row": "epoch",
+                        **_run_cells(r),
+                        "epoch": e.epoch,
+                        "loss": _num(e.loss),
+                        "accuracy": _num(e.accuracy),
+                        "val_loss": _num(e.val_loss),
+                        "val_accuracy": _num(e.val_accuracy),
+                        "epoch_seconds": _num(e.epoch_seconds),
+                        "cumulative_seconds": _num(e.cumulative_seconds),
+                    }
+                )
+    for r in report.measure_runs:
+        for e in r.events:
+            if isinstance(e, BlockEvent):
+                writer.writerow(
+                    {
+                        "row": "block",
+                        **_run_cells(r),
+                        "loss": _num(e.loss),
+                        "metric": "block_seconds",
+                        "value": _num(e.seconds),
+                        "seq": e.seq,
+                        "steps": e.steps,
+                    }
+                )
+    for row in summary_rows(report):
+        writer.writerow(row)
+    return buf.getvalue()
+
+
+def read_csv(path: Path) -> list[dict[str, str]]:
+    with path.open(encoding="utf-8", newline="") as fh:
+        return list(csv.DictReader(fh))
+
+
+def to_json(report: ComparisonReport) -> str:
+    return json.dumps(report.to_dict(), indent=1, allow_nan=False, default=str) + "\n"
+
+
+def write_csv(report: ComparisonReport, path: Path) -> Path:
+    atomic_write_text(path, to_csv(report))
+    return path
+
+
+def write_json(report: ComparisonReport, path: Path) -> Path:
+    atomic_write_text(path, to_json(report))
+    return path
+
+
+def read_json(path: Path) -> ComparisonReport:
+    return ComparisonReport.from_dict(json.loads(path.read_text(encoding="utf-8")))
+
+
+def write_all(report: ComparisonReport, out_dir: Path) -> list[Path]:
+    """comparison.csv and comparison.json in `out_dir` (created if needed)."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    return [
+        write_csv(report, out_dir / "comparison.csv"),
+        write_json(report, out_dir / "comparison.json"),
+    ]
+
+
+EXPORT_SUFFIXES = (".png", ".csv", ".json")
+
+
+def export_stem(report: ComparisonReport, folder: Path) -> str:
+    """A file name stem for an export that names nothing already in `folder`."""
+    name = str(report.dataset.get("name") or "dataset")
+    safe = "".join(ch if ch.isalnum() or ch in "-_" else "-" for ch in name).strip("-")
+    stamp = report.created[:19].replace(":", "").replace("-", "").replace("T", "-")
+    stem = f"xlagui-{safe or 'dataset'}-{stamp}"
+    candidate, n = stem, 2
+    while any((folder / f"{candidate}{ext}").exists() for ext in EXPORT_SUFFIXES):
+        candidate = f"{stem}-{n}"
+        n += 1
+    return candidate
+
+
+def export_report(
+    report: ComparisonReport,
+    folder: Path,
+    render_png: Callable[[ComparisonReport, Path], Path],
+    stem: str | None = None,
+) -> list[Path]:
+    """Write `report` as PNG (drawn by `render_png`), CSV and JSON into `folder`, named after
+    `stem` (`export_stem` when None); the written paths in that order.
+
+    All or nothing: if one file cannot be written, the files this export already wrote are
+    removed and the `OSError` is raised again.
+    """
+    stem = stem or export_stem(report, folder)
+    png, csv_path, json_path = (folder / f"{stem}{ext}" for ext in EXPORT_SUFFIXES)
+    written: list[Path] = []
+    try:
+        written.append(render_png(report, png))
+        written.append(write_csv(report, csv_path))
+        written.append(write_json(report, json_path))
+    except OSError:
+        for path in written:
+            path.unlink(missing_ok=True)
+        raise
+    return written

@@ -1,0 +1,165 @@
+"""Finished comparisons, saved automatically in the user's data folder and listed for reopening.
+
+Each comparison is one folder under `paths.history_dir()` holding its `comparison.json`; it is
+written atomically after every run, so killing the app never loses a finished run, and once
+more when the app closes during a run, with that run `interrupted` and its epochs kept.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as _dt
+import json
+import secrets
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from xlagui.core.files import paths
+from xlagui.core.protocol.config import RunConfig
+from xlagui.core.protocol.record import FINISHED, INTERRUPTED
+from xlagui.core.results import export
+from xlagui.core.results.report import ComparisonReport, model_words
+
+
+@dataclass
+class HistoryItem:
+    folder: Path
+    created: str
+    title: str
+    verdict: str
+    runs_finished: int
+    runs_interrupted: int = 0  # training runs cut short by the app closing (epochs kept)
+    machine: str = ""  # where it was measured (`machine_of`)
+    device: str = ""  # the device it ran on there, in the worker's words ("cpu: Intel Xeon")
+    # What must match for two comparisons to be set side by side (`same_settings`): the
+    # dataset, the model and the settings that change a step's work; never the machine.
+    settings_key: str = ""
+    # The headline: XLA's speed-up on that machine with its interval (None: not measured).
+    speedup: float | None = None
+    speedup_low: float | None = None
+    speedup_high: float | None = None
+    # The steady step times measured there, as they are.
+    baseline_step_seconds: float | None = None
+    xla_step_seconds: float | None = None
+
+    @property
+    def json_path(self) -> Path:
+        return self.folder / "comparison.json"
+
+
+def machine_of(environment: dict[str, Any]) -> str:
+    """Which machine a saved comparison was measured on: the SSH host it was reached by
+    (`environment.host`), else the computer's own name (comparisons from before SSH hosts
+    have only that)."""
+    host = environment.get("host")
+    if host:
+        return str(host)
+    return str(environment.get("hostname") or "unknown machine")
+
+
+def settings_key(data: dict[str, Any]) -> str:
+    """The dataset, the model and the step's settings of a saved comparison, as one string:
+    equal for the same comparison made on two machines (the device is the machine's)."""
+    config = data.get("config") or {}
+    model = config.get("model") or {}
+    return json.dumps(
+        [
+            (data.get("dataset") or {}).get("fingerprint"),
+            [model.get("source", "builtin"), model.get("name", "cnn"), model.get("sha256", "")],
+            config.get("image_size"),
+            config.get("batch_size"),
+            config.get("xla"),
+            sorted(config.get("arms") or []),
+            config.get("augment"),
+        ]
+    )
+
+
+def new_folder(root: Path | None = None) -> Path:
+    """A fresh, uniquely named folder for a comparison about to run."""
+    root = root or paths.history_dir()
+    stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+    folder = root / f"{stamp}-{secrets.token_hex(3)}"
+    folder.mkdir(parents=True, exist_ok=False)
+    return folder
+
+
+def save(report: ComparisonReport, folder: Path) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    return export.write_json(report, folder / "comparison.json")
+
+
+def list_items(root: Path | None = None) -> list[HistoryItem]:
+    """Newest first. Unreadable entries are skipped, never fatal."""
+    root = root or paths.history_dir()
+    items: list[HistoryItem] = []
+    if not root.is_dir():
+        return items
+    for folder in root.iterdir():
+        path = folder / "comparison.json"
+        if not path.is_file():
+            continue
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            comp = data.get("comparison") or {}
+            statuses = [r.get("status") for r in data.get("runs", [])]
+            name = data.get("dataset", {}).get("name", "?")
+            model = ""
+            with contextlib.suppress(ValueError, TypeError):
+                model = model_words(RunConfig.from_dict(data.get("config") or {}))
+            env = data.get("environment") or {}
+            speedup = comp.get("speedup") or {}
+            device = str((data.get("config") or {}).get("device", ""))
+            if env.get("device_name"):
+                device += f": {env['device_name']}"
+            items.append(
+                HistoryItem(
+                    folder=folder,
+                    created=data.get("created", ""),
+                    title=f"XLA vs baseline on {name}{model}",
+                    verdict=comp.get("verdict", ""),
+                    runs_finished=statuses.count(FINISHED),
+                    runs_interrupted=statuses.count(INTERRUPTED),
+                    machine=machine_of(env),
+                    device=device,
+                    settings_key=settings_key(data),
+                    speedup=_number(speedup.get("value")),
+                    speedup_low=_number(speedup.get("low")),
+                    speedup_high=_number(speedup.get("high")),
+                    baseline_step_seconds=_number(comp.get("baseline_steady_step_seconds")),
+                    xla_step_seconds=_number(comp.get("xla_steady_step_seconds")),
+                )
+            )
+        except (OSError, ValueError, AttributeError):
+            continue
+    items.sort(key=lambda i: (i.created, i.folder.name), reverse=True)
+    return items
+
+
+def _number(value: object) -> float | None:
+    return float(value) if isinstance(value, (int, float)) else None
+
+
+def same_settings(items: list[HistoryItem], chosen: HistoryItem) -> list[HistoryItem]:
+    """The comparisons of `chosen`'s dataset, model and settings, one per machine (its newest,
+    `chosen` itself for its own machine), `chosen`'s machine first: the machines side by side.
+    Only measured ones (with a speed-up) count. Each keeps its own ratio and interval; nothing
+    is divided across machines."""
+    if chosen.speedup is None:
+        return [chosen]
+    rows = [chosen]
+    seen = {chosen.machine}
+    for item in items:  # newest first
+        if (item.settings_key == chosen.settings_key and item.machine not in seen
+                and item.speedup is not None):
+            rows.append(item)
+            seen.add(item.machine)
+    return rows
+
+
+def load(item: HistoryItem | Path) -> ComparisonReport:
+    path = item.json_path if isinstance(item, HistoryItem) else Path(item)
+    if path.is_dir():
+        path = path / "comparison.json"
+    return export.read_json(path)

@@ -1,0 +1,263 @@
+"""A comparison's full record: config, dataset, environment, every run's events, the summary.
+
+The same object feeds the CLI's table, the GUI, the history and the CSV/JSON/PNG exports, and it
+round-trips through JSON so a saved comparison can be reopened and recomputed.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+import platform
+import shlex
+from dataclasses import dataclass, field
+from typing import Any
+
+from xlagui import __version__
+from xlagui.core.analysis.accuracy import chance_level
+from xlagui.core.analysis.efficiency import compute as efficiency
+from xlagui.core.analysis.pairs import InterleavedSummary
+from xlagui.core.analysis.ranking import arm_results, instrument_check, recommendation
+from xlagui.core.analysis.stats import NOT_COMPARED, Comparison, RunRecord, compare_runs, verdict
+from xlagui.core.analysis.summary import summarize
+from xlagui.core.machine.peak import MachineLimits
+from xlagui.core.protocol.arms import CHECK_VARIANT
+from xlagui.core.protocol.config import RunConfig
+from xlagui.core.protocol.events import ModelEvent, event_from_dict
+from xlagui.core.protocol.record import FINISHED, RunEntry
+
+FORMAT_VERSION = 1
+
+@dataclass
+class MeasurementRecord:
+    """How the interleaved measurement ended; its figures are recomputed from the events."""
+
+    stopped_by: str = ""  # "target", "budget", "stopped" or "error"
+    measuring_seconds: float = 0.0
+    block_steps: int = 0
+    error: str = ""
+    # The measuring runs' ids in the order they warmed up (random: `interleave.warm_up_order`);
+    # empty in comparisons saved before the order was drawn (the baseline then went first).
+    warm_up_order: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "stopped_by": self.stopped_by,
+            "measuring_seconds": self.measuring_seconds,
+            "block_steps": self.block_steps,
+            "error": self.error,
+            "warm_up_order": list(self.warm_up_order),
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> MeasurementRecord:
+        return cls(
+            stopped_by=str(d.get("stopped_by", "")),
+            measuring_seconds=float(d.get("measuring_seconds", 0.0)),
+            block_steps=int(d.get("block_steps", 0)),
+            error=str(d.get("error", "")),
+            warm_up_order=[str(x) for x in d.get("warm_up_order") or []],
+        )
+
+
+@dataclass
+class ComparisonReport:
+    config: RunConfig
+    dataset: dict[str, Any]
+    runs: list[RunEntry] = field(default_factory=list)
+    # The interleaved speed measurement: one live worker per arm (baseline first).
+    measure_runs: list[RunEntry] = field(default_factory=list)
+    measurement: MeasurementRecord | None = None
+    # One short compile per XLA arm with XLA's dump on, after the timed work ("What XLA did").
+    inspect_runs: list[RunEntry] = field(default_factory=list)
+    created: str = field(
+        default_factory=lambda: _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+    )
+    environment: dict[str, Any] = field(default_factory=dict)
+    comparison: Comparison | None = None
+    app_version: str = __version__
+    # The machine's measured limits (`core/machine/peak.py`), for the %-of-peak figures; None when
+    # not
+    # measured (the probe is off or failed: then only the achieved FLOP/s are shown).
+    limits: MachineLimits | None = None
+    # The model check's answer (`xlagui.core.model.check`): the chosen model built once before
+    # anything was measured, with its FLOPs per step; None for the article's CNN (its work is
+    # counted from the shapes) and in comparisons saved before models could be chosen.
+    model_check: ModelEvent | None = None
+
+    def entry(self, run_id: str) -> RunEntry | None:
+        """The run (training or measuring) with this id."""
+        everything = [*self.measure_runs, *self.runs, *self.inspect_runs]
+        return next((r for r in everything if r.run_id == run_id), None)
+
+    def records(self, runs: list[RunEntry] | None = None) -> list[RunRecord]:
+        out = []
+        for r in self.runs if runs is None else runs:
+            summary = r.summary
+            if r.status == FINISHED and summary is not None:
+                started = r.started
+                out.append(
+                    RunRecord(
+                        run_id=r.run_id,
+                        variant=r.variant,
+                        repeat=r.repeat,
+                        xla_mode=r.xla_mode,
+                        summary=summary,
+                        val_count=started.val_count if started else 0,
+                    )
+                )
+        return out
+
+    def interleaved(self) -> InterleavedSummary | None:
+        """The measurement's figures, from the measuring workers' events."""
+        if len(self.measure_runs) < 2:
+            return None
+        base, arm = self.measure_runs[0], self.measure_runs[1]
+        m = self.measurement or MeasurementRecord()
+        return summarize(
+            (base.xla_mode, base.events),
+            (arm.xla_mode, arm.events),
+            stopped_by=m.stopped_by,
+            target=self.config.target_percent / 100,
+            budget_seconds=float(self.config.budget_seconds),
+            measuring_seconds=m.measuring_seconds,
+        )
+
+    def recompute(self) -> Comparison:
+        counts = self.dataset.get("counts")
+        class_count = len(self.dataset.get("class_names") or []) or 2
+        self.comparison = compare_runs(
+            self.records(),
+            self.interleaved(),
+            self.records(self.measure_runs),
+            chance=chance_level(counts, class_count),
+        )
+        c = self.comparison
+        if c.interleaved is not None:
+            c.interleaved.arms = arm_results(
+                self.measure_runs, self.runs, counts=counts, class_count=class_count
+            )
+            c.interleaved.check = instrument_check(self.measure_runs)
+            if len(c.interleaved.arms) > 1:
+                if c.verdict_kind != NOT_COMPARED:
+                    c.verdict = verdict(c)  # again, now that it knows every arm's interval
+                c.recommended_arm, c.recommendation = recommendation(c.interleaved.arms)
+        self.comparison.efficiency = efficiency(self, self.limits)
+        first = next((r.started for r in [*self.measure_runs, *self.runs] if r.started), None)
+        if first is not None:
+            self.environment = {
+                **self.environment,
+                "device_name": first.device_name,
+                "device_kind": first.device_kind,
+                **first.versions,
+            }
+        return self.comparison
+
+    def reproduce_command(self) -> str:
+        c = self.config
+        source = "--demo" if self.dataset.get("demo") else shlex.quote(str(self.dataset["root"]))
+        parts = [
+            "xlagui compare",
+            source,
+            f"--epochs {c.epochs}",
+            f"--batch {c.batch_size}",
+            f"--image-size {c.image_size}",
+            f"--device {c.device}",
+            f"--xla {c.xla.value}",
+            f"--repeats {c.repeats}",
+            f"--seed {c.seed}",
+            f"--budget {c.budget_seconds}",
+            f"--target {c.target_percent:g}",
+        ]
+        if c.arms:
+            parts.append(f"--arms {','.join(c.arms)}")
+        if not c.model.is_article_cnn:
+            parts.append(f"--model {shlex.quote(c.model.argument)}")
+            if c.model.new_head:
+                parts.append("--new-head")
+        if c.quick:
+            parts.append("--quick")
+        if c.check:
+            parts.append("--check")
+        if not c.augment:
+            parts.append("--no-augment")
+        kinds = (self.dataset.get("excluded") or {}).get("kinds") or []
+        if kinds:
+            parts.append(f"--exclude-problems {','.join(kinds)}")
+        return " ".join(parts)
+
+    def title(self) -> str:
+        name = self.dataset.get("name") or self.dataset.get("root", "")
+        others = [r.variant for r in self.measure_runs[2:] if r.variant != CHECK_VARIANT]
+        if others:
+            names = ["XLA", *others]
+            return f"{', '.join(names[:-1])} and {names[-1]} vs baseline on {name}" + model_words(
+                self.config
+            )
+        return f"XLA vs baseline on {name}{model_words(self.config)}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "format": "xlagui-comparison",
+            "format_version": FORMAT_VERSION,
+            "app_version": self.app_version,
+            "created": self.created,
+            "reproduce": self.reproduce_command(),
+            "config": self.config.to_dict(),
+            "dataset": self.dataset,
+            "environment": self.environment,
+            "comparison": self.comparison.to_dict() if self.comparison else None,
+            "runs": [r.to_dict() for r in self.runs],
+            "measure_runs": [r.to_dict() for r in self.measure_runs],
+            "measurement": self.measurement.to_dict() if self.measurement else None,
+            "inspect_runs": [r.to_dict() for r in self.inspect_runs],
+            "machine_limits": self.limits.to_dict() if self.limits else None,
+            "model_check": self.model_check.to_dict() if self.model_check else None,
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> ComparisonReport:
+        if d.get("format") != "xlagui-comparison":
+            raise ValueError("not an xlagui comparison file")
+        if int(d.get("format_version", 0)) > FORMAT_VERSION:
+            raise ValueError(
+                f"this comparison was written by a newer xlagui (format {d['format_version']})"
+            )
+        report = cls(
+            config=RunConfig.from_dict(d["config"]),
+            dataset=d.get("dataset", {}),
+            runs=[RunEntry.from_dict(r) for r in d.get("runs", [])],
+            created=d.get("created", ""),
+            environment=d.get("environment", {}),
+            app_version=d.get("app_version", ""),
+            measure_runs=[RunEntry.from_dict(r) for r in d.get("measure_runs", [])],
+            inspect_runs=[RunEntry.from_dict(r) for r in d.get("inspect_runs", [])],
+        )
+        if d.get("measurement") is not None:
+            report.measurement = MeasurementRecord.from_dict(d["measurement"])
+        if d.get("machine_limits") is not None:
+            report.limits = MachineLimits.from_dict(d["machine_limits"])
+        if d.get("comparison") is not None:
+            report.comparison = Comparison.from_dict(d["comparison"])
+        if d.get("model_check") is not None:
+            check = event_from_dict(d["model_check"])
+            if not isinstance(check, ModelEvent):
+                raise ValueError(f"model_check is a {check.type} event, not a model event")
+            report.model_check = check
+        return report
+
+
+def model_words(config: RunConfig) -> str:
+    """The model in a title: "" for the article's CNN (every title before models could be
+    chosen), " with mixer" or " with net.keras" otherwise."""
+    return "" if config.model.is_article_cnn else f" with {config.model.label}"
+
+
+def host_environment() -> dict[str, Any]:
+    return {
+        "hostname": platform.node(),
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+        "cpu_count": os.cpu_count(),
+        "xlagui": __version__,
+    }
