@@ -156,7 +156,7 @@ def test_the_png_renders_without_a_display_or_application(tmp_path: Path) -> Non
     code = (
         "import sys\n"
         "from pathlib import Path\n"
-        "from xlagui.core import export\n"
+        "from xlagui.core.results import export\n"
         "from xlagui.ui.report_png import render_report_png\n"
         f"report = export.read_json(Path({str(report_json)!r}))\n"
         f"print(render_report_png(report, Path({str(tmp_path / 'cli.png')!r})))\n"

@@ -44,7 +44,7 @@ def test_the_log_folder_is_in_the_user_data_folder(monkeypatch: pytest.MonkeyPat
 def test_a_hard_crash_leaves_its_stack_in_the_crash_log(tmp_path: Path) -> None:
     code = (
         "import faulthandler\n"
-        "from xlagui.core import logs\n"
+        "from xlagui.core.files import logs\n"
         "logs.enable_crash_log()\n"
         "def deep_in_the_app():\n"
         "    faulthandler._sigsegv()\n"

@@ -109,7 +109,7 @@ def test_tf_version_is_read_without_loading_tensorflow() -> None:
     import subprocess
     import sys
 
-    code = ("import sys; from xlagui.core import peak; v = peak.tf_version(); "
+    code = ("import sys; from xlagui.core.machine import peak; v = peak.tf_version(); "
             "print(v, 'tensorflow' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.split()
