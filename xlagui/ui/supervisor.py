@@ -32,6 +32,7 @@ from xlagui.core.report import ComparisonReport, RunEntry
 from xlagui.core.spec import RunSpec
 from xlagui.core.task import Cancelled, TaskState
 from xlagui.core.worker_process import LOCAL, Transport
+from xlagui.present.markdown import summary_markdown
 
 if TYPE_CHECKING:
     from xlagui.core.scan import DatasetScan
@@ -129,6 +130,7 @@ class ComparisonSupervisor(QThread):
                     only=self.only,
                     worker=self.worker,
                     transport=transport,
+                    tensorboard_text=summary_markdown,
                 )
         except Exception as exc:  # the supervision must never take the app down
             self.crashed.emit(f"{type(exc).__name__}: {exc}", traceback.format_exc())
