@@ -27,8 +27,9 @@ from typing import Any
 
 from _common import ROOT, add_write, load_average, publish, repeat, section_text
 
-from xlagui.core.analysis.pairs import estimate_ratio
+from xlagui.core.analysis.pairs import Recommendation, estimate_ratio
 from xlagui.core.protocol.arms import parse_arm
+from xlagui.present.verdicts import recommendation_sentence
 
 
 def _quick(
@@ -55,7 +56,8 @@ def _quick(
         "stopped_by": i["stopped_by"],
         "block_steps": i["block_steps"],
         "recommended": c.get("recommended_arm"),
-        "recommendation": c.get("recommendation") or "",
+        "recommendation": recommendation_sentence(Recommendation.from_dict(c["recommendation"]))
+        if c.get("recommendation") else "",
         "arms": {a["arm"]: a for a in i["arms"]},
     }
 

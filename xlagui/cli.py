@@ -822,6 +822,7 @@ def _run(
 ) -> None:
     from xlagui.console import MeasureProgress, print_run_failure
     from xlagui.core.compare import run_comparison, run_measurement
+    from xlagui.present.markdown import summary_markdown
 
     if only is None:
         if args.events:
@@ -855,7 +856,8 @@ def _run(
             ),
             "on_run_done": lambda entry: print_run_failure(console, entry),
         }
-        run_comparison(report, scan, out, state, only=only, transport=transport, **hooks)
+        run_comparison(report, scan, out, state, only=only, transport=transport,
+                       tensorboard_text=summary_markdown, **hooks)
         return
     from xlagui.console import RichProgress
 
@@ -870,6 +872,7 @@ def _run(
             on_run_start=progress.on_run_start,
             on_run_done=progress.on_run_done,
             transport=transport,
+            tensorboard_text=summary_markdown,
         )
 
 

@@ -41,6 +41,7 @@ from xlagui.present.format import (
     run_rows,
 )
 from xlagui.present.limits import efficiency_rows, limit_verdict
+from xlagui.present.verdicts import recommendation_sentence, verdict_sentence
 
 
 def run_label(entry: RunEntry) -> str:
@@ -266,9 +267,10 @@ def print_summary(console: Console, report: ComparisonReport) -> None:
             a.add_row(*row)
         console.print(a)
     colour = "green" if c.valid else "red"
-    console.print(f"[bold {colour}]{c.verdict}[/bold {colour}]")
-    if c.recommendation:
-        console.print(f"[bold]{escape(c.recommendation)}[/bold]")
+    console.print(f"[bold {colour}]{verdict_sentence(c)}[/bold {colour}]")
+    recommendation = recommendation_sentence(c.recommendation)
+    if recommendation:
+        console.print(f"[bold]{escape(recommendation)}[/bold]")
     for note in c.notes:
         console.print(f"[yellow]Note: {escape(note)}[/yellow]")
     print_limits(console, c)

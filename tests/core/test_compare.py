@@ -9,6 +9,7 @@ import pytest
 
 from tests.helpers.images import make_split_dataset
 from tests.helpers.streams import FakeWorker, run_events
+from xlagui.core.analysis.stats import EXTRAPOLATED, SPEED_MEASURED, BreakEven
 from xlagui.core.compare import CLOSING, new_report, plan_runs, run_comparison
 from xlagui.core.data.scan import DatasetScan, scan_dataset
 from xlagui.core.protocol.config import RunConfig
@@ -16,6 +17,7 @@ from xlagui.core.protocol.events import EpochEvent, ErrorEvent, Event
 from xlagui.core.protocol.record import RunEntry
 from xlagui.core.protocol.task import TaskState
 from xlagui.core.results import export, history
+from xlagui.present.verdicts import verdict_sentence
 
 
 @pytest.fixture
@@ -55,8 +57,8 @@ def test_comparison_with_known_streams(scan: DatasetScan, tmp_path: Path) -> Non
     assert c.speedup is not None and c.speedup.value == pytest.approx(2.0)
     assert c.total_time_ratio == pytest.approx(7 / 5)
     # 2 s behind after epoch 3, gaining 0.5 s per epoch: caught up 4 epochs later
-    assert c.break_even_text.startswith("epoch 7 (extrapolated")
-    assert "2.00× faster per epoch" in c.verdict
+    assert c.break_even == BreakEven(EXTRAPOLATED, 7, 3)
+    assert c.verdict_kind == SPEED_MEASURED
 
 
 def test_a_crashed_run_keeps_the_finished_ones(scan: DatasetScan, tmp_path: Path) -> None:
@@ -168,8 +170,16 @@ def test_csv_and_json_round_trip(scan: DatasetScan, tmp_path: Path) -> None:
     assert base == [3.0, 1.0, 1.0]
     summary = {r["metric"]: r for r in rows if r["row"] == "summary"}
     assert float(summary["speedup_steady_epoch"]["value"]) == pytest.approx(2.0)
-    assert summary["verdict"]["note"] == report.comparison.verdict  # type: ignore[union-attr]
+    # Verdicts as data, in the CSV too: kinds, never sentences (those are `present/`'s).
+    assert (summary["verdict"]["value"], summary["verdict"]["note"]) == (SPEED_MEASURED, "")
+    assert (summary["break_even_epoch"]["value"], summary["break_even_epoch"]["note"]) == (
+        "7", EXTRAPOLATED)
+    assert summary["xla_val_accuracy"]["note"] == "one_seed"
     data = json.loads((tmp_path / "out" / "comparison.json").read_text())
+    saved = data["comparison"]
+    assert "verdict" not in saved and "accuracy_text" not in saved
+    assert saved["break_even"] == {"kind": EXTRAPOLATED, "epoch": 7, "measured_epochs": 3}
+    assert saved["accuracy"]["kind"] == "one_seed" and saved["recommendation"] is None
     assert data["reproduce"].startswith("xlagui compare ")
     assert "--epochs 3 --batch 4 --image-size 48" in data["reproduce"]
     assert data["dataset"]["fingerprint"] == scan.fingerprint()
@@ -267,7 +277,40 @@ def test_a_comparison_saved_before_the_summary_was_typed_still_opens(
     assert summary.xla_evidence is not None and summary.xla_evidence.compiled
     c = old.recompute()
     assert report.comparison is not None
-    assert c.speedup == report.comparison.speedup and c.verdict == report.comparison.verdict
+    assert c.speedup == report.comparison.speedup
+    assert verdict_sentence(c) == verdict_sentence(report.comparison)
+
+
+def test_a_comparison_saved_before_verdicts_were_data_lists_and_reopens(
+    scan: DatasetScan, tmp_path: Path
+) -> None:
+    """comparison.json files written before verdicts were data hold them as sentences
+    (`verdict`, `accuracy_text`, `break_even_text`, a `recommendation` string) and nothing
+    typed: History lists them with the sentence they kept, and reopening one derives the
+    verdict's data from its events again."""
+    root = tmp_path / "history"
+    folder = history.new_folder(root)
+    report = new_report(scan, RunConfig(epochs=3, batch_size=4, image_size=48))
+    run_comparison(report, scan, folder, TaskState(), worker=worker())
+    path = folder / "comparison.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    saved = data["comparison"]
+    for key in ("break_even", "accuracy"):
+        saved.pop(key)
+    words = "XLA was 2.00× faster per epoch (as an old version said it)."
+    saved.update(verdict=words, accuracy_text="validation accuracy: 90.0% vs 90.0% baseline",
+                 break_even_epoch=7, break_even_text="epoch 7", recommendation="")
+    path.write_text(json.dumps(data), encoding="utf-8")
+    [item] = history.list_items(root)
+    assert item.comparison is None and item.saved_verdict == words
+    assert item.runs_finished == 2 and item.speedup == pytest.approx(2.0)
+    old = history.load(item)
+    assert old.comparison == report.comparison  # recomputed: the typed verdict is back
+    assert old.comparison is not None and old.comparison.break_even == BreakEven(EXTRAPOLATED, 7, 3)
+    # A new one lists with its record, which `present.verdicts` says; no sentence is kept.
+    export.write_json(old, path)
+    [item] = history.list_items(root)
+    assert item.comparison == report.comparison and item.saved_verdict == ""
 
 
 def test_a_comparison_saved_before_models_could_be_chosen_opens_as_the_articles_cnn(

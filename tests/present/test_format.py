@@ -83,7 +83,12 @@ def test_compile_cost_is_never_negative() -> None:
 
 
 def test_arm_bars_rank_and_mark_the_arms() -> None:
-    from xlagui.core.analysis.pairs import ArmResult, InterleavedSummary
+    from xlagui.core.analysis.pairs import (
+        ArmResult,
+        InterleavedSummary,
+        Recommendation,
+        RecommendationKind,
+    )
     from xlagui.core.analysis.stats import Comparison
     from xlagui.present import format as fmt
 
@@ -93,19 +98,22 @@ def test_arm_bars_rank_and_mark_the_arms() -> None:
         ArmResult(arm="fp16", variant="fp16", ratio=0.4, low=0.35, high=0.45, valid=False),
         ArmResult(arm="jit+bf16", variant="jit+bf16", ratio=0.8, accuracy_ok=False),
     ]
+    rec = Recommendation(RecommendationKind.RECOMMENDED, arm="bf16", label="bf16", speedup=2.0,
+                         low=1.8, high=2.2)
     c = Comparison(interleaved=InterleavedSummary(arms=arms), recommended_arm="bf16",
-                   recommendation="On this machine, bf16.",
-                   verdict="XLA slower.")
+                   recommendation=rec, verdict_kind="speed_measured",
+                   speedup=Interval(0.5, 0.45, 0.55, "pairs"))
     bars = fmt.arm_bars(c)
     assert [(b.arm, b.speedup, b.mark, b.recommended) for b in bars] == [
         ("fp16", 2.5, "NOT VALID", False), ("bf16", 2.0, "", True),
         ("jit+bf16", 1.25, "learns worse", False), ("jit", 0.5, "", False)]
     assert bars[1].low == pytest.approx(1 / 0.55) and bars[2].low is None
     assert fmt.other_arms(c)
-    assert fmt.question_verdict(c) == "XLA slower."  # the recommendation is not in it
-    only_xla = Comparison(interleaved=InterleavedSummary(arms=arms[:1]), verdict="XLA. Rec.",
-                          recommendation="Rec.")
-    assert not fmt.other_arms(only_xla) and fmt.question_verdict(only_xla) == "XLA. Rec."
+    # The recommendation is not in the verdict: it is said after the arms table.
+    assert fmt.question_verdict(c).startswith("XLA was 2.00× slower per training step")
+    assert "bf16" not in fmt.question_verdict(c)
+    only_xla = Comparison(interleaved=InterleavedSummary(arms=arms[:1]))
+    assert not fmt.other_arms(only_xla)
 
 
 def test_one_runs_table_for_the_terminal_and_the_png() -> None:
@@ -146,7 +154,7 @@ def test_problems_beside_the_verdict_are_chosen_by_its_kind_not_its_text() -> No
     problems = ["run 02 asked for XLA but XLA compiled nothing", "too few epochs"]
     shown = {
         (kind, valid): fmt.problems_beside_verdict(
-            Comparison(verdict_kind=kind, valid=valid, problems=list(problems), verdict="x"))
+            Comparison(verdict_kind=kind, valid=valid, problems=list(problems)))
         for kind in (SPEED_MEASURED, NO_SPEED, NOT_COMPARED) for valid in (True, False)
     }
     assert shown[(SPEED_MEASURED, True)] == problems  # a valid verdict lists none of them

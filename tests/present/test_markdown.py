@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from tests.helpers.reports import comparison_report
 from xlagui.present import format as fmt
 from xlagui.present.markdown import ARM_COLUMNS, cell, code_block, report_markdown
+from xlagui.present.verdicts import recommendation_sentence
 
 ARM_HEADER = [h for h, _ in ARM_COLUMNS]
 SEPARATOR = re.compile(r"^\|(:?-{3,}:?\|)+$")
@@ -129,7 +130,7 @@ def test_other_arms_rank_with_the_xla_side_and_one_is_recommended() -> None:
     assert report.comparison.recommended_arm == "jit"
     assert [row[6] for row in arms.rows] == ["★ yes", "no", "no"]
     # The recommendation follows the table; the verdict above it does not repeat it.
-    rec = report.comparison.recommendation
+    rec = recommendation_sentence(report.comparison.recommendation)
     assert rec and md.count(rec) == 1
     assert md.index(rec) > md.index("## Arms against the baseline")
     assert [row[0] for row in found["Training runs"].rows] == [

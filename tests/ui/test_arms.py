@@ -17,10 +17,12 @@ from PySide6.QtWidgets import QSpinBox
 from pytestqt.qtbot import QtBot
 
 from tests.helpers.clicks import click
+from xlagui.core.analysis.pairs import RecommendationKind
 from xlagui.core.protocol.arms import OFFERED
 from xlagui.core.protocol.config import DEFAULTS, EXTRA_ARM_BUDGET_SECONDS
 from xlagui.core.results.report import ComparisonReport
 from xlagui.present import format as fmt
+from xlagui.present.verdicts import recommendation_sentence, verdict_sentence
 from xlagui.ui.main_window import MainWindow
 from xlagui.ui.report_png import ReportFigure, render_report_png
 from xlagui.ui.settings_panel import SettingsPanel
@@ -126,9 +128,12 @@ def test_an_arm_ticked_runs_in_a_third_column_and_ranks(qtbot: QtBot,
     assert [row[1] for row in panel.arm_rows] == ["bf16 ★", "jit"]
     assert panel.arm_rows == fmt.arm_table(c)
     assert panel.recommendation.isVisible()
-    assert panel.recommendation.text() == c.recommendation
-    assert c.recommendation.startswith("On this machine, the fastest configuration")
-    assert "bf16" in c.recommendation and "2.50× faster" in c.recommendation
+    assert c.recommendation is not None and c.recommendation.arm == "bf16"
+    assert c.recommendation.kind is RecommendationKind.ACCURACY_UNKNOWN  # a quick check
+    text = recommendation_sentence(c.recommendation)
+    assert panel.recommendation.text() == text
+    assert text.startswith("On this machine, the fastest configuration is bf16")
+    assert "2.50× faster" in text
 
 
 def test_past_three_columns_the_strip_scrolls(qtbot: QtBot,
@@ -193,7 +198,7 @@ def test_the_png_ranks_the_arms_in_a_bar_chart(qtbot: QtBot, loaded_window: Main
     c = report.comparison
     c.interleaved.arms = [dataclasses.replace(a, valid=False, problems=["no policy"])
                           if a.arm == "bf16" else a for a in c.interleaved.arms]
-    c.recommended_arm = None
+    c.recommended_arm, c.recommendation = None, None
     marked = ReportFigure(report)
     qtbot.addWidget(marked)
     assert marked.arm_chart is not None
@@ -211,8 +216,9 @@ def test_a_comparison_without_other_arms_has_no_chart(qtbot: QtBot,
     qtbot.addWidget(figure)
     assert figure.arm_chart is None
     assert not loaded_window.runs_view.comparison.arms_box.isVisible()
-    # The verdict keeps the core's whole sentence when XLA is the only arm.
-    assert loaded_window.runs_view.comparison.verdict.text() == report.comparison.verdict
+    # The verdict is the whole sentence when XLA is the only arm.
+    assert loaded_window.runs_view.comparison.verdict.text() == verdict_sentence(
+        report.comparison)
 
 
 def set_by_typing(qtbot: QtBot, box: QSpinBox, value: int) -> None:

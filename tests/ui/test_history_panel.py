@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+import json
 import platform
 from pathlib import Path
 
@@ -12,6 +14,7 @@ from pytestqt.qtbot import QtBot
 
 from tests.helpers.reports import comparison_report
 from tests.ui.conftest import WindowFactory
+from xlagui.present.verdicts import history_verdict, short_verdict, verdict_sentence
 from xlagui.ui import dialogs
 from xlagui.ui.main_window import TAB_RUNS, MainWindow
 
@@ -27,12 +30,19 @@ def test_a_finished_comparison_is_listed_and_reopens(qtbot: QtBot, loaded_window
     window = loaded_window
     panel = window.history_panel
     with qtbot.waitSignal(panel.refreshed, timeout=20_000):
-        with qtbot.waitSignal(window.comparison_finished, timeout=20_000):
+        with qtbot.waitSignal(window.comparison_finished, timeout=20_000) as finished:
             assert window.start_comparison()
+    # The message that it finished says the verdict's first sentence, from the comparison's
+    # data: the speed and the compile cost.
+    c = finished.args[0].comparison
+    short = short_verdict(c)
+    assert short.startswith("XLA was 2.00× faster") and "Total wall time" not in short
+    assert f"Comparison finished.</b> {html.escape(short)} The details" in (
+        window.message_bar.text())
     assert len(panel.items) == 1
     item = panel.items[0]
     assert item.title == "XLA vs baseline on elephants"
-    assert "2.00× faster" in item.verdict
+    assert item.comparison is not None and history_verdict(item) == verdict_sentence(c)
     assert (item.folder / "comparison.json").is_file()
     assert panel.tree.topLevelItemCount() == 1
     row = panel.tree.topLevelItem(0)
@@ -64,6 +74,43 @@ def test_a_finished_comparison_is_listed_and_reopens(qtbot: QtBot, loaded_window
     assert view.comparison.rows["Speed per training step"].text().startswith("2.00× faster")
     assert item.folder.name in view.folder_link.text()
     assert other.export_action.isEnabled()
+
+
+def test_a_comparison_saved_in_words_is_listed_with_its_sentence_and_reopens(
+        qtbot: QtBot, window: MainWindow, tmp_path: Path) -> None:
+    """A comparison.json from before verdicts were data holds its verdict as a sentence and
+    nothing typed: History lists it with that sentence; reopened, it is derived from its
+    events again and the summary says the verdict from that."""
+    from xlagui.core.results import history
+
+    report = comparison_report(arms=("bf16",), training=True)
+    folder = tmp_path / "history" / "old"
+    history.save(report, folder)
+    path = folder / "comparison.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    saved = data["comparison"]
+    for key in ("break_even", "accuracy", "recommendation"):
+        saved.pop(key)
+    for arm in saved["interleaved"]["arms"]:
+        arm.pop("accuracy")
+        arm.update(accuracy_text="as the old version said it", accuracy_from="")
+    words = "XLA was 2.00× faster (in an old version's words)."
+    saved.update(verdict=words, accuracy_text="", break_even_text="", break_even_epoch=None,
+                 recommendation="On this machine, (old words).")
+    path.write_text(json.dumps(data), encoding="utf-8")
+    panel = window.history_panel
+    with qtbot.waitSignal(panel.refreshed, timeout=10_000):
+        panel.refresh()
+    row = panel.tree.topLevelItem(0)
+    assert row is not None and row.text(4) == words and row.toolTip(4) == words
+    with qtbot.waitSignal(window.report_shown, timeout=10_000):
+        panel.select_folder(folder)
+        panel.open_button.click()
+    c = window.comparisons.report.comparison  # type: ignore[union-attr]
+    assert c is not None and c.recommendation is not None and c.break_even is not None
+    summary = window.runs_view.comparison
+    assert summary.verdict.text() == verdict_sentence(c) != words
+    assert summary.recommendation.text().startswith("On this machine, the fastest")
 
 
 def test_a_damaged_history_entry_is_explained(qtbot: QtBot, window: MainWindow,

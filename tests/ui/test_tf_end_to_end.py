@@ -10,6 +10,7 @@ from pytestqt.qtbot import QtBot
 
 from tests.helpers.images import make_class_folders
 from tests.ui.conftest import WindowFactory, is_closed
+from xlagui.present.verdicts import verdict_sentence
 
 
 @pytest.mark.tf
@@ -49,8 +50,8 @@ def test_a_real_comparison_on_a_tiny_dataset(qtbot: QtBot, make_window: WindowFa
     c = report.comparison
     assert c is not None and c.interleaved is not None and c.interleaved.pairs >= 6
     assert view.columns["xla"].measure_trace is not None
-    assert report.comparison is not None and report.comparison.verdict
-    assert view.comparison.verdict.text() == report.comparison.verdict
+    assert report.comparison is not None and report.comparison.verdict_kind
+    assert view.comparison.verdict.text() == verdict_sentence(report.comparison)
     assert (window.comparisons.report_folder / "comparison.json").is_file()
 
 

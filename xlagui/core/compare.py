@@ -24,7 +24,6 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from xlagui.core.analysis.stats import verdict
 from xlagui.core.data.demo import dataset_name
 from xlagui.core.data.exclusions import Exclusions, without_recorded
 from xlagui.core.machine import peak
@@ -420,9 +419,12 @@ def run_comparison(
     only: set[str] | None = None,
     worker: RunWorker | None = None,
     transport: Transport = LOCAL,
+    tensorboard_text: Callable[[ComparisonReport], str] | None = None,
 ) -> ComparisonReport:
     """Run every queued run of `report` in order (or only the variants in `only`), every
     worker started through `transport` (this computer, or the SSH host the measurement ran on).
+    `tensorboard_text` words the finished comparison for TensorBoard's text tab
+    (`xlagui.present.markdown.summary_markdown`: the core writes no sentences); None: no text.
 
     Stops after the current run when `state` asks it to; the report keeps every run that
     finished, and the events of the one the stop cut short (`interrupted` when the stop's
@@ -466,30 +468,11 @@ def run_comparison(
         if entry.status == QUEUED and only is None:
             entry.status = skipped_status(state)
     report.recompute()
-    if tboard.has_runs(out_dir) and not state.is_interruption_requested():
-        tboard.write_text(out_dir, summary_markdown(report))
+    if (tensorboard_text is not None and tboard.has_runs(out_dir)
+            and not state.is_interruption_requested()):
+        tboard.write_text(out_dir, tensorboard_text(report))
     save_errors.clear()
     _save(report, out_dir, save_errors)
     if save_errors:
         raise SaveError(save_errors[-1])
     return report
-
-
-def summary_markdown(report: ComparisonReport) -> str:
-    """The comparison in a few lines of Markdown, for TensorBoard's text tab."""
-    c = report.comparison
-    lines = [f"## {report.title()}", "", verdict(c) if c is not None else "Not compared.", ""]
-    if c is not None and c.recommendation:
-        lines += [c.recommendation, ""]
-    lines += ["| run | status | steady epoch (s) | val. accuracy |", "|---|---|---|---|"]
-    for entry in report.runs:
-        s = entry.summary
-        steady = s.steady_epoch_seconds if s is not None else None
-        acc = s.final_val_accuracy if s is not None else None
-        lines.append(
-            f"| {entry.run_id} | {entry.status} | "
-            f"{'—' if steady is None else f'{steady:.2f}'} | "
-            f"{'—' if acc is None else f'{acc:.1%}'} |"
-        )
-    lines += ["", f"Reproduce: `{report.reproduce_command()}`"]
-    return "\n".join(lines)

@@ -13,6 +13,7 @@ from xlagui.core.analysis.stats import NO_SPEED, NOT_COMPARED
 from xlagui.core.protocol.arms import CHECK_VARIANT, parse_arm
 from xlagui.core.protocol.config import XlaMode
 from xlagui.core.xla.evidence import describe
+from xlagui.present import verdicts
 
 if TYPE_CHECKING:
     from xlagui.core.analysis.pairs import ArmResult
@@ -221,10 +222,10 @@ def comparison_rows(c: Comparison) -> list[tuple[str, str]]:
         ]
     rows.append(("Compile cost", compile_cost(c)))
     if trained:
-        rows.append(("Break-even", c.break_even_text or DASH))
+        rows.append(("Break-even", verdicts.break_even_words(c.break_even) or DASH))
     rows.append(("Peak memory", memory(c)))
     if trained:
-        rows.append(("Accuracy", c.accuracy_text or DASH))
+        rows.append(("Accuracy", verdicts.comparison_accuracy(c) or DASH))
     if c.interleaved is not None and c.interleaved.check is not None:
         rows.append(("Instrument check (A/A)", instrument_check(c.interleaved.check)))
     rows.append(("Runs compared", runs_compared(c)))
@@ -287,11 +288,13 @@ def arm_speed(a: ArmResult) -> str:
 
 
 def arm_accuracy(a: ArmResult) -> str:
+    """An arm's accuracy verdict, with what it was measured on when it is one."""
+    text = verdicts.accuracy_words(a.accuracy)
     if a.accuracy_ok is None:
-        return a.accuracy_text or DASH
+        return text or DASH
     head = "as well" if a.accuracy_ok else "WORSE"
-    said = not a.accuracy_from or a.accuracy_from in a.accuracy_text
-    return f"{head}: {a.accuracy_text}" + ("" if said else f" ({a.accuracy_from})")
+    source = verdicts.accuracy_source(a.accuracy)
+    return f"{head}: {text}" + (f" ({source})" if source else "")
 
 
 def arm_table(c: Comparison) -> list[tuple[str, ...]]:
@@ -332,8 +335,8 @@ def problems_beside_verdict(c: Comparison) -> list[str]:
 
 def question_verdict(c: Comparison) -> str:
     """The verdict on the user's question, XLA. The arms' recommendation is a field of its
-    own (`Comparison.recommendation`), shown after the arms table."""
-    return c.verdict
+    own (`Comparison.recommendation`), said after the arms table."""
+    return verdicts.verdict_sentence(c)
 
 
 @dataclass(frozen=True)

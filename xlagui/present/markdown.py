@@ -4,8 +4,9 @@ machine, the headline speed-up with its 95% interval, the summary and every arm 
 training runs, the notes, and the command that reproduces it.
 
 `xlagui compare` writes it to `comparison.md` (and prints it with `--markdown`), the window's
-"Copy as Markdown" puts it on the clipboard. Every figure and sentence comes from `format` and
-`limits`, the same as in the terminal, the window and the PNG; this module only lays them out.
+"Copy as Markdown" puts it on the clipboard. Every figure and sentence comes from `format`,
+`verdicts` and `limits`, the same as in the terminal, the window and the PNG; this module only
+lays them out. `summary_markdown` is the shorter text for TensorBoard's text tab.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from xlagui.core.analysis.ranking import ranked
 from xlagui.present import format as fmt
-from xlagui.present import limits
+from xlagui.present import limits, verdicts
 
 if TYPE_CHECKING:
     from xlagui.core.analysis.stats import Comparison
@@ -117,8 +118,9 @@ def _report_markdown(report: ComparisonReport) -> str:
             lines += ["## Arms against the baseline, fastest first", ""]
             lines += table([h for h, _ in ARM_COLUMNS], arms, [lft for _, lft in ARM_COLUMNS])
             lines.append("")
-            if c.recommendation:
-                lines += [c.recommendation, ""]
+            recommendation = verdicts.recommendation_sentence(c.recommendation)
+            if recommendation:
+                lines += [recommendation, ""]
     if report.runs:
         lines += ["## Training runs", ""]
         lines += table([h for h, _ in fmt.RUN_COLUMNS], fmt.run_rows(report),
@@ -141,3 +143,26 @@ def _report_markdown(report: ComparisonReport) -> str:
     lines += ["", "## Reproduce", ""]
     lines += code_block(report.reproduce_command())
     return "\n".join(lines) + "\n"
+
+
+def summary_markdown(report: ComparisonReport) -> str:
+    """The comparison in a few lines of Markdown, for TensorBoard's text tab
+    (`compare.run_comparison`'s `tensorboard_text`)."""
+    c = report.comparison
+    verdict = verdicts.verdict_sentence(c) if c is not None else "Not compared."
+    lines = [f"## {report.title()}", "", verdict, ""]
+    recommendation = verdicts.recommendation_sentence(c.recommendation) if c is not None else ""
+    if recommendation:
+        lines += [recommendation, ""]
+    lines += ["| run | status | steady epoch (s) | val. accuracy |", "|---|---|---|---|"]
+    for entry in report.runs:
+        s = entry.summary
+        steady = s.steady_epoch_seconds if s is not None else None
+        acc = s.final_val_accuracy if s is not None else None
+        lines.append(
+            f"| {entry.run_id} | {entry.status} | "
+            f"{'—' if steady is None else f'{steady:.2f}'} | "
+            f"{'—' if acc is None else f'{acc:.1%}'} |"
+        )
+    lines += ["", f"Reproduce: `{report.reproduce_command()}`"]
+    return "\n".join(lines)

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QApplication, QFileDialog, QWidget
 from xlagui.core.data import exclusions as excl
 from xlagui.core.protocol.events import ErrorEvent, Event
 from xlagui.present.markdown import report_markdown
+from xlagui.present.verdicts import short_verdict
 from xlagui.ui import dialogs
 from xlagui.ui.dataset_controller import DatasetController
 from xlagui.ui.history_panel import HistoryPanel
@@ -295,10 +296,10 @@ class ComparisonController(QObject):
             c.interleaved is not None
             or (c.runs_compared.get("baseline") and c.runs_compared.get("xla"))
         ):
-            first = c.verdict.split(". ")[0].rstrip(".") + "."
             self.message.emit(
                 "ok" if c.valid else "error",
-                f"<b>Comparison finished.</b> {html.escape(first)} The details are below.",
+                f"<b>Comparison finished.</b> {html.escape(short_verdict(c))} The details are "
+                "below.",
                 15000)
         else:
             done = sum(1 for r in report.runs if r.status == "finished")

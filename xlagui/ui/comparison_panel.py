@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 
 from xlagui.core.analysis.stats import Comparison
 from xlagui.present import format as fmt
-from xlagui.present import limits
+from xlagui.present import limits, verdicts
 from xlagui.present.traces import RunTrace, SpeedupCurve
 from xlagui.ui import plots
 from xlagui.ui.theme import SEVERITY_COLORS, VARIANT_TITLES
@@ -317,7 +317,8 @@ class ComparisonPanel(QFrame):
                     widget.deleteLater()
             self._fill_arm_grid(rows)
         self.arms_box.setVisible(bool(rows))
-        text = c.recommendation if c is not None and rows else ""
+        text = (verdicts.recommendation_sentence(c.recommendation)
+                if c is not None and rows else "")
         self.recommendation.setText(text)
         self.recommendation.setVisible(bool(text))
 

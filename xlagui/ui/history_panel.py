@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 
 from xlagui.present import format as fmt
 from xlagui.present.hosts import SIDE_BY_SIDE_COLUMNS, side_by_side_rows
+from xlagui.present.verdicts import history_verdict
 from xlagui.ui.tasks import TaskOwner
 
 if TYPE_CHECKING:
@@ -133,16 +134,17 @@ class HistoryPanel(QWidget):
         self.items = items
         self.tree.clear()
         for item in self.items:
+            verdict = history_verdict(item)
             row = QTreeWidgetItem([
                 fmt.created(item.created),
                 item.title,
                 item.machine,
                 fmt.runs_done(item.runs_finished, item.runs_interrupted),
-                item.verdict or "not compared",
+                verdict or "not compared",
             ])
             row.setData(0, PathRole, str(item.folder))
             row.setToolTip(2, item.device)
-            row.setToolTip(4, item.verdict)
+            row.setToolTip(4, verdict)
             row.setToolTip(1, str(item.folder))
             self.tree.addTopLevelItem(row)
         self.empty.setVisible(not self.items)

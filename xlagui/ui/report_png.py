@@ -33,7 +33,7 @@ from xlagui.core.files.atomic import atomic_write_bytes
 from xlagui.core.protocol.record import RunEntry
 from xlagui.core.results.report import ComparisonReport
 from xlagui.present import format as fmt
-from xlagui.present import limits, xla_did
+from xlagui.present import limits, verdicts, xla_did
 from xlagui.present.traces import RunTrace, trace_of
 from xlagui.ui import plots
 from xlagui.ui.theme import SEVERITY_COLORS, VARIANT_TITLES
@@ -337,8 +337,9 @@ class ReportFigure(QWidget):
             arms.addWidget(_box("Every arm against the baseline, fastest first", chart), 5)
             arms.addWidget(_box("Arms", _table(fmt.ARM_COLUMNS, fmt.arm_table(comp))), 6)
             root.addLayout(arms)
-            if comp.recommendation:
-                rec = _label(comp.recommendation, "Section")
+            recommendation = verdicts.recommendation_sentence(comp.recommendation)
+            if recommendation:
+                rec = _label(recommendation, "Section")
                 rec.setStyleSheet("color: #202124; font-size: 18px;")
                 root.addWidget(rec)
         self.arm_panels = [_ArmPanel(report, a) for a in fmt.extra_arms(comp)]

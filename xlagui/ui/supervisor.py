@@ -33,6 +33,7 @@ from xlagui.core.protocol.record import RunEntry
 from xlagui.core.protocol.spec import RunSpec
 from xlagui.core.protocol.task import Cancelled, TaskState
 from xlagui.core.results.report import ComparisonReport
+from xlagui.present.markdown import summary_markdown
 
 if TYPE_CHECKING:
     from xlagui.core.data.scan import DatasetScan
@@ -130,6 +131,7 @@ class ComparisonSupervisor(QThread):
                     only=self.only,
                     worker=self.worker,
                     transport=transport,
+                    tensorboard_text=summary_markdown,
                 )
         except Exception as exc:  # the supervision must never take the app down
             self.crashed.emit(f"{type(exc).__name__}: {exc}", traceback.format_exc())

@@ -3,6 +3,8 @@ as well as the validation set's sampling noise."""
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import random
 
 import pytest
@@ -10,13 +12,13 @@ import pytest
 from xlagui.core.analysis.accuracy import (
     AccuracyKind,
     AccuracySide,
+    AccuracyVerdict,
     at_chance,
     chance_level,
     compare,
     correct_bits,
     mcnemar,
     read_bits,
-    words,
 )
 
 
@@ -31,7 +33,7 @@ def test_quick_checks_are_never_a_verdict() -> None:
     # Issue 19's case: jit 87.5% against the baseline's 98.5% after 115 steps, one seed each.
     v = compare(AccuracySide((0.985,), 200, steps=115), AccuracySide((0.875,), 200, steps=115), 0.5)
     assert v.kind is AccuracyKind.TOO_EARLY and v.ok is None and not v.differs
-    assert words(v).startswith("not enough training to compare accuracy (115 steps): 87.5%")
+    assert (v.steps, v.arm, v.baseline, v.arm_runs) == (115, 0.875, 0.985, 1)
 
 
 def test_unequal_steps_and_nonfinite_and_missing() -> None:
@@ -39,7 +41,7 @@ def test_unequal_steps_and_nonfinite_and_missing() -> None:
     assert v.kind is AccuracyKind.UNEQUAL_STEPS and v.ok is None
     v = compare(AccuracySide((0.98,), 200, steps=45), AccuracySide((0.5,), 200, steps=45), 0.5, 3)
     assert v.kind is AccuracyKind.NONFINITE and v.ok is False and v.arm == 0.5
-    assert words(v) == "its loss was not finite in 3 measured block(s)"
+    assert v.nonfinite == 3
     v = compare(AccuracySide((), 0), AccuracySide((0.9,), 10, epochs=2), 0.5)
     assert v.kind is AccuracyKind.NO_DATA and v.ok is None
 
@@ -47,8 +49,7 @@ def test_unequal_steps_and_nonfinite_and_missing() -> None:
 def test_a_baseline_still_at_chance_gives_no_verdict() -> None:
     v = compare(AccuracySide((0.52, 0.5), 100, epochs=2), AccuracySide((0.9, 0.9), 100, epochs=2),
                 0.5)
-    assert v.kind is AccuracyKind.AT_CHANCE
-    assert "the baseline at chance level (50%)" in words(v, 0.5)
+    assert v.kind is AccuracyKind.AT_CHANCE and v.chance == 0.5 and v.ok is None
 
 
 def test_one_seed_says_what_mcnemar_sees_but_claims_nothing() -> None:
@@ -59,11 +60,17 @@ def test_one_seed_says_what_mcnemar_sees_but_claims_nothing() -> None:
                 AccuracySide((0.85,), 200, epochs=5, correct=(arm,)), 0.5)
     assert v.kind is AccuracyKind.ONE_SEED and v.ok is None
     assert v.p_value is not None and v.p_value < 1e-6
-    text = words(v)
-    assert "one seed each" in text and "the two models differ here" in text
     same = compare(AccuracySide((0.9,), 200, epochs=5, correct=(arm,)),
                    AccuracySide((0.9,), 200, epochs=5, correct=(arm,)), 0.5)
-    assert same.p_value == 1.0 and "differ here" not in words(same)
+    assert same.kind is AccuracyKind.ONE_SEED and same.p_value == 1.0
+
+
+def test_a_verdict_round_trips_through_json() -> None:
+    v = compare(AccuracySide((0.98, 0.97), 200, epochs=3), AccuracySide((0.6, 0.62), 200, epochs=3),
+                0.5)
+    assert v.kind is AccuracyKind.WORSE and v.arm_runs == 2
+    again = AccuracyVerdict.from_dict(json.loads(json.dumps(dataclasses.asdict(v))))
+    assert again == v and again.kind is AccuracyKind.WORSE
 
 
 def test_correct_bits_round_trip_and_mcnemar_known_answer() -> None:

@@ -14,7 +14,14 @@ from typing import Any
 import pytest
 
 from tests.helpers.images import make_split_dataset
-from xlagui.core.analysis.pairs import ArmResult, RatioEstimate
+from xlagui.core.analysis.accuracy import AccuracyKind, AccuracyVerdict
+from xlagui.core.analysis.pairs import (
+    ArmResult,
+    PassedOver,
+    RatioEstimate,
+    Recommendation,
+    RecommendationKind,
+)
 from xlagui.core.analysis.ranking import ranked, recommendation
 from xlagui.core.compare import new_report, run_measurement
 from xlagui.core.data.scan import DatasetScan, scan_dataset
@@ -111,8 +118,8 @@ def test_rounds_go_to_the_arm_with_the_widest_interval(scan: DatasetScan, tmp_pa
     finishes = {e.variant: json.loads(rounds_log(out, e.run_id)[-1]) for e in report.measure_runs}
     assert finishes["xla"] == finishes["bf16"] == {"cmd": "finish", "steps": 0, "seq": 0}
     assert arms["jit"].accuracy_ok is None and arms["jit"].accuracy_kind == "unequal_steps"
-    assert arms["jit"].accuracy_text.startswith("not compared: ")
-    assert "after unequal training" in arms["jit"].accuracy_text
+    jit = arms["jit"].accuracy
+    assert jit is not None and jit.kind is AccuracyKind.UNEQUAL_STEPS and jit.ok is None
     # bf16 caught up: the same steps, but a quick check gives no verdict.
     assert arms["bf16"].accuracy_ok is None and arms["bf16"].accuracy_kind == "too_early"
 
@@ -154,7 +161,7 @@ def test_three_arms_rotate_and_each_gets_its_ratio(scan: DatasetScan, tmp_path: 
     assert ks == {"baseline": {37}, "xla": {37}, "bf16": {37}, "jit+bf16": {37}}
     c = report.comparison
     assert c is not None and c.interleaved is not None
-    assert "pairs of 37-step blocks" in c.verdict
+    assert c.interleaved.block_steps == 37
     arms = {a.arm: a for a in c.interleaved.arms}
     assert list(arms) == ["jit", "bf16", "jit+bf16"]
     assert arms["jit"].ratio == pytest.approx(2.4)
@@ -162,11 +169,15 @@ def test_three_arms_rotate_and_each_gets_its_ratio(scan: DatasetScan, tmp_path: 
     assert arms["jit+bf16"].ratio == pytest.approx(2.7)
     assert all(a.valid and a.pairs >= 8 for a in arms.values())
     assert c.recommended_arm == "bf16"
-    # The recommendation is a field of its own, not appended to the question's verdict.
-    assert "the fastest configuration is bf16" in c.recommendation
-    assert "Bonferroni-adjusted for 3 arms" in c.recommendation
-    assert c.verdict.startswith("XLA was 2.40× slower") and "bf16" not in c.verdict
+    # The recommendation is a field of its own, beside the question's verdict.
+    rec = c.recommendation
+    assert rec is not None and rec.kind is RecommendationKind.ACCURACY_UNKNOWN
+    assert (rec.arm, rec.adjusted_for, rec.tied, rec.passed_over) == ("bf16", 3, (), ())
+    assert rec.speedup == pytest.approx(2.0)
+    assert rec.low is not None and rec.high is not None and rec.speedup is not None
+    assert rec.low <= rec.speedup <= rec.high
     assert c.verdict_kind == "speed_measured"
+    assert c.speedup is not None and c.speedup.value == pytest.approx(1 / 2.4)
     assert report.title().startswith("XLA, bf16 and jit+bf16 vs baseline on ")
     data = json.loads((out / "comparison.json").read_text())
     got = {a["arm"]: a for a in data["comparison"]["interleaved"]["arms"]}
@@ -197,16 +208,13 @@ def test_a_quick_check_gap_is_no_accuracy_verdict(scan: DatasetScan, tmp_path: P
     arms = {a.arm: a for a in c.interleaved.arms}
     for a in arms.values():
         assert a.accuracy_ok is None and a.accuracy_kind == "too_early", a.arm
-        assert a.accuracy_text.startswith("not enough training to compare accuracy (")
-    assert "learns worse" not in json.dumps(c.to_dict())
+        assert a.accuracy is not None and a.accuracy.kind is AccuracyKind.TOO_EARLY
+        assert a.accuracy.steps is not None and a.accuracy.steps > 0
+    assert '"worse"' not in json.dumps(c.to_dict())
     assert c.recommended_arm == "fp16"
-    assert "whether it learns as well is not known" in c.recommendation
-    # Had the budget ended it, the verdict would name the arm whose interval held it: it is
-    # written again once every arm's interval is known.
-    assert report.measurement is not None
-    report.measurement.stopped_by = "budget"
-    again = report.recompute()
-    assert "before every arm's interval reached ±3% (widest: " in again.verdict
+    rec = c.recommendation
+    assert rec is not None and rec.kind is RecommendationKind.ACCURACY_UNKNOWN
+    assert rec.accuracy == arms["fp16"].accuracy  # what is not known, said with it
 
 
 def test_an_arm_that_did_not_engage_is_not_valid(scan: DatasetScan, tmp_path: Path) -> None:
@@ -223,8 +231,11 @@ def test_an_arm_that_did_not_engage_is_not_valid(scan: DatasetScan, tmp_path: Pa
     assert not bf16.valid
     assert "asked for the mixed_bfloat16 policy but float32 was in effect" in bf16.problems[0]
     assert c.recommended_arm is None
-    assert "no configuration that was clearly faster can be recommended" in c.recommendation
-    assert "bf16 was faster (2.00×) but is not recommended" in c.recommendation
+    rec = c.recommendation
+    assert rec is not None and rec.kind is RecommendationKind.NONE_RECOMMENDABLE
+    [passed] = rec.passed_over
+    assert (passed.arm, passed.valid, passed.problems) == ("bf16", False, tuple(bf16.problems))
+    assert passed.speedup == pytest.approx(2.0)
     assert "NOT VALID" in arm_table(c)[0][3]
 
 
@@ -269,19 +280,28 @@ def test_the_ranking_rule() -> None:
 
     slower = arm("jit", 2.3, accuracy_ok=True)
     unclear = arm("autocluster", 0.98, accuracy_ok=True)  # interval includes 1
-    fast_unknown = arm("bf16", 0.5, accuracy_ok=None, accuracy_text="not trained enough")
+    early = AccuracyVerdict(AccuracyKind.TOO_EARLY, 0.6, 0.9, steps=40)
+    fast_unknown = arm("bf16", 0.5, accuracy_ok=None, accuracy=early)
     assert [a.arm for a in ranked([slower, unclear, fast_unknown])] == [
         "bf16",
         "autocluster",
         "jit",
     ]
-    best, text = recommendation([slower, unclear, fast_unknown])
-    assert best == "bf16" and "whether it learns as well is not known" in text
-    best, text = recommendation([slower, unclear])
-    assert best is None and "no configuration measured was clearly faster" in text
+    rec = recommendation([slower, unclear, fast_unknown])
+    assert rec is not None and rec.arm == "bf16"
+    assert rec.kind is RecommendationKind.ACCURACY_UNKNOWN and rec.accuracy == early
+    assert rec.speedup == pytest.approx(2.0) and rec.adjusted_for == 0  # plain intervals
+    assert recommendation([slower, unclear]) == Recommendation(RecommendationKind.NONE_FASTER)
     invalid = arm("fp16", 0.3, valid=False, problems=["m4: asked for fp16 but float32"])
-    best, text = recommendation([invalid, fast_unknown])
-    assert best == "bf16" and "fp16 was faster" in text and "asked for fp16" in text
+    rec = recommendation([invalid, fast_unknown])
+    assert rec is not None and rec.arm == "bf16"
+    [passed] = rec.passed_over
+    assert passed == PassedOver("fp16", passed.speedup, False, ("m4: asked for fp16 but float32",),
+                                accuracy=None)
+    assert passed.speedup == pytest.approx(1 / 0.3)
+    assert recommendation([]) is None
+    assert recommendation([arm("jit", 2.0, accuracy_ok=True), arm("bf16", 0.5, accuracy_ok=True)]
+                          ).kind is RecommendationKind.RECOMMENDED  # type: ignore[union-attr]
 
 
 def _adjusted(name: str, ratio: float, adj: tuple[float, float], **kw: Any) -> ArmResult:
@@ -294,22 +314,24 @@ def test_overlapping_adjusted_intervals_are_a_tie_and_the_simpler_arm_wins() -> 
     combo = _adjusted("jit+bf16", 0.48, (0.44, 0.52))
     bf16 = _adjusted("bf16", 0.50, (0.46, 0.54))
     jit = _adjusted("jit", 2.2, (2.1, 2.3))
-    best, text = recommendation([jit, bf16, combo])
-    assert best == "bf16"
-    assert "jit+bf16 and bf16 are tied (their adjusted intervals overlap); bf16 is simpler" in text
-    assert "Bonferroni-adjusted for 3 arms" in text
+    rec = recommendation([jit, bf16, combo])
+    assert rec is not None and rec.kind is RecommendationKind.TIED and rec.arm == "bf16"
+    assert rec.tied == ("jit+bf16", "bf16") and rec.simpler and rec.adjusted_for == 3
+    # The interval it was ranked by, on the speed-up scale: 1 / 0.54 to 1 / 0.46.
+    assert rec.low == pytest.approx(1 / 0.54) and rec.high == pytest.approx(1 / 0.46)
     # Apart: the faster one wins, however many levers it pulls.
     far = _adjusted("jit+bf16", 0.30, (0.28, 0.32))
-    best, text = recommendation([jit, bf16, far])
-    assert best == "jit+bf16" and "tied" not in text
+    rec = recommendation([jit, bf16, far])
+    assert rec is not None and rec.arm == "jit+bf16"
+    assert rec.kind is RecommendationKind.RECOMMENDED and rec.tied == ()
 
 
 def test_an_arm_is_clearly_faster_only_by_its_adjusted_interval() -> None:
     # The plain 95% interval (0.91–0.99) lies below 1; adjusted for 3 arms (0.89–1.01) not.
     lucky = _adjusted("bf16", 0.95, (0.89, 1.01))
     assert lucky.clearly_faster and not lucky.clearly_faster_adjusted
-    best, text = recommendation([lucky, _adjusted("jit", 2.2, (2.1, 2.3))])
-    assert best is None and "no configuration measured was clearly faster" in text
+    rec = recommendation([lucky, _adjusted("jit", 2.2, (2.1, 2.3))])
+    assert rec is not None and rec.kind is RecommendationKind.NONE_FASTER and rec.arm is None
 
 
 def test_measured_arms_carry_intervals_adjusted_for_their_number(

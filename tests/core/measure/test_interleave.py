@@ -113,7 +113,7 @@ def test_known_ratio_through_drift_stops_on_target(scan: DatasetScan, tmp_path: 
     assert i.stopped_by == "target"
     assert i.pairs == 8  # the minimum before a target stop
     assert c.speedup is not None and c.speedup.value == pytest.approx(0.4)
-    assert "2.50× slower per training step" in c.verdict
+    assert c.verdict_kind == "speed_measured" and c.runs_compared["xla"] == 0
     assert i.baseline is not None and i.xla is not None
     assert i.xla.compile_seconds == pytest.approx(0.025 * 49 + 1.0)
     data = json.loads((tmp_path / "out" / "comparison.json").read_text())
@@ -219,10 +219,7 @@ def test_budget_stops_a_noisy_measurement(scan: DatasetScan, tmp_path: Path) -> 
     assert i.stopped_by == "budget"
     assert i.measuring_seconds == 10.0
     assert i.pairs == 10  # not one round more: the budget is checked after every round
-    assert i.half_width is not None and i.half_width > 0.03
-    assert "The time budget ran out before the ±3% precision was reached" in (
-        report.comparison.verdict  # type: ignore[union-attr]
-    )
+    assert i.half_width is not None and i.half_width > 0.03 and i.target == 0.03
 
 
 def test_stop_mid_block_keeps_the_pairs(scan: DatasetScan, tmp_path: Path) -> None:
@@ -257,7 +254,6 @@ def test_stop_mid_block_keeps_the_pairs(scan: DatasetScan, tmp_path: Path) -> No
     assert i is not None
     assert i.stopped_by == "stopped"
     assert i.pairs == 3
-    assert "stopped after 3 pairs" in report.comparison.verdict  # type: ignore[union-attr]
     assert [e.status for e in report.measure_runs] == ["cancelled", "cancelled"]
     # The cooperative stop reached the worker inside its block (no forced termination).
     cancelled = [e for r in report.measure_runs for e in r.events if e.type == "cancelled"]
@@ -315,7 +311,6 @@ def test_worker_dying_mid_measurement(scan: DatasetScan, tmp_path: Path) -> None
     assert "boom" in getattr(xla.events[-1], "details", "")
     i = report.comparison.interleaved if report.comparison else None
     assert i is not None and i.pairs == 4 and i.ratio == pytest.approx(2.0)
-    assert "A worker failed after 4 pairs" in report.comparison.verdict  # type: ignore[union-attr]
     assert report.measure_runs[0].status == "cancelled"
 
 

@@ -16,7 +16,8 @@ So the rule, one home for the CLI, the window, the PNG and the JSON:
   carries its own sampling noise), floored by the sampling noise of n images. "Worse" or
   "better" only when that interval excludes 0.
 
-Verdicts are data (`AccuracyVerdict`); `words` says them.
+Verdicts are data (`AccuracyVerdict`, kept whole on the comparison and on each arm);
+`xlagui.present.verdicts.accuracy_words` says them.
 """
 
 from __future__ import annotations
@@ -65,6 +66,8 @@ class AccuracyVerdict:
     epochs: int | None = None
     p_value: float | None = None  # McNemar, one seed pair with per-image results
     nonfinite: int = 0
+    chance: float | None = None  # the commonest-class share it was judged against
+    arm_runs: int = 0  # the arm's accuracies behind `arm` (one per seed)
 
     @property
     def ok(self) -> bool | None:
@@ -78,6 +81,10 @@ class AccuracyVerdict:
     @property
     def differs(self) -> bool:
         return self.kind in (AccuracyKind.WORSE, AccuracyKind.BETTER)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> AccuracyVerdict:
+        return cls(**{**d, "kind": AccuracyKind(d["kind"])})
 
 
 def sampling_noise(a: float, b: float, n: int) -> float:
@@ -129,7 +136,8 @@ def compare(
     """The arm's accuracy against the baseline's, judged against the noise that was measured."""
     n = max(1, min(base.images or 1, arm.images or 1))
     v = AccuracyVerdict(
-        AccuracyKind.NO_DATA, images=n, steps=arm.steps, epochs=arm.epochs, nonfinite=nonfinite
+        AccuracyKind.NO_DATA, images=n, steps=arm.steps, epochs=arm.epochs, nonfinite=nonfinite,
+        chance=chance, arm_runs=len(arm.values),
     )
     v = replace(
         v,
@@ -175,45 +183,3 @@ def chance_level(counts: dict[str, Any] | None, class_count: int) -> float:
 def at_chance(accuracy: float, n: int, chance: float) -> bool:
     """Not distinguishable from always guessing the commonest class (two standard errors)."""
     return accuracy <= chance + 2 * math.sqrt(chance * (1 - chance) / max(1, n))
-
-
-def words(v: AccuracyVerdict, chance: float | None = None) -> str:
-    """The verdict in words (the CLI, the window, the PNG and the JSON's text)."""
-    if v.kind is AccuracyKind.NONFINITE:
-        return f"its loss was not finite in {v.nonfinite} measured block(s)"
-    if v.kind is AccuracyKind.NO_DATA or v.arm is None or v.baseline is None:
-        return "no validation accuracy to compare"
-    figures = f"{v.arm:.1%} vs {v.baseline:.1%} baseline"
-    if v.kind is AccuracyKind.UNEQUAL_STEPS:
-        return f"not compared: {figures}, after unequal training (this slower arm sat out rounds)"
-    if v.kind is AccuracyKind.TOO_EARLY:
-        return (
-            f"not enough training to compare accuracy ({v.steps} steps): {figures}; early in "
-            "training one seed's luck can outweigh any arm"
-        )
-    when = f" after {v.epochs} epoch{'s' if v.epochs != 1 else ''}" if v.epochs else ""
-    if v.kind is AccuracyKind.AT_CHANCE:
-        level = f" ({chance:.0%})" if chance is not None else ""
-        return (
-            f"not trained enough to compare: {figures}{when}, the baseline at chance level{level}"
-        )
-    if v.kind is AccuracyKind.ONE_SEED:
-        text = (
-            f"{figures}{when} on {v.images} images, one seed each: the seed-to-seed spread of "
-            "training is not measured, so no verdict (--repeats 2 or more measures it)"
-        )
-        if v.p_value is not None:
-            text += (
-                f"; McNemar on these images p = {v.p_value:.2g}"
-                + (" (the two models differ here, but one seed cannot pin that on the arm)"
-                   if v.p_value < 0.05 else "")
-            )
-        return text
-    assert v.noise is not None and v.difference is not None
-    noise = f"±{v.noise:.1%} over {v.seeds} seeds and {v.images} images"
-    if v.kind is AccuracyKind.SAME:
-        return f"{figures}{when}, within the {noise}"
-    return (
-        f"{'learns worse' if v.kind is AccuracyKind.WORSE else 'learns better'}: {figures}{when}, "
-        f"{abs(v.difference):.1%} {'below' if v.difference < 0 else 'above'}, beyond the {noise}"
-    )

@@ -31,7 +31,10 @@ import statistics
 import threading
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
+from enum import Enum
 from typing import Any
+
+from xlagui.core.analysis.accuracy import AccuracyVerdict
 
 # hyperfine's src/outlier_detection.rs: 1.4826 converts the MAD into a standard deviation, and a
 # point more than ten of those from the median is an outlier.
@@ -300,8 +303,9 @@ class ArmResult:
     val_accuracy: float | None = None
     baseline_val_accuracy: float | None = None
     accuracy_ok: bool | None = None
-    accuracy_text: str = ""
-    accuracy_from: str = ""  # "training runs (N epochs)" or "after the N steps of the measurement"
+    # The accuracy verdict itself (`xlagui.present.verdicts.accuracy_words` says it, and where
+    # it comes from: training runs or the measurement's quick check); None before there is one.
+    accuracy: AccuracyVerdict | None = None
     # `xlagui.core.analysis.accuracy.AccuracyKind`: what the accuracy verdict is
     accuracy_kind: str = ""
     nonfinite_losses: int = 0
@@ -330,6 +334,82 @@ class ArmResult:
     @property
     def clearly_slower(self) -> bool:
         return self.low is not None and self.low > 1
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> ArmResult:
+        # Comparisons saved before verdicts were data held the accuracy in words
+        # (`accuracy_text`, `accuracy_from`): dropped, the report recomputes them from events.
+        d = {k: v for k, v in d.items() if k not in ("accuracy_text", "accuracy_from")}
+        if d.get("accuracy") is not None:
+            d["accuracy"] = AccuracyVerdict.from_dict(d["accuracy"])
+        return cls(**d)
+
+
+class RecommendationKind(str, Enum):
+    """What the ranking of the arms concluded (`xlagui.core.analysis.ranking.recommendation`)."""
+
+    RECOMMENDED = "recommended"  # the fastest clearly faster arm that learns as well
+    TIED = "tied"  # several arms' adjusted intervals overlap: the simplest (or fastest) of them
+    ACCURACY_UNKNOWN = "accuracy_unknown"  # the fastest, but whether it learns as well is unknown
+    NONE_FASTER = "none_faster"  # no arm measured was clearly faster than the baseline
+    NONE_RECOMMENDABLE = "none_recommendable"  # some were, but none of them can be recommended
+
+
+@dataclass(frozen=True)
+class PassedOver:
+    """A clearly faster arm that was not recommended, and why: its problems when it did not
+    engage as asked (`valid` false), else its accuracy verdict (worse, or a loss not finite)."""
+
+    arm: str
+    speedup: float  # baseline ÷ arm step time
+    valid: bool = True
+    problems: tuple[str, ...] = ()
+    accuracy: AccuracyVerdict | None = None
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> PassedOver:
+        acc = d.get("accuracy")
+        return cls(arm=d["arm"], speedup=d["speedup"], valid=d.get("valid", True),
+                   problems=tuple(d.get("problems") or ()),
+                   accuracy=AccuracyVerdict.from_dict(acc) if acc is not None else None)
+
+
+@dataclass(frozen=True)
+class Recommendation:
+    """`comparison.recommendation`: the arm to recommend (None: none), why (`kind`), its
+    speed-up with the interval it was ranked by (as speed-ups; Bonferroni-adjusted for
+    `adjusted_for` arms, 0 when it is the plain 95% interval), the arms it tied with
+    (`tied`, fastest first, the pick among them; `simpler`: it pulls fewer levers than the
+    others, else it is the fastest estimate), and the faster arms passed over."""
+
+    kind: RecommendationKind
+    arm: str | None = None
+    label: str = ""
+    speedup: float | None = None
+    low: float | None = None
+    high: float | None = None
+    adjusted_for: int = 0
+    tied: tuple[str, ...] = ()
+    simpler: bool = False
+    accuracy: AccuracyVerdict | None = None  # the pick's, said when it is not known
+    passed_over: tuple[PassedOver, ...] = ()
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Recommendation:
+        acc = d.get("accuracy")
+        return cls(
+            kind=RecommendationKind(d["kind"]),
+            arm=d.get("arm"),
+            label=d.get("label", ""),
+            speedup=d.get("speedup"),
+            low=d.get("low"),
+            high=d.get("high"),
+            adjusted_for=int(d.get("adjusted_for", 0)),
+            tied=tuple(d.get("tied") or ()),
+            simpler=bool(d.get("simpler", False)),
+            accuracy=AccuracyVerdict.from_dict(acc) if acc is not None else None,
+            passed_over=tuple(PassedOver.from_dict(p) for p in d.get("passed_over") or ()),
+        )
 
 
 @dataclass
@@ -396,7 +476,7 @@ class InterleavedSummary:
         for side in ("baseline", "xla"):
             if d.get(side) is not None:
                 d[side] = ArmTiming(**d[side])
-        d["arms"] = [ArmResult(**a) for a in d.get("arms") or []]
+        d["arms"] = [ArmResult.from_dict(a) for a in d.get("arms") or []]
         if d.get("check") is not None:
             d["check"] = InstrumentCheck.from_dict(d["check"])
         return cls(**d)

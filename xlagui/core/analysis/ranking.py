@@ -21,7 +21,15 @@ from typing import TYPE_CHECKING, Any
 
 from xlagui.core.analysis import accuracy
 from xlagui.core.analysis.accuracy import AccuracySide, chance_level
-from xlagui.core.analysis.pairs import CONFIDENCE, ArmResult, InstrumentCheck, estimate_ratio
+from xlagui.core.analysis.pairs import (
+    CONFIDENCE,
+    ArmResult,
+    InstrumentCheck,
+    PassedOver,
+    Recommendation,
+    RecommendationKind,
+    estimate_ratio,
+)
 from xlagui.core.analysis.summary import summarize
 from xlagui.core.protocol.arms import CHECK_VARIANT, Arm, Precision, hardware_note, policy_problems
 from xlagui.core.protocol.config import XlaMode
@@ -94,18 +102,6 @@ def _accuracy(
     return AccuracySide((), 0)
 
 
-def accuracy_source(side: AccuracySide) -> str:
-    if side.steps is not None:
-        return f"after the {side.steps} steps of the measurement"
-    if side.epochs is not None:
-        seeds = len(side.values)
-        return (
-            f"training runs ({side.epochs} epoch{'s' if side.epochs != 1 else ''}"
-            + (f", {seeds} seeds)" if seeds > 1 else ")")
-        )
-    return ""
-
-
 def arm_results(
     measure_runs: Sequence[RunEntry],
     runs: Sequence[RunEntry],
@@ -165,8 +161,7 @@ def arm_results(
                 val_accuracy=verdict.arm,
                 baseline_val_accuracy=verdict.baseline,
                 accuracy_ok=verdict.ok,
-                accuracy_text=accuracy.words(verdict, chance),
-                accuracy_from=accuracy_source(acc),
+                accuracy=verdict,
                 accuracy_kind=verdict.kind.value,
                 nonfinite_losses=nonfinite,
             )
@@ -221,65 +216,51 @@ def tied_with(best: ArmResult, others: Sequence[ArmResult]) -> list[ArmResult]:
     ]
 
 
-def adjusted_words(a: ArmResult, arms: int) -> str:
-    low, high = a.ranking_interval
-    assert low is not None and high is not None
-    adjusted = (
-        f", Bonferroni-adjusted for {arms} arms"
-        if arms > 1 and a.adjusted_high is not None
-        else ""
-    )
-    return f"95% CI {1 / high:.2f}–{1 / low:.2f}×{adjusted}"
-
-
-def recommendation(arms: Sequence[ArmResult]) -> tuple[str | None, str]:
-    """(the arm to recommend or None, the sentence that says so).
+def recommendation(arms: Sequence[ArmResult]) -> Recommendation | None:
+    """The arm to recommend, or why none is (None: nothing measured yet).
 
     The winner is judged on intervals adjusted for the number of arms compared (Bonferroni:
     each at 1 - 0.05/m, so that all m hold together with 95% confidence): the fastest point
     estimate among several noisy arms is flattered by its own luck. Arms whose adjusted
-    intervals overlap the fastest one's are tied, and the simplest of them is recommended."""
+    intervals overlap the fastest one's are tied, and the simplest of them is recommended.
+    `xlagui.present.verdicts.recommendation_sentence` says it."""
     if not arms or all(a.ratio is None for a in arms):
-        return None, ""
+        return None
     order = ranked(arms)
     candidates = [a for a in order if recommendable(a)]
     fastest = candidates[0] if candidates else None
-    passed_over = [
-        a
+    passed_over = tuple(
+        PassedOver(arm=a.arm, speedup=1 / a.ratio, valid=a.valid,  # type: ignore[operator]
+                   problems=tuple(a.problems), accuracy=a.accuracy)
         for a in order
         if a.clearly_faster_adjusted and not recommendable(a)
         and (fastest is None or a.ratio < fastest.ratio)  # type: ignore[operator]
-    ]
-    text, best = "", None
-    if fastest is not None:
-        tied = [fastest, *tied_with(fastest, candidates)]
-        best = min(tied, key=simplicity)  # stable: the fastest of the simplest
-        assert best.ratio is not None
-        ci = adjusted_words(best, len(arms))
-        if len(tied) > 1:
-            names = ", ".join(a.arm for a in tied[:-1]) + f" and {tied[-1].arm}"
-            simpler = f"{best.arm} is simpler" if simplicity(best) < max(
-                simplicity(a) for a in tied) else f"{best.arm} is the fastest estimate"
-            text = (
-                f"On this machine, {names} are tied (their adjusted intervals overlap); "
-                f"{simpler}: {1 / best.ratio:.2f}× faster per step ({ci})."
-            )
-        elif best.accuracy_ok:
-            text = (
-                f"On this machine, the fastest configuration that learns as well is "
-                f"{best.arm} ({best.label}), {1 / best.ratio:.2f}× faster per step ({ci})."
-            )
-        else:
-            text = (
-                f"On this machine, the fastest configuration is {best.arm} ({best.label}), "
-                f"{1 / best.ratio:.2f}× faster per step ({ci}); whether it learns as well is "
-                f"not known: {best.accuracy_text}."
-            )
-    elif passed_over:
-        text = "On this machine, no configuration that was clearly faster can be recommended."
+    )
+    if fastest is None:
+        kind = (RecommendationKind.NONE_RECOMMENDABLE if passed_over
+                else RecommendationKind.NONE_FASTER)
+        return Recommendation(kind, passed_over=passed_over)
+    tied = [fastest, *tied_with(fastest, candidates)]
+    best = min(tied, key=simplicity)  # stable: the fastest of the simplest
+    assert best.ratio is not None
+    low, high = best.ranking_interval
+    assert low is not None and high is not None
+    if len(tied) > 1:
+        kind = RecommendationKind.TIED
+    elif best.accuracy_ok:
+        kind = RecommendationKind.RECOMMENDED
     else:
-        text = "On this machine, no configuration measured was clearly faster than the baseline."
-    for a in passed_over:
-        why = "; ".join(a.problems) if not a.valid else a.accuracy_text
-        text += f" {a.arm} was faster ({1 / a.ratio:.2f}×) but is not recommended: {why}."  # type: ignore[operator]
-    return (best.arm if best is not None else None), text
+        kind = RecommendationKind.ACCURACY_UNKNOWN
+    return Recommendation(
+        kind,
+        arm=best.arm,
+        label=best.label,
+        speedup=1 / best.ratio,
+        low=1 / high,
+        high=1 / low,
+        adjusted_for=len(arms) if len(arms) > 1 and best.adjusted_high is not None else 0,
+        tied=tuple(a.arm for a in tied) if len(tied) > 1 else (),
+        simpler=len(tied) > 1 and simplicity(best) < max(simplicity(a) for a in tied),
+        accuracy=best.accuracy,
+        passed_over=passed_over,
+    )

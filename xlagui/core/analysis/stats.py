@@ -13,8 +13,9 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from xlagui.core.analysis import accuracy
+from xlagui.core.analysis.accuracy import AccuracyVerdict
 from xlagui.core.analysis.efficiency import Efficiency
-from xlagui.core.analysis.pairs import InterleavedSummary, block_words, widest_arm
+from xlagui.core.analysis.pairs import InterleavedSummary, Recommendation, block_words
 from xlagui.core.protocol.events import EpochEvent, Event, RunSummary
 
 
@@ -86,6 +87,24 @@ NO_SPEED = "no_speed"  # runs finished, but too few steady epochs or pairs for a
 NOT_COMPARED = "not_compared"  # no finished baseline and XLA run, and no measurement
 VERDICT_KINDS = (SPEED_MEASURED, NO_SPEED, NOT_COMPARED)
 
+# When XLA's cumulative time catches up with the baseline's (`BreakEven.kind`).
+CAUGHT_UP = "caught_up"  # within the measured epochs, at `epoch`
+EXTRAPOLATED = "extrapolated"  # beyond them, at `epoch`, from the steady epoch times
+NOT_WITHIN = "not_within"  # not within them, and XLA is not clearly faster per epoch
+NEVER = "never"  # XLA is slower per epoch (or not faster): it never catches up
+NO_EPOCHS = "no_epochs"  # nothing to compare yet
+BREAK_EVEN_KINDS = (CAUGHT_UP, EXTRAPOLATED, NOT_WITHIN, NEVER, NO_EPOCHS)
+
+
+@dataclass(frozen=True)
+class BreakEven:
+    """The break-even epoch (`break_even`): its kind, the epoch (when there is one) and how
+    many epochs were measured."""
+
+    kind: str  # one of BREAK_EVEN_KINDS
+    epoch: int | None = None
+    measured_epochs: int = 0
+
 
 @dataclass
 class Comparison:
@@ -108,14 +127,13 @@ class Comparison:
     baseline_steady_step_seconds: float | None = None  # per step, interleaved
     xla_steady_step_seconds: float | None = None
     extra_compile_seconds: float | None = None  # None: not measurable (never negative)
-    break_even_epoch: int | None = None
-    break_even_text: str = ""
+    break_even: BreakEven | None = None  # None: no training runs compared
     memory_ratio: float | None = None
     device_memory_ratio: float | None = None
     baseline_val_accuracy: float | None = None
     xla_val_accuracy: float | None = None
     accuracy_differs: bool = False
-    accuracy_text: str = ""
+    accuracy: AccuracyVerdict | None = None  # the training runs' accuracy verdict
     # `xlagui.core.analysis.accuracy.AccuracyKind` of the training runs' verdict
     accuracy_kind: str = ""
     valid: bool = True
@@ -124,24 +142,39 @@ class Comparison:
     # failed ("TensorBoard files not written: …", with the runs it concerns).
     notes: list[str] = field(default_factory=list)
     runs_compared: dict[str, int] = field(default_factory=dict)
-    # What could be compared (`VERDICT_KINDS`): code reads this and the figures, never the
-    # sentence. `verdict` is the question's answer in words (no recommendation in it: that is
-    # `recommendation`), kept for readers of comparison.json.
+    # What could be compared (`VERDICT_KINDS`). With the figures, the break-even, the accuracy
+    # verdict and the problems it is the verdict as data: `xlagui.present.verdicts` alone says
+    # it in words (comparison.json holds no sentence).
     verdict_kind: str = ""
-    verdict: str = ""
-    # With arms beyond the XLA side: the one to recommend (see `xlagui.core.analysis.ranking`).
+    # With arms beyond the XLA side: the one to recommend and why (see
+    # `xlagui.core.analysis.ranking`); `recommended_arm` is its arm, kept beside it for readers of
+    # comparison.json.
     recommended_arm: str | None = None
-    recommendation: str = ""
+    recommendation: Recommendation | None = None
     # How far each arm and run is from the machine's limit (set by the report, which knows the
     # config and the measured limits).
     efficiency: Efficiency | None = None
+
+    @property
+    def break_even_epoch(self) -> int | None:
+        return self.break_even.epoch if self.break_even is not None else None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Comparison:
-        d = dict(d)
+        """A saved comparison; one saved before verdicts were data (`saved_in_words`) loses
+        its sentences and the break-even, which `ComparisonReport` recomputes from events."""
+        d = {k: v for k, v in d.items() if k not in _IN_WORDS}
+        if not isinstance(d.get("recommendation"), dict):
+            d["recommendation"] = None
+        else:
+            d["recommendation"] = Recommendation.from_dict(d["recommendation"])
+        if d.get("break_even") is not None:
+            d["break_even"] = BreakEven(**d["break_even"])
+        if d.get("accuracy") is not None:
+            d["accuracy"] = AccuracyVerdict.from_dict(d["accuracy"])
         for key in ("speedup", "speedup_epochs"):
             if d.get(key) is not None:
                 d[key] = Interval(**d[key])
@@ -150,6 +183,17 @@ class Comparison:
         if d.get("efficiency") is not None:
             d["efficiency"] = Efficiency.from_dict(d["efficiency"])
         return cls(**d)
+
+
+# What comparisons saved before verdicts were data held in words (and the break-even epoch,
+# now inside `break_even`).
+_IN_WORDS = ("verdict", "accuracy_text", "break_even_text", "break_even_epoch")
+
+
+def saved_in_words(d: dict[str, Any]) -> bool:
+    """Whether a saved comparison (`Comparison.to_dict`) is from before verdicts were data: it
+    holds its verdict as a sentence, and nothing typed to say it again from."""
+    return isinstance(d.get("verdict"), str)
 
 
 def t_quantile(df: float, confidence: float = 0.95) -> float:
@@ -196,7 +240,7 @@ def break_even(
     base_steady: float | None,
     xla_steady: float | None,
     speedup: Interval | None = None,
-) -> tuple[int | None, str]:
+) -> BreakEven:
     """The first epoch at which XLA's cumulative time has caught up with the baseline's.
 
     Beyond the measured epochs it extrapolates with the steady epoch times, and says so, but
@@ -206,25 +250,21 @@ def break_even(
     n = min(len(base_cum), len(xla_cum))
     for i in range(n):
         if xla_cum[i] <= base_cum[i]:
-            return i + 1, f"epoch {i + 1}"
+            return BreakEven(CAUGHT_UP, i + 1, n)
     if n == 0:
-        return None, "unknown (no epochs)"
+        return BreakEven(NO_EPOCHS)
     if speedup is not None:
         clearly_faster = speedup.value > 1 and (speedup.low is None or speedup.low > 1)
         clearly_slower = speedup.value <= 1 and (speedup.high is None or speedup.high < 1)
         if clearly_slower:
-            return None, "never"
+            return BreakEven(NEVER, measured_epochs=n)
         if not clearly_faster:
-            return None, (
-                f"not within the {n} measured epochs (XLA is not clearly faster per epoch, "
-                "so it may never catch up)"
-            )
+            return BreakEven(NOT_WITHIN, measured_epochs=n)
     if base_steady is None or xla_steady is None or xla_steady >= base_steady:
-        return None, "never"
+        return BreakEven(NEVER, measured_epochs=n)
     behind = xla_cum[n - 1] - base_cum[n - 1]
     gain = base_steady - xla_steady
-    epoch = n + math.ceil(behind / gain)
-    return epoch, f"epoch {epoch} (extrapolated from the steady epoch times)"
+    return BreakEven(EXTRAPOLATED, n + math.ceil(behind / gain), n)
 
 
 def interleaved_speedup(i: InterleavedSummary) -> Interval | None:
@@ -279,18 +319,16 @@ def compare_runs(
                 [m for m in measure_runs if m.variant == "xla"],
             )
             c.verdict_kind = SPEED_MEASURED if c.speedup is not None else NO_SPEED
-            c.verdict = verdict(c)
             return c
         c.valid = False
+        # The last problem is why nothing was compared (the verdict names it).
         c.problems.append("a comparison needs at least one finished baseline and one XLA run")
         c.verdict_kind = NOT_COMPARED
-        c.verdict = "Not compared: " + c.problems[-1] + "."
         return c
     _epoch_figures(c, base, xla)
     _memory(c, base, xla)
     _accuracy_parity(c, base, xla, chance)
     c.verdict_kind = SPEED_MEASURED if c.speedup is not None else NO_SPEED
-    c.verdict = verdict(c)
     return c
 
 
@@ -362,7 +400,7 @@ def _epoch_figures(c: Comparison, base: Sequence[RunRecord], xla: Sequence[RunRe
             # than the baseline's is noise, and is reported as not measurable, never negative.
             c.extra_compile_seconds = xo - bo if xo - bo > 0 else None
             c.compile_measured_on = "first epoch beyond the steady epochs, XLA minus baseline"
-    c.break_even_epoch, c.break_even_text = break_even(
+    c.break_even = break_even(
         _mean_curve([r.summary.cumulative_seconds for r in base]),
         _mean_curve([r.summary.cumulative_seconds for r in xla]),
         c.baseline_steady_seconds,
@@ -389,7 +427,7 @@ def _accuracy_parity(
     c.baseline_val_accuracy, c.xla_val_accuracy = verdict.baseline, verdict.arm
     c.accuracy_differs = verdict.differs
     c.accuracy_kind = verdict.kind.value
-    c.accuracy_text = "validation accuracy: " + accuracy.words(verdict, chance)
+    c.accuracy = verdict
 
 
 def _accuracy_side(runs: Sequence[RunRecord]) -> accuracy.AccuracySide:
@@ -402,95 +440,3 @@ def _accuracy_side(runs: Sequence[RunRecord]) -> accuracy.AccuracySide:
         epochs=max((r.summary.epochs_done for r in ordered), default=0) or None,
         correct=tuple(r.summary.val_correct for r in ordered if r.summary.val_correct),
     )
-
-
-def _fmt_seconds(s: float) -> str:
-    return f"{s:.0f} s" if abs(s) >= 10 else f"{s:.1f} s"
-
-
-def speed_sentence(c: Comparison) -> str:
-    """The headline speed figure in words, saying what it was measured on."""
-    if c.speedup is None:
-        return ""
-    s = c.speedup
-    unit = "per training step" if c.interleaved is not None else "per epoch"
-    i = c.interleaved
-    basis = (
-        f"from {i.pairs} interleaved pairs of {block_words(i)}"
-        if i is not None
-        else "from epochs"
-    )
-    has_ci = s.low is not None and s.high is not None
-    if not has_ci:
-        few = "pairs" if i is not None else "epochs"
-        basis = f"too few {few} for an interval: a single measurement"
-    if has_ci and s.low <= 1 <= s.high:  # type: ignore[operator]
-        text = (
-            f"XLA made no clear difference {unit} ({s.value:.2f}×, 95% CI {s.low:.2f}–"
-            f"{s.high:.2f}×, {basis}: the interval includes 1)"
-        )
-    elif s.value >= 1:
-        ci = f"95% CI {s.low:.2f}–{s.high:.2f}×, " if has_ci else ""
-        text = f"XLA was {s.value:.2f}× faster {unit} ({ci}{basis})"
-    else:
-        # Said as a slow-down, so the interval is too: 1 / speed-up, bounds swapped.
-        ci = f"95% CI {1 / s.high:.2f}–{1 / s.low:.2f}×, " if has_ci else ""  # type: ignore[operator]
-        text = f"XLA was {1 / s.value:.2f}× slower {unit} ({ci}{basis})"
-    return text
-
-
-def stop_sentence(i: InterleavedSummary) -> str:
-    """How the interleaved measurement ended, in words ("" when it reached its target)."""
-    hw = f"±{i.half_width:.1%}" if i.half_width is not None else "no interval yet"
-    if i.stopped_by == "budget":
-        target = f" ±{i.target:.0%}" if i.target is not None else ""
-        widest = widest_arm(i)
-        if widest is not None and widest.half_width is not None:
-            # The stopping rule waits for the widest interval, which need not be XLA's.
-            return (
-                f"The time budget ran out before every arm's interval reached{target} "
-                f"(widest: {widest.arm} ±{widest.half_width:.1%})."
-            )
-        return f"The time budget ran out before the{target} precision was reached ({hw})."
-    if i.stopped_by == "stopped":
-        return f"The measurement was stopped after {i.pairs} pairs ({hw})."
-    if i.stopped_by == "error":
-        return f"A worker failed after {i.pairs} pairs; the pairs before it are kept ({hw})."
-    return ""
-
-
-def verdict(c: Comparison) -> str:
-    """The comparison in one or two plain sentences."""
-    if c.speedup is None:
-        return "Not enough measurements to compare steady-state speed. " + "; ".join(c.problems)
-    speed = speed_sentence(c)
-    compile_part = ""
-    extra = c.extra_compile_seconds
-    if extra is None:
-        compile_part = "; its extra compile time was not measurable"
-    elif c.break_even_text == "never":
-        compile_part = f" and never pays back its {_fmt_seconds(extra)} compile"
-    elif c.break_even_epoch is None and c.runs_compared.get("xla"):
-        compile_part = (
-            f"; its {_fmt_seconds(extra)} compile was not paid back within the measured epochs"
-        )
-    elif c.break_even_epoch is not None and c.break_even_epoch > 1:
-        compile_part = f"; its {_fmt_seconds(extra)} compile is paid back by {c.break_even_text}"
-    elif not c.runs_compared.get("xla"):
-        compile_part = f"; compiling cost it {_fmt_seconds(extra)} once"
-    total = ""
-    if c.total_time_ratio is not None:
-        pct = (1 - c.total_time_ratio) * 100
-        total = (
-            f" Total wall time: {abs(pct):.0f}% {'less' if pct >= 0 else 'more'} than the baseline."
-        )
-    text = speed + compile_part + "." + total
-    if c.interleaved is not None:
-        stop = stop_sentence(c.interleaved)
-        if stop:
-            text += " " + stop
-    if c.accuracy_differs:
-        text += " Accuracy differs beyond noise: " + c.accuracy_text + "."
-    if not c.valid:
-        text = "NOT A VALID COMPARISON: " + "; ".join(c.problems) + ". " + text
-    return text

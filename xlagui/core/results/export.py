@@ -1,8 +1,11 @@
 """CSV and JSON exports of a comparison, written atomically.
 
 The CSV is one file for all runs: a row per run per epoch, then summary rows, under one header,
-with `row` saying which kind a line is. The JSON holds everything needed to reproduce the
-comparison: config, dataset, environment, every event of every run, and the summary.
+with `row` saying which kind a line is. Verdicts are written as data (their kind in `value` or
+`note`, an arm's accuracy verdict in `accuracy_kind`), never as sentences: those are
+`xlagui.present.verdicts`', and the core writes this file after every round. The JSON holds
+everything needed to reproduce the comparison: config, dataset, environment, every event of
+every run, and the summary (its verdicts as data too).
 """
 
 from __future__ import annotations
@@ -46,6 +49,7 @@ CSV_COLUMNS = [
     "pairs",
     "valid",
     "accuracy_ok",
+    "accuracy_kind",
 ]
 
 
@@ -133,15 +137,16 @@ def summary_rows(report: ComparisonReport) -> list[dict[str, str]]:
         c.extra_compile_seconds,
         note=c.compile_measured_on if c.extra_compile_seconds is not None else "not measurable",
     )
-    add("break_even_epoch", c.break_even_epoch, note=c.break_even_text)
+    add("break_even_epoch", c.break_even_epoch,
+        note=c.break_even.kind if c.break_even is not None else "")
     add("memory_ratio", c.memory_ratio, note="XLA peak RSS / baseline")
     add("device_memory_ratio", c.device_memory_ratio, note="XLA peak device memory / baseline")
     add("baseline_val_accuracy", c.baseline_val_accuracy)
-    add("xla_val_accuracy", c.xla_val_accuracy, note=c.accuracy_text)
+    add("xla_val_accuracy", c.xla_val_accuracy, note=c.accuracy_kind)
     add("valid", c.valid, note="; ".join(c.problems))
-    add("verdict", c.verdict_kind, note=c.verdict)
-    if c.recommendation:
-        add("recommendation", c.recommended_arm, note=c.recommendation)
+    add("verdict", c.verdict_kind)
+    if c.recommendation is not None:
+        add("recommendation", c.recommended_arm, note=c.recommendation.kind.value)
     for note in c.notes:
         add("note", "", note=note)
     rows += arm_rows(report)
@@ -206,7 +211,8 @@ def arm_rows(report: ComparisonReport) -> list[dict[str, str]]:
                 "pairs": str(a.pairs),
                 "valid": _num(a.valid),
                 "accuracy_ok": _num(a.accuracy_ok),
-                "note": "; ".join(x for x in [a.label, *a.problems, a.accuracy_text, a.note] if x),
+                "accuracy_kind": a.accuracy_kind,
+                "note": "; ".join(x for x in [a.label, *a.problems, a.note] if x),
             }
         )
     return out

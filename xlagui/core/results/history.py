@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from xlagui.core.analysis.stats import Comparison, saved_in_words
 from xlagui.core.files import paths
 from xlagui.core.protocol.config import RunConfig
 from xlagui.core.protocol.record import FINISHED, INTERRUPTED
@@ -27,7 +28,9 @@ class HistoryItem:
     folder: Path
     created: str
     title: str
-    verdict: str
+    # The saved comparison, which `xlagui.present.verdicts.history_verdict` words; None for
+    # one saved before verdicts were data, which keeps its sentence in `saved_verdict` instead.
+    comparison: Comparison | None
     runs_finished: int
     runs_interrupted: int = 0  # training runs cut short by the app closing (epochs kept)
     machine: str = ""  # where it was measured (`machine_of`)
@@ -42,6 +45,7 @@ class HistoryItem:
     # The steady step times measured there, as they are.
     baseline_step_seconds: float | None = None
     xla_step_seconds: float | None = None
+    saved_verdict: str = ""
 
     @property
     def json_path(self) -> Path:
@@ -118,7 +122,8 @@ def list_items(root: Path | None = None) -> list[HistoryItem]:
                     folder=folder,
                     created=data.get("created", ""),
                     title=f"XLA vs baseline on {name}{model}",
-                    verdict=comp.get("verdict", ""),
+                    comparison=_saved_comparison(comp),
+                    saved_verdict=str(comp["verdict"]) if saved_in_words(comp) else "",
                     runs_finished=statuses.count(FINISHED),
                     runs_interrupted=statuses.count(INTERRUPTED),
                     machine=machine_of(env),
@@ -135,6 +140,17 @@ def list_items(root: Path | None = None) -> list[HistoryItem]:
             continue
     items.sort(key=lambda i: (i.created, i.folder.name), reverse=True)
     return items
+
+
+def _saved_comparison(comp: dict[str, Any]) -> Comparison | None:
+    """A listed comparison's typed record; None when it has none (saved before verdicts were
+    data, or not compared) or it cannot be read (it is listed all the same)."""
+    if not comp or saved_in_words(comp):
+        return None
+    try:
+        return Comparison.from_dict(comp)
+    except (KeyError, TypeError, ValueError):
+        return None
 
 
 def _number(value: object) -> float | None:

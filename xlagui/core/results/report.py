@@ -18,7 +18,7 @@ from xlagui.core.analysis.accuracy import chance_level
 from xlagui.core.analysis.efficiency import compute as efficiency
 from xlagui.core.analysis.pairs import InterleavedSummary
 from xlagui.core.analysis.ranking import arm_results, instrument_check, recommendation
-from xlagui.core.analysis.stats import NOT_COMPARED, Comparison, RunRecord, compare_runs, verdict
+from xlagui.core.analysis.stats import Comparison, RunRecord, compare_runs, saved_in_words
 from xlagui.core.analysis.summary import summarize
 from xlagui.core.machine.peak import MachineLimits
 from xlagui.core.protocol.arms import CHECK_VARIANT
@@ -139,9 +139,8 @@ class ComparisonReport:
             )
             c.interleaved.check = instrument_check(self.measure_runs)
             if len(c.interleaved.arms) > 1:
-                if c.verdict_kind != NOT_COMPARED:
-                    c.verdict = verdict(c)  # again, now that it knows every arm's interval
-                c.recommended_arm, c.recommendation = recommendation(c.interleaved.arms)
+                c.recommendation = recommendation(c.interleaved.arms)
+                c.recommended_arm = c.recommendation.arm if c.recommendation else None
         self.comparison.efficiency = efficiency(self, self.limits)
         first = next((r.started for r in [*self.measure_runs, *self.runs] if r.started), None)
         if first is not None:
@@ -244,6 +243,10 @@ class ComparisonReport:
             if not isinstance(check, ModelEvent):
                 raise ValueError(f"model_check is a {check.type} event, not a model event")
             report.model_check = check
+        if d.get("comparison") is not None and saved_in_words(d["comparison"]):
+            # Saved before verdicts were data: what it holds cannot be said again in words, so
+            # everything is derived from the events once more.
+            report.recompute()
         return report
 
 
