@@ -4,8 +4,7 @@ and the demo CNN's achieved FLOP/s and % of peak per arm (XLA off and jit) at 15
     python bench/bench_peak.py [--image-size 150] [--budget 20] [--write]
 
 Measures the limits afresh (`python -m xlagui.core.machine.peak`, timed), stores them in the cache
-the
-app reads, then runs `xlagui compare --demo --quick` and reads the efficiency figures from its
+the app reads, then runs `xlagui compare --demo --quick` and reads the efficiency figures from its
 comparison.json.
 """
 

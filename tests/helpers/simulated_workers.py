@@ -1,8 +1,7 @@
 """Simulated measuring workers for the coverage study of the real stopping loop.
 
 `simulate(scenario, rng)` runs `xlagui.core.measure.interleave.measure_interleaved` itself (its
-round
-allocation, Williams orders, block sizing, estimates and stopping rule) against in-process
+round allocation, Williams orders, block sizing, estimates and stopping rule) against in-process
 workers whose block times are drawn from a known truth, on a fake clock: each block advances
 the clock by its own seconds, so the budget is spent as on a real machine. The final interval
 of each arm either covers its true ratio or not.

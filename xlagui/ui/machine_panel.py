@@ -2,8 +2,8 @@
 
 This computer, or an SSH host: picked from the hosts of the ssh configuration, or typed as
 `user@host`. A host is checked when it is chosen (the preflight,
-`core/measure/remote/preflight.py`, in
-the background and cancellable, like the model checks): the group then shows what the host has,
+`core/measure/remote/preflight.py`, in the background and cancellable, like the model checks): the
+group then shows what the host has,
 and its device list replaces this computer's in the settings. Both sides of a comparison always
 run on the machine chosen here.
 """

@@ -12,8 +12,8 @@ While one works the others wait idle on their stdin, and a worker answers only o
 threads have gone quiet (`xlagui.core.worker.child.wait_until_quiet`), so they never compete for the
 CPU or the GPU.
 After every round the per-round ratios give an estimate with an interval
-(`xlagui.core.analysis.pairs`),
-and the measurement stops when that interval is narrow enough or the time budget is spent.
+(`xlagui.core.analysis.pairs`), and the measurement stops when that interval is narrow enough or
+the time budget is spent.
 
 The parent only orchestrates: blocks are timed inside the workers. Each worker is a
 `xlagui.core.measure.worker_process.WorkerProcess`, the supervisor the training runs use too.
@@ -353,8 +353,7 @@ def catch_up_steps(
     recommendation may name, which needs an accuracy check on equal terms. A slower arm catches
     up only when that takes at most `max_seconds`; otherwise its accuracy is reported as not
     compared (`xlagui.core.analysis.ranking.accuracy_parity`) rather than paid for with a minute of
-    its
-    slow steps.
+    its slow steps.
     """
     done = [sum(b.steps for b in arm) for arm in blocks]
     out = [0]

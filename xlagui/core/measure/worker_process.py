@@ -24,8 +24,7 @@ Short helper processes that stream no events stay where they are and use `subpro
 `runner.probe_devices` (`--probe`, one JSON line), `tensorboard.write_text`
 (`--tensorboard-text`), `peak`'s probe (`python -m xlagui.core.machine.peak`) and the model check
 (`measure.model_check.check_models`, `--check-model`: one `model` or `error` event per model,
-decoded
-by `events.parse_event`, before any worker here starts).
+decoded by `events.parse_event`, before any worker here starts).
 """
 
 from __future__ import annotations
@@ -81,9 +80,8 @@ class Transport(Protocol):
     `start` runs `argv` (the worker's command line here: `worker_command`, or a test's) for
     `spec`, with the environment XLA needs, its stdin and stdout pipes of text lines and its
     stderr into `log`. `died` is the parent's account of a worker that ended without its last
-    word. `finish` is called once the worker has ended and been reaped.
-    `LocalTransport` runs workers on this machine; `xlagui.core.measure.remote.SshTransport` on an
-    SSH
+    word. `finish` is called once the worker has ended and been reaped. `LocalTransport` runs
+    workers on this machine; `xlagui.core.measure.remote.SshTransport` on an SSH
     host (the spec travels as the first line of stdin, the run folder comes back at `finish`).
     """
 

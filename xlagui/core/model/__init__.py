@@ -1,8 +1,8 @@
 """The models a comparison can train, and how a worker builds them.
 
 What a user chose is a `xlagui.core.protocol.config.ModelChoice` (Qt- and TensorFlow-free; it
-travels in
-`RunConfig.model`). The modules here turn it into a compiled Keras model inside a worker process:
+travels in `RunConfig.model`). The modules here turn it into a compiled Keras model inside a worker
+process:
 
 - `builtin`: the built-ins by name (the article's CNN stays in `xlagui.core.model.cnn`);
 - `files`: a saved `.keras` file and a Python file defining `build_model`;

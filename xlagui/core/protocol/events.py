@@ -45,8 +45,8 @@ class RunSummary:
     """What a run reports when it ends (`FinishedEvent.summary`).
 
     A training run (`mode="train"`) fills the epoch figures
-    (`xlagui.core.analysis.stats.summarize_epochs`)
-    and `setup_seconds`; a measuring worker (`"measure"`) the steps it ran, how many losses were
+    (`xlagui.core.analysis.stats.summarize_epochs`) and `setup_seconds`; a measuring worker
+    (`"measure"`) the steps it ran, how many losses were
     not finite and the validation figures after them; an inspecting one (`"inspect"`, the short
     compile with XLA's dump on) only `steps_done`. Every run adds its memory peaks, its cache, its
     XLA mode as asked and as read back, and the evidence that XLA compiled; an XLA run also what
@@ -70,8 +70,8 @@ class RunSummary:
     final_val_loss: float | None = None  # also of a measuring worker, after its steps
     final_val_accuracy: float | None = None
     # Which validation images the final model got right
-    # (`xlagui.core.analysis.accuracy.correct_bits`),
-    # for McNemar's paired test between two runs on the same images; "" where not measured.
+    # (`xlagui.core.analysis.accuracy.correct_bits`), for McNemar's paired test between two runs on
+    # the same images; "" where not measured.
     val_correct: str = ""
     setup_seconds: float | None = None
     # Measuring and inspecting workers.

@@ -17,8 +17,7 @@ class XlaMode(str, enum.Enum):
     Everything the app says or sets per mode is in `_XLA_MODE_FACTS` below; how a worker
     switches a mode on and proves it engaged is in `xlagui.core.worker.child._setup`. Those two
     places (and `OFFERED` in `xlagui.core.protocol.arms`, to offer it in the window) are all a new
-    mode
-    needs.
+    mode needs.
     """
 
     OFF = "off"  # jit_compile=False explicitly, no auto-clustering: the baseline

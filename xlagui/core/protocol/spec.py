@@ -1,8 +1,7 @@
 """What the parent hands a worker process: `RunSpec`, written to the run's `spec.json`.
 
 Both sides import it from here: the supervisor (`xlagui.core.measure.worker_process`) writes it and
-the
-worker (`xlagui.core.worker.child`) reads it back, so the child does not import the parent's
+the worker (`xlagui.core.worker.child`) reads it back, so the child does not import the parent's
 supervision code to learn its own orders.
 """
 

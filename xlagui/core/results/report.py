@@ -77,8 +77,7 @@ class ComparisonReport:
     comparison: Comparison | None = None
     app_version: str = __version__
     # The machine's measured limits (`core/machine/peak.py`), for the %-of-peak figures; None when
-    # not
-    # measured (the probe is off or failed: then only the achieved FLOP/s are shown).
+    # not measured (the probe is off or failed: then only the achieved FLOP/s are shown).
     limits: MachineLimits | None = None
     # The model check's answer (`xlagui.core.model.check`): the chosen model built once before
     # anything was measured, with its FLOPs per step; None for the article's CNN (its work is

@@ -9,8 +9,7 @@ On the host, everything lives under its cache (`HostInfo.cache`, `~/.cache/xlagu
 `runs/<random>` folder per comparison laid out like the local output folder (`runs/<id>`,
 `tensorboard/<id>`), removed when the comparison is over. A worker is
 `ssh HOST -- env K=V … PYTHON -m xlagui.core.worker.child -`: its spec (with the host's paths) is
-the
-first line of its stdin, the commands follow on the same stdin, its events come back on stdout,
+the first line of its stdin, the commands follow on the same stdin, its events come back on stdout,
 and its stderr goes to `worker.log` in its run folder on the host. When the worker has ended,
 its run folder (the log, XLA's dump for "What XLA did") and TensorBoard folder are copied into
 the local ones. Killing the local ssh process closes the worker's stdin, and the worker exits.
