@@ -99,7 +99,7 @@ class TaskKeeper:
         # its other connections hold) would never be freed. A weak reference breaks it.
         ref = weakref.ref(task)
         for sig in (task.done, task.failed, task.cancelled):
-            sig.connect(lambda *_: self._tasks.discard(ref()))  # type: ignore[arg-type]
+            sig.connect(lambda *_: self._tasks.discard(ref()))
         return task
 
     def cancel_all(self) -> None:
