@@ -306,8 +306,10 @@ def test_closing_during_a_run_asks_then_stops_and_waits(
 
 
 def _has_data(plot: object) -> bool:
+    """Something is drawn: a line of two points or more, or a symbol."""
     items = plot.getPlotItem().listDataItems()  # type: ignore[attr-defined]
-    return any(i.xData is not None and len(i.xData) for i in items)
+    points = [(0 if i.xData is None else len(i.xData), i.opts.get("symbol")) for i in items]
+    return any(n >= 2 or (n == 1 and symbol is not None) for n, symbol in points)
 
 
 def _empty_axes(window: MainWindow) -> list[str]:

@@ -78,7 +78,7 @@ class ComparisonPanel(QFrame):
         """Each plot of this comparison's phases once it has data, its placeholder until
         then."""
         measuring, training = self._phases
-        has_speed = bool(self.speed.shown())
+        has_speed = self.speed.rounds >= 2  # a line needs two points
         has_times = any(epochs for epochs, _last in self._drawn.values())
         for widget, show in ((self.speed.widget, measuring and has_speed),
                              (self.speed_waiting, measuring and not has_speed),

@@ -262,6 +262,7 @@ class SpeedupPlot:
         self.stop.hide()
         self.legend = legend(self.widget, font_pt=font_pt - 1, corner="top-right")
         self.legend_corner = "top-right"
+        self.rounds = 0  # the most rounds any arm's curve has
         self._in_legend: list[str] = []
         self.widget.setToolTip("Speed-up = the baseline's step time ÷ the arm's, estimated "
                                "after each pair of blocks; the band is its 95% interval")
@@ -300,6 +301,7 @@ class SpeedupPlot:
         self.legend.setVisible(len(order) > 1)
         item = self.widget.getPlotItem()
         item.setTitle(TITLE_XLA if len(order) <= 1 else TITLE_ARMS)
+        self.rounds = max((len(c.x) for c in curves.values()), default=0)
         if not curves:
             self.stop.hide()
             self.stop_label.setText("")
