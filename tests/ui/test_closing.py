@@ -5,12 +5,16 @@ History, the comparison shows those epochs."""
 
 from __future__ import annotations
 
+import gc
 import json
 import signal
+import weakref
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import QEvent, QSettings
 from PySide6.QtGui import QKeySequence
+from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from tests.helpers.clicks import (
@@ -20,7 +24,13 @@ from tests.helpers.clicks import (
     press_keys,
     watching,
 )
-from tests.ui.conftest import WindowFactory, fake_worker, is_closed, load_small
+from tests.ui.conftest import (
+    WindowFactory,
+    fake_measure_command,
+    fake_worker,
+    is_closed,
+    load_small,
+)
 from tests.ui.test_clicks import reopen_from_history
 from xlagui.ui import app as app_module
 from xlagui.ui.main_window import TAB_RUNS, MainWindow
@@ -97,3 +107,25 @@ def test_closing_during_a_run_keeps_its_epochs(
     assert list(train_loss) == pytest.approx([1.0 / (e + 1) for e in epochs])  # the fake's
     assert xla_column.status_text == "Not run"
     assert "before this side's training started" in xla_column.detail.text()
+
+
+def test_a_closed_window_is_freed_with_everything_it_held(
+    qtbot: QtBot, settings: QSettings, tmp_path: Path, dataset: Path
+) -> None:
+    """Long sessions: once closed and no longer referred to, a window is gone, and with it
+    its plots (and their menus, top-level widgets of their own). A lambda holding the window,
+    held by the device probe task's connection, and every finished background task holding
+    itself through its own connections, kept each closed window alive before."""
+    window = MainWindow(settings=settings, history_root=tmp_path / "history",
+                        probe=lambda: [{"id": "cpu", "name": "CPU", "kind": "CPU"}],
+                        worker=fake_worker(), measure_command=fake_measure_command)
+    with qtbot.waitSignal(window.devices_ready, timeout=10_000):
+        window.show()
+    load_small(qtbot, window, dataset)
+    gone = weakref.ref(window)
+    tops = len(QApplication.topLevelWidgets())
+    window.close()
+    del window
+    QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    qtbot.waitUntil(lambda: (gc.collect(), gone() is None)[1], timeout=5_000)
+    assert len(QApplication.topLevelWidgets()) < tops - 50  # the plots' menus went too

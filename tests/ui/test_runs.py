@@ -2,16 +2,27 @@
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
 import numpy as np
+import pyqtgraph as pg
 import pytest
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QWidget
+from PySide6.QtCore import QPoint, QRect, QRectF, Qt
+from PySide6.QtWidgets import QApplication, QLabel, QWidget
 from pytestqt.qtbot import QtBot
 
+from tests.helpers.reports import comparison_report
 from tests.ui.conftest import WindowFactory, fake_worker, is_closed
-from xlagui.core.protocol.events import ErrorEvent
+from xlagui.core.measure.runner import RunResult
+from xlagui.core.protocol.events import ErrorEvent, Event
+from xlagui.core.protocol.spec import RunSpec
+from xlagui.core.protocol.task import TaskState
+from xlagui.core.results import history
 from xlagui.ui import dialogs
 from xlagui.ui.main_window import TAB_RUNS, MainWindow
+from xlagui.ui.widgets import ElidedLabel
 
 
 def run_to_end(qtbot: QtBot, window: MainWindow, only: set[str] | None = None,
@@ -294,40 +305,207 @@ def test_closing_during_a_run_asks_then_stops_and_waits(
     assert asked == ["Stop the comparison?", "Stop the comparison?"]
 
 
+def _has_data(plot: object) -> bool:
+    """Something is drawn: a line of two points or more, or a symbol."""
+    items = plot.getPlotItem().listDataItems()  # type: ignore[attr-defined]
+    points = [(0 if i.xData is None else len(i.xData), i.opts.get("symbol")) for i in items]
+    return any(n >= 2 or (n == 1 and symbol is not None) for n, symbol in points)
+
+
 def _empty_axes(window: MainWindow) -> list[str]:
     """The plots on screen that have no data: each a set of axes drawn around nothing."""
-    found = []
-    for variant, column in window.runs_view.columns.items():
-        for name, plot in (("loss", column.loss_plot), ("time", column.time_plot)):
-            if not plot.isVisible():
-                continue
-            items = [i for i in plot.getPlotItem().listDataItems() if i.xData is not None]
-            if not any(len(i.xData) for i in items):
-                found.append(f"{variant} {name}")
-    return found
+    view = window.runs_view
+    plots = [(f"{variant} {name}", plot) for variant, column in view.columns.items()
+             for name, plot in (("loss", column.loss_plot), ("time", column.time_plot))]
+    plots += [("speed-up", view.comparison.speed.widget),
+              ("wall time since training began", view.comparison.overlay)]
+    return [name for name, plot in plots if plot.isVisible() and not _has_data(plot)]
 
 
-def test_no_column_draws_axes_before_it_has_data(qtbot: QtBot, make_window: WindowFactory,
-                                                 dataset: object) -> None:
-    """Before any comparison, while the baseline trains and the other side waits, and after a
-    stop: a column without data shows what it waits for, never an empty plot."""
-    window = make_window(worker=fake_worker(delay=0.05, steps=40))
+class GatedWorker:
+    """The fake worker, holding the baseline's training run just after it started (compiling)
+    and again after its second batch (a line's two points), each time until the test lets it
+    go on."""
+
+    def __init__(self) -> None:
+        self.fake = fake_worker(delay=0.02, steps=40)
+        self.held = [threading.Event(), threading.Event()]  # compiling, two batches
+        self.go = [threading.Event(), threading.Event()]
+
+    def __call__(self, spec: RunSpec, state: TaskState,
+                 on_event: Callable[[Event], None]) -> RunResult:
+        batches = 0
+
+        def relay(event: Event) -> None:
+            nonlocal batches
+            on_event(event)
+            batches += event.type == "batch"
+            gate = {"started": 0}.get(event.type, 1 if batches == 2 and event.type == "batch"
+                                      else None)
+            if spec.variant == "baseline" and gate is not None:
+                self.held[gate].set()
+                while not (self.go[gate].is_set() or state.is_interruption_requested()):
+                    self.go[gate].wait(0.01)
+
+        return self.fake(spec, state, relay)
+
+
+def test_no_plot_draws_axes_before_it_has_data(qtbot: QtBot, make_window: WindowFactory,
+                                               dataset: object) -> None:
+    """Before any comparison, while the baseline compiles, between its first batches and its
+    first epoch, while the other side waits, and after a stop: a plot without data is not
+    drawn (its place says what it waits for), in the columns and in the comparison panel;
+    until the first epoch ends, the loss plot spans that epoch, not a sliver of all."""
+    worker = GatedWorker()
+    window = make_window(worker=worker)
     with qtbot.waitSignal(window.dataset_loaded, timeout=10_000):
         window.open_dataset(dataset)  # type: ignore[arg-type]
     window.settings_panel.batch_size.setValue(4)
     window.tabs.setCurrentIndex(TAB_RUNS)
-    xla = window.runs_view.columns["xla"]
+    view = window.runs_view
+    xla, base = view.columns["xla"], view.columns["baseline"]
     assert _empty_axes(window) == []
     assert xla.waiting_note.isVisible() and "when a comparison runs" in xla.waiting_note.text()
-    assert window.start_comparison()
-    base = window.runs_view.columns["baseline"]
-    qtbot.waitUntil(lambda: base.trace is not None and base.trace.steps_done > 2,
-                    timeout=10_000)
-    qtbot.waitUntil(lambda: _empty_axes(window) == [], timeout=5_000)
-    assert base.loss_plot.isVisible() and not base.waiting_note.isVisible()
-    assert not xla.loss_plot.isVisible()
-    assert xla.waiting_note.text() == "Training starts after the baseline's."
-    with qtbot.waitSignal(window.comparison_finished, timeout=20_000):
-        window.stop_action.trigger()
+    assert view.comparison.speed_waiting.isVisible()
+    assert view.comparison.overlay_waiting.isVisible()
+    try:
+        assert window.start_comparison()
+        qtbot.waitUntil(worker.held[0].is_set, timeout=10_000)  # compiling
+        qtbot.waitUntil(lambda: base.loss_waiting.isVisible(), timeout=5_000)
+        assert _empty_axes(window) == []
+        assert base.time_waiting.isVisible() and not base.waiting_note.isVisible()
+        assert view.comparison.speed.widget.isVisible()  # the speed phase has its pairs
+        assert view.comparison.overlay_waiting.isVisible()
+        worker.go[0].set()
+        qtbot.waitUntil(worker.held[1].is_set, timeout=10_000)  # two batches, no epoch
+        qtbot.waitUntil(lambda: base.loss_plot.isVisible(), timeout=5_000)
+        assert _empty_axes(window) == []
+        assert base.time_waiting.isVisible() and view.comparison.overlay_waiting.isVisible()
+        assert base.loss_plot.getPlotItem().viewRange()[0][1] < 1.1
+        worker.go[1].set()
+        qtbot.waitUntil(lambda: base.trace is not None and len(base.trace.epochs) >= 1,
+                        timeout=10_000)
+        qtbot.waitUntil(lambda: base.time_plot.isVisible(), timeout=5_000)
+        qtbot.waitUntil(lambda: view.comparison.overlay.isVisible(), timeout=5_000)
+        assert _empty_axes(window) == []
+        qtbot.waitUntil(lambda: base.loss_plot.getPlotItem().viewRange()[0][1] > 2.9,
+                        timeout=5_000)  # all three epochs now
+        # Only the sides with epochs are in the overlay's legend.
+        legend = view.comparison.overlay.getPlotItem().legend
+        assert [label.text for _sample, label in legend.items] == ["Baseline"]
+        assert not xla.loss_plot.isVisible()
+        assert xla.waiting_note.text() == "Training starts after the baseline's."
+        with qtbot.waitSignal(window.comparison_finished, timeout=20_000):
+            window.stop_action.trigger()
+    finally:
+        for go in worker.go:
+            go.set()
     assert _empty_axes(window) == []
     assert xla.waiting_note.isVisible() and "did not start" in xla.waiting_note.text()
+
+
+def _outside(inner: QRectF, outer: QRectF, what: str) -> list[str]:
+    # Half a pixel of slack: rects of text are fractional.
+    return [] if outer.adjusted(-0.5, -0.5, 0.5, 0.5).contains(inner) else [
+        f"{what} {inner.getCoords()} outside {outer.getCoords()}"]
+
+
+def _words(item: object) -> QRectF:
+    """Where the glyphs of a text item are: its scene rect less its document's margin."""
+    text = getattr(item, "textItem", item)
+    m = text.document().documentMargin()  # type: ignore[attr-defined]
+    return text.sceneBoundingRect().adjusted(m, m, -m, -m)  # type: ignore[attr-defined]
+
+
+def _cut_off(name: str, widget: pg.PlotWidget, sideways: QWidget | None = None) -> list[str]:
+    """What of a plot on screen is cut off: the widget by what holds it (but for `sideways`,
+    which scrolls it left and right), its legend or a text item outside its view box, its
+    title or axis labels outside the plot."""
+    found = []
+    child, at = widget, widget.rect()
+    parent = widget.parentWidget()
+    while parent is not None:  # each one clips what it holds to its own rect
+        at = at.translated(child.mapTo(parent, QPoint(0, 0)))
+        if parent is sideways:  # what it scrolls out of view left or right is not cut off
+            seen = at.intersected(parent.rect())
+            at = QRect(seen.left(), at.top(), seen.width(), at.height())
+        if not parent.rect().contains(at):
+            found.append(f"{name}: {at.getCoords()} outside its {type(parent).__name__} "
+                         f"{parent.rect().getCoords()}")
+        child, parent = parent, parent.parentWidget()
+    item = widget.getPlotItem()
+    view = item.getViewBox().sceneBoundingRect()
+    whole = item.sceneBoundingRect()
+    if item.legend is not None and item.legend.isVisible():
+        found += _outside(item.legend.sceneBoundingRect(), view, f"{name} legend")
+    for child in item.items:
+        texts = [child] if isinstance(child, pg.TextItem) else [
+            c for c in child.childItems() if isinstance(c, pg.InfLineLabel)]
+        for text in texts:
+            # The view clips what is in it: words wholly outside are not shown at all (a
+            # break-even past the last epoch), words partly outside are cut off.
+            rect = _words(text)
+            if text.isVisible() and text.toPlainText() and rect.intersects(view):
+                found += _outside(rect, view, f"{name} '{text.toPlainText()}'")
+    # The words themselves: a title longer than its plot is wider than the plot's title row.
+    labels = [("title", item.titleLabel.item)] + [
+        (f"{side} axis label", item.getAxis(side).label) for side in ("left", "bottom")]
+    for what, part in labels:
+        if part.isVisible() and part.toPlainText():
+            found += _outside(_words(part), whole, f"{name} {what}")
+    return found
+
+
+def _covered(speed: object) -> list[str]:
+    """The speed-up plot's stop words hidden behind its legend."""
+    legend, label = speed.legend, speed.stop_label  # type: ignore[attr-defined]
+    if not (legend.isVisible() and label.isVisible() and label.toPlainText()):
+        return []
+    if legend.sceneBoundingRect().intersects(_words(label)):
+        return [f"'{label.toPlainText()}' under the legend"]
+    return []
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)])
+@pytest.mark.parametrize("training", [True, False])
+def test_every_plot_is_whole_with_its_legend_and_labels_inside(
+        qtbot: QtBot, make_window: WindowFactory, tmp_path: Path, size: tuple[int, int],
+        training: bool) -> None:
+    """At a laptop's 1280×800 and at 1920×1080, a reopened comparison with an extra arm (a
+    legend on the speed-up plot, the stop marker's words at its right edge): every plot
+    shown has data and is seen whole (the columns' plots once ran past the bottom of their
+    strip, axes out of sight), and its legend, words and axes stay inside it."""
+    report = comparison_report(arms=("bf16",), training=training, rounds=30, jitter=0.05)
+    history.save(report, tmp_path / "saved")
+    window = make_window()
+    window.resize(*size)
+    window.tabs.setCurrentIndex(TAB_RUNS)
+    with qtbot.waitSignal(window.report_shown, timeout=10_000):
+        assert window.open_history_item(tmp_path / "saved")
+    qtbot.waitUntil(lambda: window.size().toTuple() == size, timeout=5_000)
+    QApplication.processEvents()
+    view = window.runs_view
+    assert view.comparison.speed.legend.isVisible()
+    assert view.comparison.speed.stop_label.toPlainText() == "budget spent"
+    shown = [(f"{variant} {name}", plot) for variant, column in view.columns.items()
+             for name, plot in (("loss", column.loss_plot), ("time", column.time_plot))]
+    shown += [("speed-up", view.comparison.speed.widget),
+              ("wall time since training began", view.comparison.overlay)]
+    shown = [(name, plot) for name, plot in shown if plot.isVisible()]
+    assert len(shown) == (8 if training else 1)
+    assert _empty_axes(window) == []
+    # The strip scrolls sideways past what fits (three columns at 1280 px), never up and down.
+    viewport = view.strip.viewport()
+    assert [p for name, plot in shown for p in _cut_off(name, plot, viewport)] == []
+    assert _covered(view.comparison.speed) == []
+    assert _clipped_labels(window) == []
+
+
+def _clipped_labels(window: MainWindow) -> list[str]:
+    """Labels on screen narrower than their words (a label that wraps or elides is made to
+    fit; any other is cut off)."""
+    return [f"'{label.text()}' {label.width()} px of {label.sizeHint().width()}"
+            for label in window.findChildren(QLabel)
+            if label.isVisible() and label.text() and not label.wordWrap()
+            and not isinstance(label, ElidedLabel)
+            and label.width() + 1 < label.sizeHint().width()]

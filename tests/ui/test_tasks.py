@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import gc
 import threading
+import weakref
 from collections.abc import Callable
 
 from PySide6.QtCore import QCoreApplication, Qt
 from pytestqt.qtbot import QtBot
 
 from xlagui.core.protocol.task import TaskState
-from xlagui.ui.tasks import TaskOwner
+from xlagui.ui.tasks import BackgroundTask, TaskKeeper, TaskOwner
 
 
 def blocking(release: threading.Event, started: threading.Event,
@@ -94,3 +96,16 @@ def test_progress_and_partial_results_of_the_current_task_arrive(qtbot: QtBot) -
     with qtbot.waitSignals([owner.progress, owner.done], timeout=10_000):
         owner.start(work)
     assert partials == ["half"]
+
+
+def test_a_finished_task_is_freed(qtbot: QtBot) -> None:
+    """The keeper holds a task until its outcome has arrived, then lets it go: a task held by
+    its own connections was never freed, nor anything its function or its slots held."""
+    keeper = TaskKeeper()
+    task = BackgroundTask(lambda _state: "done")
+    gone = weakref.ref(task)
+    with qtbot.waitSignal(task.done, timeout=5_000):
+        keeper.keep(task).start()
+    del task
+    qtbot.waitUntil(lambda: len(keeper) == 0, timeout=5_000)
+    qtbot.waitUntil(lambda: (gc.collect(), gone() is None)[1], timeout=5_000)

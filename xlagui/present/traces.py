@@ -167,8 +167,7 @@ class SpeedupTraces:
     """Every arm's running estimate against the baseline, from the measuring workers' blocks
     (`xlagui.core.analysis.summary.pair_up`, `xlagui.core.analysis.pairs.RunningEstimate`): live and
     replayed comparisons draw the same curves. Rounds already estimated are not estimated
-    again, and a new round costs only its own Walsh averages: a replayed measurement of n
-    rounds forms each of its n(n+1)/2 Walsh averages once."""
+    again, and a new round costs O(n log n) for n rounds so far (`RunningEstimate`)."""
 
     def __init__(self) -> None:
         self._done: dict[str, _ArmEstimates] = {}

@@ -29,6 +29,9 @@ from xlagui.ui.widgets import box_layout, transparent_body
 
 WAITING = "The comparison appears here when both sides have finished a run."
 WAITING_STYLE = "color: #6b6f76; font-size: 11pt;"
+# In a plot's place while there is nothing for it yet.
+SPEED_WAITING = "The speed-up appears here with the first pair of blocks."
+OVERLAY_WAITING = "Each run's wall time appears here after its first epoch."
 
 
 class ComparisonPanel(QFrame):
@@ -49,11 +52,40 @@ class ComparisonPanel(QFrame):
 
         self.speed = plots.SpeedupPlot()
         self.speed.widget.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Expanding)
-        layout.addWidget(self.speed.widget, 1)
+        self.speed_waiting = self._placeholder(SPEED_WAITING)
         self._build_overlay()
-        layout.addWidget(self.overlay, 1)
+        self.overlay_waiting = self._placeholder(OVERLAY_WAITING)
+        for widget in (self.speed.widget, self.speed_waiting, self.overlay,
+                       self.overlay_waiting):
+            layout.addWidget(widget, 1)
         layout.addWidget(self._build_summary(), 1)
         self.comparison: Comparison | None = None
+        self._phases = (True, True)  # measuring, training: the plots this comparison has
+        self._show_plots()
+
+    @staticmethod
+    def _placeholder(text: str) -> QLabel:
+        """Said in a plot's place while it has nothing to draw: empty axes (with a range
+        made up to have one) looked like data."""
+        label = QLabel(text)
+        label.setObjectName("Caption")
+        label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        label.setWordWrap(True)
+        label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Expanding)
+        return label
+
+    def _show_plots(self) -> None:
+        """Each plot of this comparison's phases once it has data, its placeholder until
+        then."""
+        measuring, training = self._phases
+        has_speed = self.speed.rounds >= 2  # a line needs two points
+        has_times = any(epochs for epochs, _last in self._drawn.values())
+        for widget, show in ((self.speed.widget, measuring and has_speed),
+                             (self.speed_waiting, measuring and not has_speed),
+                             (self.overlay, training and has_times),
+                             (self.overlay_waiting, training and not has_times)):
+            if widget.isVisibleTo(self) != show:
+                widget.setVisible(show)
 
     def _build_overlay(self) -> None:
         """Every run's wall time since training began, on one plot, with the break-even line."""
@@ -202,9 +234,9 @@ class ComparisonPanel(QFrame):
             self.overlay.getPlotItem().setXRange(0, epochs, padding=0.02)
 
     def set_phases(self, *, measuring: bool, training: bool) -> None:
-        """Show the plots of the phases this comparison has."""
-        self.speed.widget.setVisible(measuring)
-        self.overlay.setVisible(training)
+        """Show the plots of the phases this comparison has (each once it has data)."""
+        self._phases = (measuring, training)
+        self._show_plots()
 
     def set_speed_curves(self, curves: Mapping[str, SpeedupCurve]) -> None:
         """Each arm's running estimate (from `xlagui.present.traces.SpeedupTraces`); drawn with
@@ -214,6 +246,7 @@ class ComparisonPanel(QFrame):
     def show_measurement(self, c: Comparison | None) -> None:
         """The speed phase so far: the converging estimates, and the rows they fill."""
         self.speed.show_summary(c.interleaved if c is not None else None, self._speed_curves)
+        self._show_plots()
         if c is not None and c.interleaved is not None:
             self._fill_rows(c)
 
@@ -227,6 +260,7 @@ class ComparisonPanel(QFrame):
         self._range.reset()
         self._break_even.setVisible(False)
         self.show_comparison(None)
+        self._show_plots()
 
     def redraw(self, traces: dict[str, list[RunTrace]]) -> None:
         """Feed the overlay the runs' cumulative times; curves whose run gained no epoch since
@@ -237,6 +271,8 @@ class ComparisonPanel(QFrame):
             for i, trace in enumerate(runs):
                 key = (variant, i)
                 curve = self._curves.get(key)
+                if curve is None and not trace.epochs:
+                    continue  # nothing to draw yet: no curve, and no name in the legend
                 if curve is None:
                     name = VARIANT_TITLES.get(variant, variant) if i == 0 else None
                     curve = plots.line(self.overlay, plots.color(variant), width=2, symbol="o",
@@ -258,6 +294,8 @@ class ComparisonPanel(QFrame):
             if done:
                 self._range.reset()  # fit what was measured
             self._range.update(0.0, max((t.expected_total() for t in runs), default=0.0))
+        if changed:
+            self._show_plots()
 
     def show_comparison(self, c: Comparison | None) -> None:
         self.comparison = c
@@ -283,6 +321,7 @@ class ComparisonPanel(QFrame):
         self._show_limits(c)
         self._show_arms(c)
         self.speed.show_summary(c.interleaved, self._speed_curves)
+        self._show_plots()
         shown = fmt.problems_beside_verdict(c)
         self.problems.setText("\n".join(f"• {p}" for p in shown))
         self.problems.setVisible(bool(shown))

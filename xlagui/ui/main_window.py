@@ -300,8 +300,10 @@ class MainWindow(QMainWindow):
         if self._probe is not None:
             probe = self._probe
             task = BackgroundTask(lambda _state: probe())
+            # Bound slots, not a lambda: a lambda holding the window, held by the task's
+            # connection, kept every closed window alive.
             task.done.connect(self._on_probe_done)
-            task.failed.connect(lambda *_: self._on_probe_done(None))
+            task.failed.connect(self._on_probe_failed)
             # The probe waits seconds for TensorFlow to start in a helper process and cannot
             # be interrupted: a daemon thread, so quitting never waits for it.
             self._tasks.keep(task).start(thread=True, daemon=True)
@@ -525,6 +527,9 @@ class MainWindow(QMainWindow):
                                                     else " (no GPU found)"))
         self._update_actions()
         self.devices_ready.emit(found)
+
+    def _on_probe_failed(self, _exc: BaseException, _details: str) -> None:
+        self._on_probe_done(None)
 
     def _on_tabs_current_changed(self, index: int) -> None:
         if index == TAB_RUNS:

@@ -92,7 +92,15 @@ def loss_key(variant: str) -> list[tuple[str, QColor, str]]:
             ("▪╍", color("val"), "validation loss")]
 
 
-LEGEND_OFFSETS = {"top-left": (8, 8), "top-right": (-8, 8), "bottom-left": (8, -8)}
+LEGEND_OFFSETS = {"top-left": (8, 8), "top-right": (-8, 8), "bottom-left": (8, -8),
+                  "bottom-right": (-8, -8)}
+
+
+def place_legend(item: pg.LegendItem, corner: str) -> None:
+    """Move a legend to another corner of its plot's view."""
+    dx, dy = LEGEND_OFFSETS[corner]
+    at = (1 if dx < 0 else 0, 1 if dy < 0 else 0)
+    item.anchor(itemPos=at, parentPos=at, offset=(dx, dy))
 
 
 def legend(widget: pg.PlotWidget, font_pt: float = 8.0, corner: str = "top-right"
@@ -253,6 +261,8 @@ class SpeedupPlot:
         item.addItem(self.stop_label)
         self.stop.hide()
         self.legend = legend(self.widget, font_pt=font_pt - 1, corner="top-right")
+        self.legend_corner = "top-right"
+        self.rounds = 0  # the most rounds any arm's curve has
         self._in_legend: list[str] = []
         self.widget.setToolTip("Speed-up = the baseline's step time ÷ the arm's, estimated "
                                "after each pair of blocks; the band is its 95% interval")
@@ -291,6 +301,7 @@ class SpeedupPlot:
         self.legend.setVisible(len(order) > 1)
         item = self.widget.getPlotItem()
         item.setTitle(TITLE_XLA if len(order) <= 1 else TITLE_ARMS)
+        self.rounds = max((len(c.x) for c in curves.values()), default=0)
         if not curves:
             self.stop.hide()
             self.stop_label.setText("")
@@ -303,8 +314,19 @@ class SpeedupPlot:
         item.setXRange(0.5, rounds + 0.5, padding=0)
         item.setYRange(low - pad, high + pad, padding=0)
         stopped = summary.stopped_by if summary is not None else ""
+        lead = curves.get("xla") or next(iter(curves.values()))
+        # The legend on the left, in the corner the lead curve leaves free: the stop marker's
+        # words are on the right where it ends, and a legend there hid them (a short plot has
+        # no room for both one above the other).
+        upper = lead.speedup[-1] > (low + high) / 2
+        corner = "bottom-left" if upper else "top-left"
+        if corner != self.legend_corner:
+            place_legend(self.legend, corner)
+            self.legend_corner = corner
+        # The words hang below the curve's end in the upper half, stand on it in the lower:
+        # toward the middle of the view, never past its edge.
+        self.stop_label.setAnchor((1.05, 0 if upper else 1))
         if stopped:
-            lead = curves.get("xla") or next(iter(curves.values()))
             self.stop.setPos(float(rounds))
             self.stop.show()
             self.stop_label.setText(STOP_WORDS.get(stopped, stopped))

@@ -8,7 +8,7 @@ from typing import Any
 
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QPalette
+from PySide6.QtGui import QPalette, QResizeEvent
 from PySide6.QtWidgets import (
     QFrame,
     QGridLayout,
@@ -58,6 +58,9 @@ WAITING_NOTES = {
     "not run": "Not part of this run: only the other side was asked for.",
     "unstarted": "This side's training did not start.",
 }
+# In a plot's place while its run has nothing for it yet (compiling, the first epoch).
+LOSS_WAITING = "The loss appears with the first batch."
+TIME_WAITING = "The wall time appears after the first epoch."
 
 
 class RunColumn(QFrame):
@@ -90,8 +93,19 @@ class RunColumn(QFrame):
         self._time_dirty = False
         self._time_curves: list[Any] = []
         self._styled_traces = 0
+        self._loss_drawn = self._time_drawn = False
+        self._loss_span = 0  # the epochs the loss plot spans
         self._build()
         self.reset(epochs=0, xla_mode="off", runs_planned=0, included=True)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        # The key wraps in a narrow column: its lines count in the column's minimum height,
+        # or the strip (which fits its columns to its height) squeezes the plots onto the
+        # figures below them.
+        lines = self.key_label.heightForWidth(self.key_label.width())
+        if lines > 0 and lines != self.key_label.minimumHeight():
+            self.key_label.setMinimumHeight(lines)
 
     # -- construction ----------------------------------------------------------------------
 
@@ -189,14 +203,33 @@ class RunColumn(QFrame):
         self.epoch_train = plots.dots(self.loss_plot, col.darker(140), name="train (epoch)")
         self.epoch_val = plots.line(self.loss_plot, plots.color("val"), width=1.5, dashed=True,
                                     symbol="s", name="validation")
-        self.time_plot = plots.make_plot("Wall time (cumulative)", "epoch", "seconds")
+        # Short: two plots share a column 320 px wide, and a longer title was cut off.
+        self.time_plot = plots.make_plot("Wall time so far", "epoch", "seconds")
         self._loss_range = plots.StickyYRange(self.loss_plot, headroom=0.25)
         self._time_range = plots.StickyYRange(self.time_plot)
         for w in (self.loss_plot, self.time_plot):
+            # Lower than other plots: a column of three at 1280×800 with the message bar open
+            # made the window taller than the screen.
+            w.setMinimumHeight(120)
+        self.loss_waiting = self._plot_placeholder(LOSS_WAITING)
+        self.time_waiting = self._plot_placeholder(TIME_WAITING)
+        for w in (self.loss_plot, self.loss_waiting, self.time_plot, self.time_waiting):
             w.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Expanding)
             w.setMinimumWidth(140)  # three columns side by side on a laptop screen
             row.addWidget(w, 1)
+        self._plots_shown = False
         return row
+
+    def _plot_placeholder(self, text: str) -> QLabel:
+        """Said in a plot's place, the size of the plot, while there is nothing to draw: empty
+        axes (with a range made up to have one) looked like data."""
+        label = QLabel(text)
+        label.setObjectName("Caption")
+        label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        label.setWordWrap(True)
+        label.setMinimumHeight(self.loss_plot.minimumHeight())
+        label.hide()
+        return label
 
     def _build_figures(self) -> QGridLayout:
         """The run's figures, three to a row, each a caption over its value."""
@@ -242,6 +275,7 @@ class RunColumn(QFrame):
             self.time_plot.getPlotItem().removeItem(curve)
         self._time_curves = []
         self._styled_traces = 0
+        self._loss_drawn = self._time_drawn = False  # what the plots show has any points
         self._loss_range.reset()
         self._time_range.reset()
         for label in self.figures.values():
@@ -250,6 +284,7 @@ class RunColumn(QFrame):
         self.detail.setToolTip("")
         self.progress.setValue(0)
         self.eta.setText("")
+        self._loss_span = epochs
         if epochs > 0:
             # A fixed x range: the axis is not laid out again as the epochs go by.
             for w in (self.loss_plot, self.time_plot):
@@ -296,7 +331,7 @@ class RunColumn(QFrame):
             # A measuring worker is not a training run: it has a place of its own.
             self.traces.remove(current)
             self.measure_trace = current
-        if not current.measuring and not self.loss_plot.isVisibleTo(self):
+        if not current.measuring and not self._plots_shown:
             self._show_plots(True, "")  # the first training run: now there is something
         self._dirty = True
         kind = event.type
@@ -335,10 +370,23 @@ class RunColumn(QFrame):
     def _show_plots(self, show: bool, note: str) -> None:
         """The curves, or in their place `note` (nothing when "": the speed-only note says
         why)."""
-        for w in (self.key_label, self.loss_plot, self.time_plot):
-            w.setVisible(show)
+        self._plots_shown = show
+        self.key_label.setVisible(show)
+        self._show_plot_data()
         self.waiting_note.setText(note)
         self.waiting_note.setVisible(not show and bool(note))
+
+    def _show_plot_data(self) -> None:
+        """Each plot once its run has something for it, its placeholder until then: the loss
+        from the first batch, the wall time from the first epoch."""
+        has_loss = self._loss_drawn
+        has_time = self._time_drawn
+        for plot, waiting, has in ((self.loss_plot, self.loss_waiting, has_loss),
+                                   (self.time_plot, self.time_waiting, has_time)):
+            if plot.isVisibleTo(self) != (self._plots_shown and has):
+                plot.setVisible(self._plots_shown and has)
+            if waiting.isVisibleTo(self) != (self._plots_shown and not has):
+                waiting.setVisible(self._plots_shown and not has)
 
     @property
     def trace(self) -> RunTrace | None:
@@ -416,13 +464,22 @@ class RunColumn(QFrame):
         plots.set_xy(self.batch_smooth, trace.batch_x, trace.batch_smooth)
         plots.set_xy(self.epoch_train, trace.epoch_x, trace.train_loss)
         plots.set_xy(self.epoch_val, trace.epoch_x, trace.val_loss)
+        # A line needs two points; and the first epoch's batches would be a sliver at the left
+        # of all the epochs planned, so until it ends the plot spans that epoch alone.
+        self._loss_drawn = len(trace.batch_x) >= 2 or bool(trace.epoch_x)
+        span = self.epochs_planned if trace.epoch_x or trace.measuring else 1
+        if span > 0 and span != self._loss_span:
+            self._loss_span = span
+            self.loss_plot.getPlotItem().setXRange(0, span, padding=0.02)
         series = (trace.batch_loss, trace.train_loss, trace.val_loss)
         self._loss_range.update(plots.finite_min(*series), plots.finite_max(*series))
+        self._show_plot_data()  # once drawn: never an empty plot, even for a moment
 
     def _draw_time(self) -> None:
         self._time_dirty = False
         if self.traces:
             self._draw_time_curves()
+        self._show_plot_data()
 
     def _draw_time_curves(self) -> None:
         while len(self._time_curves) < len(self.traces):
@@ -439,6 +496,7 @@ class RunColumn(QFrame):
         plots.set_cumulative(self._time_curves[-1], self.traces[-1])
         if len(self.traces) > 1:
             plots.set_cumulative(self._time_curves[-2], self.traces[-2])
+        self._time_drawn = any(t.epoch_x for t in self.traces)
         if all(t.terminal is not None for t in self.traces):
             # Done: fit what was measured.
             self._time_range.reset()

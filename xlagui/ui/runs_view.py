@@ -79,7 +79,8 @@ class ColumnStrip(QScrollArea):
         # The strip asks for the height its columns need (`sizeHint`); on a short window the
         # splitter may still give it less, and the figures at the bottom scroll into view.
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
-        self.row = box_layout(transparent_body(self, "ColumnStrip"), (0, 0, 0, 0), 10, False)
+        self.row = box_layout(transparent_body(self, "ColumnStrip", fill_height=True),
+                              (0, 0, 0, 0), 10, False)
         self.shown: list[RunColumn] = []
 
     def set_columns(self, columns: list[RunColumn]) -> None:
@@ -106,8 +107,11 @@ class ColumnStrip(QScrollArea):
             room = self.viewport().width() - self.row.spacing() * (VISIBLE_COLUMNS - 1)
             width = max(MIN_COLUMN_WIDTH, room // VISIBLE_COLUMNS)
         for column in self.shown:
-            if column.minimumWidth() != width:
-                column.setMinimumWidth(width)
+            # Never narrower than its words need (a caption in a font wider than ours was cut
+            # off): the strip scrolls instead.
+            least = max(width, column.minimumSizeHint().width())
+            if column.minimumWidth() != least:
+                column.setMinimumWidth(least)
         self.updateGeometry()
 
     def _bar_height(self) -> int:

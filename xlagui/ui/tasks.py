@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import threading
 import traceback
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -93,8 +94,12 @@ class TaskKeeper:
 
     def keep(self, task: BackgroundTask) -> BackgroundTask:
         self._tasks.add(task)
+        # The task's connections hold these callables: one holding the task itself would make
+        # a cycle the garbage collector cannot see, and the task (with what its function and
+        # its other connections hold) would never be freed. A weak reference breaks it.
+        ref = weakref.ref(task)
         for sig in (task.done, task.failed, task.cancelled):
-            sig.connect(lambda *_, t=task: self._tasks.discard(t))
+            sig.connect(lambda *_: self._tasks.discard(ref()))
         return task
 
     def cancel_all(self) -> None:

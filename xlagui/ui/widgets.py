@@ -114,12 +114,24 @@ def make_action(parent: QWidget, text: str, slot: Callable[[], object],
     return a
 
 
-def transparent_body(scroll: QScrollArea, name: str) -> QWidget:
+class _FillingBody(QWidget):
+    """A scroll area's body exactly as tall as the area, or as its minimum size where the area
+    is shorter (then it scrolls). A resizable QScrollArea otherwise makes a body whose layout
+    has a height for its width (any word-wrapped label) as tall as that preferred height, and
+    the run columns' plots ran past the bottom of the strip, their axes out of sight."""
+
+    def heightForWidth(self, width: int) -> int:
+        return -1
+
+
+def transparent_body(scroll: QScrollArea, name: str, *, fill_height: bool = False) -> QWidget:
     """Give `scroll` (resizable, frameless) a body that shows the window's background through,
-    and return the body to lay out. `name` is the body's object name, for its style sheet."""
+    and return the body to lay out. `name` is the body's object name, for its style sheet.
+    With `fill_height` the body fills the area's height instead of taking the height its
+    wrapped text would like (for a row of columns, not for a page of text)."""
     scroll.setWidgetResizable(True)
     scroll.setFrameShape(QFrame.Shape.NoFrame)
-    body = QWidget()
+    body = _FillingBody() if fill_height else QWidget()
     body.setObjectName(name)
     body.setStyleSheet(f"QWidget#{name} {{ background: transparent; }}")
     scroll.viewport().setAutoFillBackground(False)

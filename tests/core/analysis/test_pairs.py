@@ -175,6 +175,25 @@ def test_the_running_estimate_is_every_prefix_estimated_from_scratch() -> None:
     assert running.pairs == len(ratios)  # a refused ratio is not kept
 
 
+@pytest.mark.parametrize("kind", ["drift", "ties"])
+def test_the_running_estimate_is_exact_far_past_the_exact_table(kind: str) -> None:
+    """Long measurements (the estimate's averages are searched for, not formed): every prefix
+    checked from about 900 rounds on, with drift and stalls, or with most rounds tied."""
+    rng = random.Random(8)
+    if kind == "drift":
+        ratios = drifting_pairs(0.7, 1000, seed=9)
+        for i in range(0, 1000, 37):
+            ratios[i] *= 60.0  # far enough out for hyperfine's rule
+    else:
+        ratios = [rng.choice([0.5, 0.5, 0.55, 0.6]) for _ in range(1000)]
+    running = pairs.RunningEstimate()
+    for n, ratio in enumerate(ratios, start=1):
+        est = running.add(ratio)
+        if n >= 990 or n % 97 == 0:
+            assert est == pairs.estimate_ratio(ratios[:n]), n
+    assert est.outliers > 0 or kind == "ties"
+
+
 def test_outliers_follow_hyperfine() -> None:
     # hyperfine's own test cases (src/outlier_detection.rs).
     assert sum(pairs.outlier_flags([-0.2, 0.0, 0.2, 4.0])) == 1

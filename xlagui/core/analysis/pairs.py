@@ -29,12 +29,13 @@ import functools
 import math
 import statistics
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from enum import Enum
 from typing import Any
 
 from xlagui.core.analysis.accuracy import AccuracyVerdict
+from xlagui.core.analysis.walsh import WalshSelector
 
 # hyperfine's src/outlier_detection.rs: 1.4826 converts the MAD into a standard deviation, and a
 # point more than ten of those from the median is an outlier.
@@ -163,19 +164,52 @@ def estimate_ratio(ratios: Sequence[float], confidence: float = CONFIDENCE) -> R
 def _estimate_from(walsh: Any, logs: Sequence[float], confidence: float) -> RatioEstimate:
     """The estimate of the rounds whose log ratios are `logs`, from their sorted Walsh
     averages."""
-    ranks = signed_rank_interval(len(logs), confidence)
+    return _estimate(len(logs), lambda ranks, _target: [walsh[k - 1] for k in ranks],
+                     sum(outlier_flags(logs)), confidence)
+
+
+def _estimate(n: int, walsh_at: Callable[[list[int], str], list[Any]], outliers: int,
+              confidence: float) -> RatioEstimate:
+    """The estimate of n rounds from their Walsh averages at the ranks it needs:
+    `walsh_at(ranks, target)` gives the averages at those 1-based ranks of the sorted ones
+    (`target`, "centre", "low" or "high", says which figure they make)."""
+    m = n * (n + 1) // 2
+    ranks = signed_rank_interval(n, confidence)
     low = high = None
     if ranks is not None:
-        low, high = math.exp(walsh[ranks[0] - 1]), math.exp(walsh[ranks[1] - 1])
-    mid = len(walsh) // 2  # the Walsh averages are sorted: their median is the middle
-    centre = walsh[mid] if len(walsh) % 2 else (walsh[mid - 1] + walsh[mid]) / 2
+        low = math.exp(walsh_at([ranks[0]], "low")[0])
+        high = math.exp(walsh_at([ranks[1]], "high")[0])
+    mid = m // 2  # the median of the Walsh averages: the middle one, or the two middle ones
+    if m % 2:
+        centre = walsh_at([mid + 1], "centre")[0]
+    else:
+        below, above = walsh_at([mid, mid + 1], "centre")
+        centre = (below + above) / 2
     return RatioEstimate(
         ratio=math.exp(float(centre)),
         low=low,
         high=high,
-        pairs=len(logs),
-        outliers=sum(outlier_flags(logs)),
+        pairs=n,
+        outliers=outliers,
     )
+
+
+def _outliers_among_sorted(logs: Any) -> int:
+    """`sum(outlier_flags(logs))` for sorted `logs` (a numpy array), in O(n) array steps: the
+    same medians from the same floats, so the same count."""
+    import numpy as np  # lazy: the window imports this module, and starts without NumPy
+
+    def median_of_sorted(v: Any) -> Any:
+        h = len(v) // 2
+        return v[h] if len(v) % 2 else (v[h - 1] + v[h]) / 2
+
+    med = median_of_sorted(logs)
+    spread = np.abs(logs - med)
+    h = len(spread) // 2
+    spread.partition([h - 1, h] if len(spread) > 1 else [0])
+    mad = spread[h] if len(spread) % 2 else (spread[h - 1] + spread[h]) / 2
+    mad = mad if mad > 0 else 2.220446049250313e-16
+    return int(np.count_nonzero(np.abs((logs - med) / mad) > OUTLIER_THRESHOLD))
 
 
 class RunningEstimate:
@@ -183,35 +217,31 @@ class RunningEstimate:
     the rounds so far, for a curve that converges round by round (live or replayed).
 
     Estimating every prefix from scratch forms and sorts n(n+1)/2 Walsh averages per round,
-    O(n³ log n) for a whole curve. Here a round forms only its own n Walsh averages (with
-    itself and each earlier round), sorts those and merges them into the sorted ones kept
-    from the rounds before: each Walsh average is formed once. The values are the very same
-    floats `walsh_averages` gives, so the estimates are identical, not approximations.
+    O(n³ log n) for a whole curve; merging each round's n new averages into the sorted ones
+    kept still moves them all, O(n²) per round. Here the rounds' log ratios are kept sorted,
+    and only the few averages the estimate needs (the middle ones and the interval's two ends)
+    are found among the implicit sorted averages (`xlagui.core.analysis.walsh.WalshSelector`),
+    starting from the values that bounded them the round before: O(n log n) per round, O(n² log n)
+    for a whole curve (up to `walsh.KEEP_ALL_UP_TO` rounds it still keeps and merges them all,
+    which is faster there). The values are the very same floats `walsh_averages` gives, so the
+    estimates are identical, not approximations.
     """
 
     def __init__(self, confidence: float = CONFIDENCE) -> None:
-        import numpy as np  # lazy: the window imports this module, and starts without NumPy
-
         self.confidence = confidence
-        self._logs: list[float] = []
-        self._walsh: Any = np.empty(0)
+        self._walsh = WalshSelector()
 
     @property
     def pairs(self) -> int:
-        return len(self._logs)
+        return len(self._walsh)
 
     def add(self, ratio: float) -> RatioEstimate:
         """Take one more round's ratio; the estimate of every round so far."""
-        import numpy as np  # lazy: the window imports this module, and starts without NumPy
-
         if not (ratio > 0 and math.isfinite(ratio)):
             raise ValueError("ratios of step times must be positive and finite")
-        self._logs.append(math.log(ratio))
-        logs = np.asarray(self._logs, dtype=float)
-        new = (logs[-1] + logs) / 2  # this round with each round, itself included
-        new.sort()
-        self._walsh = np.insert(self._walsh, np.searchsorted(self._walsh, new), new)
-        return _estimate_from(self._walsh, self._logs, self.confidence)
+        self._walsh.add(math.log(ratio))
+        return _estimate(len(self._walsh), self._walsh.at, _outliers_among_sorted(self._walsh.x),
+                         self.confidence)
 
 
 def running_estimates(ratios: Sequence[float]) -> list[RatioEstimate]:
