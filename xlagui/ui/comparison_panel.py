@@ -30,7 +30,7 @@ from xlagui.ui.widgets import box_layout, transparent_body
 WAITING = "The comparison appears here when both sides have finished a run."
 WAITING_STYLE = "color: #6b6f76; font-size: 11pt;"
 # In a plot's place while there is nothing for it yet.
-SPEED_WAITING = "The speed-up appears here with the first pair of blocks."
+SPEED_WAITING = "The speed-up appears here as pairs of blocks arrive."
 OVERLAY_WAITING = "Each run's wall time appears here after its first epoch."
 
 
