@@ -404,20 +404,38 @@ def compare_config(args: argparse.Namespace) -> RunConfig:
     )
 
 
+def _refuse_conflicting_flags(args: argparse.Namespace) -> None:
+    if args.quick and args.only:
+        raise ConfigError("--quick measures both sides against each other; drop --only")
+    if args.markdown and args.events:
+        raise ConfigError("--markdown and --events both print on stdout: choose one")
+
+
+def _output_folder(args: argparse.Namespace, root: str | Path) -> Path:
+    out = args.out or Path.cwd() / f"xlagui-{_dt.datetime.now():%Y%m%d-%H%M%S}"
+    out = out.resolve()
+    if _inside(out, Path(root).resolve()):
+        raise ConfigError("the output folder must not be inside the dataset folder")
+    return out
+
+
+def _refuse_missing_device(host: RemoteHost, device: str) -> None:
+    if not host.info.has_device(device):
+        devices = ", ".join(d.id for d in host.info.devices)
+        raise ConfigError(f"{host.target.host} has no device {device} "
+                          f"(TensorFlow sees: {devices})")
+
+
 def cmd_compare(args: argparse.Namespace) -> int:
-    # 84 lines on purpose: one try/finally must hold the host connection, the stop signals and
-    # the machine's transport across the measurement, the inspection and the summary; the
-    # steps around it are helpers (_say_scan, _say_comparing, _png_renderer, _write_reports).
+    # One try/finally holds the host connection, the stop signals and the machine's transport
+    # across the measurement, the inspection and the summary; the steps around it are helpers.
     from xlagui.console import print_summary
     from xlagui.core.compare import CLOSING, SaveError, check_writable, new_report
     from xlagui.core.protocol.task import Cancelled, TaskState
 
     config = compare_config(args)
     target = _target(args)
-    if args.quick and args.only:
-        raise ConfigError("--quick measures both sides against each other; drop --only")
-    if args.markdown and args.events:
-        raise ConfigError("--markdown and --events both print on stdout: choose one")
+    _refuse_conflicting_flags(args)
     console = _console(stderr=args.events or args.markdown)
     demo = args.demo or args.dataset is None
     root = _dataset_root(args, demo, console)
@@ -428,20 +446,15 @@ def cmd_compare(args: argparse.Namespace) -> int:
     trained = exclusions.apply(scan)
     check_batch_fits(config.batch_size, len(trained.files_for("train")))
     model_check = _check_model(config, len(scan.class_names), console)
-    out = args.out or Path.cwd() / f"xlagui-{_dt.datetime.now():%Y%m%d-%H%M%S}"
-    out = out.resolve()
-    if _inside(out, Path(root).resolve()):
-        raise ConfigError("the output folder must not be inside the dataset folder")
+    out = _output_folder(args, root)
     render_report_png = _png_renderer(args)
     # The preflight before the output folder is made: a host that cannot measure leaves
     # nothing behind.
     host = _connect(target, console) if target is not None else None
     summarised = skipped = False
     try:
-        if host is not None and not host.info.has_device(config.device):
-            devices = ", ".join(d.id for d in host.info.devices)
-            raise ConfigError(f"{host.target.host} has no device {config.device} "
-                              f"(TensorFlow sees: {devices})")
+        if host is not None:
+            _refuse_missing_device(host, config.device)
         try:
             check_writable(out)
         except SaveError as exc:

@@ -74,11 +74,11 @@ def describe() -> dict[str, Any]:
         "devices": [],
     }
     try:
-        import tensorflow as tf
+        # A host without TensorFlow (or without this version's worker) is reported as such,
+        # not as a crash at import time.
+        import tensorflow as tf  # lazy: only on the host, and it may be missing there
 
-        # lazy: runs on the host; a host without TensorFlow (or without this version's worker)
-        # is reported as such, not as a crash at import time
-        from xlagui.core.worker.child import probe_devices
+        from xlagui.core.worker.child import probe_devices  # lazy: needs TensorFlow, see above
     except ImportError as exc:
         info["error"] = f"TensorFlow cannot be imported: {exc}"
         return info
