@@ -10,8 +10,8 @@ from PySide6.QtGui import QImage
 from pytestqt.qtbot import QtBot
 
 from tests.helpers.images import make_image, make_rgb16_png
-from xlagui.ui.drops import classify_drop
-from xlagui.ui.thumbnails import ThumbnailModel, decode_image
+from xlagui.ui.dataset.thumbnails import ThumbnailModel, decode_image
+from xlagui.ui.window.drops import classify_drop
 
 
 def test_classify_drop(tmp_path: Path) -> None:
@@ -49,8 +49,8 @@ def test_only_visible_thumbnails_are_decoded(qtbot: QtBot, tmp_path: Path,
                                             monkeypatch: pytest.MonkeyPatch) -> None:
     """10,000 images: a scrolled grid asks for the rows in view (and a margin), not all."""
     from xlagui.core.data.scan import ImageFile
-    from xlagui.ui import thumbnails
-    from xlagui.ui.thumbnails import ThumbnailView
+    from xlagui.ui.dataset import thumbnails
+    from xlagui.ui.dataset.thumbnails import ThumbnailView
 
     source = make_image(tmp_path / "one.png", (64, 64))
     decoded: list[str] = []
