@@ -1,34 +1,15 @@
-"""Small pieces of the GUI: drop checks, thumbnail decoding."""
+"""Thumbnails: every colour mode decoded, a 16-bit PNG stretched, only the rows in view."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QMimeData, QUrl
 from PySide6.QtGui import QImage
 from pytestqt.qtbot import QtBot
 
 from tests.helpers.images import make_image, make_rgb16_png
 from xlagui.ui.dataset.thumbnails import ThumbnailModel, decode_image
-from xlagui.ui.window.drops import classify_drop
-
-
-def test_classify_drop(tmp_path: Path) -> None:
-    def mime(*urls: QUrl) -> QMimeData:
-        m = QMimeData()
-        m.setUrls(list(urls))
-        return m
-
-    folder = tmp_path / "data"
-    folder.mkdir()
-    file = make_image(tmp_path / "x.png")
-    assert classify_drop(mime(QUrl.fromLocalFile(str(folder)))) == (folder, "")
-    assert "is a file" in classify_drop(mime(QUrl.fromLocalFile(str(file))))[1]
-    assert "one dataset folder at a time" in classify_drop(
-        mime(QUrl.fromLocalFile(str(folder)), QUrl.fromLocalFile(str(file))))[1]
-    assert "does not exist" in classify_drop(mime(QUrl.fromLocalFile(str(tmp_path / "no"))))[1]
-    assert classify_drop(QMimeData())[0] is None
 
 
 @pytest.mark.parametrize("mode", ["RGB", "L", "P", "RGBA", "CMYK", "I;16"])
