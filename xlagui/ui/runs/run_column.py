@@ -23,9 +23,16 @@ from PySide6.QtWidgets import (
 from xlagui.core.analysis.pairs import compile_seconds
 from xlagui.core.protocol.arms import parse_arm
 from xlagui.core.protocol.config import XlaMode
-from xlagui.core.protocol.events import CancelledEvent, ErrorEvent, Event, FinishedEvent
-from xlagui.core.protocol.record import CANCELLED, INTERRUPTED, NOT_RUN
+from xlagui.core.protocol.events import Event, FinishedEvent
 from xlagui.present import format as fmt
+from xlagui.present import run_status as words
+from xlagui.present.run_status import (
+    LOSS_WAITING,
+    SPEED_ONLY_NOTE,
+    TIME_WAITING,
+    WAITING_NOTES,
+    StatusWords,
+)
 from xlagui.present.traces import RunTrace
 from xlagui.ui.shared import plots
 from xlagui.ui.shared.theme import VARIANT_TITLES, chip_style
@@ -42,25 +49,6 @@ FIGURES = (
     ("device", "Device"),
     ("evidence", "XLA evidence"),
 )
-
-
-SPEED_ONLY_NOTE = (
-    "Speed only: this side ran timed blocks of steps, no training run, so there are no loss "
-    "or wall-time curves. Its blocks are in the speed-up plot below."
-)
-
-# What a column shows where its plots will be, until its first training run starts: empty
-# axes (which pyqtgraph labels 1e-10 … 5e-10) would say nothing true.
-WAITING_NOTES = {
-    "idle": "The loss and wall-time curves appear here when a comparison runs.",
-    "first": "Training starts after the speed measurement.",
-    "after": "Training starts after the baseline's.",
-    "not run": "Not part of this run: only the other side was asked for.",
-    "unstarted": "This side's training did not start.",
-}
-# In a plot's place while its run has nothing for it yet (compiling, the first epoch).
-LOSS_WAITING = "The loss appears with the first batch."
-TIME_WAITING = "The wall time appears after the first epoch."
 
 
 class RunColumn(QFrame):
@@ -289,36 +277,19 @@ class RunColumn(QFrame):
             # A fixed x range: the axis is not laid out again as the epochs go by.
             for w in (self.loss_plot, self.time_plot):
                 w.getPlotItem().setXRange(0, epochs, padding=0.02)
-        speed_only = epochs > 0 and included and runs_planned == 0
-        self.speed_only_note.setVisible(speed_only)
-        if speed_only:
-            self._show_plots(False, "")
-        elif epochs == 0:
-            self._show_plots(False, WAITING_NOTES["idle"])
-        elif not included:
-            self._show_plots(False, WAITING_NOTES["not run"])
-        else:
-            self._show_plots(False, WAITING_NOTES["first" if self.variant == "baseline"
-                                                  else "after"])
-        if epochs == 0:
-            self._set_state("idle", "No run yet")
-            self.detail.setText("")
-        elif included:
-            self._set_state("queued", "Queued")
-            self.detail.setText(f"{epochs} epochs planned"
-                                + (f", {runs_planned} runs" if runs_planned > 1 else ""))
-        else:
-            self._set_state("not run", "Not part of this run")
-            self.detail.setText("Only the other side was asked for")
+        self.speed_only_note.setVisible(epochs > 0 and included and runs_planned == 0)
+        self._show_plots(False, words.waiting_note(epochs=epochs, included=included,
+                                                   runs_planned=runs_planned,
+                                                   baseline=self.variant == "baseline"))
+        self._say(words.planned_words(epochs=epochs, runs_planned=runs_planned,
+                                      included=included))
         self._dirty = self._loss_dirty = self._time_dirty = False
 
     def begin_run(self, run_id: str, repeat: int) -> None:
         self._current = RunTrace(run_id=run_id, repeat=repeat, epochs_planned=self.epochs_planned)
         self.traces.append(self._current)
-        self._set_state("starting", "Starting…")
-        self.detail.setText(self._run_words() + "starting the worker and TensorFlow…")
+        self._say(words.starting_words(repeat, self.runs_planned))
         self.progress.setValue(0)
-        self.eta.setText("")
         self._dirty = self._loss_dirty = self._time_dirty = True
 
     def apply_event(self, event: Event) -> None:
@@ -342,7 +313,7 @@ class RunColumn(QFrame):
 
     def mark_stopping(self) -> None:
         if self.state in ("starting", "compiling", "running"):
-            self._set_state("stopping", "Stopping…")
+            self._say(words.STOPPING)
 
     def end_run(self, status: str) -> None:
         """The run ended with `status` (`core.report.RUN_STATUSES`), even if no terminal event
@@ -351,12 +322,7 @@ class RunColumn(QFrame):
         if current is not None:
             current.status = status
             if current.terminal is None:
-                if status == INTERRUPTED:
-                    self._set_state("interrupted", "Interrupted")
-                elif status == CANCELLED:
-                    self._set_state("cancelled", "Cancelled")
-                else:
-                    self._set_state("error", "Failed")
+                self._say(words.ended_words(status))
         self._dirty = self._time_dirty = True
 
     def end_unstarted(self, status: str) -> None:
@@ -428,21 +394,9 @@ class RunColumn(QFrame):
         if self._unstarted and not self.traces and (
             trace is None or isinstance(trace.terminal, FinishedEvent)
         ):
-            self._show_unstarted(measured=trace is not None)
+            self._say(words.unstarted_words(self._unstarted, measured=trace is not None))
             return True
         return trace is not None
-
-    def _show_unstarted(self, *, measured: bool) -> None:
-        first = "Speed measured; " if measured else ""
-        if self._unstarted == NOT_RUN:
-            self._set_state("not run", "Not run")
-            self.detail.setText(f"{first}xlagui closed before this side's training started"
-                                if first else "xlagui closed before this side started")
-        else:
-            self._set_state("cancelled", "Cancelled")
-            self.detail.setText(f"{first}stopped before this side's training started"
-                                if first else "Stopped before this side started")
-        self.eta.setText("")
 
     def plot_jobs(self) -> list[tuple[str, Callable[[], None]]]:
         """The plots whose data changed, each with what redraws it. A plot repaint is the
@@ -502,90 +456,20 @@ class RunColumn(QFrame):
             self._time_range.reset()
         self._time_range.update(0.0, max(t.expected_total() for t in self.traces))
 
-    def _run_words(self) -> str:
-        trace = self.trace
-        if self.runs_planned > 1 and trace is not None:
-            return f"Run {trace.repeat} of {self.runs_planned} · "
-        return ""
-
     def _update_status(self, trace: RunTrace) -> None:
         if trace.measuring:
-            self._update_measuring(trace)
+            # The speed phase: warm-up, then blocks of steps taken in turns with the others.
+            self.eta.setText("")
+            self._say(words.measuring_words(trace, uses_xla=self.uses_xla, others=self.others,
+                                            stopping=self.state == "stopping"))
             return
         self.progress.setValue(round(trace.fraction * 1000))
-        term = trace.terminal
-        if isinstance(term, FinishedEvent):
-            total = trace.summary.total_seconds if trace.summary is not None else None
-            self._set_state("finished", "Finished")
-            self.detail.setText(self._run_words()
-                                + f"{len(trace.epochs)} epochs in {fmt.seconds(total)}")
+        if isinstance(trace.terminal, FinishedEvent):
             self.progress.setValue(1000)
-            self.eta.setText("")
-        elif isinstance(term, CancelledEvent):
-            forced = " (the worker was stopped by force)" if term.forced else ""
-            if trace.status == INTERRUPTED:
-                self._set_state("interrupted", "Interrupted")
-                self.detail.setText(self._run_words() + f"xlagui closed after "
-                                    f"{len(trace.epochs)} epochs{forced}; they are kept")
-            else:
-                self._set_state("cancelled", "Cancelled")
-                self.detail.setText(self._run_words()
-                                    + f"stopped after {term.epochs_done} epochs{forced}")
-            self.eta.setText("")
-        elif isinstance(term, ErrorEvent):
-            self._set_state("error", "Failed")
-            self.detail.setText(self._run_words() + term.message)
-            self.detail.setToolTip(f"{term.message}\n{term.hint}".strip())
-            self.eta.setText("")
-        elif self.state == "stopping":
-            pass
-        elif trace.started is not None and trace.first_batch_t is None:
-            self._set_state("compiling", "Compiling…")
-            what = "tracing the model" + (" and compiling it with XLA"
-                                          if self.uses_xla else "")
-            self.detail.setText(self._run_words() + f"{what}; the first batch is on its way")
-        elif trace.started is not None:
-            epoch = max(trace.current_epoch, 1)
-            self._set_state("running", f"Epoch {epoch} of {self.epochs_planned}")
-            self.detail.setText(self._run_words()
-                                + f"step {trace.steps_done:,} of {trace.total_steps:,}")
-            eta = trace.eta_seconds()
-            self.eta.setText("" if eta is None else f"ETA {fmt.duration(eta)}")
-
-    def _update_measuring(self, trace: RunTrace) -> None:
-        """The speed phase: warm-up, then blocks of steps taken in turns with the other side."""
-        self.eta.setText("")
-        term = trace.terminal
-        step = trace.median_step_seconds()
-        per_step = f"{fmt.seconds(step)} per step (median)" if step is not None else ""
-        blocks = len(trace.blocks)
-        if isinstance(term, FinishedEvent):
-            self._set_state("finished", "Speed measured")
-            self.detail.setText(f"{blocks} blocks · {per_step}")
-        elif isinstance(term, CancelledEvent):
-            interrupted = trace.status == INTERRUPTED
-            self._set_state("interrupted" if interrupted else "cancelled",
-                            "Interrupted" if interrupted else "Stopped")
-            forced = " (the worker was stopped by force)" if term.forced else ""
-            why = "xlagui closed" if interrupted else "stopped"
-            self.detail.setText(f"{why} after {blocks} blocks{forced}; they are kept")
-        elif isinstance(term, ErrorEvent):
-            self._set_state("error", "Failed")
-            self.detail.setText(term.message)
-            self.detail.setToolTip(f"{term.message}\n{term.hint}".strip())
-        elif self.state == "stopping":
-            pass
-        elif trace.warmup is None:
-            self._set_state("compiling", "Warming up…")
-            what = "tracing" + (" and compiling with XLA" if self.uses_xla else "")
-            self.detail.setText(f"measuring speed: first step ({what}), then a few steady ones")
-        else:
-            w = trace.warmup
-            self._set_state("running", "Measuring speed")
-            first = f"first step {fmt.seconds(w.first_step_seconds)}"
-            self.detail.setText(
-                f"{blocks} blocks in turns with the other {self.others} · {per_step or first}"
-            )
+        self._say(words.training_words(trace, runs_planned=self.runs_planned,
+                                       epochs_planned=self.epochs_planned,
+                                       uses_xla=self.uses_xla,
+                                       stopping=self.state == "stopping"))
 
     def _update_figures(self, trace: RunTrace) -> None:
         if trace.measuring:
@@ -641,6 +525,18 @@ class RunColumn(QFrame):
             f["evidence"].setText(fmt.evidence(s))
         elif trace.started is not None:
             f["device"].setText(trace.started.device_name or trace.started.device_kind)
+
+    def _say(self, said: StatusWords | None) -> None:
+        """Show what `present.run_status` says of the column's state (None: nothing new)."""
+        if said is None:
+            return
+        self._set_state(said.state, said.chip)
+        if said.detail is not None:
+            self.detail.setText(said.detail)
+        if said.detail_tip is not None:
+            self.detail.setToolTip(said.detail_tip)
+        if said.eta is not None:
+            self.eta.setText(said.eta)
 
     def _set_state(self, state: str, text: str) -> None:
         if state != self.state:

@@ -8,7 +8,6 @@ shown with the core's own explanation, and the run buttons stay off until it is 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtCore import QSettings, Qt, Signal
@@ -33,15 +32,20 @@ from xlagui.core.protocol import arms as arm_kinds
 from xlagui.core.protocol.config import (
     DEFAULTS,
     EXTRA_ARM_BUDGET_SECONDS,
-    MIN_IMAGE_SIZE,
     RANGES,
     TARGET_PERCENT_RANGE,
     ConfigError,
     ModelChoice,
     RunConfig,
     XlaMode,
-    check_batch_fits,
     check_image_size,
+)
+from xlagui.present.settings_advice import (
+    Note,
+    SettingsDraft,
+    arm_note,
+    left_out_line,
+    settings_notes,
 )
 from xlagui.ui.settings.machine_panel import HostChecker, MachinePanel
 from xlagui.ui.settings.model_panel import ModelChecker, ModelPanel
@@ -54,14 +58,6 @@ GPU_NONE_TIP = (
     "TensorFlow sees no GPU on this machine (no CUDA device, or a TensorFlow build without "
     "GPU support), so runs use the CPU."
 )
-
-
-@dataclass
-class Note:
-    """A remark on one field: "error" blocks a run, "warning" and "info" only explain."""
-
-    severity: str
-    text: str
 
 
 class SettingsPanel(QWidget):
@@ -348,12 +344,8 @@ class SettingsPanel(QWidget):
 
     def set_left_out(self, count: int, detail: str) -> None:
         """Say how many files the comparison leaves out, and why (`detail`); hidden at 0."""
-        from xlagui.core.data.exclusions import describe
-
         self.left_out_box.setVisible(count > 0)
-        self.left_out_label.setText(
-            f"{describe(count)}" + (f" ({detail})" if detail else "")
-            + ". The dataset folder is not changed.")
+        self.left_out_label.setText(left_out_line(count, detail))
 
     def set_devices(self, devices: list[dict[str, str]] | None) -> None:
         """This computer's devices (the probe's answer; `None`: not answered yet), shown while
@@ -430,9 +422,9 @@ class SettingsPanel(QWidget):
             blocked = box.blockSignals(True)
             box.setChecked(name in ticked)
             box.blockSignals(blocked)
-            note = arm_kinds.hardware_note(arm_kinds.parse_arm(name), kind)
+            note = arm_note(name, kind)
             label = self._arm_notes[name]
-            label.setText(note[:1].upper() + note[1:] + "." if note else "")
+            label.setText(note)
             label.setVisible(bool(note))
 
     @property
@@ -487,51 +479,15 @@ class SettingsPanel(QWidget):
 
     def validate(self) -> None:
         """Check every field and show the notes; emits nothing (callers emit `changed`)."""
-        notes: dict[str, Note] = {}
         self._show_budget()
         v = self.values()
         self.model_panel.set_context(v["image_size"], v["batch_size"], self.num_classes)
-        try:
-            check_image_size(v["image_size"], v["model"])
-        except ConfigError as exc:
-            notes["image_size"] = Note("error", str(exc)[0].upper() + str(exc)[1:] + ".")
-        else:
-            if v["image_size"] < 64:
-                notes["image_size"] = Note(
-                    "info", f"Small images train fast but leave XLA little to speed up "
-                    f"(the smallest is {MIN_IMAGE_SIZE} px).")
-        if self.train_count is not None:
-            try:
-                check_batch_fits(v["batch_size"], self.train_count)
-            except ConfigError as exc:
-                notes["batch_size"] = Note("error", str(exc)[0].upper() + str(exc)[1:] + ".")
-        if self.train_count and "batch_size" not in notes:
-            # Full batches only (a partial one would make XLA compile a second program).
-            steps, left = divmod(self.train_count, v["batch_size"])
-            rest = f", {left:,} left out of each shuffled epoch" if left else ""
-            notes["batch_size"] = Note(
-                "info", f"{self.train_count:,} training images: {steps:,} full "
-                f"batch{'es' if steps != 1 else ''} per epoch{rest}.")
-        if v["epochs"] == 1:
-            notes["epochs"] = Note(
-                "warning", "With one epoch there is no steady epoch to compare: the first "
-                "epoch includes tracing and compiling. Use 2 or more.")
-        if v["repeats"] > 1:
-            notes["repeats"] = Note(
-                "info", f"{v['repeats']} runs per side, interleaved (baseline, XLA, …); the "
-                "speed-up interval comes from the repeats.")
-        if not self.auto_split:
-            notes["holdout_percent"] = Note(
-                "info", "Not used: the dataset has its own test folder.")
-        others = [name for name, _arm in arm_kinds.comparison_arms(self.xla_mode, self.arms)[2:]]
-        if v["check"]:
-            others.append("the A/A check's twin")
-        if self._chosen_budget is None and others:
-            notes["budget_seconds"] = Note(
-                "info", f"{DEFAULTS['budget_seconds']} s for XLA and {EXTRA_ARM_BUDGET_SECONDS} s "
-                f"more for each other arm ({', '.join(others)}): each needs pairs of its own.")
-        if v["device"] == "cpu" and self.gpu_available:
-            notes["device"] = Note("info", "A GPU is available; XLA usually gains more there.")
+        notes = settings_notes(SettingsDraft(
+            epochs=v["epochs"], batch_size=v["batch_size"], image_size=v["image_size"],
+            repeats=v["repeats"], device=v["device"], xla_mode=self.xla_mode, arms=self.arms,
+            check=v["check"], model=v["model"], train_count=self.train_count,
+            auto_split=self.auto_split, budget_chosen=self._chosen_budget is not None,
+            gpu_available=self.gpu_available))
         self.notes = notes
         for key, label in self._note_labels.items():
             note = notes.get(key)
