@@ -48,9 +48,6 @@ class RunsTab(QStackedWidget):
             self.built.emit(self._view)
         return self._view
 
-    def is_built(self) -> bool:
-        return self._view is not None
-
     def preload(self) -> None:
         """Import pyqtgraph off the GUI thread, then build the view."""
         if self._view is not None:
