@@ -17,7 +17,8 @@ from PySide6.QtWidgets import QWidget
 
 from xlagui.core.data import exclusions as excl
 from xlagui.core.protocol.task import TaskState
-from xlagui.ui.dataset.dataset_panel import KIND_WORDS, DatasetPanel
+from xlagui.present.problem_kinds import KIND_WORDS
+from xlagui.ui.dataset.dataset_panel import DatasetPanel
 from xlagui.ui.settings.settings_panel import SettingsPanel
 from xlagui.ui.shared import dialogs
 from xlagui.ui.shared.tasks import BackgroundTask, TaskKeeper, TaskOwner

@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 )
 
 from xlagui.core.data import exclusions as excl
+from xlagui.present.problem_kinds import problem_heading
 from xlagui.ui.dataset.image_preview import ImagePreview
 from xlagui.ui.dataset.problem_view import ProblemView
 from xlagui.ui.dataset.thumbnails import ThumbnailModel, ThumbnailView
@@ -45,28 +46,6 @@ PAGE_IMAGES, PAGE_PROBLEM = 0, 1
 ProblemRole = Qt.ItemDataRole.UserRole  # a problem's index in scan.problems
 GroupRole = Qt.ItemDataRole.UserRole + 1  # a group's "severity:kind"
 HeadingRole = Qt.ItemDataRole.UserRole + 2  # a group's heading before "n left out" is added
-SEVERITY_WORDS = {"error": "Errors", "warning": "Warnings", "info": "Notes"}
-KIND_WORDS = {
-    "not_an_image": "not images",
-    "unreadable": "unreadable files",
-    "truncated": "cut-off files",
-    "too_large": "images too large to load",
-    "vanished": "files that disappeared",
-    "misnamed": "extension does not match the content",
-    "animated": "animated images (first frame used)",
-    "stray_file": "stray files",
-    "ignored_folder": "ignored folders",
-    "symlink_loop": "link loops",
-    "no_test_folder": "no test folder",
-    "empty_class": "empty classes",
-    "class_mismatch": "classes differ between train and test",
-    "too_few_classes": "too few classes",
-    "no_images": "no images",
-    "duplicate_in_class": "duplicates within a class",
-    "label_conflict": "same image in different classes",
-    "leakage": "train/test leakage",
-    "imbalance": "class imbalance",
-}
 
 
 class DatasetPanel(QWidget):
@@ -413,8 +392,7 @@ class DatasetPanel(QWidget):
         order = {"error": 0, "warning": 1, "info": 2}
         for (severity, kind), group in sorted(groups.items(),
                                               key=lambda kv: (order.get(kv[0][0], 3), kv[0][1])):
-            words = KIND_WORDS.get(kind, kind.replace("_", " "))
-            top = QTreeWidgetItem([f"{severity.capitalize()}: {words} ({len(group)})"])
+            top = QTreeWidgetItem([problem_heading(severity, kind, len(group))])
             top.setForeground(0, _brush(SEVERITY_COLORS.get(severity, "#000")))
             f = top.font(0)
             f.setBold(True)
@@ -471,16 +449,13 @@ class DatasetPanel(QWidget):
         group = item.data(0, GroupRole)
         if isinstance(index, int) and 0 <= index < len(scan.problems):
             problem = scan.problems[index]
-            words = KIND_WORDS.get(problem.kind, problem.kind.replace("_", " "))
-            title = f"{problem.severity.capitalize()}: {words}"
+            title = problem_heading(problem.severity, problem.kind)
             self.problem_view.show_problems(scan, [problem], title, self.exclusions)
         elif isinstance(group, str):
             severity, kind = group.split(":", 1)
             problems = [p for p in scan.problems if (p.severity, p.kind) == (severity, kind)]
-            words = KIND_WORDS.get(kind, kind.replace("_", " "))
             self.problem_view.show_problems(
-                scan, problems, f"{severity.capitalize()}: {words} ({len(problems)})",
-                self.exclusions)
+                scan, problems, problem_heading(severity, kind, len(problems)), self.exclusions)
         else:
             return
         self.right_stack.setCurrentIndex(PAGE_PROBLEM)

@@ -7,7 +7,6 @@ lays out their panels, routes the user's intent to them and shows what they repo
 
 from __future__ import annotations
 
-import functools
 import html
 import logging
 import os
@@ -17,14 +16,12 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QSettings, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import (
-    QAction,
     QCloseEvent,
     QDesktopServices,
     QDragEnterEvent,
     QDragLeaveEvent,
     QDragMoveEvent,
     QDropEvent,
-    QKeySequence,
     QShowEvent,
 )
 from PySide6.QtWidgets import (
@@ -32,7 +29,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QMainWindow,
     QSplitter,
-    QStyle,
     QTabWidget,
     QVBoxLayout,
     QWidget,
@@ -49,7 +45,7 @@ from xlagui.ui.settings.model_panel import ModelChecker
 from xlagui.ui.shared import dialogs
 from xlagui.ui.shared.dialogs import DropOverlay, MessageBar
 from xlagui.ui.shared.tasks import BackgroundTask, TaskKeeper
-from xlagui.ui.shared.widgets import make_action
+from xlagui.ui.window.actions import Commands, WindowActions
 from xlagui.ui.window.drops import FolderDrops
 from xlagui.ui.xla_did.xla_did_view import XlaDidPanel
 
@@ -154,70 +150,22 @@ class MainWindow(QMainWindow):
     # -- construction -------------------------------------------------------------------------
 
     def _build_actions(self) -> None:
-        sp = QStyle.StandardPixmap
-
-        action = functools.partial(make_action, self)
-        self.open_action = action("&Open dataset…", self.browse_dataset,
-                                  [QKeySequence(QKeySequence.StandardKey.Open)],
-                                  "Choose a folder of images", sp.SP_DirOpenIcon)
-        self.demo_action = action("Open the &demo dataset", self.open_demo, None,
-                                  "Drawn African and Asian elephants, made on first use")
-        self.export_action = action("&Export report…", self.export_report,
-                                    [QKeySequence("Ctrl+E")],
-                                    "Write the comparison as PNG, CSV and JSON to a folder",
-                                    sp.SP_DialogSaveButton)
-        self.copy_markdown_action = action(
-            "Copy as &Markdown", self.copy_markdown, None,
-            "Put the comparison on the clipboard as Markdown tables, to paste into an issue or "
-            "a pull request")
-        quit_keys = QKeySequence.keyBindings(QKeySequence.StandardKey.Quit)
-        if QKeySequence("Ctrl+Q") not in quit_keys:
-            quit_keys.append(QKeySequence("Ctrl+Q"))
-        self.quit_action = action("&Quit", self.close, quit_keys, "Close xlagui")
-        self.run_action = action("&Run comparison", self.start_comparison,
-                                 [QKeySequence("Ctrl+R")],
-                                 "Train the baseline and the XLA model, then compare",
-                                 sp.SP_MediaPlay)
-        self.run_one_action = action("Run XLA only", self.start_one_side, None,
-                                     "Train only the side the XLA switch selects")
-        self.stop_action = action("&Stop", self.stop_run,
-                                  [QKeySequence(Qt.Key.Key_Escape), QKeySequence("Ctrl+.")],
-                                  "Stop the running comparison", sp.SP_MediaStop)
-        self.quit_action.setMenuRole(QAction.MenuRole.QuitRole)
+        """The actions (`window/actions.py`); their menus and toolbar come after the panels."""
+        self.window_actions = WindowActions(self, Commands(
+            browse=self.browse_dataset, demo=self.open_demo, export=self.export_report,
+            copy_markdown=self.copy_markdown, quit=self.close, run=self.start_comparison,
+            run_one=self.start_one_side, stop=self.stop_run, show_tab=self._on_view_tab_chosen,
+            show_logs=self._on_show_logs_triggered, about=self._on_about_triggered))
+        # What tests reach directly.
+        actions = self.window_actions
+        self.open_action, self.demo_action = actions.open, actions.demo
+        self.export_action, self.copy_markdown_action = actions.export, actions.copy_markdown
+        self.quit_action, self.run_action = actions.quit, actions.run
+        self.run_one_action, self.stop_action = actions.run_one, actions.stop
 
     def _build_menus(self) -> None:
-        bar = self.menuBar()
-        file_menu = bar.addMenu("&File")
-        file_menu.addActions([self.open_action, self.demo_action])
-        file_menu.addSeparator()
-        file_menu.addActions([self.export_action, self.copy_markdown_action])
-        file_menu.addSeparator()
-        file_menu.addAction(self.quit_action)
-        bar.addMenu("&Run").addActions([self.run_action, self.run_one_action, self.stop_action])
-        view_menu = bar.addMenu("&View")
-        for i, name in enumerate(("&Dataset", "R&uns", "&History")):
-            a = QAction(name, self)
-            a.setShortcut(QKeySequence(f"Ctrl+{i + 1}"))
-            a.triggered.connect(lambda _checked=False, i=i: self.tabs.setCurrentIndex(i))
-            view_menu.addAction(a)
-        help_menu = bar.addMenu("&Help")
-        self.show_logs_action = make_action(
-            self, "Show &log folder", self._on_show_logs_triggered, None,
-            "Open the folder with xlagui's log files and crash log (attach them to a bug report)")
-        help_menu.addAction(self.show_logs_action)
-        help_menu.addSeparator()
-        help_menu.addAction(make_action(self, "&About xlagui", self._on_about_triggered))
-
-        tools = self.addToolBar("Main")
-        tools.setObjectName("MainToolBar")
-        tools.setMovable(False)
-        tools.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        tools.addAction(self.open_action)
-        tools.addSeparator()
-        tools.addAction(self.run_action)
-        tools.addAction(self.stop_action)
-        tools.addSeparator()
-        tools.addAction(self.export_action)
+        self.window_actions.add_menus(self)
+        self.show_logs_action = self.window_actions.show_logs
 
     def _build_ui(self) -> None:
         central = self._central = QWidget()
@@ -498,13 +446,9 @@ class MainWindow(QMainWindow):
         reason = self.cannot_run_reason()
         stopping = self.comparisons.is_stopping()
         self.sidebar.show_state(reason, running, stopping)
-        self.run_action.setEnabled(not reason)
-        self.run_one_action.setEnabled(not reason)
-        self.run_one_action.setText(self.sidebar.one_side_text())
-        self.stop_action.setEnabled(running and not stopping)
-        self.export_action.setEnabled(self.comparisons.report is not None and not running)
-        self.copy_markdown_action.setEnabled(self.export_action.isEnabled())
-        self.open_action.setEnabled(True)
+        self.window_actions.show_state(reason=reason, running=running, stopping=stopping,
+                                       one_side=self.sidebar.one_side_text(),
+                                       report_shown=self.comparisons.report is not None)
 
     def _on_sidebar_run_requested(self) -> None:
         self.start_comparison()
@@ -537,6 +481,9 @@ class MainWindow(QMainWindow):
 
     def _on_message_link_activated(self, link: str) -> None:
         QDesktopServices.openUrl(QUrl(link))
+
+    def _on_view_tab_chosen(self, index: int) -> None:
+        self.tabs.setCurrentIndex(index)
 
     def _on_show_logs_triggered(self) -> None:
         said = dialogs.open_log_folder(self.log_folder)
