@@ -51,6 +51,16 @@ class HistoryPanel(QWidget):
         self.root = root
         layout = QVBoxLayout(self)
         layout.setContentsMargins(10, 8, 10, 10)
+        layout.addLayout(self._build_head())
+        self._build_lists(layout)
+        self.items: list[HistoryItem] = []
+        self._listing = TaskOwner(self)  # a newer refresh supersedes an older one
+        self._listing.done.connect(self._on_listing_done)
+        self._select_after: Path | None = None
+        self._on_tree_selection_changed()
+
+    def _build_head(self) -> QHBoxLayout:
+        """The title, where the comparisons are kept, and the buttons."""
         head = QHBoxLayout()
         titles = QVBoxLayout()
         titles.setSpacing(0)
@@ -79,8 +89,10 @@ class HistoryPanel(QWidget):
         refresh.clicked.connect(self._on_refresh_clicked)
         for b in (self.open_button, self.folder_button, self.side_by_side_button, refresh):
             head.addWidget(b, 0, Qt.AlignmentFlag.AlignVCenter)
-        layout.addLayout(head)
+        return head
 
+    def _build_lists(self, layout: QVBoxLayout) -> None:
+        """The comparisons (or, while there are none, a note) and the machines side by side."""
         self.tree = QTreeWidget()
         self.tree.setColumnCount(5)
         self.tree.setHeaderLabels(["When", "Comparison", "Machine", "Runs", "Verdict"])
@@ -113,11 +125,6 @@ class HistoryPanel(QWidget):
         for w in (self.machines_caption, self.machines):
             w.setVisible(False)
             layout.addWidget(w)
-        self.items: list[HistoryItem] = []
-        self._listing = TaskOwner(self)  # a newer refresh supersedes an older one
-        self._listing.done.connect(self._on_listing_done)
-        self._select_after: Path | None = None
-        self._on_tree_selection_changed()
 
     def refresh(self, *, select: Path | None = None) -> None:
         """Read the saved comparisons again, off the GUI thread (each is a JSON file)."""

@@ -98,7 +98,12 @@ class ModelPanel(QGroupBox):
         self._timer.setSingleShot(True)
         self._timer.setInterval(CHECK_DELAY_MS)
         self._timer.timeout.connect(self._check_now)
+        self._build()
+        self._show()
 
+    def _build(self) -> None:
+        """The picker and "Open model file…", what the model is, the new-head option, the
+        note on running a file's code, the check's answer and the layers."""
         v = QVBoxLayout(self)
         v.setSpacing(4)
         row = QHBoxLayout()
@@ -151,7 +156,6 @@ class ModelPanel(QGroupBox):
         self.layers.setMinimumHeight(140)
         self.layers.setVisible(False)
         v.addWidget(self.layers)
-        self._show()
 
     # -- what the settings panel and the window call ----------------------------------------
 

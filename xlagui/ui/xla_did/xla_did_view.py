@@ -215,6 +215,14 @@ class XlaDidPanel(QWidget):
         self.views.addTab(self.modules_table, "Modules")
         self.views.addTab(self.fusions_table, "Largest fusions")
         self.views.addTab(self.heavy_table, "Convolutions and dots")
+        self.views.addTab(self._build_diff_page(), "Difference")
+        layout.addWidget(self.views, 1)
+        self._others: list[tuple[str, hlo.XlaReport]] = []
+        self._update_enabled()
+
+    def _build_diff_page(self) -> QWidget:
+        """The "Difference" tab: two XLA runs, A and B (this comparison's, or from History),
+        figure by figure."""
         diff_page = QWidget()
         dl = QVBoxLayout(diff_page)
         pick = QHBoxLayout()
@@ -236,10 +244,7 @@ class XlaDidPanel(QWidget):
         dl.addLayout(pick)
         self.diff_table = _table()
         dl.addWidget(self.diff_table, 1)
-        self.views.addTab(diff_page, "Difference")
-        layout.addWidget(self.views, 1)
-        self._others: list[tuple[str, hlo.XlaReport]] = []
-        self._update_enabled()
+        return diff_page
 
     # -- what it shows --------------------------------------------------------------------------
 
