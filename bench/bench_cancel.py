@@ -112,8 +112,8 @@ class _Gui:
     def __init__(self, work: Path) -> None:
         from PySide6.QtCore import QSettings
 
-        from xlagui.ui import dialogs
         from xlagui.ui.app import make_application
+        from xlagui.ui.shared import dialogs
 
         self.app = make_application()
         self.work = work
@@ -139,7 +139,7 @@ class _Gui:
         return True
 
     def window(self, worker: Any, i: int) -> Any:
-        from xlagui.ui.main_window import MainWindow
+        from xlagui.ui.window.main_window import MainWindow
 
         window = MainWindow(
             settings=self.settings,
@@ -158,7 +158,7 @@ class _Gui:
         from tests.helpers.streams import FakeWorker, run_events
 
         if phase == "gui-stop":
-            # As tests/ui/test_runs.py::test_stop_ends_the_run_early: 40 steps, 50 ms apart.
+            # As tests/ui/runs/test_runs.py::test_stop_ends_the_run_early: 40 steps, 50 ms apart.
             fake = FakeWorker(
                 {
                     "baseline": run_events(variant="baseline", steps=40),

@@ -94,7 +94,7 @@ def measure_stream(seconds: float, rate: float) -> dict[str, Any]:
 
     from tests.helpers.streams import run_events
     from xlagui.ui.app import make_application
-    from xlagui.ui.main_window import MainWindow
+    from xlagui.ui.window.main_window import MainWindow
 
     app = make_application()
     tmp = Path(tempfile.mkdtemp(prefix="xlagui-bench-gui-"))

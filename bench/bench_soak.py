@@ -75,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     import xlagui
     from tests.helpers.datasets import tiny_split_dataset
     from xlagui.ui.app import make_application
-    from xlagui.ui.main_window import MainWindow
+    from xlagui.ui.window.main_window import MainWindow
 
     print("xlagui from", Path(xlagui.__file__).parent, flush=True)
     tmp = Path(tempfile.mkdtemp(prefix="xlagui-soak-"))

@@ -39,7 +39,7 @@ def test_gui_start_imports_no_tensorflow() -> None:
     """The window must appear before TensorFlow would have loaded: importing the app's modules
     must not import it (nor Keras, nor SciPy)."""
     code = (
-        "import sys, xlagui.cli, xlagui.ui.app, xlagui.ui.main_window\n"
+        "import sys, xlagui.cli, xlagui.ui.app, xlagui.ui.window.main_window\n"
         "bad = [m for m in ('tensorflow', 'keras', 'scipy') if m in sys.modules]\n"
         "print(','.join(bad))\n"
     )

@@ -62,9 +62,9 @@ def main() -> int:
     )
 
     from xlagui.ui.app import CrashHandler, _probe_devices, make_application
-    from xlagui.ui.main_window import TAB_DATASET, TAB_HISTORY, TAB_RUNS, MainWindow
-    from xlagui.ui.model_panel import real_checker
     from xlagui.ui.report_png import render_report_png
+    from xlagui.ui.settings.model_panel import real_checker
+    from xlagui.ui.window.main_window import TAB_DATASET, TAB_HISTORY, TAB_RUNS, MainWindow
 
     fakes: dict[str, Any] = {}
     if args.fake:

@@ -52,7 +52,7 @@ def main() -> int:
     from PySide6.QtCore import QSettings, QTimer
 
     from xlagui.ui.app import CrashHandler, make_application
-    from xlagui.ui.main_window import MainWindow
+    from xlagui.ui.window.main_window import MainWindow
 
     app = make_application()
     window = MainWindow(

@@ -19,7 +19,7 @@ from xlagui.core.protocol import arms
 from xlagui.core.protocol.events import ErrorEvent
 from xlagui.core.protocol.spec import RunSpec
 from xlagui.ui.app import GuiThreadGarbageCollector
-from xlagui.ui.main_window import MainWindow
+from xlagui.ui.window.main_window import MainWindow
 
 # The offscreen platform says this whenever a top-level window's size limits change, and the
 # next two whenever a menu pops up (tests/helpers/clicks.py opens menus with the mouse).

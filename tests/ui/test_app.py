@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
 
 from xlagui.ui import app as app_module
-from xlagui.ui import dialogs
+from xlagui.ui.shared import dialogs
 
 
 def test_the_application_has_its_names_and_icon(qtbot: QtBot) -> None:
@@ -123,7 +123,7 @@ def test_launching_with_a_folder_opens_it(tmp_path: Path) -> None:
         "import sys\n"
         "from PySide6.QtCore import QTimer\n"
         "from PySide6.QtWidgets import QApplication\n"
-        "import xlagui.ui.main_window as mw\n"
+        "import xlagui.ui.window.main_window as mw\n"
         "import xlagui.ui.app as app\n"
         "app._probe_devices = lambda: [{'id': 'cpu', 'name': 'CPU', 'kind': 'CPU'}]\n"
         "def check():\n"

@@ -20,10 +20,10 @@ from xlagui.core.results import export
 from xlagui.core.results.report import ComparisonReport
 from xlagui.present import format as fmt
 from xlagui.present.markdown import report_markdown
-from xlagui.ui import dialogs
-from xlagui.ui.main_window import MainWindow
 from xlagui.ui.report_png import WIDTH, ReportFigure, render_report_png
-from xlagui.ui.theme import VARIANT_COLORS
+from xlagui.ui.shared import dialogs
+from xlagui.ui.shared.theme import VARIANT_COLORS
+from xlagui.ui.window.main_window import MainWindow
 
 
 def known_report() -> ComparisonReport:

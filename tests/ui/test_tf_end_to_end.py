@@ -64,7 +64,7 @@ def test_closing_mid_run_stops_the_worker_and_leaves_none_behind(
     the stop takes is measured by bench/bench_cancel.py.)"""
     import psutil
 
-    from xlagui.ui import dialogs
+    from xlagui.ui.shared import dialogs
 
     root = tmp_path / "tiny"
     make_class_folders(root, {"african": 12, "asian": 12}, size=(48, 48))
@@ -113,7 +113,7 @@ def test_a_python_builder_and_a_keras_file_run_from_the_window(
 
     from tests.helpers.clicks import click
     from tests.ui.conftest import drop, url_mime
-    from xlagui.ui.model_panel import real_checker
+    from xlagui.ui.settings.model_panel import real_checker
 
     root = tmp_path / "tiny"
     make_class_folders(root, {"african": 12, "asian": 12}, size=(48, 48))

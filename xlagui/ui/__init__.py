@@ -6,6 +6,6 @@ main window loads after it is on screen.
 
 from __future__ import annotations
 
-from xlagui.ui.qtcheck import refuse_broken_pyside
+from xlagui.ui.shared.qtcheck import refuse_broken_pyside
 
 refuse_broken_pyside()

@@ -31,11 +31,11 @@ from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QWidget
 
 from xlagui import APP_ID, APP_NAME
-from xlagui.ui import dialogs
-from xlagui.ui.theme import APP_STYLE
+from xlagui.ui.shared import dialogs
+from xlagui.ui.shared.theme import APP_STYLE
 
 if TYPE_CHECKING:
-    from xlagui.ui.main_window import MainWindow
+    from xlagui.ui.window.main_window import MainWindow
 
 LAUNCH_PROBE_ENV = "XLAGUI_LAUNCH_PROBE"
 ORGANIZATION = "xlagui"
@@ -233,8 +233,8 @@ def run_app(dataset: str | None = None, demo: bool = False) -> int:
     _start_logs()
     app = make_application(sys.argv[:1])
 
-    from xlagui.ui.main_window import MainWindow
-    from xlagui.ui.model_panel import real_checker
+    from xlagui.ui.settings.model_panel import real_checker
+    from xlagui.ui.window.main_window import MainWindow
 
     window = MainWindow(settings=QSettings(), probe=None if launch_probe else _probe_devices,
                         model_checker=None if launch_probe else real_checker)

@@ -35,8 +35,8 @@ from xlagui.core.results.report import ComparisonReport
 from xlagui.present import format as fmt
 from xlagui.present import limits, verdicts, xla_did
 from xlagui.present.traces import RunTrace, trace_of
-from xlagui.ui import plots
-from xlagui.ui.theme import SEVERITY_COLORS, VARIANT_TITLES
+from xlagui.ui.shared import plots
+from xlagui.ui.shared.theme import SEVERITY_COLORS, VARIANT_TITLES
 
 WIDTH = 1600
 _app: QApplication | None = None  # an application this module had to create, kept alive

@@ -1,0 +1,192 @@
+"""The "Model" group, driven with real clicks: pick a built-in, open a model file, drop one,
+a refused file blocks the run with its message, a fixed input size locks the image size."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QSettings
+from PySide6.QtWidgets import QFileDialog
+from pytestqt.qtbot import QtBot
+
+from tests.helpers.clicks import choose_combo_item, click
+from tests.helpers.models import FakeModelChecker
+from tests.ui.conftest import WindowFactory, drop, load_small, url_mime
+from xlagui.core.protocol.config import BUILTIN_MODELS
+from xlagui.ui.settings.model_panel import ModelPanel, summary_line
+from xlagui.ui.window.main_window import MainWindow
+
+
+def _window(qtbot: QtBot, make_window: WindowFactory, dataset: Path,
+            checker: FakeModelChecker) -> MainWindow:
+    window = load_small(qtbot, make_window(model_checker=checker), dataset)
+    panel = window.settings_panel.model_panel
+    qtbot.waitUntil(lambda: "parameters" in panel.picker.itemText(0), timeout=5_000)
+    return window
+
+
+def _builder(tmp_path: Path, name: str = "net.py") -> Path:
+    path = tmp_path / name
+    path.write_text("def build_model(input_shape, num_classes):\n    raise NotImplementedError\n")
+    return path
+
+
+def test_the_picker_shows_each_models_parameters_at_the_image_size(
+        qtbot: QtBot, make_window: WindowFactory, dataset: Path) -> None:
+    checker = FakeModelChecker()
+    window = _window(qtbot, make_window, dataset, checker)
+    panel = window.settings_panel.model_panel
+    texts = [panel.picker.itemText(i) for i in range(panel.picker.count())]
+    # 1,000 × position + 48 px (the fake's count): each built-in with its own number.
+    assert texts == [f"{name} — {1 + i}k parameters".replace("k", " k")
+                     for i, name in enumerate(BUILTIN_MODELS)], texts
+    # A new image size asks again, once the typing stopped, and the counts follow it.
+    window.settings_panel.image_size.setValue(96)
+    qtbot.waitUntil(lambda: panel.picker.itemText(1) == "mobilenetv2 — 2 k parameters",
+                    timeout=5_000)
+    # At the default 150 px when the window opened, then at each size the user settled on.
+    assert {s.image_size for s in checker.asked if s.model.name == "vit"} == {150, 48, 96}
+    assert not any(s.count_flops for s in checker.asked)  # counting needs no FLOPs
+
+
+def test_picking_a_built_in_with_clicks_sets_the_comparisons_model(
+        qtbot: QtBot, make_window: WindowFactory, dataset: Path) -> None:
+    window = _window(qtbot, make_window, dataset, FakeModelChecker())
+    panel = window.settings_panel.model_panel
+    mixer = list(BUILTIN_MODELS).index("mixer")
+    choose_combo_item(qtbot, panel.picker, mixer)
+    assert panel.choice().name == "mixer"
+    assert "MLP-Mixer" in panel.about.text()
+    # A built-in other than the article's CNN is built once (with its FLOPs) before it runs.
+    qtbot.waitUntil(lambda: window.cannot_run_reason() == "", timeout=5_000)
+    assert "3 layers, 6,048 parameters" in panel.status.text()
+    click(qtbot, panel.layers_button)
+    assert panel.layers.isVisible() and "head (Dense)" in panel.layers.toPlainText()
+    with qtbot.waitSignal(window.comparison_finished, timeout=60_000) as blocker:
+        click(qtbot, window.run_button)
+    report = blocker.args[0]
+    assert report.config.model.name == "mixer"
+    assert report.config.model.params == 6_048
+    assert report.model_check is not None and report.model_check.flops_per_step == 1e9
+
+
+def test_open_model_file_picks_a_python_builder_and_says_its_code_runs(
+        qtbot: QtBot, make_window: WindowFactory, dataset: Path, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    window = _window(qtbot, make_window, dataset, FakeModelChecker())
+    panel = window.settings_panel.model_panel
+    builder = _builder(tmp_path)
+    monkeypatch.setattr(QFileDialog, "getOpenFileName",
+                        lambda *args, **kwargs: (str(builder), ""))
+    click(qtbot, panel.open_button)
+    choice = panel.choice()
+    assert (choice.source, choice.file) == ("python", str(builder.resolve()))
+    assert panel.code_note.isVisible()
+    assert "runs the Python code in net.py" in panel.code_note.text()
+    assert panel.picker.currentText() == "net.py  (your file)"
+    qtbot.waitUntil(lambda: window.cannot_run_reason() == "", timeout=5_000)
+    assert window.run_button.isEnabled()
+    # Back to a built-in with a click: the note goes, the file stays in the list.
+    choose_combo_item(qtbot, panel.picker, 0)
+    assert panel.choice().is_article_cnn and not panel.code_note.isVisible()
+    assert panel.picker.findText("net.py  (your file)") > 0
+
+
+def test_a_refused_model_file_blocks_the_run_with_its_file_and_line(
+        qtbot: QtBot, make_window: WindowFactory, dataset: Path, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    message = f"{tmp_path / 'bad.py'}, line 2: build_model raised ValueError: no"
+    window = _window(qtbot, make_window, dataset, FakeModelChecker(refuse={"bad.py": message}))
+    panel = window.settings_panel.model_panel
+    bad = _builder(tmp_path, "bad.py")
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(bad), ""))
+    click(qtbot, panel.open_button)
+    qtbot.waitUntil(lambda: panel.status.text() == message, timeout=5_000)
+    assert window.cannot_run_reason() == message
+    assert not window.run_button.isEnabled()
+    assert message in window.run_hint.text()
+    click(qtbot, window.run_button)  # disabled: nothing starts
+    assert not window.is_running()
+
+
+def test_a_fixed_input_model_sets_and_locks_the_image_size(
+        qtbot: QtBot, make_window: WindowFactory, dataset: Path, tmp_path: Path) -> None:
+    window = _window(qtbot, make_window, dataset, FakeModelChecker(fixed={"net.keras": 64}))
+    saved = tmp_path / "net.keras"
+    saved.write_bytes(b"not read by the fake checker")
+    drop(window, url_mime(saved))  # dropping a model file on the window picks it
+    panel = window.settings_panel
+    assert panel.model_panel.choice().source == "keras"
+    assert panel.model_panel.new_head.isVisible()
+    qtbot.waitUntil(lambda: panel.image_size.value() == 64, timeout=5_000)
+    assert not panel.image_size.isEnabled()
+    assert "takes 64×64 images" in panel.image_size.toolTip()
+    qtbot.waitUntil(lambda: window.cannot_run_reason() == "", timeout=5_000)
+    assert "fixed by the model" in panel.model_panel.status.text()
+    # Back to the article's CNN: the box is the user's again.
+    choose_combo_item(qtbot, panel.model_panel.picker, 0)
+    assert panel.image_size.isEnabled()
+
+
+def test_dropping_something_else_still_says_what_to_drop(
+        window: MainWindow, tmp_path: Path) -> None:
+    other = tmp_path / "notes.txt"
+    other.write_text("x")
+    drop(window, url_mime(other))
+    assert "model file (.keras or .py)" in window.message_bar.label.text()
+    assert window.settings_panel.model_panel.choice().is_article_cnn
+
+
+def test_the_chosen_model_is_saved_and_restored(
+        qtbot: QtBot, make_window: WindowFactory, settings: QSettings, tmp_path: Path) -> None:
+    builder = _builder(tmp_path)
+    first = make_window(model_checker=FakeModelChecker())
+    assert first.settings_panel.model_panel.choose_file(builder) == ""
+    first.settings_panel.model_panel.new_head.setChecked(False)
+    first.close()
+    second = make_window(model_checker=FakeModelChecker())
+    assert second.settings_panel.model_panel.choice().file == str(builder.resolve())
+    # The file gone: the window says so and falls back to the article's CNN.
+    builder.unlink()
+    third = make_window(model_checker=FakeModelChecker())
+    assert third.settings_panel.model_panel.choice().is_article_cnn
+    assert "The saved model was not restored" in third.message_bar.label.text()
+
+
+def test_a_check_still_running_blocks_the_run_and_a_new_choice_supersedes_it(
+        qtbot: QtBot, make_window: WindowFactory, dataset: Path) -> None:
+    checker = FakeModelChecker()
+    window = _window(qtbot, make_window, dataset, checker)
+    panel = window.settings_panel.model_panel
+    checker.gate.clear()  # the next check waits
+    choose_combo_item(qtbot, panel.picker, list(BUILTIN_MODELS).index("vit"))
+    qtbot.waitUntil(lambda: "Building vit once" in panel.status.text(), timeout=5_000)
+    assert window.cannot_run_reason().startswith("Checking vit")
+    choose_combo_item(qtbot, panel.picker, list(BUILTIN_MODELS).index("resnet50"))
+    checker.gate.set()
+    qtbot.waitUntil(lambda: window.cannot_run_reason() == "", timeout=5_000)
+    assert panel.choice().name == "resnet50"
+    assert "6,048" not in panel.status.text() and "3,048 parameters" in panel.status.text()
+
+
+def test_summary_line_names_layers_parameters_input_and_output() -> None:
+    from tests.helpers.models import FakeModelChecker as Fake
+    from xlagui.core.model.check import ModelCheckSpec
+    from xlagui.core.protocol.config import ModelChoice
+    from xlagui.core.protocol.task import TaskState
+
+    check = Fake(fixed={"m.keras": 224})([ModelCheckSpec(
+        model=ModelChoice(source="keras", name="m", file="/x/m.keras"), image_size=96,
+        batch_size=16, num_classes=5)], TaskState())[0]
+    line = summary_line(check)
+    assert line.startswith("3 layers, 4,321 parameters; input 224×224×3 (fixed by the model); "
+                           "output 5 (softmax)"), line
+    assert "700 MB per training step at batch 16" in line or "700 MiB" in line, line
+
+
+def test_no_checker_counts_nothing_and_the_cnn_still_runs(qtbot: QtBot) -> None:
+    panel = ModelPanel(checker=None)
+    qtbot.addWidget(panel)
+    panel.start_checks()
+    assert panel.picker.itemText(0) == "cnn" and panel.problem() == ""

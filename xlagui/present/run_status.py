@@ -1,0 +1,171 @@
+"""What a run's column says in each state: the chip (its state, which picks its colour, and its
+words), the line under the progress bar and the ETA, and the notes shown where the plots will
+be. Pure functions of a run's trace and what the comparison planned, so a watcher without Qt
+can say the same.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xlagui.core.protocol.events import CancelledEvent, ErrorEvent, FinishedEvent
+from xlagui.core.protocol.record import CANCELLED, INTERRUPTED, NOT_RUN
+from xlagui.present import format as fmt
+from xlagui.present.traces import RunTrace
+
+SPEED_ONLY_NOTE = (
+    "Speed only: this side ran timed blocks of steps, no training run, so there are no loss "
+    "or wall-time curves. Its blocks are in the speed-up plot below."
+)
+
+# What a column shows where its plots will be, until its first training run starts: empty
+# axes (which pyqtgraph labels 1e-10 … 5e-10) would say nothing true.
+WAITING_NOTES = {
+    "idle": "The loss and wall-time curves appear here when a comparison runs.",
+    "first": "Training starts after the speed measurement.",
+    "after": "Training starts after the baseline's.",
+    "not run": "Not part of this run: only the other side was asked for.",
+    "unstarted": "This side's training did not start.",
+}
+# In a plot's place while its run has nothing for it yet (compiling, the first epoch).
+LOSS_WAITING = "The loss appears with the first batch."
+TIME_WAITING = "The wall time appears after the first epoch."
+
+
+@dataclass(frozen=True)
+class StatusWords:
+    """What a column's head says: `state` (the chip's colour: "idle", "queued", "starting",
+    "compiling", "running", "stopping", "finished", "cancelled", "interrupted", "error",
+    "not run"), `chip` (its words), the `detail` line, its `detail_tip` and the `eta`; a
+    field left None leaves what is shown as it is."""
+
+    state: str
+    chip: str
+    detail: str | None = None
+    detail_tip: str | None = None
+    eta: str | None = None
+
+
+STOPPING = StatusWords("stopping", "Stopping…")
+
+
+def waiting_note(*, epochs: int, included: bool, runs_planned: int, baseline: bool) -> str:
+    """The note in the plots' place before any training run starts ("" for a speed-only
+    comparison: `SPEED_ONLY_NOTE` says why instead)."""
+    if epochs > 0 and included and runs_planned == 0:
+        return ""
+    if epochs == 0:
+        return WAITING_NOTES["idle"]
+    if not included:
+        return WAITING_NOTES["not run"]
+    return WAITING_NOTES["first" if baseline else "after"]
+
+
+def planned_words(*, epochs: int, runs_planned: int, included: bool) -> StatusWords:
+    """Before a comparison's runs start: none planned, queued, or this side not asked for."""
+    if epochs == 0:
+        return StatusWords("idle", "No run yet", detail="")
+    if included:
+        return StatusWords("queued", "Queued", detail=f"{epochs} epochs planned"
+                           + (f", {runs_planned} runs" if runs_planned > 1 else ""))
+    return StatusWords("not run", "Not part of this run",
+                       detail="Only the other side was asked for")
+
+
+def run_words(repeat: int, runs_planned: int) -> str:
+    """"Run 2 of 3 · " before a run's detail when a side runs more than once."""
+    return f"Run {repeat} of {runs_planned} · " if runs_planned > 1 else ""
+
+
+def starting_words(repeat: int, runs_planned: int) -> StatusWords:
+    """A run's worker was started."""
+    return StatusWords("starting", "Starting…", detail=run_words(repeat, runs_planned)
+                       + "starting the worker and TensorFlow…", eta="")
+
+
+def ended_words(status: str) -> StatusWords:
+    """A run ended with `status` and no terminal event of its own said how."""
+    if status == INTERRUPTED:
+        return StatusWords("interrupted", "Interrupted")
+    if status == CANCELLED:
+        return StatusWords("cancelled", "Cancelled")
+    return StatusWords("error", "Failed")
+
+
+def unstarted_words(status: str, *, measured: bool) -> StatusWords:
+    """None of a side's training runs started: the app closed first (`not run`) or Stop was
+    pressed; `measured`: its speed was measured before."""
+    first = "Speed measured; " if measured else ""
+    if status == NOT_RUN:
+        return StatusWords("not run", "Not run", eta="",
+                           detail=f"{first}xlagui closed before this side's training started"
+                           if first else "xlagui closed before this side started")
+    return StatusWords("cancelled", "Cancelled", eta="",
+                       detail=f"{first}stopped before this side's training started"
+                       if first else "Stopped before this side started")
+
+
+def training_words(trace: RunTrace, *, runs_planned: int, epochs_planned: int,
+                   uses_xla: bool, stopping: bool) -> StatusWords | None:
+    """A training run's state, from its trace (None: nothing new to say; while `stopping`,
+    until the run ends)."""
+    run = run_words(trace.repeat, runs_planned)
+    term = trace.terminal
+    if isinstance(term, FinishedEvent):
+        total = trace.summary.total_seconds if trace.summary is not None else None
+        return StatusWords("finished", "Finished", eta="",
+                           detail=run + f"{len(trace.epochs)} epochs in {fmt.seconds(total)}")
+    if isinstance(term, CancelledEvent):
+        forced = " (the worker was stopped by force)" if term.forced else ""
+        if trace.status == INTERRUPTED:
+            return StatusWords("interrupted", "Interrupted", eta="",
+                               detail=run + f"xlagui closed after {len(trace.epochs)} "
+                               f"epochs{forced}; they are kept")
+        return StatusWords("cancelled", "Cancelled", eta="",
+                           detail=run + f"stopped after {term.epochs_done} epochs{forced}")
+    if isinstance(term, ErrorEvent):
+        return StatusWords("error", "Failed", detail=run + term.message,
+                           detail_tip=f"{term.message}\n{term.hint}".strip(), eta="")
+    if stopping or trace.started is None:
+        return None
+    if trace.first_batch_t is None:
+        what = "tracing the model" + (" and compiling it with XLA" if uses_xla else "")
+        return StatusWords("compiling", "Compiling…",
+                           detail=run + f"{what}; the first batch is on its way")
+    epoch = max(trace.current_epoch, 1)
+    eta = trace.eta_seconds()
+    return StatusWords("running", f"Epoch {epoch} of {epochs_planned}",
+                       detail=run + f"step {trace.steps_done:,} of {trace.total_steps:,}",
+                       eta="" if eta is None else f"ETA {fmt.duration(eta)}")
+
+
+def measuring_words(trace: RunTrace, *, uses_xla: bool, others: str,
+                    stopping: bool) -> StatusWords | None:
+    """The speed phase: warm-up, then blocks of steps taken in turns with the `others` ("side"
+    or "sides"); None: nothing new to say (while `stopping`, until the worker ends)."""
+    term = trace.terminal
+    step = trace.median_step_seconds()
+    per_step = f"{fmt.seconds(step)} per step (median)" if step is not None else ""
+    blocks = len(trace.blocks)
+    if isinstance(term, FinishedEvent):
+        return StatusWords("finished", "Speed measured", detail=f"{blocks} blocks · {per_step}")
+    if isinstance(term, CancelledEvent):
+        interrupted = trace.status == INTERRUPTED
+        forced = " (the worker was stopped by force)" if term.forced else ""
+        why = "xlagui closed" if interrupted else "stopped"
+        return StatusWords("interrupted" if interrupted else "cancelled",
+                           "Interrupted" if interrupted else "Stopped",
+                           detail=f"{why} after {blocks} blocks{forced}; they are kept")
+    if isinstance(term, ErrorEvent):
+        return StatusWords("error", "Failed", detail=term.message,
+                           detail_tip=f"{term.message}\n{term.hint}".strip())
+    if stopping:
+        return None
+    if trace.warmup is None:
+        what = "tracing" + (" and compiling with XLA" if uses_xla else "")
+        return StatusWords("compiling", "Warming up…", detail=f"measuring speed: first step "
+                           f"({what}), then a few steady ones")
+    first = f"first step {fmt.seconds(trace.warmup.first_step_seconds)}"
+    return StatusWords("running", "Measuring speed",
+                       detail=f"{blocks} blocks in turns with the other {others} · "
+                       f"{per_step or first}")

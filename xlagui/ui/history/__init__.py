@@ -1,0 +1,1 @@
+"""The History tab: past comparisons, listed and reopened."""

@@ -1,0 +1,1 @@
+"""The settings of a comparison: the form, the model, the machine."""

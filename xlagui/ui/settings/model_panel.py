@@ -1,0 +1,461 @@
+"""The "Model" group of the settings: which model a comparison trains, and what it is.
+
+A built-in model is picked from a list that shows each one's parameter count at the current
+image size and class count; "Open model file…" (or dropping a `.keras` or `.py` file on the
+window) picks a model of the user's. Every model is built once, in a short worker process
+(`xlagui.core.model.check`), never in the window's process: that check fills the parameter
+counts, the summary shown before anything runs, a model file's fixed input size (which sets and
+locks the image size) and its problems (a file that cannot be trained blocks the run, with the
+file and line).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from PySide6.QtCore import QSettings, Qt, QTimer, Signal
+from PySide6.QtGui import QFontDatabase
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QFileDialog,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from xlagui.core.model.check import ModelCheckSpec, ModelRefused, memory_guard
+from xlagui.core.protocol.config import (
+    BUILTIN_MODELS,
+    MODEL_FILE_SUFFIXES,
+    ConfigError,
+    ModelChoice,
+    RunConfig,
+    check_image_size,
+    parse_model,
+)
+from xlagui.core.protocol.events import ModelEvent
+from xlagui.core.protocol.task import TaskState
+from xlagui.present.format import size_bytes
+from xlagui.present.models import memory_warning
+from xlagui.ui.shared.tasks import TaskOwner
+from xlagui.ui.shared.theme import SEVERITY_COLORS
+
+# Runs the checks (`check_models`); the tests give a fake that answers at once.
+ModelChecker = Callable[[list[ModelCheckSpec], TaskState], list[ModelEvent]]
+SETTINGS_KEY = "model"
+NEW_HEAD_KEY = "model_new_head"
+FILE_FILTER = "Keras models and Python builders (*.keras *.py)"
+# Typing an image size fires a change per key: check once the typing stopped.
+CHECK_DELAY_MS = 600
+FILE_ROLE = Qt.ItemDataRole.UserRole
+
+
+def real_checker(specs: list[ModelCheckSpec], state: TaskState) -> list[ModelEvent]:
+    from xlagui.core.measure.model_check import check_models
+
+    return check_models(specs, state=state)
+
+
+class ModelPanel(QGroupBox):
+    """The model picker, "Open model file…", the model's summary and its problems.
+
+    Signals:
+        changed(): the choice, or what is known about it, changed (the window re-checks what
+            it can run).
+        fixed_size(object): the image size the chosen model takes (int), or None when it takes
+            any size: the settings panel sets and locks the image size box.
+    """
+
+    changed = Signal()
+    fixed_size = Signal(object)
+
+    def __init__(self, checker: ModelChecker | None = None,
+                 parent: QWidget | None = None) -> None:
+        super().__init__("Model", parent)
+        self._checker = checker
+        self._context = (150, 64, 2)  # image size, batch size, classes
+        self._file_choice: ModelChoice | None = None
+        # What the checks answered, by the model's argument and the context.
+        self._counts: dict[tuple[str, int, int], ModelEvent] = {}
+        self._full: dict[tuple[str, int, int, int], ModelEvent] = {}
+        self._refused: dict[tuple[str, int, int, int], str] = {}
+        self._list_key: tuple[int, int] | None = None
+        self._checking = ""
+        self._list = TaskOwner(self)
+        self._list.done.connect(self._on_list_done)
+        self._list.failed.connect(self._on_list_failed)
+        self._one = TaskOwner(self)
+        self._one.done.connect(self._on_one_done)
+        self._one.failed.connect(self._on_one_failed)
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(CHECK_DELAY_MS)
+        self._timer.timeout.connect(self._check_now)
+        self._build()
+        self._show()
+
+    def _build(self) -> None:
+        """The picker and "Open model file…", what the model is, the new-head option, the
+        note on running a file's code, the check's answer and the layers."""
+        v = QVBoxLayout(self)
+        v.setSpacing(4)
+        row = QHBoxLayout()
+        self.picker = QComboBox()
+        self.picker.setObjectName("model")
+        self.picker.setToolTip("The model both sides train: a built-in one, or your own file")
+        for name in BUILTIN_MODELS:
+            self.picker.addItem(name, name)
+        self.picker.currentIndexChanged.connect(self._on_picker_index_changed)
+        self.open_button = QPushButton("Open model file…")
+        self.open_button.setToolTip(
+            "A saved Keras model (.keras) or a Python file defining "
+            "build_model(input_shape, num_classes) (.py)")
+        self.open_button.clicked.connect(self._on_open_button_clicked)
+        row.addWidget(self.picker, 1)
+        row.addWidget(self.open_button)
+        v.addLayout(row)
+        self.about = QLabel()
+        self.about.setObjectName("Caption")
+        self.about.setWordWrap(True)
+        v.addWidget(self.about)
+        self.new_head = QCheckBox("Replace its last layer (new head)")
+        self.new_head.setToolTip(
+            "Keep the saved model's body and put a new output layer sized to this dataset's "
+            "classes (--new-head)")
+        self.new_head.toggled.connect(self._on_new_head_toggled)
+        v.addWidget(self.new_head)
+        self.code_note = QLabel()
+        self.code_note.setObjectName("Note")
+        self.code_note.setWordWrap(True)
+        self.code_note.setStyleSheet(f"color: {SEVERITY_COLORS['warning']};")
+        v.addWidget(self.code_note)
+        self.status = QLabel()
+        self.status.setObjectName("Note")
+        self.status.setWordWrap(True)
+        self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        v.addWidget(self.status)
+        self.layers_button = QToolButton()
+        self.layers_button.setText("Layers")
+        self.layers_button.setCheckable(True)
+        self.layers_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.layers_button.setArrowType(Qt.ArrowType.RightArrow)
+        self.layers_button.setStyleSheet("QToolButton { border: none; }")
+        self.layers_button.toggled.connect(self._on_layers_button_toggled)
+        v.addWidget(self.layers_button)
+        self.layers = QPlainTextEdit()
+        self.layers.setReadOnly(True)
+        self.layers.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.layers.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self.layers.setMinimumHeight(140)
+        self.layers.setVisible(False)
+        v.addWidget(self.layers)
+
+    # -- what the settings panel and the window call ----------------------------------------
+
+    def choice(self) -> ModelChoice:
+        """The chosen model (a file's with the new-head option as ticked)."""
+        data = self.picker.currentData(FILE_ROLE)
+        if data in BUILTIN_MODELS:
+            return ModelChoice(name=str(data))
+        assert self._file_choice is not None
+        return ModelChoice(source=self._file_choice.source, name=self._file_choice.name,
+                           file=self._file_choice.file, sha256=self._file_choice.sha256,
+                           new_head=self.new_head.isChecked())
+
+    def set_context(self, image_size: int, batch_size: int, num_classes: int) -> None:
+        """The settings a model is checked at; a change checks again once typing stopped."""
+        context = (image_size, batch_size, max(2, num_classes))
+        if context != self._context:
+            self._context = context
+            self._show()
+            self._schedule()
+
+    def start_checks(self) -> None:
+        """Check the built-ins (their parameter counts) and the chosen model now."""
+        self._check_now()
+
+    def choose_file(self, path: Path) -> str:
+        """Pick a `.keras` or `.py` file; "" when picked, else why not (for the window)."""
+        if path.suffix.lower() not in MODEL_FILE_SUFFIXES:
+            return f"“{path.name}” is not a model file: xlagui takes .keras and .py files."
+        try:
+            choice = parse_model(str(path))
+        except ConfigError as exc:
+            return str(exc)[0].upper() + str(exc)[1:] + "."
+        self._file_choice = choice
+        index = self.picker.findData("file", FILE_ROLE)
+        text = f"{Path(choice.file).name}  (your file)"
+        if index < 0:
+            self.picker.insertSeparator(self.picker.count())
+            self.picker.addItem(text, "file")
+            index = self.picker.count() - 1
+        else:
+            self.picker.setItemText(index, text)
+        self.picker.setItemData(index, choice.file, Qt.ItemDataRole.ToolTipRole)
+        blocked = self.picker.blockSignals(True)
+        self.picker.setCurrentIndex(index)
+        self.picker.blockSignals(blocked)
+        self._on_choice_changed()
+        return ""
+
+    def select(self, choice: ModelChoice) -> str:
+        """Show `choice` (a reopened comparison's, a saved setting); "" or why it cannot be."""
+        if choice.source == "builtin":
+            blocked = self.picker.blockSignals(True)
+            self.picker.setCurrentIndex(self.picker.findData(choice.name, FILE_ROLE))
+            self.picker.blockSignals(blocked)
+            self._on_choice_changed()
+            return ""
+        why = self.choose_file(Path(choice.file))
+        if not why:
+            self.new_head.setChecked(choice.new_head)
+        return why
+
+    def check_for_run(self) -> ModelEvent | None:
+        """The chosen model's check at the current settings (None for the article's CNN, which
+        needs none, and while the check has not answered)."""
+        choice = self.choice()
+        if choice.is_article_cnn:
+            return None
+        return self._full.get(self._full_key(choice))
+
+    def problem(self) -> str:
+        """Why the chosen model cannot run now ("" when it can): refused, or not checked yet."""
+        choice = self.choice()
+        if choice.is_article_cnn:
+            return ""
+        key = self._full_key(choice)
+        if key in self._refused:
+            return self._refused[key]
+        if key not in self._full:
+            return f"Checking {choice.label}: it is built once before anything runs…"
+        return ""
+
+    def memory_note(self, workers: int) -> str:
+        """The memory warning for the chosen model's check ("" when it fits or is unknown)."""
+        check = self.check_for_run()
+        if check is None or not check.memory_bytes:
+            return ""
+        config = RunConfig(image_size=check.image_size, batch_size=self._context[1],
+                           model=self.choice())
+        return memory_warning(memory_guard(check.memory_bytes, workers), config)
+
+    def shutdown(self) -> None:
+        """Stop any running check (its worker process is killed)."""
+        self._timer.stop()
+        self._list.cancel()
+        self._one.cancel()
+
+    def save(self, settings: QSettings) -> None:
+        choice = self.choice()
+        settings.setValue(SETTINGS_KEY, choice.argument)
+        settings.setValue(NEW_HEAD_KEY, choice.new_head)
+
+    def restore(self, settings: QSettings) -> str:
+        """Apply the saved model; "" or the reason it was not (a file gone since)."""
+        saved = settings.value(SETTINGS_KEY)
+        if not isinstance(saved, str) or not saved:
+            return ""
+        new_head = str(settings.value(NEW_HEAD_KEY, "false")).lower() in ("true", "1")
+        try:
+            choice = parse_model(saved, new_head=new_head and saved.endswith(".keras"))
+        except ConfigError as exc:
+            return f"The saved model was not restored: {exc}."
+        why = self.select(choice)
+        return f"The saved model was not restored: {why}" if why else ""
+
+    # -- checks -------------------------------------------------------------------------------
+
+    def _full_key(self, choice: ModelChoice) -> tuple[str, int, int, int]:
+        size, batch, classes = self._context
+        return (f"{choice.argument}|{choice.sha256}|{choice.new_head}", size, batch, classes)
+
+    def _schedule(self) -> None:
+        if self._checker is not None:
+            self._timer.start()
+
+    def _check_now(self) -> None:
+        self._timer.stop()
+        if self._checker is None:
+            return
+        size, batch, classes = self._context
+        if self._list_key != (size, classes):
+            specs = []
+            for name in BUILTIN_MODELS:
+                model = ModelChoice(name=name)
+                if (name, size, classes) in self._counts:
+                    continue
+                try:
+                    check_image_size(size, model)
+                except ConfigError:
+                    continue
+                specs.append(ModelCheckSpec(model=model, image_size=size, num_classes=classes,
+                                            count_flops=False))
+            if specs:
+                self._list_key = (size, classes)
+                checker = self._checker
+                self._list.start(lambda state: checker(specs, state))
+        choice = self.choice()
+        key = self._full_key(choice)
+        if choice.is_article_cnn or key in self._full or key in self._refused:
+            self._checking = ""
+            self._show()
+            return
+        try:
+            check_image_size(size, choice)
+        except ConfigError:
+            self._show()
+            return  # the settings panel says why; nothing to build
+        spec = ModelCheckSpec(model=choice, image_size=size, batch_size=batch,
+                              num_classes=classes)
+        checker = self._checker
+        self._checking = choice.label
+        self._one.start(lambda state: (key, checker([spec], state)[0]))
+        self._show()
+
+    def _on_list_done(self, checks: list[ModelEvent]) -> None:
+        for check in checks:
+            self._counts[(check.model.name, check.image_size, self._context[2])] = check
+        self._list_key = None
+        self._show()
+
+    def _on_list_failed(self, exc: BaseException, _details: str) -> None:
+        self._list_key = None
+        self.status.setText(f"The built-in models could not be built to count their "
+                            f"parameters: {exc}")
+
+    def _on_one_done(self, answer: tuple[tuple[str, int, int, int], ModelEvent]) -> None:
+        key, check = answer
+        self._checking = ""
+        self._full[key] = check
+        # A model with a fixed input size answers for that size, whatever it was asked at.
+        self._full[(key[0], check.image_size, key[2], key[3])] = check
+        self._show()
+        self.fixed_size.emit(check.image_size if check.fixed_input_size else None)
+        self.changed.emit()
+
+    def _on_one_failed(self, exc: BaseException, details: str) -> None:
+        self._checking = ""
+        choice = self.choice()
+        message = str(exc) if isinstance(exc, (ModelRefused, ConfigError)) else (
+            f"{choice.label} could not be checked: {type(exc).__name__}: {exc}")
+        self._refused[self._full_key(choice)] = message
+        self._show()
+        self.changed.emit()
+
+    # -- showing ------------------------------------------------------------------------------
+
+    def _show(self) -> None:
+        size, _batch, classes = self._context
+        for i in range(self.picker.count()):
+            name = self.picker.itemData(i, FILE_ROLE)
+            if name not in BUILTIN_MODELS:
+                continue
+            check = self._counts.get((name, size, classes))
+            params = f" — {_short_count(check.model.params)} parameters" if (
+                check is not None and check.model.params is not None) else ""
+            self.picker.setItemText(i, f"{name}{params}")
+            self.picker.setItemData(i, BUILTIN_MODELS[name].description,
+                                    Qt.ItemDataRole.ToolTipRole)
+        choice = self.choice()
+        builtin = BUILTIN_MODELS.get(choice.name) if choice.source == "builtin" else None
+        if builtin is not None:
+            self.about.setText(builtin.description[:1].upper() + builtin.description[1:] + ".")
+        else:
+            kind = "a saved Keras model" if choice.source == "keras" else "a Python builder"
+            self.about.setText(f"{choice.file} ({kind}, sha256 {choice.sha256[:12]}…)")
+        self.new_head.setVisible(choice.source == "keras")
+        self.code_note.setVisible(choice.source == "python")
+        self.code_note.setText(
+            f"Running a comparison runs the Python code in {Path(choice.file).name} (in the "
+            "worker processes, not in this window). Open only files you trust."
+            if choice.source == "python" else "")
+        self._show_check(choice)
+
+    def _show_check(self, choice: ModelChoice) -> None:
+        size, _batch, classes = self._context
+        refused = self._refused.get(self._full_key(choice))
+        check = self._full.get(self._full_key(choice)) or (
+            self._counts.get((choice.name, size, classes)) if choice.source == "builtin"
+            else None)
+        if refused:
+            text, colour = refused, SEVERITY_COLORS["error"]
+        elif self._checking:
+            text, colour = f"Building {self._checking} once to check it…", ""
+        elif check is None:
+            text = ("" if self._checker is None else f"Building {choice.label} once to count "
+                    "its parameters…")
+            colour = ""
+        else:
+            text, colour = summary_line(check), ""
+        self.status.setText(text)
+        self.status.setVisible(bool(text))
+        self.status.setStyleSheet(f"color: {colour};" if colour else "")
+        self.layers_button.setVisible(check is not None and bool(check.summary))
+        self.layers.setPlainText("\n".join(check.summary) if check is not None else "")
+
+    # -- slots --------------------------------------------------------------------------------
+
+    def _on_picker_index_changed(self, _index: int) -> None:
+        self._on_choice_changed()
+
+    def _on_choice_changed(self) -> None:
+        choice = self.choice()
+        if choice.source == "builtin" or not self._full.get(self._full_key(choice)):
+            self.fixed_size.emit(None)
+        else:
+            check = self._full[self._full_key(choice)]
+            self.fixed_size.emit(check.image_size if check.fixed_input_size else None)
+        self._show()
+        self._schedule()
+        self.changed.emit()
+
+    def _on_new_head_toggled(self, _on: bool) -> None:
+        self._on_choice_changed()
+
+    def _on_open_button_clicked(self) -> None:
+        start = str(Path(self._file_choice.file).parent) if self._file_choice else ""
+        path, _ = QFileDialog.getOpenFileName(self, "Open a model file", start, FILE_FILTER)
+        if path:
+            why = self.choose_file(Path(path))
+            if why:
+                self.status.setText(why)
+                self.status.setStyleSheet(f"color: {SEVERITY_COLORS['error']};")
+                self.status.setVisible(True)
+
+    def _on_layers_button_toggled(self, on: bool) -> None:
+        self.layers.setVisible(on)
+        self.layers_button.setArrowType(Qt.ArrowType.DownArrow if on else Qt.ArrowType.RightArrow)
+
+
+def summary_line(check: ModelEvent) -> str:
+    """"154 layers, 2,259,265 parameters, takes 150×150×3 images, 1 output (sigmoid)…"."""
+    params = f"{check.model.params:,}" if check.model.params is not None else "?"
+    fixed = " (fixed by the model)" if check.fixed_input_size else ""
+    activation = "sigmoid" if check.outputs == 1 else "softmax"
+    words = [f"{check.layers:,} layers, {params} parameters",
+             f"input {check.image_size}×{check.image_size}×3{fixed}",
+             f"output {check.outputs} ({activation})"]
+    if check.compile_words:
+        words.append(f"compiled with {check.compile_words}")
+    if check.memory_bytes:
+        words.append(f"about {size_bytes(check.memory_bytes)} per training step at batch "
+                     f"{check.batch_size}")
+    return "; ".join(words) + "."
+
+
+def _short_count(n: int | None) -> str:
+    if n is None:
+        return "?"
+    if n >= 1_000_000:
+        return f"{n / 1e6:.1f} M"
+    if n >= 1_000:
+        return f"{n / 1e3:.0f} k"
+    return str(n)

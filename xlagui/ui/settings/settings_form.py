@@ -1,0 +1,277 @@
+"""The settings' fields, laid out in their groups, and the values they hold: what
+`settings_panel.SettingsPanel` checks, saves and restores.
+
+Ranges come from `core.config` (`RANGES`, `TARGET_PERCENT_RANGE`); each field has a label under
+it for its note (`present/settings_advice.py` words them).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QButtonGroup,
+    QCheckBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QGroupBox,
+    QLabel,
+    QPushButton,
+    QRadioButton,
+    QSpinBox,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from xlagui.core.protocol import arms as arm_kinds
+from xlagui.core.protocol.config import (
+    DEFAULTS,
+    EXTRA_ARM_BUDGET_SECONDS,
+    RANGES,
+    TARGET_PERCENT_RANGE,
+    XlaMode,
+)
+from xlagui.ui.settings.device_box import DeviceBox
+from xlagui.ui.settings.machine_panel import HostChecker, MachinePanel
+from xlagui.ui.settings.model_panel import ModelChecker, ModelPanel
+from xlagui.ui.shared.theme import SEVERITY_COLORS
+
+
+class SettingsForm(QWidget):
+    """The fields of a comparison's settings, in groups: the data left out, the machine, the
+    model, training, XLA, the other arms to measure, the measurement. Built unconnected:
+    `SettingsPanel` (its subclass) wires, checks, saves and restores them.
+
+    Signals: none.
+    """
+
+    def __init__(self, model_checker: ModelChecker | None = None,
+                 parent: QWidget | None = None, *, ssh_config: str = "",
+                 host_checker: HostChecker | None = None) -> None:
+        super().__init__(parent)
+        self._note_labels: dict[str, QLabel] = {}
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.setSpacing(10)
+        self._build_left_out(outer)
+        self._build_machine(outer, ssh_config, host_checker)
+        self._build_model(outer, model_checker)
+        self._build_training(outer)
+        self._build_xla(outer)
+        self._build_also_measure(outer)
+        self._build_measurement(outer)
+        outer.addStretch(1)
+
+    # -- construction -------------------------------------------------------------------------
+
+    def _build_left_out(self, outer: QVBoxLayout) -> None:
+        """Data left out: shown only when some is."""
+        self.left_out_box = QGroupBox("Data")
+        lv = QVBoxLayout(self.left_out_box)
+        self.left_out_label = QLabel()
+        self.left_out_label.setObjectName("Note")
+        self.left_out_label.setWordWrap(True)
+        self.left_out_label.setStyleSheet(f"color: {SEVERITY_COLORS['warning']};")
+        self.put_back_button = QPushButton("Put them back")
+        self.put_back_button.setToolTip("Train and validate on every usable file again")
+        lv.addWidget(self.left_out_label)
+        lv.addWidget(self.put_back_button, 0, Qt.AlignmentFlag.AlignLeft)
+        self.left_out_box.setVisible(False)
+        outer.addWidget(self.left_out_box)
+
+    def _build_machine(self, outer: QVBoxLayout, ssh_config: str,
+                       host_checker: HostChecker | None) -> None:
+        """Where the workers run: this computer, or an SSH host."""
+        self.machine_panel = MachinePanel(ssh_config, host_checker)
+        outer.addWidget(self.machine_panel)
+
+    def _build_model(self, outer: QVBoxLayout, model_checker: ModelChecker | None) -> None:
+        """What is trained (`ui/settings/model_panel.py`)."""
+        self.model_panel = ModelPanel(model_checker)
+        outer.addWidget(self.model_panel)
+
+    def _build_training(self, outer: QVBoxLayout) -> None:
+        """Epochs, batch size, image size, device, augmentation."""
+        training = QGroupBox("Training")
+        form = self._form(training)
+        self.epochs = self._spin("epochs", RANGES["epochs"].low, RANGES["epochs"].high)
+        self.batch_size = self._spin("batch_size", RANGES["batch_size"].low,
+                                     RANGES["batch_size"].high)
+        # The box accepts sizes below the minimum on purpose: the note explains why not.
+        self.image_size = self._spin("image_size", 1, RANGES["image_size"].high, suffix=" px")
+        self.image_size.setSingleStep(8)
+        self.augment = QCheckBox("Augment (horizontal flip, zoom 0.2, shear 0.2)")
+        self.augment.setToolTip("The article's augmentation layers, applied to training batches")
+        self.device = DeviceBox()
+        self._add_row(form, "Epochs", self.epochs, "epochs")
+        self._add_row(form, "Batch size", self.batch_size, "batch_size")
+        self._add_row(form, "Image size", self.image_size, "image_size")
+        self._add_row(form, "Device", self.device, "device")
+        form.addRow(self.augment)
+        outer.addWidget(training)
+
+    def _build_xla(self, outer: QVBoxLayout) -> None:
+        """The XLA switch (which side "Run one side" trains) and the mode."""
+        xla = QGroupBox("XLA")
+        xv = QVBoxLayout(xla)
+        self.xla = QCheckBox("XLA on")
+        self.xla.setChecked(True)
+        self.xla.setToolTip(
+            "Which side “Run one side” trains: with XLA (on) or the baseline (off).\n"
+            "“Run comparison” always trains both."
+        )
+        xv.addWidget(self.xla)
+        self.advanced_button = QToolButton()
+        self.advanced_button.setText("Advanced")
+        self.advanced_button.setCheckable(True)
+        self.advanced_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.advanced_button.setArrowType(Qt.ArrowType.RightArrow)
+        self.advanced_button.setStyleSheet("QToolButton { border: none; }")
+        xv.addWidget(self.advanced_button)
+        self.advanced = QWidget()
+        av = QVBoxLayout(self.advanced)
+        av.setContentsMargins(18, 0, 0, 0)
+        self.mode_jit = QRadioButton("jit_compile=True (recommended)")
+        self.mode_jit.setToolTip("model.compile(jit_compile=True): XLA compiles the whole "
+                                 "training step, on CPU and GPU")
+        self.mode_autocluster = QRadioButton("Auto-clustering (the article's set_jit)")
+        self.mode_autocluster.setToolTip("tf.config.optimizer.set_jit(True): XLA compiles the "
+                                  "clusters it chooses; on CPU it needs extra flags, which xlagui "
+                                  "sets")
+        self.mode_group = QButtonGroup(self)
+        self.mode_group.addButton(self.mode_jit)
+        self.mode_group.addButton(self.mode_autocluster)
+        self.mode_jit.setChecked(True)
+        av.addWidget(self.mode_jit)
+        av.addWidget(self.mode_autocluster)
+        self.advanced.setVisible(False)
+        xv.addWidget(self.advanced)
+        outer.addWidget(xla)
+
+    def _build_also_measure(self, outer: QVBoxLayout) -> None:
+        """Other levers, measured in the same interleaved rounds."""
+        also = QGroupBox("Also measure")
+        also.setToolTip("Other training configurations, each measured against the baseline in "
+                        "the same interleaved rounds, with a column of its own")
+        alv = QVBoxLayout(also)
+        alv.setSpacing(2)
+        self.arm_boxes: dict[str, QCheckBox] = {}
+        self._arm_notes: dict[str, QLabel] = {}
+        for name in arm_kinds.OFFERED:
+            arm = arm_kinds.parse_arm(name)
+            box = QCheckBox(f"{name}  ({arm.label})")
+            box.setObjectName(f"arm:{name}")
+            box.setToolTip(f"{arm.label}: {arm.description}")
+            note = QLabel()
+            note.setObjectName("Note")
+            note.setWordWrap(True)
+            note.setContentsMargins(22, 0, 0, 2)
+            note.setStyleSheet(f"color: {SEVERITY_COLORS['warning']};")
+            note.setVisible(False)
+            alv.addWidget(box)
+            alv.addWidget(note)
+            self.arm_boxes[name] = box
+            self._arm_notes[name] = note
+        outer.addWidget(also)
+
+    def _build_measurement(self, outer: QVBoxLayout) -> None:
+        """Budget, precision goal, repeats, seed, held out, A/A check."""
+        measure = QGroupBox("Measurement")
+        mform = self._form(measure)
+        self.repeats = self._spin("repeats", RANGES["repeats"].low, RANGES["repeats"].high)
+        self.seed = self._spin("seed", RANGES["seed"].low, RANGES["seed"].high)
+        self.holdout = self._spin("holdout_percent", RANGES["holdout_percent"].low,
+                                  RANGES["holdout_percent"].high, suffix=" %")
+        self.holdout.setToolTip("Share of each class held out for testing when the folder has "
+                                "no test folder")
+        self.budget = self._spin("budget_seconds", RANGES["budget_seconds"].low,
+                                 RANGES["budget_seconds"].high, suffix=" s")
+        self.budget.setToolTip(
+            "The speed measurement alternates short blocks of steps between the baseline and "
+            "each arm; it stops after this long at most. Until you set it, it follows the arms: "
+            f"{DEFAULTS['budget_seconds']} s for XLA, plus {EXTRA_ARM_BUDGET_SECONDS} s for "
+            "every other arm measured")
+        self.target = QDoubleSpinBox()
+        self.target.setObjectName("target_percent")
+        self.target.setRange(*TARGET_PERCENT_RANGE)
+        self.target.setDecimals(1)
+        self.target.setSingleStep(0.5)
+        self.target.setPrefix("± ")
+        self.target.setSuffix(" %")
+        self.target.setToolTip("…or as soon as the speed-up's 95% interval is this narrow")
+        self._add_row(mform, "Speed budget", self.budget, "budget_seconds")
+        self._add_row(mform, "Precision goal", self.target, "target_percent")
+        self._add_row(mform, "Repeats", self.repeats, "repeats")
+        self._add_row(mform, "Seed", self.seed, "seed")
+        self._add_row(mform, "Held out", self.holdout, "holdout_percent")
+        self.check = QCheckBox("Check the measurement (A/A)")
+        self.check.setToolTip(
+            "Also measure the baseline against an identical second baseline worker, interleaved "
+            "like an arm: its ratio should be 1.00, and an interval that misses 1.00 shows a "
+            "position or order effect of the instrument itself. Adds one arm's time.")
+        mform.addRow(self.check)
+        outer.addWidget(measure)
+
+    # -- construction helpers ----------------------------------------------------------------
+
+    def _form(self, box: QGroupBox) -> QFormLayout:
+        form = QFormLayout(box)
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        form.setLabelAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        form.setVerticalSpacing(4)
+        return form
+
+    def _spin(self, name: str, low: int, high: int, suffix: str = "") -> QSpinBox:
+        box = QSpinBox()
+        box.setObjectName(name)
+        box.setRange(low, high)
+        box.setSuffix(suffix)
+        box.setAccelerated(True)
+        box.setKeyboardTracking(True)
+        return box
+
+    def _add_row(self, form: QFormLayout, label: str, field: QWidget, key: str) -> None:
+        form.addRow(label, field)
+        note = QLabel()
+        note.setObjectName("Note")
+        note.setWordWrap(True)
+        note.setVisible(False)
+        form.addRow("", note)
+        self._note_labels[key] = note
+
+    # -- the values -----------------------------------------------------------------------------
+
+    @property
+    def device_kind(self) -> str:
+        """"CPU" or "GPU": the kind of the chosen device (what the arms' defaults and notes
+        depend on)."""
+        return "CPU" if (self.device.currentData() or "cpu") == "cpu" else "GPU"
+
+    @property
+    def arms(self) -> tuple[str, ...]:
+        """The ticked "Also measure" arms, in the order offered."""
+        return tuple(n for n, box in self.arm_boxes.items() if box.isChecked())
+
+    @property
+    def xla_mode(self) -> XlaMode:
+        return XlaMode.AUTOCLUSTER if self.mode_autocluster.isChecked() else XlaMode.JIT
+
+    def values(self) -> dict[str, Any]:
+        return {
+            "epochs": self.epochs.value(),
+            "batch_size": self.batch_size.value(),
+            "image_size": self.image_size.value(),
+            "device": self.device.currentData() or "cpu",
+            "augment": self.augment.isChecked(),
+            "seed": self.seed.value(),
+            "repeats": self.repeats.value(),
+            "xla": self.xla_mode.value,
+            "holdout_percent": self.holdout.value(),
+            "budget_seconds": self.budget.value(),
+            "target_percent": self.target.value(),
+            "arms": self.arms,
+            "check": self.check.isChecked(),
+            "model": self.model_panel.choice(),
+        }

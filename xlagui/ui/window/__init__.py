@@ -1,0 +1,1 @@
+"""The main window: its layout, actions and menus, and what a drop on it opens."""

@@ -1,0 +1,1 @@
+"""The "What XLA did" tab."""
