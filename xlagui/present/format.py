@@ -10,8 +10,9 @@ from typing import TYPE_CHECKING
 
 from xlagui.core.analysis.pairs import InstrumentCheck, block_words, widest_arm
 from xlagui.core.analysis.stats import NO_SPEED, NOT_COMPARED
-from xlagui.core.protocol.arms import CHECK_VARIANT, parse_arm
+from xlagui.core.protocol.arms import parse_arm
 from xlagui.core.protocol.config import XlaMode
+from xlagui.core.protocol.identity import Role, RunStatus, StopReason
 from xlagui.core.xla.evidence import describe
 from xlagui.present import verdicts
 
@@ -46,9 +47,9 @@ def runs_done(finished: int, interrupted: int) -> str:
 
 def mode_words(variant: str, xla_mode: str) -> str:
     """What a run changes, in a column's subtitle and the report: "jit_compile=True"."""
-    if variant == "baseline":
+    if variant == Role.BASELINE:
         return XlaMode.OFF.facts.words
-    if variant != "xla":
+    if variant != Role.XLA:
         return parse_arm(variant).label  # another arm: what it changes
     return XlaMode(xla_mode).facts.words
 
@@ -149,16 +150,16 @@ def measurement_end(c: Comparison) -> str:
         return DASH
     hw = f"±{i.half_width:.1%}" if i.half_width is not None else "no interval yet"
     took = f", {seconds(i.measuring_seconds)} of measuring" if i.measuring_seconds else ""
-    ends = {
-        "target": f"precision reached ({hw}) after {i.pairs} pairs{took}",
-        "budget": f"budget spent after {i.pairs} pairs{took}; precision {hw}"
+    ends: dict[str, str] = {
+        StopReason.TARGET: f"precision reached ({hw}) after {i.pairs} pairs{took}",
+        StopReason.BUDGET: f"budget spent after {i.pairs} pairs{took}; precision {hw}"
         + (
             f" (widest: {w.arm} ±{w.half_width:.1%})"
             if (w := widest_arm(i)) is not None and w.half_width is not None
             else ""
         ),
-        "stopped": f"stopped by the user after {i.pairs} pairs ({hw}); the pairs are kept",
-        "error": f"a worker failed after {i.pairs} pairs ({hw}); the pairs are kept",
+        StopReason.STOPPED: f"stopped by the user after {i.pairs} pairs ({hw}); the pairs are kept",
+        StopReason.ERROR: f"a worker failed after {i.pairs} pairs ({hw}); the pairs are kept",
     }
     text = ends.get(i.stopped_by, f"{i.pairs} pairs so far ({hw})")
     if i.outliers:
@@ -198,7 +199,7 @@ def comparison_rows(c: Comparison) -> list[tuple[str, str]]:
     """The comparison as (what, value) rows: the one table the CLI, the window and the PNG
     report all show. Each figure says what it was measured on."""
     rows: list[tuple[str, str]] = []
-    trained = bool(c.runs_compared.get("baseline") and c.runs_compared.get("xla"))
+    trained = bool(c.runs_compared.get(Role.BASELINE) and c.runs_compared.get(Role.XLA))
     if c.interleaved is not None:
         rows += [
             ("Speed per training step", speedup(c)),
@@ -252,8 +253,10 @@ def runs_compared(c: Comparison) -> str:
     parts = []
     if "interleaved_pairs" in rc:
         parts.append(f"{rc['interleaved_pairs']} interleaved pairs")
-    if rc.get("baseline") or rc.get("xla") or not parts:
-        parts.append(f"{rc.get('baseline', 0)} baseline and {rc.get('xla', 0)} XLA training runs")
+    if rc.get(Role.BASELINE) or rc.get(Role.XLA) or not parts:
+        parts.append(
+            f"{rc.get(Role.BASELINE, 0)} baseline and {rc.get(Role.XLA, 0)} XLA training runs"
+        )
     return "; ".join(parts)
 
 
@@ -319,7 +322,7 @@ def other_arms(c: Comparison | None) -> bool:
     return bool(
         c is not None
         and c.interleaved is not None
-        and any(a.variant != "xla" for a in c.interleaved.arms)
+        and any(a.variant != Role.XLA for a in c.interleaved.arms)
     )
 
 
@@ -412,11 +415,11 @@ RUN_COLUMNS: tuple[tuple[str, bool], ...] = (
 
 def run_name(variant: str, xla_mode: str, arm_name: str, repeat: int) -> str:
     """A run in one short label: "Baseline #1", "XLA jit_compile #2", "bf16 #1"."""
-    if variant == "baseline":
+    if variant == Role.BASELINE:
         side = "Baseline"
-    elif variant == CHECK_VARIANT:
+    elif variant == Role.CHECK:
         side = "A/A twin (baseline)"
-    elif variant == "xla":
+    elif variant == Role.XLA:
         side = XlaMode(xla_mode).facts.short
     else:
         side = arm_name
@@ -462,7 +465,7 @@ def arm_interval(a: ArmResult) -> str:
 def arm_status(a: ArmResult, entry: RunEntry | None) -> str:
     """Whether the arm was measured as asked: "engaged", "NOT VALID: …", or "failed: …" when
     its measuring worker (`entry`) ended in an error."""
-    if entry is not None and entry.status == "error":
+    if entry is not None and entry.status == RunStatus.ERROR:
         error = entry.error
         return "failed: " + (error.message if error is not None and error.message
                              else "its worker ended in an error")
@@ -492,7 +495,7 @@ def extra_arms(c: Comparison | None) -> list[ArmResult]:
     """The arms measured beyond the XLA side (bf16, jit+bf16, ...), in the order measured."""
     if c is None or c.interleaved is None:
         return []
-    return [a for a in c.interleaved.arms if a.variant != "xla"]
+    return [a for a in c.interleaved.arms if a.variant != Role.XLA]
 
 
 def arm_figures(report: ComparisonReport, a: ArmResult) -> list[tuple[str, str]]:
@@ -549,7 +552,7 @@ def environment_words(report: ComparisonReport) -> list[tuple[str, str]]:
         ("Settings", f"{c.epochs} epochs, batch {c.batch_size}, {c.image_size} px, augmentation "
                      f"{'on' if c.augment else 'off'}, seed {c.seed}, {c.repeats} "
                      f"repeat{'s' if c.repeats != 1 else ''}"),
-        ("XLA side", mode_words("xla", c.xla.value)),
+        ("XLA side", mode_words(Role.XLA, c.xla.value)),
     ]
 
 

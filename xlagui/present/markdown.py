@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from xlagui.core.analysis.ranking import ranked
+from xlagui.core.protocol.identity import Role
 from xlagui.present import format as fmt
 from xlagui.present import limits, verdicts
 
@@ -81,7 +82,7 @@ def arm_rows(report: ComparisonReport) -> list[tuple[str, ...]]:
         return []
     rows: list[tuple[str, ...]] = []
     for a in ranked(c.interleaved.arms):
-        name = f"{a.arm} (XLA)" if a.variant == "xla" else a.arm
+        name = f"{a.arm} (XLA)" if a.variant == Role.XLA else a.arm
         rows.append((
             name,
             fmt.arm_speedup(a),

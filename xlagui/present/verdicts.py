@@ -28,6 +28,7 @@ from xlagui.core.analysis.stats import (
     BreakEven,
     Comparison,
 )
+from xlagui.core.protocol.identity import Role, StopReason
 
 if TYPE_CHECKING:
     from xlagui.core.results.history import HistoryItem
@@ -72,7 +73,7 @@ def speed_sentence(c: Comparison) -> str:
 def stop_sentence(i: InterleavedSummary) -> str:
     """How the interleaved measurement ended, in words ("" when it reached its target)."""
     hw = f"±{i.half_width:.1%}" if i.half_width is not None else "no interval yet"
-    if i.stopped_by == "budget":
+    if i.stopped_by == StopReason.BUDGET:
         target = f" ±{i.target:.0%}" if i.target is not None else ""
         widest = widest_arm(i)
         if widest is not None and widest.half_width is not None:
@@ -82,9 +83,9 @@ def stop_sentence(i: InterleavedSummary) -> str:
                 f"(widest: {widest.arm} ±{widest.half_width:.1%})."
             )
         return f"The time budget ran out before the{target} precision was reached ({hw})."
-    if i.stopped_by == "stopped":
+    if i.stopped_by == StopReason.STOPPED:
         return f"The measurement was stopped after {i.pairs} pairs ({hw})."
-    if i.stopped_by == "error":
+    if i.stopped_by == StopReason.ERROR:
         return f"A worker failed after {i.pairs} pairs; the pairs before it are kept ({hw})."
     return ""
 
@@ -115,13 +116,13 @@ def _compile_part(c: Comparison) -> str:
         return "; its extra compile time was not measurable"
     if b is not None and b.kind == NEVER:
         return f" and never pays back its {seconds_words(extra)} compile"
-    if c.break_even_epoch is None and c.runs_compared.get("xla"):
+    if c.break_even_epoch is None and c.runs_compared.get(Role.XLA):
         return (
             f"; its {seconds_words(extra)} compile was not paid back within the measured epochs"
         )
     if c.break_even_epoch is not None and c.break_even_epoch > 1:
         return f"; its {seconds_words(extra)} compile is paid back by {break_even_words(b)}"
-    if not c.runs_compared.get("xla"):
+    if not c.runs_compared.get(Role.XLA):
         return f"; compiling cost it {seconds_words(extra)} once"
     return ""
 

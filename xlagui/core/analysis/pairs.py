@@ -36,6 +36,7 @@ from typing import Any
 
 from xlagui.core.analysis.accuracy import AccuracyVerdict
 from xlagui.core.analysis.walsh import WalshSelector
+from xlagui.core.protocol.identity import Role, StopReason
 
 # hyperfine's src/outlier_detection.rs: 1.4826 converts the MAD into a standard deviation, and a
 # point more than ten of those from the median is an outlier.
@@ -146,10 +147,6 @@ class RatioEstimate:
         if self.low is None or self.high is None or self.ratio <= 0:
             return None
         return (self.high - self.low) / (2 * self.ratio)
-
-    @property
-    def includes_one(self) -> bool:
-        return self.low is not None and self.high is not None and self.low <= 1 <= self.high
 
 
 def estimate_ratio(ratios: Sequence[float], confidence: float = CONFIDENCE) -> RatioEstimate:
@@ -271,15 +268,15 @@ def stop_reason(
     budget: float,
     target: float,
     min_pairs: int,
-) -> str | None:
-    """ "target" once the interval is narrow enough (and at least `min_pairs` rounds ran),
-    "budget" once the measuring time is spent, else None (go on)."""
+) -> StopReason | None:
+    """TARGET once the interval is narrow enough (and at least `min_pairs` rounds ran),
+    BUDGET once the measuring time is spent, else None (go on)."""
     if estimate is not None and estimate.pairs >= min_pairs:
         hw = estimate.half_width
         if hw is not None and hw <= target:
-            return "target"
+            return StopReason.TARGET
     if elapsed >= budget:
-        return "budget"
+        return StopReason.BUDGET
     return None
 
 
@@ -298,7 +295,7 @@ def compile_seconds(first_step: float, warm_steps: Sequence[float]) -> float | N
 class ArmTiming:
     """One arm's side of an interleaved measurement, from its worker's events."""
 
-    arm: str  # the run's variant: "baseline", "xla", ...
+    arm: str  # the run's variant: `Role.BASELINE`, `Role.XLA`, another arm's name
     xla_mode: str
     first_step_seconds: float | None = None
     steady_step_seconds: float | None = None  # median over the measured blocks, per step
@@ -313,7 +310,7 @@ class ArmResult:
     whether it learns as well as the baseline (`accuracy_ok`: None when that is not known)."""
 
     arm: str  # canonical arm name: "jit", "bf16", "jit+bf16", ...
-    variant: str  # the run entries' variant: "xla" for the XLA side, else the arm name
+    variant: str  # the run entries' variant: `Role.XLA` for the XLA side, else the arm name
     label: str = ""
     ratio: float | None = None
     low: float | None = None
@@ -482,7 +479,7 @@ class InterleavedSummary:
     high: float | None = None
     pairs: int = 0
     outliers: int = 0
-    stopped_by: str = ""  # "target", "budget", "stopped" (by the user) or "error"
+    stopped_by: str = ""  # a `StopReason` ("" while measuring)
     block_steps: int = 0  # the arm's steps per block
     baseline_block_steps: int = 0  # the baseline's (each arm's block lasts about a second)
     half_width: float | None = None
@@ -503,7 +500,7 @@ class InterleavedSummary:
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> InterleavedSummary:
         d = dict(d)
-        for side in ("baseline", "xla"):
+        for side in (Role.BASELINE, Role.XLA):
             if d.get(side) is not None:
                 d[side] = ArmTiming(**d[side])
         d["arms"] = [ArmResult.from_dict(a) for a in d.get("arms") or []]

@@ -31,9 +31,10 @@ from xlagui.core.analysis.pairs import (
     estimate_ratio,
 )
 from xlagui.core.analysis.summary import summarize
-from xlagui.core.protocol.arms import CHECK_VARIANT, Arm, Precision, hardware_note, policy_problems
+from xlagui.core.protocol.arms import Arm, Precision, hardware_note, policy_problems
 from xlagui.core.protocol.config import XlaMode
 from xlagui.core.protocol.events import BlockEvent, FinishedEvent, RunSummary, StartedEvent
+from xlagui.core.protocol.identity import Role, RunStatus, WorkerMode
 
 if TYPE_CHECKING:
     from xlagui.core.protocol.record import RunEntry
@@ -78,7 +79,7 @@ def _accuracy(
     """One side's validation accuracies: its training runs' (one per seed) when the comparison
     trained, else its measuring worker's quick check after the measurement's steps."""
     trained = sorted(
-        (r for r in runs if r.variant == variant and r.status == "finished"),
+        (r for r in runs if r.variant == variant and r.status == RunStatus.FINISHED),
         key=lambda r: r.repeat,
     )
     sums = [s for s in (_summary(r) for r in trained) if s is not None and s.epochs_done]
@@ -95,7 +96,7 @@ def _accuracy(
         s = _summary(r)
         first = _started(r)
         # A measuring worker evaluates the validation set when it finishes (protocol 3 on).
-        if s is not None and s.mode == "measure" and s.final_val_accuracy is not None:
+        if s is not None and s.mode == WorkerMode.MEASURE and s.final_val_accuracy is not None:
             return AccuracySide(
                 (s.final_val_accuracy,), first.val_count if first else 0, steps=s.steps_done
             )
@@ -111,7 +112,7 @@ def arm_results(
     class_count: int = 2,
 ) -> list[ArmResult]:
     """One `ArmResult` per measured arm (every measuring worker after the baseline's)."""
-    check = [r for r in measure_runs[1:] if r.variant == CHECK_VARIANT]
+    check = [r for r in measure_runs[1:] if r.role is Role.CHECK]
     measure_runs = [r for r in measure_runs if r not in check]
     if len(measure_runs) < 2:
         return []
@@ -128,7 +129,7 @@ def arm_results(
         problems = engagement_problems(entry) + [
             p
             for r in runs
-            if r.variant == entry.variant and r.status == "finished"
+            if r.variant == entry.variant and r.status == RunStatus.FINISHED
             for p in engagement_problems(r)
         ]
         adjusted = (
@@ -172,7 +173,7 @@ def arm_results(
 def instrument_check(measure_runs: Sequence[RunEntry]) -> InstrumentCheck | None:
     """The A/A check (`--check`): the baseline against its identical twin, from their blocks
     paired round by round like any arm's; None without one or before its first pair."""
-    twin = next((r for r in measure_runs[1:] if r.variant == CHECK_VARIANT), None)
+    twin = next((r for r in measure_runs[1:] if r.role is Role.CHECK), None)
     if twin is None or not measure_runs:
         return None
     base = measure_runs[0]

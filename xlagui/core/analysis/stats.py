@@ -17,6 +17,7 @@ from xlagui.core.analysis.accuracy import AccuracyVerdict
 from xlagui.core.analysis.efficiency import Efficiency
 from xlagui.core.analysis.pairs import InterleavedSummary, Recommendation, block_words
 from xlagui.core.protocol.events import EpochEvent, Event, RunSummary
+from xlagui.core.protocol.identity import Role
 
 
 def steady_epochs(epoch_seconds: Sequence[float]) -> list[float]:
@@ -61,7 +62,7 @@ class RunRecord:
     """What a comparison needs of one finished run."""
 
     run_id: str
-    variant: str  # "baseline" or "xla"
+    variant: str  # `Role.BASELINE` or `Role.XLA`
     repeat: int
     xla_mode: str
     summary: RunSummary
@@ -303,20 +304,20 @@ def compare_runs(
     """Compare the finished training runs and, when there is one, the interleaved measurement
     (whose workers' evidence is checked like the runs'). `chance` is the validation set's
     commonest-class share (`accuracy.chance_level`), under which accuracy is not compared."""
-    base = [r for r in runs if r.variant == "baseline" and r.summary.epochs_done]
-    xla = [r for r in runs if r.variant == "xla" and r.summary.epochs_done]
-    c = Comparison(runs_compared={"baseline": len(base), "xla": len(xla)})
+    base = [r for r in runs if r.variant == Role.BASELINE and r.summary.epochs_done]
+    xla = [r for r in runs if r.variant == Role.XLA and r.summary.epochs_done]
+    c = Comparison(runs_compared={Role.BASELINE: len(base), Role.XLA: len(xla)})
     c.notes = run_notes([*runs, *measure_runs])
-    _check_evidence(c, [*xla, *(m for m in measure_runs if m.variant == "xla")],
-                    [*base, *(m for m in measure_runs if m.variant == "baseline")])
+    _check_evidence(c, [*xla, *(m for m in measure_runs if m.variant == Role.XLA)],
+                    [*base, *(m for m in measure_runs if m.variant == Role.BASELINE)])
     if interleaved is not None and interleaved.ratio is not None:
         _interleaved_figures(c, interleaved)
     if not base or not xla:
         if c.interleaved is not None:
             _memory(
                 c,
-                [m for m in measure_runs if m.variant == "baseline"],
-                [m for m in measure_runs if m.variant == "xla"],
+                [m for m in measure_runs if m.variant == Role.BASELINE],
+                [m for m in measure_runs if m.variant == Role.XLA],
             )
             c.verdict_kind = SPEED_MEASURED if c.speedup is not None else NO_SPEED
             return c

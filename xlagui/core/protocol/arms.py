@@ -17,16 +17,16 @@ for its number format, where the interleaved figures then show the cost.
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from xlagui.core.protocol.identity import Role, StrEnum
 from xlagui.core.protocol.modes import XlaMode
 from xlagui.core.protocol.ranges import ConfigError, default_budget_seconds
 
 
-class Precision(str, enum.Enum):
+class Precision(StrEnum):
     """The Keras dtype policy of an arm."""
 
     FLOAT32 = "float32"
@@ -97,13 +97,13 @@ class Arm:
 BASELINE = Arm()
 # The variant of the A/A check's second baseline worker (`--check`): measured like an arm (it
 # is the baseline again), never ranked, charted or counted as one.
-CHECK_VARIANT = "check"
+CHECK_VARIANT = Role.CHECK
 
 
 def parse_arm(text: str) -> Arm:
     """`jit`, `bf16`, `jit+bf16`, `off`, ... (case and spaces ignored, parts in any order)."""
     raw = str(text).strip().lower().replace(" ", "")
-    if raw in ("", "off", "baseline"):
+    if raw in ("", XlaMode.OFF, Role.BASELINE):
         return BASELINE
     xla = XlaMode.OFF
     precision = Precision.FLOAT32
@@ -142,7 +142,7 @@ def comparison_arms(xla: XlaMode, extra: Sequence[str]) -> list[tuple[str, Arm]]
     """(variant, arm) for every worker of a comparison, the baseline first, then the XLA arm
     (the user's main question, variant "xla"), then the other arms (variant = arm name)."""
     xla_arm = Arm(xla if xla is not XlaMode.OFF else XlaMode.JIT)
-    out = [("baseline", BASELINE), ("xla", xla_arm)]
+    out: list[tuple[str, Arm]] = [(Role.BASELINE, BASELINE), (Role.XLA, xla_arm)]
     for name in extra:
         arm = parse_arm(name)
         if arm.is_baseline or arm == xla_arm:
@@ -155,11 +155,6 @@ def default_budget(xla: XlaMode, extra: Sequence[str], check: bool = False) -> i
     """The default speed budget of a comparison of these arms (`default_budget_seconds`); the
     A/A check's second baseline counts as one more arm."""
     return default_budget_seconds(len(comparison_arms(xla, extra)) - 1 + int(check))
-
-
-def arm_of(variant: str, xla_mode: str, precision: str = "float32") -> Arm:
-    """The arm of a run entry, from what the entry records."""
-    return Arm(XlaMode(xla_mode), Precision(precision or "float32"))
 
 
 # --- hardware ---------------------------------------------------------------------------------

@@ -6,12 +6,13 @@ Below `config` and `arms`, which both need it.
 
 from __future__ import annotations
 
-import enum
 from dataclasses import dataclass
 from typing import Literal
 
+from xlagui.core.protocol.identity import StrEnum
 
-class XlaMode(str, enum.Enum):
+
+class XlaMode(StrEnum):
     """How (and whether) XLA is switched on for a run.
 
     Everything the app says or sets per mode is in `_XLA_MODE_FACTS` below; how a worker

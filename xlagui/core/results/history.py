@@ -18,7 +18,7 @@ from typing import Any
 from xlagui.core.analysis.stats import Comparison, saved_in_words
 from xlagui.core.files import paths
 from xlagui.core.protocol.config import RunConfig
-from xlagui.core.protocol.record import FINISHED, INTERRUPTED
+from xlagui.core.protocol.identity import RunStatus
 from xlagui.core.results import export
 from xlagui.core.results.report import ComparisonReport, model_words
 
@@ -124,8 +124,8 @@ def list_items(root: Path | None = None) -> list[HistoryItem]:
                     title=f"XLA vs baseline on {name}{model}",
                     comparison=_saved_comparison(comp),
                     saved_verdict=str(comp["verdict"]) if saved_in_words(comp) else "",
-                    runs_finished=statuses.count(FINISHED),
-                    runs_interrupted=statuses.count(INTERRUPTED),
+                    runs_finished=statuses.count(RunStatus.FINISHED),
+                    runs_interrupted=statuses.count(RunStatus.INTERRUPTED),
                     machine=machine_of(env),
                     device=device,
                     settings_key=settings_key(data),

@@ -9,6 +9,7 @@ from collections import defaultdict
 from xlagui.core.data.scan.context import ScanContext
 from xlagui.core.data.scan.model import TEST, TRAIN, ImageFile
 from xlagui.core.data.scan.walk import FolderLayout
+from xlagui.core.protocol.identity import Severity
 
 
 def check_classes(ctx: ScanContext, layout: FolderLayout, files: list[ImageFile]) -> list[str]:
@@ -53,7 +54,7 @@ def check_classes(ctx: ScanContext, layout: FolderLayout, files: list[ImageFile]
                 f"{test_name}/{label}/ has images but there is no {label!r} class to train on "
                 f"(class folders in {test_name}/ must match those in the training folder)",
                 [classes[TEST][label]],
-                severity="error",
+                severity=Severity.ERROR,
             )
         for label in class_names:
             if label not in classes[TEST]:
@@ -62,7 +63,7 @@ def check_classes(ctx: ScanContext, layout: FolderLayout, files: list[ImageFile]
                     f"{test_name}/ has no {label}/ folder: class {label!r} is trained but "
                     "never tested",
                     [test_dir],
-                    severity="warning",
+                    severity=Severity.WARNING,
                 )
         if not any(counts[(TEST, label)] for label in class_names) and not extra:
             ctx.problem(

@@ -12,10 +12,12 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from xlagui.core.protocol.identity import Severity
+
 TRAIN = "train"
 TEST = "test"
 
-SEVERITIES = ("error", "warning", "info")
+SEVERITIES = tuple(Severity)  # most serious first
 
 # People's words for Pillow's modes; "16-bit" and "alpha" depend on more than the mode.
 COLOR_WORDS: dict[str, str] = {
@@ -66,41 +68,44 @@ class ImageFile:
 
 @dataclass
 class Problem:
-    """Something about the dataset a person should know; "error" means training is refused."""
+    """Something about the dataset a person should know; an ERROR means training is refused."""
 
     kind: str  # see PROBLEM_KINDS
-    severity: str  # "error", "warning" or "info"
+    severity: Severity
     message: str  # one line a person understands, naming the file(s)
     paths: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.severity = Severity(self.severity)  # a saved scan's string
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
 
 
-PROBLEM_KINDS: dict[str, str] = {
+PROBLEM_KINDS: dict[str, Severity] = {
     # one file, excluded from the dataset
-    "not_an_image": "warning",
-    "unreadable": "warning",
-    "truncated": "warning",
-    "too_large": "warning",
-    "vanished": "warning",
+    "not_an_image": Severity.WARNING,
+    "unreadable": Severity.WARNING,
+    "truncated": Severity.WARNING,
+    "too_large": Severity.WARNING,
+    "vanished": Severity.WARNING,
     # one file, kept
-    "misnamed": "info",
-    "animated": "info",
+    "misnamed": Severity.INFO,
+    "animated": Severity.INFO,
     # the folder structure
-    "stray_file": "info",
-    "ignored_folder": "info",
-    "symlink_loop": "info",
-    "no_test_folder": "info",
-    "empty_class": "warning",
-    "class_mismatch": "error",  # or "warning" when the test folder merely lacks a class
-    "too_few_classes": "error",
-    "no_images": "error",
+    "stray_file": Severity.INFO,
+    "ignored_folder": Severity.INFO,
+    "symlink_loop": Severity.INFO,
+    "no_test_folder": Severity.INFO,
+    "empty_class": Severity.WARNING,
+    "class_mismatch": Severity.ERROR,  # or a WARNING when the test folder merely lacks a class
+    "too_few_classes": Severity.ERROR,
+    "no_images": Severity.ERROR,
     # the contents as a whole
-    "duplicate_in_class": "warning",
-    "label_conflict": "warning",
-    "leakage": "warning",
-    "imbalance": "warning",
+    "duplicate_in_class": Severity.WARNING,
+    "label_conflict": Severity.WARNING,
+    "leakage": Severity.WARNING,
+    "imbalance": Severity.WARNING,
 }
 
 
@@ -127,15 +132,15 @@ class DatasetScan:
 
     @property
     def errors(self) -> list[Problem]:
-        return [p for p in self.problems if p.severity == "error"]
+        return [p for p in self.problems if p.severity == Severity.ERROR]
 
     @property
     def warnings(self) -> list[Problem]:
-        return [p for p in self.problems if p.severity == "warning"]
+        return [p for p in self.problems if p.severity == Severity.WARNING]
 
     @property
     def notes(self) -> list[Problem]:
-        return [p for p in self.problems if p.severity == "info"]
+        return [p for p in self.problems if p.severity == Severity.INFO]
 
     def files_for(self, split: str) -> list[ImageFile]:
         return [f for f in self.files if f.split == split]
@@ -202,8 +207,8 @@ class DatasetScan:
             tally = ", ".join(
                 plural(n, word)
                 for n, word in (
-                    (len(self.errors), "error"),
-                    (len(self.warnings), "warning"),
+                    (len(self.errors), Severity.ERROR.value),
+                    (len(self.warnings), Severity.WARNING.value),
                     (len(self.notes), "note"),
                 )
                 if n
