@@ -98,7 +98,7 @@ def test_arm_bars_rank_and_mark_the_arms() -> None:
         ArmResult(arm="fp16", variant="fp16", ratio=0.4, low=0.35, high=0.45, valid=False),
         ArmResult(arm="jit+bf16", variant="jit+bf16", ratio=0.8, accuracy_ok=False),
     ]
-    rec = Recommendation(RecommendationKind.RECOMMENDED, arm="bf16", label="bf16", speedup=2.0,
+    rec = Recommendation(RecommendationKind.RECOMMENDED, arm="bf16", speedup=2.0,
                          low=1.8, high=2.2)
     c = Comparison(interleaved=InterleavedSummary(arms=arms), recommended_arm="bf16",
                    recommendation=rec, verdict_kind="speed_measured",

@@ -263,24 +263,24 @@ EARLY = AccuracyVerdict(AccuracyKind.TOO_EARLY, arm=0.6, baseline=0.9, images=20
 @pytest.mark.parametrize(
     ("rec", "sentence"),
     [
-        (Recommendation(RecommendationKind.RECOMMENDED, arm="bf16", label="mixed_bfloat16",
+        (Recommendation(RecommendationKind.RECOMMENDED, arm="bf16",
                         speedup=2.0, low=1.9, high=2.1, adjusted_for=3),
          "On this machine, the fastest configuration that learns as well is bf16 "
          "(mixed_bfloat16), 2.00× faster per step (95% CI 1.90–2.10×, Bonferroni-adjusted for 3 "
          "arms)."),
-        (Recommendation(RecommendationKind.TIED, arm="bf16", label="mixed_bfloat16",
+        (Recommendation(RecommendationKind.TIED, arm="bf16",
                         speedup=2.0, low=1.85, high=2.17, adjusted_for=3,
                         tied=("jit+bf16", "bf16"), simpler=True),
          "On this machine, jit+bf16 and bf16 are tied (their adjusted intervals overlap); bf16 "
          "is simpler: 2.00× faster per step (95% CI 1.85–2.17×, Bonferroni-adjusted for 3 "
          "arms)."),
-        (Recommendation(RecommendationKind.TIED, arm="jit", label="jit_compile=True",
+        (Recommendation(RecommendationKind.TIED, arm="jit",
                         speedup=2.2, low=2.0, high=2.4, adjusted_for=3,
                         tied=("jit", "autocluster", "auto"), simpler=False),
          "On this machine, jit, autocluster and auto are tied (their adjusted intervals "
          "overlap); jit is the fastest estimate: 2.20× faster per step (95% CI 2.00–2.40×, "
          "Bonferroni-adjusted for 3 arms)."),
-        (Recommendation(RecommendationKind.ACCURACY_UNKNOWN, arm="fp16", label="mixed_float16",
+        (Recommendation(RecommendationKind.ACCURACY_UNKNOWN, arm="fp16",
                         speedup=2.5, low=2.4, high=2.6, accuracy=EARLY),
          "On this machine, the fastest configuration is fp16 (mixed_float16), 2.50× faster per "
          "step (95% CI 2.40–2.60×); whether it learns as well is not known: not enough training "
@@ -313,7 +313,7 @@ def test_no_recommendation_says_nothing() -> None:
 
 def test_the_ranking_rule_in_words() -> None:
     def adjusted(name: str, ratio: float, adj: tuple[float, float]) -> ArmResult:
-        return ArmResult(arm=name, variant=name, label=name, ratio=ratio, low=adj[0] * 1.01,
+        return ArmResult(arm=name, variant=name, ratio=ratio, low=adj[0] * 1.01,
                          high=adj[1] * 0.99, adjusted_low=adj[0], adjusted_high=adj[1], pairs=30,
                          accuracy_ok=True)
 

@@ -14,6 +14,7 @@ from xlagui.core.protocol.arms import parse_arm
 from xlagui.core.protocol.config import XlaMode
 from xlagui.core.protocol.identity import Role, RunStatus, StopReason
 from xlagui.core.xla.evidence import describe
+from xlagui.present import levers as lever_words
 from xlagui.present import verdicts
 
 if TYPE_CHECKING:
@@ -48,10 +49,10 @@ def runs_done(finished: int, interrupted: int) -> str:
 def mode_words(variant: str, xla_mode: str) -> str:
     """What a run changes, in a column's subtitle and the report: "jit_compile=True"."""
     if variant == Role.BASELINE:
-        return XlaMode.OFF.facts.words
+        return lever_words.mode_words(XlaMode.OFF).words
     if variant != Role.XLA:
-        return parse_arm(variant).label  # another arm: what it changes
-    return XlaMode(xla_mode).facts.words
+        return lever_words.arm_label(parse_arm(variant))  # another arm: what it changes
+    return lever_words.mode_words(XlaMode(xla_mode)).words
 
 
 def seconds(value: float | None) -> str:
@@ -281,6 +282,11 @@ COMPARISON_ROW_NAMES = (
 ARM_COLUMNS = ("rank", "arm", "speed per step", "engaged", "accuracy", "note")
 
 
+def arm_label(a: ArmResult) -> str:
+    """What an arm changes, in words: "XLA jit_compile + mixed_bfloat16"."""
+    return lever_words.arm_label(parse_arm(a.arm))
+
+
 def arm_speed(a: ArmResult) -> str:
     """An arm's speed against the baseline in words, with its interval."""
     if a.ratio is None:
@@ -420,7 +426,7 @@ def run_name(variant: str, xla_mode: str, arm_name: str, repeat: int) -> str:
     elif variant == Role.CHECK:
         side = "A/A twin (baseline)"
     elif variant == Role.XLA:
-        side = XlaMode(xla_mode).facts.short
+        side = lever_words.mode_words(XlaMode(xla_mode)).short
     else:
         side = arm_name
     return f"{side} #{repeat}"

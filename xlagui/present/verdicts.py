@@ -28,7 +28,9 @@ from xlagui.core.analysis.stats import (
     BreakEven,
     Comparison,
 )
+from xlagui.core.protocol.arms import parse_arm
 from xlagui.core.protocol.identity import Role, StopReason
+from xlagui.present.levers import arm_label
 
 if TYPE_CHECKING:
     from xlagui.core.results.history import HistoryItem
@@ -252,6 +254,7 @@ def recommendation_sentence(r: Recommendation | None) -> str:
         text = "On this machine, no configuration measured was clearly faster than the baseline."
     else:
         faster = f"{r.speedup:.2f}× faster per step ({adjusted_interval(r)})"
+        label = arm_label(parse_arm(r.arm or ""))
         if r.kind is RecommendationKind.TIED:
             names = ", ".join(r.tied[:-1]) + f" and {r.tied[-1]}"
             pick = f"{r.arm} is simpler" if r.simpler else f"{r.arm} is the fastest estimate"
@@ -262,11 +265,11 @@ def recommendation_sentence(r: Recommendation | None) -> str:
         elif r.kind is RecommendationKind.RECOMMENDED:
             text = (
                 f"On this machine, the fastest configuration that learns as well is "
-                f"{r.arm} ({r.label}), {faster}."
+                f"{r.arm} ({label}), {faster}."
             )
         else:
             text = (
-                f"On this machine, the fastest configuration is {r.arm} ({r.label}), {faster}; "
+                f"On this machine, the fastest configuration is {r.arm} ({label}), {faster}; "
                 f"whether it learns as well is not known: {accuracy_words(r.accuracy)}."
             )
     for p in r.passed_over:

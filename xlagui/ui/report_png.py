@@ -244,7 +244,7 @@ class _ArmPanel(QFrame):
             f"<span style='color:{plots.color(arm.variant).name()}'>■</span> "
             f"{html.escape(arm.arm)} "
             f"<span style='color:#5f6368; font-size:15px; font-weight:400'>"
-            f"{html.escape(arm.label)}</span>", "Section", rich=True))
+            f"{html.escape(fmt.arm_label(arm))}</span>", "Section", rich=True))
         self.rows = fmt.arm_figures(report, arm)
         grid = _kv(self.rows)
         for i, (_key, value) in enumerate(self.rows):

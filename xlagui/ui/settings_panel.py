@@ -43,6 +43,7 @@ from xlagui.core.protocol.config import (
     check_batch_fits,
     check_image_size,
 )
+from xlagui.present.levers import arm_description, arm_label
 from xlagui.ui.machine_panel import HostChecker, MachinePanel
 from xlagui.ui.model_panel import ModelChecker, ModelPanel
 from xlagui.ui.theme import SEVERITY_COLORS
@@ -223,9 +224,9 @@ class SettingsPanel(QWidget):
         self._arm_notes: dict[str, QLabel] = {}
         for name in arm_kinds.OFFERED:
             arm = arm_kinds.parse_arm(name)
-            box = QCheckBox(f"{name}  ({arm.label})")
+            box = QCheckBox(f"{name}  ({arm_label(arm)})")
             box.setObjectName(f"arm:{name}")
-            box.setToolTip(f"{arm.label}: {arm.description}")
+            box.setToolTip(f"{arm_label(arm)}: {arm_description(arm)}")
             box.toggled.connect(self._on_arm_toggled)
             note = QLabel()
             note.setObjectName("Note")

@@ -270,7 +270,6 @@ def test_the_ranking_rule() -> None:
         return ArmResult(
             arm=name,
             variant=name,
-            label=name,
             ratio=ratio,
             low=ratio * (1 - half),
             high=ratio * (1 + half),
@@ -305,7 +304,7 @@ def test_the_ranking_rule() -> None:
 
 
 def _adjusted(name: str, ratio: float, adj: tuple[float, float], **kw: Any) -> ArmResult:
-    return ArmResult(arm=name, variant=name, label=name, ratio=ratio, low=adj[0] * 1.01,
+    return ArmResult(arm=name, variant=name, ratio=ratio, low=adj[0] * 1.01,
                      high=adj[1] * 0.99, adjusted_low=adj[0], adjusted_high=adj[1], pairs=30,
                      accuracy_ok=True, **kw)
 

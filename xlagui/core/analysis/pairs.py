@@ -311,7 +311,6 @@ class ArmResult:
 
     arm: str  # canonical arm name: "jit", "bf16", "jit+bf16", ...
     variant: str  # the run entries' variant: `Role.XLA` for the XLA side, else the arm name
-    label: str = ""
     ratio: float | None = None
     low: float | None = None
     high: float | None = None
@@ -366,7 +365,9 @@ class ArmResult:
     def from_dict(cls, d: dict[str, Any]) -> ArmResult:
         # Comparisons saved before verdicts were data held the accuracy in words
         # (`accuracy_text`, `accuracy_from`): dropped, the report recomputes them from events.
-        d = {k: v for k, v in d.items() if k not in ("accuracy_text", "accuracy_from")}
+        # And its label in words (`label`), which `xlagui.present.levers.arm_label` says from
+        # the arm's name.
+        d = {k: v for k, v in d.items() if k not in ("accuracy_text", "accuracy_from", "label")}
         if d.get("accuracy") is not None:
             d["accuracy"] = AccuracyVerdict.from_dict(d["accuracy"])
         return cls(**d)
@@ -411,7 +412,6 @@ class Recommendation:
 
     kind: RecommendationKind
     arm: str | None = None
-    label: str = ""
     speedup: float | None = None
     low: float | None = None
     high: float | None = None
@@ -427,7 +427,6 @@ class Recommendation:
         return cls(
             kind=RecommendationKind(d["kind"]),
             arm=d.get("arm"),
-            label=d.get("label", ""),
             speedup=d.get("speedup"),
             low=d.get("low"),
             high=d.get("high"),

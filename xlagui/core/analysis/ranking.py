@@ -31,7 +31,7 @@ from xlagui.core.analysis.pairs import (
     estimate_ratio,
 )
 from xlagui.core.analysis.summary import summarize
-from xlagui.core.protocol.arms import Arm, Precision, hardware_note, policy_problems
+from xlagui.core.protocol.arms import Arm, Precision, hardware_note, parse_arm, policy_problems
 from xlagui.core.protocol.config import XlaMode
 from xlagui.core.protocol.events import BlockEvent, FinishedEvent, RunSummary, StartedEvent
 from xlagui.core.protocol.identity import Role, RunStatus, WorkerMode
@@ -144,7 +144,6 @@ def arm_results(
             ArmResult(
                 arm=arm.name,
                 variant=entry.variant,
-                label=arm.label,
                 ratio=s.ratio,
                 low=s.low,
                 high=s.high,
@@ -203,7 +202,7 @@ def ranked(arms: Sequence[ArmResult]) -> list[ArmResult]:
 
 def simplicity(a: ArmResult) -> int:
     """How many levers an arm pulls ("jit+bf16": 2): of tied arms the simplest is recommended."""
-    return len(a.arm.split("+"))
+    return len(parse_arm(a.arm).pulled)
 
 
 def tied_with(best: ArmResult, others: Sequence[ArmResult]) -> list[ArmResult]:
@@ -255,7 +254,6 @@ def recommendation(arms: Sequence[ArmResult]) -> Recommendation | None:
     return Recommendation(
         kind,
         arm=best.arm,
-        label=best.label,
         speedup=1 / best.ratio,
         low=1 / high,
         high=1 / low,

@@ -9,6 +9,9 @@ combination written with `+`:
 - `fp16`: the Keras policy `mixed_float16`, with Keras' dynamic loss scaling;
 - `jit+bf16`, `autocluster+fp16`, ...: one XLA lever and one precision lever together.
 
+The levers and their values are one table (`xlagui.core.protocol.levers`); arms, their names and
+the arms offered are built from it.
+
 Asking is not proof: each worker reads back what is in effect after compiling (the policy, the
 compute and variable dtypes, the loss scaling, the XLA evidence) and an arm that did not engage
 is marked NOT VALID. The hardware notes say when an arm runs on hardware without native support
@@ -22,82 +25,88 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from xlagui.core.protocol.identity import Role, StrEnum
+from xlagui.core.protocol.levers import LEVERS, PRECISION, XLA, Lever, LeverValue, offered_choices
+from xlagui.core.protocol.levers import parts as lever_parts
 from xlagui.core.protocol.modes import XlaMode
+from xlagui.core.protocol.precision import Precision as Precision  # re-exported: its old home
 from xlagui.core.protocol.ranges import ConfigError, default_budget_seconds
 
 
-class Precision(StrEnum):
-    """The Keras dtype policy of an arm."""
-
-    FLOAT32 = "float32"
-    BF16 = "mixed_bfloat16"
-    FP16 = "mixed_float16"
-
-    @property
-    def short(self) -> str:
-        return {Precision.FLOAT32: "", Precision.BF16: "bf16", Precision.FP16: "fp16"}[self]
-
-    @property
-    def compute_dtype(self) -> str:
-        return {
-            Precision.FLOAT32: "float32",
-            Precision.BF16: "bfloat16",
-            Precision.FP16: "float16",
-        }[self]
-
-
-_XLA_PARTS = {mode.value: mode for mode in XlaMode if mode.asks_for_xla}
-_PRECISION_PARTS = {"bf16": Precision.BF16, "fp16": Precision.FP16}
-# The arms the window offers under "Also measure", in the order shown.
-OFFERED = ("autocluster", "bf16", "fp16", "jit+bf16", "jit+fp16")
-
-
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Arm:
-    """One configuration: an XLA mode and a dtype policy. `name` is canonical (`jit+bf16`)."""
+    """One configuration: a value of every lever (`xlagui.core.protocol.levers.LEVERS`), given
+    in the table's order or by the lever's name (`Arm(XlaMode.JIT, Precision.BF16)`,
+    `Arm(precision=Precision.BF16)`); a lever not given keeps the baseline's value. `name` is
+    canonical (`jit+bf16`)."""
 
-    xla: XlaMode = XlaMode.OFF
-    precision: Precision = Precision.FLOAT32
+    values: tuple[StrEnum, ...]  # one per lever, in the table's order
+
+    def __init__(self, *values: str, **by_lever: str) -> None:
+        if len(values) > len(LEVERS):
+            raise TypeError(f"an arm takes at most {len(LEVERS)} values, got {len(values)}")
+        chosen: list[str] = [one.default.value for one in LEVERS]
+        chosen[: len(values)] = values
+        names = [one.name for one in LEVERS]
+        for name, value in by_lever.items():
+            if name not in names:
+                raise TypeError(f"no lever called {name!r}: the levers are {', '.join(names)}")
+            chosen[names.index(name)] = value
+        typed = tuple(one.kind(value) for one, value in zip(LEVERS, chosen, strict=True))
+        object.__setattr__(self, "values", typed)
+
+    def value(self, lever: Lever) -> LeverValue:
+        """This arm's value of `lever`, with its entry in the table."""
+        return lever.of(self.values[LEVERS.index(lever)])
+
+    @property
+    def pulled(self) -> tuple[tuple[Lever, LeverValue], ...]:
+        """The levers this arm changes against the baseline, with their values, in order."""
+        out = []
+        for one, value in zip(LEVERS, self.values, strict=True):
+            if value != one.default.value:
+                out.append((one, one.of(value)))
+        return tuple(out)
+
+    @property
+    def xla(self) -> XlaMode:
+        return XlaMode(self.values[LEVERS.index(XLA)])
+
+    @property
+    def precision(self) -> Precision:
+        return Precision(self.values[LEVERS.index(PRECISION)])
 
     @property
     def name(self) -> str:
-        parts = [self.xla.value] if self.xla is not XlaMode.OFF else []
-        if self.precision is not Precision.FLOAT32:
-            parts.append(self.precision.short)
-        return "+".join(parts) or "off"
+        return "+".join(value.part for _lever, value in self.pulled) or XlaMode.OFF.value
 
     @property
     def is_baseline(self) -> bool:
-        return self.xla is XlaMode.OFF and self.precision is Precision.FLOAT32
+        return not self.pulled
 
-    @property
-    def label(self) -> str:
-        """What a person reads in a column heading or a table."""
-        if self.is_baseline:
-            return "Baseline (XLA off, float32)"
-        parts = [self.xla.facts.short] if self.xla is not XlaMode.OFF else []
-        if self.precision is not Precision.FLOAT32:
-            parts.append(self.precision.value)
-        return " + ".join(parts)
+    def environment(self) -> dict[str, str]:
+        """The variables a worker of this arm needs set before TensorFlow loads (every lever's,
+        `LeverValue.env`)."""
+        env: dict[str, str] = {}
+        for one in LEVERS:
+            env.update(self.value(one).environment)
+        return env
 
-    @property
-    def description(self) -> str:
-        """How it differs from the baseline, in one line."""
-        parts = [self.xla.facts.how] if self.xla is not XlaMode.OFF else []
-        if self.precision is Precision.BF16:
-            parts.append("keras.mixed_precision policy mixed_bfloat16, output layer float32")
-        elif self.precision is Precision.FP16:
-            parts.append(
-                "keras.mixed_precision policy mixed_float16 with dynamic loss scaling, "
-                "output layer float32"
-            )
-        return "; ".join(parts) or "jit_compile=False, no auto-clustering, float32"
+    def setup(self) -> dict[str, dict[str, object]]:
+        """What the worker's set-up steps do for this arm: each lever's step (`Lever.setup`)
+        with its arguments (`LeverValue.setup`)."""
+        return {one.setup: self.value(one).arguments for one in LEVERS}
 
 
 BASELINE = Arm()
 # The variant of the A/A check's second baseline worker (`--check`): measured like an arm (it
 # is the baseline again), never ranked, charted or counted as one.
 CHECK_VARIANT = Role.CHECK
+# The arms the window offers under "Also measure", in the order shown (built from the levers'
+# table: `levers.offered_choices`).
+OFFERED = tuple(
+    Arm(**{name: value.value for name, value in choice.items()}).name
+    for choice in offered_choices()
+)
 
 
 def parse_arm(text: str) -> Arm:
@@ -105,24 +114,19 @@ def parse_arm(text: str) -> Arm:
     raw = str(text).strip().lower().replace(" ", "")
     if raw in ("", XlaMode.OFF, Role.BASELINE):
         return BASELINE
-    xla = XlaMode.OFF
-    precision = Precision.FLOAT32
+    by_part = {value.part: (one, value) for one, value in lever_parts()}
+    chosen: dict[str, str] = {}
     for part in raw.split("+"):
-        if part in _XLA_PARTS:
-            if xla is not XlaMode.OFF:
-                raise ConfigError(f"arm {text!r} names two XLA modes; an arm takes at most one")
-            xla = _XLA_PARTS[part]
-        elif part in _PRECISION_PARTS:
-            if precision is not Precision.FLOAT32:
-                raise ConfigError(f"arm {text!r} names two precisions; an arm takes at most one")
-            precision = _PRECISION_PARTS[part]
-        else:
-            known = ", ".join([*_XLA_PARTS, *_PRECISION_PARTS])
+        if part not in by_part:
             raise ConfigError(
-                f"unknown arm part {part!r} in {text!r}: arms are built from {known}, "
-                "joined with + (for example jit+bf16)"
+                f"unknown arm part {part!r} in {text!r}: arms are built from "
+                f"{', '.join(by_part)}, joined with + (for example jit+bf16)"
             )
-    return Arm(xla, precision)
+        one, value = by_part[part]
+        if one.name in chosen:
+            raise ConfigError(f"arm {text!r} names two {one.plural}; an arm takes at most one")
+        chosen[one.name] = value.value
+    return Arm(**chosen)
 
 
 def parse_arms(texts: Iterable[str]) -> tuple[str, ...]:
@@ -190,9 +194,7 @@ def native_support(precision: Precision, flags: frozenset[str]) -> bool | None:
         return True
     if not flags:
         return None
-    if precision is Precision.BF16:
-        return bool(flags & {"avx512_bf16", "amx_bf16"})
-    return bool(flags & {"avx512_fp16", "amx_fp16"})
+    return bool(flags & precision.native_cpu_flags)
 
 
 def hardware_note(arm: Arm, device_kind: str, flags: frozenset[str] | None = None) -> str:

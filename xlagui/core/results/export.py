@@ -212,7 +212,7 @@ def arm_rows(report: ComparisonReport) -> list[dict[str, str]]:
                 "valid": _num(a.valid),
                 "accuracy_ok": _num(a.accuracy_ok),
                 "accuracy_kind": a.accuracy_kind,
-                "note": "; ".join(x for x in [a.label, *a.problems, a.note] if x),
+                "note": "; ".join(x for x in [*a.problems, a.note] if x),
             }
         )
     return out
