@@ -324,7 +324,9 @@ def cmd_scan(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(scan.to_dict(), indent=1))
     else:
-        print(scan.summary_text())
+        from xlagui.present.scan import summary_text  # with the scan, which the start skips
+
+        print(summary_text(scan))
     return EXIT_OK if scan.ok else EXIT_FAILED
 
 

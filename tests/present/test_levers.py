@@ -11,6 +11,7 @@ from xlagui.present.levers import (
     arm_description,
     arm_label,
     every_value,
+    hardware_note,
     mode_words,
 )
 
@@ -42,3 +43,22 @@ def test_the_arms_in_words() -> None:
     )
     assert arm_description(parse_arm("bf16")) == (
         "keras.mixed_precision policy mixed_bfloat16, output layer float32")
+
+
+AMX = frozenset({"avx512f", "avx512_bf16", "amx_bf16", "amx_tile"})
+OLD = frozenset({"avx2", "fma"})
+
+
+def test_hardware_notes_name_the_missing_instructions() -> None:
+    bf16 = parse_arm("bf16")
+    assert hardware_note(bf16, "CPU", AMX) == ""
+    note = hardware_note(bf16, "CPU", OLD)
+    assert "no native bfloat16" in note and "AMX-BF16" in note
+    assert note == ("this CPU has no native bfloat16 (AVX512-BF16 or AMX-BF16): bfloat16 is "
+                    "emulated, so expect it slower; the interleaved figures show the cost")
+    assert "emulated" in hardware_note(parse_arm("fp16"), "CPU", AMX)
+    assert hardware_note(parse_arm("jit"), "CPU", OLD) == ""
+    assert "could not read" in hardware_note(bf16, "CPU", frozenset())
+    assert hardware_note(bf16, "GPU", OLD) == (
+        "bfloat16 runs natively on GPUs from compute capability 8.0 (Ampere) on")
+    assert hardware_note(parse_arm("fp16"), "GPU", OLD) == ""

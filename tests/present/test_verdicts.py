@@ -33,6 +33,7 @@ from xlagui.core.analysis.stats import (
     Comparison,
     Interval,
 )
+from xlagui.core.protocol.problems import Problem, ProblemKind
 from xlagui.core.results import history
 from xlagui.present import format as fmt
 from xlagui.present.format import measurement_end
@@ -139,8 +140,8 @@ def test_an_accuracy_that_differs_and_an_invalid_comparison_are_said_in_the_verd
                             difference=-0.30, noise=0.02, epochs=3, arm_runs=3)
     c = trained(Interval(2.0, 1.8, 2.2, "m"), extra_compile_seconds=6.0,
                 break_even=BreakEven(CAUGHT_UP, 1, 3), accuracy=worse, accuracy_differs=True,
-                valid=False, problems=["run 02-xla-r1 asked for XLA (jit) but XLA compiled "
-                                       "nothing: it is not an XLA run and is not compared as one"])
+                valid=False, problems=[
+                    Problem(ProblemKind.XLA_COMPILED_NOTHING, "02-xla-r1", asked="jit")])
     assert verdict_sentence(c) == (
         "NOT A VALID COMPARISON: run 02-xla-r1 asked for XLA (jit) but XLA compiled nothing: it "
         "is not an XLA run and is not compared as one. XLA was 2.00× faster per epoch (95% CI "
@@ -152,13 +153,13 @@ def test_an_accuracy_that_differs_and_an_invalid_comparison_are_said_in_the_verd
 
 def test_nothing_to_compare_says_why() -> None:
     none = Comparison(verdict_kind=NO_SPEED, runs_compared=dict(TRAINED),
-                      problems=["too few epochs for a steady-state time: run at least 2"])
+                      problems=[Problem(ProblemKind.TOO_FEW_EPOCHS)])
     assert verdict_sentence(none) == (
         "Not enough measurements to compare steady-state speed. too few epochs for a "
         "steady-state time: run at least 2"
     )
     lone = Comparison(verdict_kind=NOT_COMPARED, valid=False, problems=[
-        "a comparison needs at least one finished baseline and one XLA run"])
+        Problem(ProblemKind.NO_RUNS_TO_COMPARE)])
     assert verdict_sentence(lone) == (
         "Not compared: a comparison needs at least one finished baseline and one XLA run."
     )
@@ -176,7 +177,9 @@ def test_the_windows_short_verdict_comes_from_the_data_not_from_splitting_the_se
         "paid back by epoch 7 (extrapolated from the steady epoch times)."
     )
     c.valid = False
-    c.problems = ["run 02 crashed. Its log says why", "baseline run 01 shows XLA compiling"]
+    # Problems as an older comparison kept them, in words.
+    c.problems = [Problem.from_saved("run 02 crashed. Its log says why"),
+                  Problem.from_saved("baseline run 01 shows XLA compiling")]
     assert short_verdict(c) == (
         "NOT A VALID COMPARISON: run 02 crashed. Its log says why; baseline run 01 shows XLA "
         "compiling."
@@ -290,7 +293,8 @@ EARLY = AccuracyVerdict(AccuracyKind.TOO_EARLY, arm=0.6, baseline=0.9, images=20
          "On this machine, no configuration measured was clearly faster than the baseline."),
         (Recommendation(RecommendationKind.NONE_RECOMMENDABLE, passed_over=(
             PassedOver("fp16", 1 / 0.3, valid=False, problems=(
-                "m4: asked for fp16 but float32", "m4: no loss scale")),
+                Problem.from_saved("m4: asked for fp16 but float32"),
+                Problem.from_saved("m4: no loss scale"))),
             PassedOver("bf16", 2.0, accuracy=AccuracyVerdict(
                 AccuracyKind.NONFINITE, nonfinite=2)))),
          "On this machine, no configuration that was clearly faster can be recommended. fp16 "

@@ -1,5 +1,6 @@
 """What the app says of each lever's values (`xlagui.core.protocol.levers`) and of an arm made
-of them: a run's heading, an arm's label and what it changes, a column's subtitle.
+of them: a run's heading, an arm's label and what it changes, a column's subtitle, and what is
+known of how the hardware runs it.
 
 Keyed by the values' word keys (`LeverValue.words`): the core's table says what a value is and
 does, this one how it reads. A value without words fails `tests/present/test_levers.py`.
@@ -9,9 +10,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xlagui.core.protocol.arms import Arm
+from xlagui.core.protocol import arms
+from xlagui.core.protocol.arms import Arm, HardwareFit, hardware_fit
 from xlagui.core.protocol.levers import LEVERS, XLA, LeverValue
 from xlagui.core.protocol.modes import XlaMode
+from xlagui.core.protocol.precision import Precision
 
 
 @dataclass(frozen=True)
@@ -109,3 +112,37 @@ def arm_description(arm: Arm) -> str:
 def every_value() -> list[LeverValue]:
     """Every value of every lever (what `VALUE_WORDS` must cover)."""
     return [value for lever in LEVERS for value in lever.values]
+
+
+# The instructions that compute a format natively on a CPU, as a person reads them.
+_NATIVE_INSTRUCTIONS = {
+    Precision.BF16: "AVX512-BF16 or AMX-BF16",
+    Precision.FP16: "AVX512-FP16 or AMX-FP16",
+}
+
+
+def hardware_words(fit: str, precision: Precision) -> str:
+    """A `HardwareFit` of an arm of `precision` in words ("" when nothing is known)."""
+    fmt = precision.compute_dtype
+    if fit == HardwareFit.GPU_BF16:
+        return "bfloat16 runs natively on GPUs from compute capability 8.0 (Ampere) on"
+    if fit == HardwareFit.CPU_FP16:
+        return (
+            "TensorFlow has few native float16 kernels on CPUs (even with AVX512-FP16), so "
+            "mixed_float16 is mostly emulated there: expect it much slower"
+        )
+    if fit == HardwareFit.CPU_FLAGS_UNKNOWN:
+        return f"could not read this CPU's flags to tell whether it computes {fmt} natively"
+    if fit == HardwareFit.CPU_NOT_NATIVE:
+        return (
+            f"this CPU has no native {fmt} ({_NATIVE_INSTRUCTIONS[precision]}): {fmt} is "
+            "emulated, so expect it slower; the interleaved figures show the cost"
+        )
+    return ""
+
+
+def hardware_note(arm: Arm, device_kind: str, flags: frozenset[str] | None = None) -> str:
+    """A note when the hardware is known to run `arm` poorly ("" when nothing is known):
+    `device_kind` "CPU" or "GPU", `flags` the CPU's feature flags (this machine's when None)."""
+    flags = arms.cpu_flags() if flags is None else flags
+    return hardware_words(hardware_fit(arm, device_kind, flags), arm.precision)

@@ -31,6 +31,7 @@ from xlagui.core.analysis.stats import (
 from xlagui.core.protocol.arms import parse_arm
 from xlagui.core.protocol.identity import Role, StopReason
 from xlagui.present.levers import arm_label
+from xlagui.present.problems import arm_problems, comparison_problem, comparison_problems
 
 if TYPE_CHECKING:
     from xlagui.core.results.history import HistoryItem
@@ -137,13 +138,15 @@ def short_verdict(c: Comparison) -> str:
     if c.speedup is None:
         return "Not enough measurements to compare steady-state speed."
     if not c.valid:
-        return "NOT A VALID COMPARISON: " + "; ".join(c.problems) + "."
+        return "NOT A VALID COMPARISON: " + "; ".join(comparison_problems(c.problems)) + "."
     return speed_sentence(c) + _compile_part(c) + "."
 
 
 def _not_compared(c: Comparison) -> str:
     # The last problem is the one that says why nothing was compared (`compare_runs`).
-    return "Not compared: " + c.problems[-1] + "." if c.problems else "Not compared."
+    if not c.problems:
+        return "Not compared."
+    return "Not compared: " + comparison_problem(c.problems[-1]) + "."
 
 
 def verdict_sentence(c: Comparison) -> str:
@@ -153,7 +156,9 @@ def verdict_sentence(c: Comparison) -> str:
     if c.verdict_kind == NOT_COMPARED:
         return _not_compared(c)
     if c.speedup is None:
-        return "Not enough measurements to compare steady-state speed. " + "; ".join(c.problems)
+        return "Not enough measurements to compare steady-state speed. " + "; ".join(
+            comparison_problems(c.problems)
+        )
     text = speed_sentence(c) + _compile_part(c) + "."
     if c.total_time_ratio is not None:
         pct = (1 - c.total_time_ratio) * 100
@@ -167,7 +172,7 @@ def verdict_sentence(c: Comparison) -> str:
     if c.accuracy_differs:
         text += " Accuracy differs beyond noise: " + comparison_accuracy(c) + "."
     if not c.valid:
-        text = "NOT A VALID COMPARISON: " + "; ".join(c.problems) + ". " + text
+        text = "NOT A VALID COMPARISON: " + "; ".join(comparison_problems(c.problems)) + ". " + text
     return text
 
 
@@ -273,7 +278,7 @@ def recommendation_sentence(r: Recommendation | None) -> str:
                 f"whether it learns as well is not known: {accuracy_words(r.accuracy)}."
             )
     for p in r.passed_over:
-        why = "; ".join(p.problems) if not p.valid else accuracy_words(p.accuracy)
+        why = "; ".join(arm_problems(p.problems)) if not p.valid else accuracy_words(p.accuracy)
         text += f" {p.arm} was faster ({p.speedup:.2f}×) but is not recommended: {why}."
     return text
 

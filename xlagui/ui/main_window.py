@@ -38,6 +38,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from xlagui.present.report import comparison_title
 from xlagui.ui import dialogs
 from xlagui.ui.comparison_controller import ComparisonController, MeasureCommand
 from xlagui.ui.dataset_controller import DatasetController
@@ -425,7 +426,7 @@ class MainWindow(QMainWindow):
         if problems:
             self.message_bar.show_message("warning", html.escape(" ".join(problems)))
         else:
-            self.statusBar().showMessage(f"Settings of “{report.title()}” set", 5000)
+            self.statusBar().showMessage(f"Settings of “{comparison_title(report)}” set", 5000)
 
     def _on_drops_model_file_dropped(self, path: Path) -> None:
         why = self.settings_panel.model_panel.choose_file(path)

@@ -43,7 +43,7 @@ from xlagui.core.protocol.config import (
     check_batch_fits,
     check_image_size,
 )
-from xlagui.present.levers import arm_description, arm_label
+from xlagui.present.levers import arm_description, arm_label, hardware_note
 from xlagui.ui.machine_panel import HostChecker, MachinePanel
 from xlagui.ui.model_panel import ModelChecker, ModelPanel
 from xlagui.ui.theme import SEVERITY_COLORS
@@ -431,7 +431,7 @@ class SettingsPanel(QWidget):
             blocked = box.blockSignals(True)
             box.setChecked(name in ticked)
             box.blockSignals(blocked)
-            note = arm_kinds.hardware_note(arm_kinds.parse_arm(name), kind)
+            note = hardware_note(arm_kinds.parse_arm(name), kind)
             label = self._arm_notes[name]
             label.setText(note[:1].upper() + note[1:] + "." if note else "")
             label.setVisible(bool(note))

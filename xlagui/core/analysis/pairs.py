@@ -31,12 +31,17 @@ import statistics
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
-from enum import Enum
 from typing import Any
 
 from xlagui.core.analysis.accuracy import AccuracyVerdict
+
+# The recommendation's records live in `recommendation`; kept importable from here.
+from xlagui.core.analysis.recommendation import PassedOver as PassedOver
+from xlagui.core.analysis.recommendation import Recommendation as Recommendation
+from xlagui.core.analysis.recommendation import RecommendationKind as RecommendationKind
 from xlagui.core.analysis.walsh import WalshSelector
 from xlagui.core.protocol.identity import Role, StopReason
+from xlagui.core.protocol.problems import Problem
 
 # hyperfine's src/outlier_detection.rs: 1.4826 converts the MAD into a standard deviation, and a
 # point more than ten of those from the median is an outlier.
@@ -324,8 +329,12 @@ class ArmResult:
     steady_step_seconds: float | None = None
     compile_seconds: float | None = None
     valid: bool = True
-    problems: list[str] = field(default_factory=list)
-    note: str = ""  # what is known about this hardware and the arm's number format
+    problems: list[Problem] = field(default_factory=list)  # why it is not valid
+    # What is known of how the hardware runs the arm's number format (a `HardwareFit`;
+    # `xlagui.present.format.arm_hardware_note` says it).
+    hardware: str = ""
+    # That note in words, as comparisons saved before it was data hold it ("" since).
+    note: str = ""
     val_accuracy: float | None = None
     baseline_val_accuracy: float | None = None
     accuracy_ok: bool | None = None
@@ -368,74 +377,10 @@ class ArmResult:
         # And its label in words (`label`), which `xlagui.present.levers.arm_label` says from
         # the arm's name.
         d = {k: v for k, v in d.items() if k not in ("accuracy_text", "accuracy_from", "label")}
+        d["problems"] = [Problem.from_saved(p) for p in d.get("problems") or []]
         if d.get("accuracy") is not None:
             d["accuracy"] = AccuracyVerdict.from_dict(d["accuracy"])
         return cls(**d)
-
-
-class RecommendationKind(str, Enum):
-    """What the ranking of the arms concluded (`xlagui.core.analysis.ranking.recommendation`)."""
-
-    RECOMMENDED = "recommended"  # the fastest clearly faster arm that learns as well
-    TIED = "tied"  # several arms' adjusted intervals overlap: the simplest (or fastest) of them
-    ACCURACY_UNKNOWN = "accuracy_unknown"  # the fastest, but whether it learns as well is unknown
-    NONE_FASTER = "none_faster"  # no arm measured was clearly faster than the baseline
-    NONE_RECOMMENDABLE = "none_recommendable"  # some were, but none of them can be recommended
-
-
-@dataclass(frozen=True)
-class PassedOver:
-    """A clearly faster arm that was not recommended, and why: its problems when it did not
-    engage as asked (`valid` false), else its accuracy verdict (worse, or a loss not finite)."""
-
-    arm: str
-    speedup: float  # baseline ÷ arm step time
-    valid: bool = True
-    problems: tuple[str, ...] = ()
-    accuracy: AccuracyVerdict | None = None
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> PassedOver:
-        acc = d.get("accuracy")
-        return cls(arm=d["arm"], speedup=d["speedup"], valid=d.get("valid", True),
-                   problems=tuple(d.get("problems") or ()),
-                   accuracy=AccuracyVerdict.from_dict(acc) if acc is not None else None)
-
-
-@dataclass(frozen=True)
-class Recommendation:
-    """`comparison.recommendation`: the arm to recommend (None: none), why (`kind`), its
-    speed-up with the interval it was ranked by (as speed-ups; Bonferroni-adjusted for
-    `adjusted_for` arms, 0 when it is the plain 95% interval), the arms it tied with
-    (`tied`, fastest first, the pick among them; `simpler`: it pulls fewer levers than the
-    others, else it is the fastest estimate), and the faster arms passed over."""
-
-    kind: RecommendationKind
-    arm: str | None = None
-    speedup: float | None = None
-    low: float | None = None
-    high: float | None = None
-    adjusted_for: int = 0
-    tied: tuple[str, ...] = ()
-    simpler: bool = False
-    accuracy: AccuracyVerdict | None = None  # the pick's, said when it is not known
-    passed_over: tuple[PassedOver, ...] = ()
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Recommendation:
-        acc = d.get("accuracy")
-        return cls(
-            kind=RecommendationKind(d["kind"]),
-            arm=d.get("arm"),
-            speedup=d.get("speedup"),
-            low=d.get("low"),
-            high=d.get("high"),
-            adjusted_for=int(d.get("adjusted_for", 0)),
-            tied=tuple(d.get("tied") or ()),
-            simpler=bool(d.get("simpler", False)),
-            accuracy=AccuracyVerdict.from_dict(acc) if acc is not None else None,
-            passed_over=tuple(PassedOver.from_dict(p) for p in d.get("passed_over") or ()),
-        )
 
 
 @dataclass

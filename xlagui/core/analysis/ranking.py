@@ -31,10 +31,11 @@ from xlagui.core.analysis.pairs import (
     estimate_ratio,
 )
 from xlagui.core.analysis.summary import summarize
-from xlagui.core.protocol.arms import Arm, Precision, hardware_note, parse_arm, policy_problems
-from xlagui.core.protocol.config import XlaMode
+from xlagui.core.protocol import arms as arm_facts
+from xlagui.core.protocol.arms import Arm, HardwareFit, Precision, hardware_fit, parse_arm
 from xlagui.core.protocol.events import BlockEvent, FinishedEvent, RunSummary, StartedEvent
 from xlagui.core.protocol.identity import Role, RunStatus, WorkerMode
+from xlagui.core.protocol.problems import Problem, policy_problems, xla_problem
 
 if TYPE_CHECKING:
     from xlagui.core.protocol.record import RunEntry
@@ -49,10 +50,10 @@ def _started(entry: RunEntry) -> StartedEvent | None:
     return next((e for e in entry.events if isinstance(e, StartedEvent)), None)
 
 
-def engagement_problems(entry: RunEntry) -> list[str]:
+def engagement_problems(entry: RunEntry) -> list[Problem]:
     """Why this run's arm did not engage as asked (empty: it did, or it has not said yet)."""
     arm = entry.arm
-    problems: list[str] = []
+    problems: list[Problem] = []
     started = _started(entry)
     if started is not None:
         read_back = {
@@ -62,15 +63,15 @@ def engagement_problems(entry: RunEntry) -> list[str]:
         }
         # Streams from before protocol 3 say nothing of the policy: float32 was all there was.
         if started.policy or arm.precision is not Precision.FLOAT32:
-            problems += policy_problems(arm, read_back)
+            problems += policy_problems(arm.precision, read_back, run_id=entry.run_id)
     summary = _summary(entry)
+    # Only a run that reported its evidence is judged on it (a stream from before it did says
+    # nothing); `stats` judges the XLA question's sides with the same check.
     if summary is not None and summary.xla_evidence is not None:
-        compiled = summary.xla_evidence.compiled
-        if arm.xla is not XlaMode.OFF and not compiled:
-            problems.append(f"asked for XLA ({arm.xla.value}) but XLA compiled nothing")
-        if arm.xla is XlaMode.OFF and compiled:
-            problems.append("XLA compiled although this arm has it off")
-    return [f"{entry.run_id}: {p}" for p in problems]
+        problem = xla_problem(entry.run_id, arm.xla, summary.xla_evidence.compiled)
+        if problem is not None:
+            problems.append(problem)
+    return problems
 
 
 def _accuracy(
@@ -121,17 +122,15 @@ def arm_results(
     device_kind = base_started.device_kind if base_started is not None else "CPU"
     base_acc = _accuracy(base.variant, runs, measure_runs)
     chance = chance_level(counts, class_count)
+    # This machine's CPU flags, as the hardware note has always read them (`None`: no worker
+    # said which device it ran on, so nothing is noted).
+    flags = arm_facts.cpu_flags() if base_started is not None else None
     out = []
     for entry in measure_runs[1:]:
         arm: Arm = entry.arm
         s = summarize((base.xla_mode, base.events), (entry.xla_mode, entry.events))
         nonfinite = sum(1 for e in entry.events if isinstance(e, BlockEvent) and e.loss is None)
-        problems = engagement_problems(entry) + [
-            p
-            for r in runs
-            if r.variant == entry.variant and r.status == RunStatus.FINISHED
-            for p in engagement_problems(r)
-        ]
+        problems = _arm_problems(entry, runs)
         adjusted = (
             estimate_ratio(s.pair_ratios, 1 - (1 - CONFIDENCE) / (len(measure_runs) - 1))
             if s.pair_ratios
@@ -157,7 +156,8 @@ def arm_results(
                 compile_seconds=timing.compile_seconds if timing else None,
                 valid=not problems,
                 problems=problems,
-                note=hardware_note(arm, device_kind) if base_started is not None else "",
+                hardware=HardwareFit.NOTHING if flags is None
+                else hardware_fit(arm, device_kind, flags),
                 val_accuracy=verdict.arm,
                 baseline_val_accuracy=verdict.baseline,
                 accuracy_ok=verdict.ok,
@@ -167,6 +167,17 @@ def arm_results(
             )
         )
     return out
+
+
+def _arm_problems(entry: RunEntry, runs: Sequence[RunEntry]) -> list[Problem]:
+    """Why an arm did not engage as asked: its measuring worker's problems, then those of its
+    finished training runs."""
+    return engagement_problems(entry) + [
+        p
+        for r in runs
+        if r.variant == entry.variant and r.status == RunStatus.FINISHED
+        for p in engagement_problems(r)
+    ]
 
 
 def instrument_check(measure_runs: Sequence[RunEntry]) -> InstrumentCheck | None:

@@ -20,7 +20,7 @@ for its number format, where the interleaved figures then show the cost.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -197,35 +197,33 @@ def native_support(precision: Precision, flags: frozenset[str]) -> bool | None:
     return bool(flags & precision.native_cpu_flags)
 
 
-def hardware_note(arm: Arm, device_kind: str, flags: frozenset[str] | None = None) -> str:
-    """A note when the hardware is known to run `arm` poorly ("" when nothing is known)."""
+class HardwareFit(StrEnum):
+    """What is known of how a device runs an arm's number format (`hardware_fit`);
+    `xlagui.present.levers.hardware_note` says it."""
+
+    NOTHING = ""  # nothing known against it
+    GPU_BF16 = "gpu_bf16"  # bfloat16 on a GPU: native from compute capability 8.0 (Ampere) on
+    # float16 on a CPU: TensorFlow has few native float16 CPU kernels, so it is mostly emulated
+    CPU_FP16 = "cpu_fp16"
+    CPU_FLAGS_UNKNOWN = "cpu_flags_unknown"  # the CPU's flags could not be read
+    CPU_NOT_NATIVE = "cpu_not_native"  # the CPU lacks the instructions for the format
+
+
+def hardware_fit(arm: Arm, device_kind: str, flags: frozenset[str]) -> HardwareFit:
+    """What is known of how this device (its kind, and a CPU's feature `flags`) runs `arm`'s
+    number format."""
     if arm.precision is Precision.FLOAT32:
-        return ""
+        return HardwareFit.NOTHING
     if device_kind.upper() == "GPU":
-        if arm.precision is Precision.BF16:
-            return "bfloat16 runs natively on GPUs from compute capability 8.0 (Ampere) on"
-        return ""
+        return HardwareFit.GPU_BF16 if arm.precision is Precision.BF16 else HardwareFit.NOTHING
     if arm.precision is Precision.FP16:
         # Measured on a Xeon with AVX512-FP16 and AMX: a float16 step of the article's CNN was
         # over 100x slower than float32, since TensorFlow's CPU kernels fall back to emulation.
-        return (
-            "TensorFlow has few native float16 kernels on CPUs (even with AVX512-FP16), so "
-            "mixed_float16 is mostly emulated there: expect it much slower"
-        )
-    flags = cpu_flags() if flags is None else flags
+        return HardwareFit.CPU_FP16
     native = native_support(arm.precision, flags)
-    fmt = "bfloat16" if arm.precision is Precision.BF16 else "float16"
-    needs = (
-        "AVX512-BF16 or AMX-BF16" if arm.precision is Precision.BF16 else "AVX512-FP16 or AMX-FP16"
-    )
     if native is None:
-        return f"could not read this CPU's flags to tell whether it computes {fmt} natively"
-    if not native:
-        return (
-            f"this CPU has no native {fmt} ({needs}): {fmt} is emulated, so expect it slower; "
-            "the interleaved figures show the cost"
-        )
-    return ""
+        return HardwareFit.CPU_FLAGS_UNKNOWN
+    return HardwareFit.NOTHING if native else HardwareFit.CPU_NOT_NATIVE
 
 
 def runs_well(name: str, device_kind: str = "CPU", flags: frozenset[str] | None = None) -> bool:
@@ -246,23 +244,3 @@ def runs_well(name: str, device_kind: str = "CPU", flags: frozenset[str] | None 
 def default_also(device_kind: str = "CPU", flags: frozenset[str] | None = None) -> tuple[str, ...]:
     """The "Also measure" arms ticked by default on this machine."""
     return tuple(n for n in OFFERED if runs_well(n, device_kind, flags))
-
-
-def policy_problems(
-    arm: Arm, read_back: Mapping[str, object], *, measured: bool = True
-) -> list[str]:
-    """Why the read-back shows `arm` did not engage as asked (empty: it did)."""
-    problems = []
-    policy = str(read_back.get("policy") or "")
-    compute = str(read_back.get("compute_dtype") or "")
-    if not policy:
-        return ["the worker did not report its dtype policy"] if measured else []
-    if policy != arm.precision.value:
-        problems.append(f"asked for the {arm.precision.value} policy but {policy} was in effect")
-    elif compute and compute != arm.precision.compute_dtype:
-        problems.append(
-            f"the {policy} policy computed in {compute}, not {arm.precision.compute_dtype}"
-        )
-    if arm.precision is Precision.FP16 and not read_back.get("loss_scale"):
-        problems.append("mixed_float16 ran without loss scaling")
-    return problems

@@ -24,7 +24,7 @@ from xlagui.core.analysis.summary import summarize
 from xlagui.core.machine.peak import MachineLimits
 from xlagui.core.protocol.config import RunConfig
 from xlagui.core.protocol.events import ModelEvent, event_from_dict
-from xlagui.core.protocol.identity import Role, RunStatus
+from xlagui.core.protocol.identity import RunStatus
 from xlagui.core.protocol.jsoncodec import decode
 from xlagui.core.protocol.record import RunEntry
 
@@ -174,16 +174,6 @@ class ComparisonReport:
             parts.append(f"--exclude-problems {','.join(kinds)}")
         return " ".join(parts)
 
-    def title(self) -> str:
-        name = self.dataset.get("name") or self.dataset.get("root", "")
-        others = [r.variant for r in self.measure_runs[2:] if r.role is not Role.CHECK]
-        if others:
-            names = ["XLA", *others]
-            return f"{', '.join(names[:-1])} and {names[-1]} vs baseline on {name}" + model_words(
-                self.config
-            )
-        return f"XLA vs baseline on {name}{model_words(self.config)}"
-
     def to_dict(self) -> dict[str, Any]:
         return {
             "format": "xlagui-comparison",
@@ -237,12 +227,6 @@ class ComparisonReport:
             # everything is derived from the events once more.
             report.recompute()
         return report
-
-
-def model_words(config: RunConfig) -> str:
-    """The model in a title: "" for the article's CNN (every title before models could be
-    chosen), " with mixer" or " with net.keras" otherwise."""
-    return "" if config.model.is_article_cnn else f" with {config.model.label}"
 
 
 def host_environment() -> dict[str, Any]:
