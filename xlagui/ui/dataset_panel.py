@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
 )
 
 from xlagui.core.data import exclusions as excl
-from xlagui.present import scan as scan_words
+from xlagui.present.scan import layout_description, summary_text
 from xlagui.ui import dialogs
 from xlagui.ui.image_preview import ImagePreview
 from xlagui.ui.problem_view import ProblemView
@@ -294,8 +294,7 @@ class DatasetPanel(QWidget):
         self.path_label.setText(scan.root)
         self.details_button.setEnabled(True)
         self.rescan_button.setEnabled(True)
-        layout = scan_words.layout_description(scan)
-        self.layout_label.setText(f"<b>Layout:</b> {html.escape(layout)}")
+        self.layout_label.setText(f"<b>Layout:</b> {html.escape(layout_description(scan))}")
         train = len(scan.files_for("train"))
         test = len(scan.files_for("test"))
         state = ("ready to train" if scan.ok else "training refused until the errors are fixed")
@@ -495,7 +494,7 @@ class DatasetPanel(QWidget):
 
     def _on_details_clicked(self) -> None:
         if self.scan is not None:
-            dialogs.show_text(self, "Scan report", scan_words.summary_text(self.scan, max_paths=50))
+            dialogs.show_text(self, "Scan report", summary_text(self.scan, max_paths=50))
 
 
 def _brush(colour: str) -> QBrush:
