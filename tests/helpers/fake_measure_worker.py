@@ -13,6 +13,9 @@ how it behaves:
   arm's blocks alternate between ×(1 + jitter) and ×(1 − jitter); `jitters`: {variant: j}, that
   arm's blocks (the baseline's too) scaled by a seeded draw from 1 ± j, one per round;
 - `sleep`: really sleep this share of the reported time, so blocks take wall time;
+- `setup`: seconds slept before `started` without reading stdin, as a worker importing
+  TensorFlow and decoding its images does (a cancel then goes unread); `warmup_sleep`: seconds
+  the warm-up takes, never looking at a cancel, as an XLA compile does;
 - `die_at` / `hang_at`: a round at which the XLA arm exits with an error / sleeps ignoring
   cancel; `slow_at`: a round whose block sleeps 30 s but stops at a cancel; `protocol`.
 - supervision (`tests/core/measure/test_worker_process.py`): `malformed`: a line written right after
@@ -86,6 +89,7 @@ def main() -> int:
         out.write(event.to_json() + "\n")  # type: ignore[attr-defined]
         out.flush()
 
+    time.sleep(float(fake.get("setup", 0.0)))
     emit(
         StartedEvent(
             protocol=int(fake.get("protocol", PROTOCOL_VERSION)),
@@ -145,6 +149,7 @@ def main() -> int:
         if command.cmd == "warmup" and fake.get("warmup_dies") == "memoryerror":
             raise MemoryError("the fake worker's allocation failed")
         if command.cmd == "warmup":
+            time.sleep(float(fake.get("warmup_sleep", 0.0)))
             compile_seconds = float(fake.get("compile", 1.0)) if uses_xla else 0.0
             emit(
                 WarmupEvent(
