@@ -27,7 +27,7 @@ from xlagui.core.compare.request import ComparisonObserver, ComparisonRequest, P
 from xlagui.core.measure.remote.ssh import RemoteError
 from xlagui.core.measure.worker_process import Transport
 from xlagui.core.protocol.config import ConfigError
-from xlagui.core.protocol.record import CANCELLED
+from xlagui.core.protocol.record import CANCELLED, QUEUED
 from xlagui.core.protocol.task import Cancelled, TaskState
 from xlagui.core.results.report import ComparisonReport
 
@@ -98,9 +98,12 @@ class _Planner:
         return self.report
 
     def skip_all(self, status: str) -> None:
+        """Every run not started is recorded as `status` (all of them, when the machine could
+        not be made ready)."""
         if self.report is not None:
             for entry in [*self.report.measure_runs, *self.report.runs]:
-                entry.status = status
+                if entry.status == QUEUED:
+                    entry.status = status
 
 
 def _run_phases(
