@@ -20,8 +20,7 @@ from typing import Any
 
 from _common import add_write, load_average, publish, repeat, section_text
 
-from xlagui.core import compare
-from xlagui.core.compare import CHECK, new_report, run_measurement
+from xlagui.core.compare import CHECK, new_report, planning, run_measurement
 from xlagui.core.data.demo import ensure_demo_dataset
 from xlagui.core.data.scan import scan_dataset
 from xlagui.core.protocol.config import RunConfig
@@ -80,8 +79,8 @@ def main() -> None:
     if args.same_seed:
         # An experiment on the instrument, not a product setting: is a ratio away from 1 the
         # twin's other seed (data order, initial weights) or the twin itself?
-        original = compare._seeded
-        compare._seeded = lambda config, entry, mode: (  # type: ignore[assignment]
+        original = planning._seeded
+        planning._seeded = lambda config, entry, mode: (  # type: ignore[assignment]
             config if entry.variant == CHECK else original(config, entry, mode))
     load = load_average()
     results = repeat(

@@ -1,7 +1,8 @@
 """A measuring worker without TensorFlow: speaks the measure protocol with synthetic timings.
 
-`python tests/helpers/fake_measure_worker.py SPEC.json`. The spec's `config.extra["fake"]` says
-how it behaves:
+`python tests/helpers/fake_measure_worker.py SPEC.json [OPTIONS]`. The spec's
+`config.extra["fake"]`, and the JSON object OPTIONS over it (for a window, whose settings carry
+no `extra`), say how it behaves:
 - `step`: seconds per baseline step; `ratio`: this arm's step time ÷ the baseline's (0.5 unless
   said, like the fake training streams, where XLA is 2× faster; an arm with a mixed precision
   policy runs at 0.8 × that, so that arms rank); `ratios`: {variant: ratio} for given arms;
@@ -13,6 +14,10 @@ how it behaves:
   arm's blocks alternate between ×(1 + jitter) and ×(1 − jitter); `jitters`: {variant: j}, that
   arm's blocks (the baseline's too) scaled by a seeded draw from 1 ± j, one per round;
 - `sleep`: really sleep this share of the reported time, so blocks take wall time;
+- `setup`: seconds slept before `started` without reading stdin, as a worker importing
+  TensorFlow and decoding its images does (a cancel then goes unread); `warmup_sleep`: seconds
+  the warm-up takes, never looking at a cancel, as an XLA compile does; `inspect_sleep`: the
+  same for the inspection compile (`mode` "inspect");
 - `die_at` / `hang_at`: a round at which the XLA arm exits with an error / sleeps ignoring
   cancel; `slow_at`: a round whose block sleeps 30 s but stops at a cancel; `protocol`.
 - supervision (`tests/core/measure/test_worker_process.py`): `malformed`: a line written right after
@@ -59,6 +64,8 @@ def main() -> int:
     else:
         spec = json.loads(Path(sys.argv[1]).read_text(encoding="utf-8"))
     fake = spec["config"].get("extra", {}).get("fake", {})
+    if len(sys.argv) > 2:
+        fake = {**fake, **json.loads(sys.argv[2])}
     variant = spec["variant"]
     is_arm = variant != "baseline"
     uses_xla = spec["xla_mode"] != "off"
@@ -86,6 +93,7 @@ def main() -> int:
         out.write(event.to_json() + "\n")  # type: ignore[attr-defined]
         out.flush()
 
+    time.sleep(float(fake.get("setup", 0.0)))
     emit(
         StartedEvent(
             protocol=int(fake.get("protocol", PROTOCOL_VERSION)),
@@ -110,6 +118,7 @@ def main() -> int:
         out.write(str(fake["malformed"]) + "\n")
         out.flush()
     if spec.get("mode") == "inspect":  # the short compile with XLA's dump: nothing to time
+        time.sleep(float(fake.get("inspect_sleep", 0.0)))
         evidence = XlaEvidence(compiled=uses_xla, hlo_modules=int(uses_xla), fusions=3)
         emit(FinishedEvent(summary=RunSummary(mode="inspect", steps_done=1, xla_evidence=evidence)))
         return 0
@@ -145,6 +154,7 @@ def main() -> int:
         if command.cmd == "warmup" and fake.get("warmup_dies") == "memoryerror":
             raise MemoryError("the fake worker's allocation failed")
         if command.cmd == "warmup":
+            time.sleep(float(fake.get("warmup_sleep", 0.0)))
             compile_seconds = float(fake.get("compile", 1.0)) if uses_xla else 0.0
             emit(
                 WarmupEvent(

@@ -132,6 +132,9 @@ class SimulatedWorker:
         assert event.type == kind, (event.type, kind)
         return event
 
+    def cancel(self) -> None:
+        pass
+
     def stop(self) -> None:
         pass
 

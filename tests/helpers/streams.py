@@ -187,8 +187,10 @@ class FakeWorker:
         state: TaskState,
         on_event: Callable[[Event], None],
         transport: Transport = LOCAL,
+        command: Sequence[str] | None = None,
     ) -> RunResult:
-        """`run_worker`'s shape; a replay runs on no machine, whatever `transport` says."""
+        """`run_worker`'s shape; a replay runs on no machine and no command, whatever
+        `transport` and `command` say."""
         self.specs.append(spec)
         result = RunResult(spec=spec, status="finished")
         epochs_done = 0

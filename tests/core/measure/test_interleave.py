@@ -8,6 +8,7 @@ import itertools
 import json
 import sys
 import threading
+import time
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -25,6 +26,7 @@ from xlagui.core.measure.interleave import (
     round_order,
     williams_orders,
 )
+from xlagui.core.measure.worker_process import CANCEL_GRACE_SECONDS
 from xlagui.core.protocol.config import RunConfig
 from xlagui.core.protocol.events import BlockEvent, CancelledEvent, Event
 from xlagui.core.protocol.record import RunEntry
@@ -76,6 +78,7 @@ def measure(
         quick=True,
         budget_seconds=budget,
         target_percent=target,
+        arms=fake.pop("arms", ()),
         extra={"fake": {"step": 0.01, **fake}},
     )
     report = new_report(scan, config)
@@ -299,6 +302,44 @@ def test_worker_that_ignores_a_stop_is_terminated(scan: DatasetScan, tmp_path: P
     i = report.comparison.interleaved if report.comparison else None
     assert i is not None and i.pairs == 2 and i.stopped_by == "stopped"
     assert len(blocks(baseline)) == 3 and len(blocks(xla)) == 2  # round 2 has no pair
+
+
+def test_a_stop_while_the_workers_set_up_ends_them_all_at_once(
+    scan: DatasetScan, tmp_path: Path
+) -> None:
+    """Three workers still setting up (30 s, reading no command, as while TensorFlow imports):
+    a stop terminates every one of them at once. Stopped one after another, each waited out
+    its cancel's grace first: three workers took 3 × 1 s and more."""
+    state = TaskState()
+    stopped_at: list[float] = []
+
+    def stop() -> None:
+        stopped_at.append(time.monotonic())
+        state.request_interruption()
+
+    threading.Timer(1.0, stop).start()
+    report, _ = measure(scan, tmp_path / "out", state, setup=30.0, arms=("bf16",))
+    waited = time.monotonic() - stopped_at[0]
+    assert [e.run_id for e in report.measure_runs] == ["m1-baseline", "m2-xla", "m3-bf16"]
+    assert [e.status for e in report.measure_runs] == ["cancelled"] * 3
+    for entry in report.measure_runs:
+        assert [e.type for e in entry.events] == ["cancelled"]
+        assert isinstance(entry.events[0], CancelledEvent) and entry.events[0].forced is True
+    assert report.measurement is not None and report.measurement.stopped_by == "stopped"
+    assert waited < 2 * CANCEL_GRACE_SECONDS
+
+
+def test_a_stop_before_the_measurement_starts_no_worker(
+    scan: DatasetScan, tmp_path: Path
+) -> None:
+    state = TaskState()
+    state.request_interruption()
+    report, seen = measure(scan, tmp_path / "out", state)
+    assert seen == []
+    assert [e.status for e in report.measure_runs] == ["cancelled", "cancelled"]
+    assert not (tmp_path / "out" / "runs").exists()  # no worker was started
+    saved = json.loads((tmp_path / "out" / "comparison.json").read_text(encoding="utf-8"))
+    assert [r["status"] for r in saved["measure_runs"]] == ["cancelled", "cancelled"]
 
 
 def test_worker_dying_mid_measurement(scan: DatasetScan, tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ import json
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
@@ -16,6 +17,7 @@ import psutil
 import pytest
 
 from xlagui.core.measure.worker_process import (
+    CANCEL_GRACE_SECONDS,
     LocalTransport,
     Stopped,
     WorkerGone,
@@ -136,7 +138,26 @@ def test_a_stop_asked_through_the_task_state_stops_the_worker(tmp_path: Path) ->
         state.request_interruption()
         with pytest.raises(Stopped):
             worker.wait_for("warmup", state)
+        # Cancelled, not waited for: the caller waits for all its workers together.
+        assert not worker.ended
+        worker.stop()
         assert worker.ended and isinstance(worker.terminal, CancelledEvent)
+        assert worker.terminal.forced is False  # it said so itself
+
+
+def test_a_worker_still_setting_up_is_terminated_at_once(tmp_path: Path) -> None:
+    """A worker that has not said `started` (importing TensorFlow, decoding images: nothing
+    there reads a cancel) is terminated when cancelled, without the cancel's grace."""
+    s = spec(tmp_path, setup=30.0)
+    with worker_for(s) as worker:
+        worker.start()
+        worker.cancel()
+        t0 = time.monotonic()
+        worker.stop()
+        waited = time.monotonic() - t0
+    assert isinstance(worker.terminal, CancelledEvent) and worker.terminal.forced is True
+    assert worker.returncode == -signal.SIGTERM
+    assert waited < CANCEL_GRACE_SECONDS  # the grace would have been waited out first
 
 
 @pytest.mark.parametrize(

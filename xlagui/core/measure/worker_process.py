@@ -279,7 +279,8 @@ class WorkerGone(Exception):
 
 
 class Stopped(Exception):
-    """The user asked to stop while the parent waited for the worker (which is stopped)."""
+    """The user asked to stop while the parent waited for the worker (which is cancelled: the
+    caller waits for it to end, `stop`)."""
 
 
 def _read_lines(stream: IO[str], out: queue.Queue[str | None]) -> None:
@@ -392,11 +393,19 @@ class WorkerProcess:
 
     def cancel(self) -> None:
         """Ask the worker to stop at its next step and start the ladder: terminate after
-        `cancel_grace`, kill after `terminate_grace` more (`poll` climbs it). Once."""
+        `cancel_grace`, kill after `terminate_grace` more (`poll` climbs it). Once; returns at
+        once. A worker that has not said `started` is terminated now: its set-up (importing
+        TensorFlow, decoding the images) never looks at a cancel, and it has done nothing to
+        keep."""
         if self._cancel_at is not None or self._ended:
             return
         self._cancel_at = time.monotonic()
         self.send(WorkerCommand("cancel"))
+        proc = self._proc
+        started = any(isinstance(e, StartedEvent) for e in self.events)
+        if not started and proc is not None and proc.poll() is None:
+            self._terminate_at = self._cancel_at
+            proc.terminate()
 
     def poll(self, timeout: float = POLL_SECONDS) -> Event | None:
         """Read at most one line and return its event (None when nothing came in `timeout`).
@@ -432,11 +441,11 @@ class WorkerProcess:
 
     def wait_for(self, kind: str, state: TaskState) -> Event:
         """The next event of type `kind`, relaying everything before it. Raises `Stopped`
-        when `state` asks to stop (after stopping this worker) and `WorkerGone` when the
-        worker ends first."""
+        when `state` asks to stop (after cancelling this worker: the caller waits for it,
+        together with its others) and `WorkerGone` when the worker ends first."""
         while True:
             if state.is_interruption_requested():
-                self.stop()
+                self.cancel()
                 raise Stopped()
             if self._ended:
                 raise WorkerGone(self.terminal or ErrorEvent(message="the worker ended"))

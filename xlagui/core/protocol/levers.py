@@ -12,7 +12,7 @@ each lever's first. A lever declares:
   (`TF_XLA_FLAGS`), and `setup`, the arguments of the lever's set-up step in the worker (the
   lever's `setup` names the step: "xla" sets `jit_compile` and auto-clustering, "dtype_policy"
   the Keras policy);
-- the keys of its colour (`colour`: `xlagui.ui.theme`) and of its words (`words`:
+- the keys of its colour (`colour`: `xlagui.ui.shared.theme`) and of its words (`words`:
   `xlagui.present.levers`), for the lever and for each value.
 
 Arm names, `parse_arm`, `--arms` and the arms the window offers (`arms.OFFERED`) are built from

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QApplication, QFileDialog, QWidget
 
 from xlagui.core.data import exclusions as excl
 from xlagui.core.protocol.events import ErrorEvent, Event
-from xlagui.present.markdown import report_markdown
+from xlagui.present.markdown import report_markdown, summary_markdown
 from xlagui.present.verdicts import short_verdict
 from xlagui.ui.dataset.dataset_controller import DatasetController
 from xlagui.ui.history.history_panel import HistoryPanel
@@ -31,7 +31,9 @@ from xlagui.ui.xla_did.xla_did_view import XlaDidPanel
 
 if TYPE_CHECKING:
     from xlagui.core.analysis.stats import Comparison
-    from xlagui.core.compare import RunWorker
+    from xlagui.core.compare import ComparisonRequest, RunWorker
+    from xlagui.core.data.scan import DatasetScan
+    from xlagui.core.protocol.config import RunConfig
     from xlagui.core.results.report import ComparisonReport
     from xlagui.ui.runs.supervisor import ComparisonSupervisor
 
@@ -152,22 +154,12 @@ class ComparisonController(QObject):
         if reason or config is None or scan is None:
             self.message.emit("warning", html.escape(reason or "Cannot run now."), 6000)
             return False
-        from xlagui.core.compare import new_report
+        from xlagui.core.compare import plan
         from xlagui.core.results import history
         from xlagui.ui.runs.supervisor import ComparisonSupervisor
 
         if only is None:
             config = config.replace(quick=quick)
-        models = self._settings.model_panel
-        machine = self._settings.machine_panel
-        target, host_info = machine.target(), machine.host_info()
-        report = new_report(scan, config, demo=self._datasets.demo,
-                            exclusions=self._datasets.exclusions,
-                            model_check=models.check_for_run(),
-                            environment=host_info.environment() if host_info else None)
-        memory = models.memory_note(len(report.measure_runs))
-        if memory:
-            self.message.emit("warning", html.escape(memory), 10000)
         try:
             folder = history.new_folder(self.history_root)
         except OSError as exc:
@@ -177,13 +169,48 @@ class ComparisonController(QObject):
                                "xlagui saves every comparison in its data folder; check that "
                                "it is writable and has free space.", traceback.format_exc())
             return False
+        request = self._request(scan, config, folder, only)
+        report = plan(request)
+        memory = self._settings.model_panel.memory_note(len(report.measure_runs))
+        if memory:
+            self.message.emit("warning", html.escape(memory), 10000)
         self._run_variants = {}
         self._run_errors = {}
         self._runs_tab.view.begin(report, only=only, folder=folder)
-        supervisor = ComparisonSupervisor(report, scan, folder, only=only, worker=self.worker,
-                                          measure_command=self.measure_command,
-                                          host=(target, host_info) if target and host_info
-                                          else None, parent=self)
+        self.supervisor = self._watch(ComparisonSupervisor(request, report, parent=self))
+        self.report = None
+        self.report_folder = folder
+        self.supervisor.start()
+        what = "comparison" if only is None else f"{VARIANT_TITLES[next(iter(only))]} run"
+        target = self._settings.machine_panel.target()
+        if target is not None:
+            what += f" on {target.host}"
+        # The status bar, not the message bar: a bar appearing or going away mid-run would lay
+        # out (and repaint) every plot again.
+        self.status.emit(f"Running the {what}… each run is saved as it finishes", 0)
+        log.info("started the %s on %s in %s (%s)", what, scan.root, folder, config.to_dict())
+        self.started.emit(report)
+        return True
+
+    def _request(self, scan: DatasetScan, config: RunConfig, folder: Path,
+                 only: set[str] | None) -> ComparisonRequest:
+        """What the workflow is asked to run: the settings, the dataset less the files left
+        out, the model panel's check, the Machine group's host with what its preflight found."""
+        from xlagui.core.compare import ComparisonRequest
+
+        machine = self._settings.machine_panel
+        target, host_info = machine.target(), machine.host_info()
+        remote = target is not None and host_info is not None
+        return ComparisonRequest(
+            scan=scan, config=config, out_dir=folder, demo=self._datasets.demo,
+            exclusions=self._datasets.exclusions,
+            only=frozenset(only) if only is not None else None,
+            model_check=self._settings.model_panel.check_for_run(),
+            target=target if remote else None, host_info=host_info if remote else None,
+            summary_text=summary_markdown, worker=self.worker,
+            worker_command=self.measure_command)
+
+    def _watch(self, supervisor: ComparisonSupervisor) -> ComparisonSupervisor:
         supervisor.measurement_updated.connect(self._on_supervisor_measurement_updated)
         supervisor.inspecting.connect(self._on_supervisor_inspecting)
         supervisor.run_started.connect(self._on_supervisor_run_started)
@@ -193,19 +220,7 @@ class ComparisonController(QObject):
         supervisor.copying.connect(self._on_supervisor_copying)
         supervisor.host_failed.connect(self._on_supervisor_host_failed)
         supervisor.finished.connect(self._on_supervisor_finished)
-        self.supervisor = supervisor
-        self.report = None
-        self.report_folder = folder
-        supervisor.start()
-        what = "comparison" if only is None else f"{VARIANT_TITLES[next(iter(only))]} run"
-        if target is not None:
-            what += f" on {target.host}"
-        # The status bar, not the message bar: a bar appearing or going away mid-run would lay
-        # out (and repaint) every plot again.
-        self.status.emit(f"Running the {what}… each run is saved as it finishes", 0)
-        log.info("started the %s on %s in %s (%s)", what, scan.root, folder, config.to_dict())
-        self.started.emit(report)
-        return True
+        return supervisor
 
     def stop(self, *, closing: bool = False) -> None:
         """Stop the running comparison; `closing`: because the window is closing, so the run

@@ -1,46 +1,31 @@
-"""The QThread that supervises one comparison off the GUI thread: first the interleaved speed
-measurement (`compare.run_measurement`), then, unless the comparison is `quick`, the training
-runs (`compare.run_comparison`).
+"""The QThread that hosts one comparison off the GUI thread: the one comparison workflow
+(`xlagui.core.compare.run`, the CLI's too), watched, its callbacks relayed as queued signals.
 
-The thread only hosts the supervision; the training runs in worker processes started by
-`runner.run_worker` (a `worker_process.WorkerProcess`, or whatever `worker` a test injects).
-Everything the GUI learns crosses as queued signals, in the order it happened, and the GUI
-never touches the report while this runs.
+The thread decides nothing about the comparison: the workflow runs every phase (the machine's
+set-up, the speed measurement, the inspection compile, the training runs, the save) and says how
+each run ended; this only turns what it is told into signals, in the order it happened. The
+workers are processes; the GUI never touches the report while this runs.
 """
 
 from __future__ import annotations
 
-import contextlib
 import traceback
-from collections.abc import Callable, Iterator
-from pathlib import Path
-from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QThread, Signal
 
-from xlagui.core.compare import (
-    CLOSING,
-    RunWorker,
-    inspect_after_measurement,
-    run_comparison,
-    run_measurement,
-)
+from xlagui.core import compare
+from xlagui.core.compare import CLOSING, ComparisonRequest, Phase
+from xlagui.core.measure.remote.dataset import HostDataset
 from xlagui.core.measure.remote.preflight import HostInfo
-from xlagui.core.measure.remote.ssh import RemoteError, SshTarget
-from xlagui.core.measure.worker_process import LOCAL, Transport
-from xlagui.core.protocol.events import Event
-from xlagui.core.protocol.record import CANCELLED, RunEntry
-from xlagui.core.protocol.spec import RunSpec
+from xlagui.core.measure.remote.ssh import RemoteError
+from xlagui.core.protocol.events import Event, ModelEvent
+from xlagui.core.protocol.record import RunEntry
 from xlagui.core.protocol.task import Cancelled, TaskState
 from xlagui.core.results.report import ComparisonReport
-from xlagui.present.markdown import summary_markdown
-
-if TYPE_CHECKING:
-    from xlagui.core.data.scan import DatasetScan
 
 
 class ComparisonSupervisor(QThread):
-    """Runs the queued runs of `report` one after the other, each in its worker process.
+    """Runs the comparison of `request` (planned as `report`, which it fills), watching it.
 
     Signals:
         run_started(str run_id, str variant, int repeat): a run is about to start its worker.
@@ -72,34 +57,24 @@ class ComparisonSupervisor(QThread):
 
     def __init__(
         self,
+        request: ComparisonRequest,
         report: ComparisonReport,
-        scan: DatasetScan,
-        out_dir: Path,
-        *,
-        only: set[str] | None = None,
-        worker: RunWorker | None = None,
-        measure_command: Callable[[RunSpec], list[str] | None] | None = None,
-        host: tuple[SshTarget, HostInfo] | None = None,
         parent: QObject | None = None,
     ) -> None:
-        """`host`: the SSH host every worker runs on, with what its preflight found (the
-        Machine group's check); None: this computer."""
+        """`report`: the comparison as planned (`compare.plan(request)`), what the window
+        shows while it runs."""
         super().__init__(parent)
-        self.report, self.scan, self.out_dir = report, scan, out_dir  # what to run, where
-        self.only = only
-        self.worker = worker
-        self.measure_command = measure_command
-        self.host = host
+        self.request, self.report = request, report
+        self.out_dir = request.out_dir
         self.state = TaskState()
         self._copied = -1  # the percent of the dataset copy last said
         self.setObjectName("xlagui-comparison")
 
     def request_stop(self, *, closing: bool = False) -> None:
-        """Ask the current run to stop (the runner escalates to terminate, then kill) and
-        skip the runs after it. `closing`: because the app is closing, so the run cut short is
-        saved as `interrupted` and the runs skipped as `not run` (else both `cancelled`); a
-        Stop followed by a close counts as a close. Safe to call from the GUI thread at any
-        time."""
+        """Ask the comparison to stop: every worker is cancelled at once, the runs after them
+        are skipped. `closing`: because the app is closing, so the run cut short is saved as
+        `interrupted` and the runs skipped as `not run` (else both `cancelled`); a Stop followed
+        by a close counts as a close. Safe to call from the GUI thread at any time."""
         self.state.request_interruption(CLOSING if closing else "")
 
     @property
@@ -108,107 +83,51 @@ class ComparisonSupervisor(QThread):
 
     def run(self) -> None:
         try:
-            with self._machine() as transport:
-                if transport is None:
-                    return  # a stop while the dataset was copied, or a host that refused
-                if self.only is None and self.report.measure_runs:
-                    self._measure(transport)
-                    if self.report.config.quick:
-                        if self.worker is None:  # a test's fake worker has no XLA to inspect
-                            self.inspecting.emit()
-                            inspect_after_measurement(self.report, self.scan, self.out_dir,
-                                                      self.state, transport=transport)
-                        return
-                # After a stop this only marks the training runs cancelled and saves.
-                run_comparison(
-                    self.report,
-                    self.scan,
-                    self.out_dir,
-                    self.state,
-                    on_event=self._relay_event,
-                    on_run_start=self._relay_start,
-                    on_run_done=self._relay_done,
-                    only=self.only,
-                    worker=self.worker,
-                    transport=transport,
-                    tensorboard_text=summary_markdown,
-                )
+            compare.run(self.request, self, self.state, report=self.report)
+        except (RemoteError, Cancelled):
+            pass  # the host's refusal was said (`host_failed`); a stop before anything ran
         except Exception as exc:  # the supervision must never take the app down
             self.crashed.emit(f"{type(exc).__name__}: {exc}", traceback.format_exc())
 
-    @contextlib.contextmanager
-    def _machine(self) -> Iterator[Transport | None]:
-        """Where the workers run: this computer, or the SSH host with the dataset there
-        (copied once, its progress said); None when nothing can run (a stop during the copy,
-        or the host refused: `host_failed` says why), every run then marked cancelled."""
-        if self.host is None:
-            yield LOCAL
-            return
-        from xlagui.core.measure.remote.host import RemoteHost
+    # -- the workflow's callbacks (`core.compare.ComparisonObserver`), on this thread ----------
 
-        target, info = self.host
-        try:
-            remote = RemoteHost.reopen(target, info)
-        except RemoteError as exc:
-            self._refused(target, exc)
-            yield None
-            return
-        try:
-            try:
-                transport = remote.prepare(self.scan, self.report.config, self.out_dir,
-                                           self.state, on_progress=self._relay_copy)
-            except RemoteError as exc:
-                self._refused(target, exc)
-                yield None
-                return
-            except Cancelled:
-                for entry in [*self.report.measure_runs, *self.report.runs]:
-                    entry.status = CANCELLED
-                yield None
-                return
-            try:
-                yield transport
-            finally:
-                transport.close()
-        finally:
-            remote.close()
+    def on_phase(self, phase: Phase, report: ComparisonReport | None) -> None:
+        if phase is Phase.INSPECTING and self.report.config.quick:
+            self.inspecting.emit()
 
-    def _refused(self, target: SshTarget, exc: RemoteError) -> None:
-        for entry in [*self.report.measure_runs, *self.report.runs]:
-            entry.status = CANCELLED
-        self.host_failed.emit(target.host, exc.message, exc.hint, exc.details)
+    def on_model_checked(self, check: ModelEvent) -> None:
+        pass  # the model panel checked it before the run
 
-    def _relay_copy(self, done: int, total: int) -> None:
+    def on_host_ready(self, info: HostInfo) -> None:
+        pass  # the Machine group shows what the preflight found
+
+    def on_copy_progress(self, done: int, total: int) -> None:
         percent = round(100 * done / total) if total else 100
-        if percent != self._copied:
+        target = self.request.target
+        if percent != self._copied and target is not None:
             self._copied = percent
-            assert self.host is not None
-            self.copying.emit(self.host[0].host, done, total)
+            self.copying.emit(target.host, done, total)
 
-    def _measure(self, transport: Transport) -> None:
-        for entry in self.report.measure_runs:
-            self.run_started.emit(entry.run_id, entry.variant, entry.repeat)
-        try:
-            run_measurement(
-                self.report,
-                self.scan,
-                self.out_dir,
-                self.state,
-                on_event=self._relay_event,
-                on_round=lambda report: self.measurement_updated.emit(report.comparison),
-                command_for=self.measure_command,
-                transport=transport,
-            )
-        finally:
-            for entry in self.report.measure_runs:
-                self._relay_done(entry)
-            self.measurement_updated.emit(self.report.comparison)
+    def on_dataset_ready(self, dataset: HostDataset) -> None:
+        pass
 
-    def _relay_start(self, entry: RunEntry) -> None:
+    def on_report_ready(self, report: ComparisonReport) -> None:
+        pass  # the report is the one planned before the thread started
+
+    def on_run_started(self, entry: RunEntry) -> None:
         self.run_started.emit(entry.run_id, entry.variant, entry.repeat)
 
-    def _relay_event(self, entry: RunEntry, event: Event) -> None:
+    def on_event(self, entry: RunEntry, event: Event) -> None:
         self.event_received.emit(entry.run_id, event)
 
-    def _relay_done(self, entry: RunEntry) -> None:
+    def on_round(self, report: ComparisonReport) -> None:
+        self.measurement_updated.emit(report.comparison)
+
+    def on_run_done(self, entry: RunEntry) -> None:
         self.run_done.emit(entry.run_id, entry.status, self.report.comparison)
+
+    def on_measured(self, report: ComparisonReport) -> None:
+        self.measurement_updated.emit(report.comparison)
+
+    def on_host_refused(self, host: str, error: RemoteError) -> None:
+        self.host_failed.emit(host, error.message, error.hint, error.details)

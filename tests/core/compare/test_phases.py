@@ -405,3 +405,43 @@ def test_a_speed_only_comparison_is_inspected_after_its_answer(
     other = new_report(scan, config)
     inspect_after_measurement(other, scan, tmp_path / "other", stopped, worker=fake)
     assert len(asked) == 1 and other.inspect_runs == []
+
+
+def test_a_stop_does_not_wait_for_a_helper_process() -> None:
+    """`until_stopped`: the work's result or its exception; or, at a stop, `Cancelled` at once
+    while the work (a helper process nothing can ask to stop) ends by itself."""
+    import threading
+    import time
+
+    from xlagui.core.compare.phases import until_stopped
+    from xlagui.core.protocol.task import Cancelled
+
+    assert until_stopped(TaskState(), lambda: 42) == 42
+    with pytest.raises(ValueError, match="no probe"):
+        until_stopped(TaskState(), lambda: (_ for _ in ()).throw(ValueError("no probe")))
+    state = TaskState()
+    release = threading.Event()
+    threading.Timer(0.2, state.request_interruption).start()
+    t0 = time.monotonic()
+    with pytest.raises(Cancelled):
+        until_stopped(state, lambda: release.wait(30))
+    assert time.monotonic() - t0 < 10  # long before the work's 30 s
+    release.set()
+
+
+def test_a_stop_during_the_peak_probe_leaves_the_limits_unknown(
+    scan: DatasetScan, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import threading
+
+    from xlagui.core.compare.phases import measure_limits
+    from xlagui.core.machine import peak
+
+    release = threading.Event()
+    monkeypatch.setattr(peak, "ensure", lambda *args, **kwargs: release.wait(30))
+    report = new_report(scan, RunConfig(batch_size=4, image_size=48))
+    state = TaskState()
+    threading.Timer(0.2, state.request_interruption).start()
+    measure_limits(report, "", state)
+    release.set()
+    assert report.limits is None and "machine_limits_error" not in report.environment

@@ -1,61 +1,41 @@
-"""The headless CLI, as a user in a terminal or a CI job would run it."""
+"""`xlagui compare`, as a user in a terminal or a CI job would run it. Without the `tf` mark
+the workers are fakes that speak the protocol: the measuring worker of
+tests/helpers/fake_measure_worker.py and the replayed training runs of tests/helpers/streams.py,
+put where the workflow starts its workers (`xlagui.core.compare.phases`)."""
 
 from __future__ import annotations
 
+import functools
 import json
 import os
-import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from tests.helpers.cli import cli
 from tests.helpers.datasets import tiny_split_dataset
-from tests.helpers.images import make_class_folders, tree_snapshot
-from xlagui.cli import _parser, compare_config, main
+from tests.helpers.images import tree_snapshot
+from xlagui.cli import _parser, main
+from xlagui.cli.compare import compare_config
+from xlagui.core.compare import ComparisonRequest, phases
+from xlagui.core.protocol.spec import RunSpec
+
+FAKE_MEASURE = Path(__file__).resolve().parents[1] / "helpers" / "fake_measure_worker.py"
 
 
-def cli(
-    *args: str, cwd: Path | None = None, timeout: float = 600, env: dict[str, str] | None = None
-) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "xlagui", *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        timeout=timeout,
-        env=env,
-    )
+def fake_measure_command(spec: RunSpec) -> list[str]:
+    return [sys.executable, str(FAKE_MEASURE), str(spec.run_dir / "spec.json")]
 
 
-def test_version() -> None:
-    from xlagui import __version__
+def measure_with_fakes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The speed measurement's workers and the inspection compile's are fake ones: the
+    command's request names their command line, as the window's does."""
+    from xlagui.cli import compare as command
 
-    out = cli("--version")
-    assert out.returncode == 0 and out.stdout.strip() == f"xlagui {__version__}"
-
-
-def test_scan_prints_a_summary_and_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    make_class_folders(tmp_path / "d", {"cats": 5, "dogs": 5})
-    assert main(["scan", str(tmp_path / "d")]) == 0
-    text = capsys.readouterr().out
-    assert "cats" in text and "dogs" in text
-    assert main(["scan", str(tmp_path / "d"), "--json"]) == 0
-    data = json.loads(capsys.readouterr().out)
-    assert data["layout"] == "auto-split" and data["class_names"] == ["cats", "dogs"]
-
-
-def test_scan_refuses_one_class(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    make_class_folders(tmp_path / "d", {"cats": 5})
-    assert main(["scan", str(tmp_path / "d")]) == 1
-
-
-def test_missing_folder_is_a_clear_usage_error(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    assert main(["scan", str(tmp_path / "nope")]) == 2
-    assert "nope" in capsys.readouterr().err
+    monkeypatch.setattr(command, "ComparisonRequest", functools.partial(
+        ComparisonRequest, worker_command=fake_measure_command))
 
 
 @pytest.mark.parametrize(
@@ -182,7 +162,6 @@ def test_compare_leaves_out_problem_files(
 ) -> None:
     from tests.helpers.corpus import CASES_BY_NAME
     from tests.helpers.streams import FakeWorker, run_events
-    from xlagui.core import compare
 
     data = CASES_BY_NAME["same_image_two_classes"].build(tmp_path / "case")
     before = tree_snapshot(data)
@@ -192,7 +171,8 @@ def test_compare_leaves_out_problem_files(
             "xla": run_events(variant="xla", xla_mode="jit", epoch_seconds=(6.0, 0.5, 0.5)),
         }
     )
-    monkeypatch.setattr(compare, "run_worker", fake)
+    monkeypatch.setattr(phases, "run_worker", fake)
+    measure_with_fakes(monkeypatch)
     out = tmp_path / "out"
     args = [
         "compare",
@@ -230,10 +210,8 @@ def test_ctrl_c_saves_the_run_in_progress_as_interrupted(
     import signal
 
     from tests.helpers.streams import FakeWorker, run_events
-    from xlagui.core import compare
     from xlagui.core.measure.runner import RunResult
     from xlagui.core.protocol.events import EpochEvent, Event
-    from xlagui.core.protocol.spec import RunSpec
     from xlagui.core.protocol.task import TaskState
 
     fake = FakeWorker(
@@ -253,7 +231,7 @@ def test_ctrl_c_saves_the_run_in_progress_as_interrupted(
 
         return fake(spec, state, relay)
 
-    monkeypatch.setattr(compare, "run_worker", ctrl_c_after_epoch_2)
+    monkeypatch.setattr(phases, "run_worker", ctrl_c_after_epoch_2)
     data = tiny_split_dataset(tmp_path / "d", train=8, test=2)
     out = tmp_path / "out"
     previous = signal.getsignal(signal.SIGINT)
@@ -274,26 +252,65 @@ def test_ctrl_c_saves_the_run_in_progress_as_interrupted(
     assert kinds.count("epoch") == 2 and kinds[-1] == "cancelled"
 
 
+def test_ctrl_c_during_the_speed_measurement_saves_the_training_runs_as_not_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl+C in the speed phase ends the comparison as closing the window does: the measuring
+    workers are interrupted with the pairs they finished, and every training run, never
+    started, is saved as not run (it stayed `queued` when the command returned early)."""
+    import signal
+
+    measure_with_fakes(monkeypatch)
+    measure = phases.run_measurement
+    rounds: list[int] = []
+
+    def ctrl_c_in_round_2(*args: object, on_round: Callable[..., None], **kwargs: object) -> object:
+        def round_done(report: object) -> None:
+            on_round(report)
+            rounds.append(1)
+            if len(rounds) == 2:
+                signal.raise_signal(signal.SIGINT)  # as the terminal sends it
+
+        return measure(*args, on_round=round_done, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(phases, "run_measurement", ctrl_c_in_round_2)
+    data = tiny_split_dataset(tmp_path / "d", train=8, test=2)
+    out = tmp_path / "out"
+    previous = signal.getsignal(signal.SIGINT)
+    args = ["compare", str(data), "--epochs", "3", "--batch", "4", "--image-size", "48",
+            "--repeats", "2", "--out", str(out)]
+    assert main(args) == 130
+    assert signal.getsignal(signal.SIGINT) is previous
+    printed = capsys.readouterr().out
+    assert "stopping…" in printed and "Runs" in printed  # the summary, with the runs not run
+    report = json.loads((out / "comparison.json").read_text())
+    assert [(r["run_id"], r["status"]) for r in report["measure_runs"]] == [
+        ("m1-baseline", "interrupted"),
+        ("m2-xla", "interrupted"),
+    ]
+    assert [(r["run_id"], r["status"]) for r in report["runs"]] == [
+        ("01-baseline-r1", "not run"),
+        ("02-xla-r1", "not run"),
+        ("03-baseline-r2", "not run"),
+        ("04-xla-r2", "not run"),
+    ]
+    assert all(r["events"] == [] for r in report["runs"])
+    assert report["inspect_runs"] == []  # nothing compiled after the stop
+    assert report["measurement"]["stopped_by"] == "stopped"
+    assert report["comparison"]["interleaved"]["pairs"] >= 2  # the finished pairs are kept
+    assert (out / "comparison.md").is_file()
+
+
 def test_compare_writes_and_prints_the_markdown(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """`--markdown`: the Markdown alone on stdout (the progress and summary on stderr), the
     same text in OUT/comparison.md. The speed is measured by workers that speak the protocol
     without TensorFlow."""
-    import functools
-
-    from xlagui.core import compare
-    from xlagui.core.protocol.spec import RunSpec
     from xlagui.core.results import export
     from xlagui.present.markdown import report_markdown
 
-    fake = Path(__file__).resolve().parent / "helpers" / "fake_measure_worker.py"
-
-    def fake_command(spec: RunSpec) -> list[str]:
-        return [sys.executable, str(fake), str(spec.run_dir / "spec.json")]
-
-    monkeypatch.setattr(compare, "run_measurement",
-                        functools.partial(compare.run_measurement, command_for=fake_command))
+    measure_with_fakes(monkeypatch)
     data = tiny_split_dataset(tmp_path / "d", train=8, test=2)
     out = tmp_path / "o"
     args = ["compare", str(data), "--quick", "--batch", "4", "--image-size", "48",
@@ -313,26 +330,6 @@ def test_compare_writes_and_prints_the_markdown(
     assert "Comparison (baseline vs XLA)" in printed.err and "comparison.md" in printed.err
     assert sorted(p.name for p in out.iterdir() if p.is_file()) == [
         "comparison.csv", "comparison.json", "comparison.md"]  # no temporary file left
-
-
-def test_inspect_prints_what_xla_did(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    import shutil
-
-    dump = Path(__file__).resolve().parent / "helpers" / "hlo_dump"
-    run = tmp_path / "02-xla-r1"
-    shutil.copytree(dump, run / "xla")
-    shutil.copy(dump / "worker.log", run / "worker.log")
-    assert main(["inspect", str(run), "--top", "3"]) == 0
-    out = capsys.readouterr().out
-    assert "02-xla-r1 — XLA did: 1 module, 15 fusions (15 loop)" in out
-    assert "Largest fusions (top 3 by output bytes)" in out
-    assert "f32[8,60,60,64]" in out  # the first convolution's result
-    assert "0.25 s" in out  # its logged compile time
-    assert main(["inspect", str(run), "--json"]) == 0
-    data = json.loads(capsys.readouterr().out)
-    assert data["02-xla-r1"]["modules"][0]["fusions"] == 15
-    assert main(["inspect", str(tmp_path / "nothing")]) == 2
-    assert "neither a comparison folder" in capsys.readouterr().err
 
 
 def test_the_model_is_a_compare_setting() -> None:
@@ -385,17 +382,3 @@ def test_a_saved_keras_model_is_measured(
     assert saved["model_check"]["flops_per_step"] > 0
 
 
-def test_models_refuses_one_class(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["models", "--classes", "1"]) == 2
-    assert "at least 2 classes" in capsys.readouterr().err
-
-
-@pytest.mark.tf
-def test_models_lists_the_builtins_with_their_parameters(
-    capsys: pytest.CaptureFixture[str],
-) -> None:
-    assert main(["models", "--image-size", "150"]) == 0
-    text = capsys.readouterr().out
-    assert "529,295" in text  # the article's CNN at 150 px, as worked out by hand
-    for name in ("mobilenetv2", "resnet50", "efficientnetb0", "vit", "mixer"):
-        assert name in text

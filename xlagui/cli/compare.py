@@ -1,0 +1,257 @@
+"""`xlagui compare`: baseline vs XLA, headless, with a table, CSV/JSON/Markdown.
+
+The command turns its arguments into a `ComparisonRequest`, hands it to the one comparison
+workflow (`xlagui.core.compare.run`, the window's too) with a `ConsoleWatcher`, then prints the
+summary, writes the Markdown (and the PNG) and says how it ended in its exit status.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from xlagui.cli.common import EXIT_CANCELLED, EXIT_FAILED, EXIT_OK, EXIT_USAGE
+from xlagui.cli.common import console as _console
+from xlagui.cli.common import scan_folder as _scan
+from xlagui.cli.common import target as _target
+from xlagui.cli.compare_watch import ConsoleWatcher
+from xlagui.console import print_summary
+from xlagui.core.compare import ComparisonRequest, SaveError, run
+from xlagui.core.protocol.config import (
+    ConfigError,
+    RunConfig,
+    XlaMode,
+    check_batch_fits,
+    parse_model,
+)
+from xlagui.core.protocol.task import Cancelled, TaskState
+from xlagui.present.markdown import summary_markdown
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from xlagui.core.data.exclusions import Exclusions
+    from xlagui.core.data.scan import DatasetScan
+    from xlagui.core.results.report import ComparisonReport
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    config = compare_config(args)
+    target = _target(args)
+    _refuse_conflicting_flags(args)
+    console = _console(stderr=args.events or args.markdown)
+    demo = args.demo or args.dataset is None
+    root = _dataset_root(args, demo, console)
+    scan = _scan(root, config.holdout_percent, config.seed)
+    if not _say_scan(scan, console):
+        return EXIT_USAGE
+    exclusions = _exclusions(args.exclude_problems, scan, console)
+    trained = exclusions.apply(scan)
+    check_batch_fits(config.batch_size, len(trained.files_for("train")))
+    out = _output_folder(args, root)
+    render_report_png = _png_renderer(args)
+    request = ComparisonRequest(
+        scan=scan,
+        config=config,
+        out_dir=out,
+        demo=demo,
+        exclusions=exclusions,
+        only=frozenset({args.only}) if args.only else None,
+        target=target,
+        summary_text=summary_markdown,
+    )
+    state = TaskState()
+    watcher = ConsoleWatcher(console, request, state, trained, events=args.events)
+    try:
+        report = run(request, watcher, state)
+    except SaveError as exc:
+        if watcher.report is not None and not watcher.summarised:
+            print_summary(console, watcher.report)
+        console.print(f"[red]error:[/red] {exc}", soft_wrap=True)
+        return EXIT_FAILED
+    except Cancelled:
+        console.print("[yellow]stopped while copying the dataset; nothing measured[/yellow]")
+        return EXIT_CANCELLED
+    finally:
+        watcher.close()
+    return _ended(args, report, watcher, render_report_png, console)
+
+
+def _ended(
+    args: argparse.Namespace,
+    report: ComparisonReport,
+    watcher: ConsoleWatcher,
+    render_report_png: Any,
+    console: Console,
+) -> int:
+    """The summary and the report files of a comparison that ran; its exit status: cancelled
+    after a stop (not when Ctrl+C only skipped a speed-only comparison's inspection compile),
+    failed when a run failed or the comparison is not valid."""
+    if watcher.summarised:
+        failed = [r.run_id for r in report.inspect_runs if r.status == "error"]
+        if failed:
+            console.print(f"[yellow]note:[/yellow] the inspection compile of {', '.join(failed)} "
+                          "failed; the speed figures above stand.", soft_wrap=True)
+    else:
+        print_summary(console, report)
+    if not _write_reports(args, report, watcher.request.out_dir, render_report_png, console):
+        return EXIT_FAILED
+    stopped = watcher.state.is_interruption_requested()
+    if stopped and not watcher.summarised:
+        return EXIT_CANCELLED
+    failed_runs = [r for r in [*report.measure_runs, *report.runs] if r.status == "error"]
+    c = report.comparison
+    only = watcher.request.only
+    return EXIT_FAILED if failed_runs or (only is None and c is not None and not c.valid) \
+        else EXIT_OK
+
+
+def compare_config(args: argparse.Namespace) -> RunConfig:
+    """The comparison's settings from `compare`'s arguments; without `--budget`, the default
+    budget for the arms asked for (`xlagui.core.protocol.config.default_budget_seconds`)."""
+    budget = args.budget
+    if budget is None:
+        from xlagui.core.protocol.arms import default_budget, parse_arms
+
+        budget = default_budget(XlaMode(args.xla), parse_arms([args.arms]), check=args.check)
+    return RunConfig(
+        epochs=args.epochs,
+        batch_size=args.batch,
+        image_size=args.image_size,
+        device=args.device,
+        xla=args.xla,
+        repeats=args.repeats,
+        seed=args.seed,
+        holdout_percent=args.holdout,
+        augment=not args.no_augment,
+        budget_seconds=budget,
+        target_percent=args.target,
+        quick=args.quick,
+        arms=(args.arms,) if args.arms else (),
+        check=args.check,
+        model=parse_model(args.model, args.new_head),
+    )
+
+
+def _refuse_conflicting_flags(args: argparse.Namespace) -> None:
+    if args.quick and args.only:
+        raise ConfigError("--quick measures both sides against each other; drop --only")
+    if args.markdown and args.events:
+        raise ConfigError("--markdown and --events both print on stdout: choose one")
+
+
+def _output_folder(args: argparse.Namespace, root: str | Path) -> Path:
+    out = args.out or Path.cwd() / f"xlagui-{_dt.datetime.now():%Y%m%d-%H%M%S}"
+    out = out.resolve()
+    if _inside(out, Path(root).resolve()):
+        raise ConfigError("the output folder must not be inside the dataset folder")
+    return out
+
+
+def _say_scan(scan: DatasetScan, console: Console) -> bool:
+    """The scan's problems, one line each; False when the dataset cannot be trained on."""
+    for p in scan.problems:
+        colour = {"error": "red", "warning": "yellow"}.get(p.severity, "dim")
+        console.print(f"[{colour}]{p.severity}:[/{colour}] {p.message}")
+    if not scan.ok:
+        console.print("[red]The dataset cannot be trained on; see the errors above.[/red]")
+    return scan.ok
+
+
+def _png_renderer(args: argparse.Namespace) -> Any:
+    """With --png, the PNG renderer, imported now: a missing Qt is said before training, not
+    hours later. None without --png."""
+    if not args.png:
+        return None
+    try:
+        from xlagui.ui import report_png
+    except ImportError as exc:
+        raise ConfigError(f"--png needs a working Qt: {exc}") from None
+    return report_png.render_report_png
+
+
+def _dataset_root(args: argparse.Namespace, demo: bool, console: Console) -> str:
+    """The dataset folder: the one given, or the demo set (drawn into the cache once)."""
+    if args.demo and args.dataset:
+        raise ConfigError("give either a dataset folder or --demo, not both")
+    if not demo:
+        return str(args.dataset)
+    from xlagui.core.data.demo import ensure_demo_dataset
+
+    with console.status("preparing the demo dataset…"):
+        return str(ensure_demo_dataset(seed=0))
+
+
+def _exclusions(text: str, scan: DatasetScan, console: Console) -> Exclusions:
+    """The `--exclude-problems` list for `scan`, said on the console; ConfigError if the
+    kinds are unknown or would leave nothing to train on."""
+    from xlagui.core.data.exclusions import Exclusions, describe, empty_after, parse_kinds
+
+    try:
+        kinds = parse_kinds(text)
+    except ValueError as exc:
+        raise ConfigError(f"--exclude-problems: {exc}") from None
+    exclusions = Exclusions.of_kinds(scan, kinds)
+    if not kinds:
+        return exclusions
+    left_out = exclusions.files(scan)
+    why = empty_after(exclusions.apply(scan))
+    if why:
+        raise ConfigError(f"--exclude-problems: {why}; exclude fewer kinds of problem")
+    console.print(
+        f"{describe(len(left_out))} ({len(exclusions)} problem"
+        f"{'s' if len(exclusions) != 1 else ''}); the dataset folder is not changed"
+    )
+    return exclusions
+
+
+def _write_reports(
+    args: argparse.Namespace,
+    report: ComparisonReport,
+    out: Path,
+    render_report_png: Any,
+    console: Console,
+) -> bool:
+    """The PNG (with --png) and comparison.md beside the CSV and JSON, the Markdown on stdout
+    with --markdown; False, said, when one could not be written."""
+    if render_report_png is not None:
+        try:
+            png = render_report_png(report, out / "comparison.png")
+        except OSError as exc:
+            console.print(f"[red]error:[/red] could not write the PNG: {exc}", soft_wrap=True)
+            return False
+        console.print(f"PNG report: {png}")
+    try:
+        markdown = _write_markdown(report, out / "comparison.md")
+    except OSError as exc:
+        console.print(f"[red]error:[/red] could not write the Markdown: {exc}", soft_wrap=True)
+        return False
+    console.print(
+        f"Written: {out / 'comparison.csv'}, {out / 'comparison.json'}, {out / 'comparison.md'}"
+    )
+    if args.markdown:
+        sys.stdout.write(markdown)
+        sys.stdout.flush()
+    return True
+
+
+def _write_markdown(report: ComparisonReport, path: Path) -> str:
+    """The comparison as Markdown (`xlagui.present.markdown`), written atomically to `path`
+    beside comparison.csv and comparison.json; the text written."""
+    from xlagui.core.files.atomic import atomic_write_text
+    from xlagui.present.markdown import report_markdown
+
+    text = report_markdown(report)
+    atomic_write_text(path, text)
+    return text
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    try:
+        path.relative_to(folder)
+        return True
+    except ValueError:
+        return False

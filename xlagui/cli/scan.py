@@ -1,0 +1,22 @@
+"""`xlagui scan DIR`: what is in a dataset folder, and what is wrong with it."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from xlagui.cli.common import EXIT_FAILED, EXIT_OK
+from xlagui.cli.common import scan_folder as _scan
+from xlagui.core.protocol.config import RunConfig
+
+
+def cmd_scan(args: argparse.Namespace) -> int:
+    RunConfig(holdout_percent=args.holdout, seed=args.seed)  # range checks
+    scan = _scan(args.dataset, args.holdout, args.seed)
+    if args.json:
+        print(json.dumps(scan.to_dict(), indent=1))
+    else:
+        from xlagui.present.scan import summary_text  # with the scan, which the start skips
+
+        print(summary_text(scan))
+    return EXIT_OK if scan.ok else EXIT_FAILED

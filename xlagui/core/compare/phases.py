@@ -1,0 +1,379 @@
+"""The phases of a comparison that run workers: the interleaved speed measurement (warm workers
+alternating blocks of steps, the headline figure), the inspection compile (XLA's dump, outside
+every timed run) and the training runs (baseline and XLA, for total wall time, accuracy and the
+curves), each a plain function over the report that `workflow.run` calls in order.
+
+Each run is a fresh worker process. After every run the comparison files are rewritten
+atomically, so a crash or a kill never takes finished runs with it. A stop (`TaskState`) is
+looked at before every worker starts; the run it cuts short and the runs after it are recorded
+as `planning.ended_status` and `planning.skipped_status` say.
+"""
+
+from __future__ import annotations
+
+import functools
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
+
+from xlagui.core.compare.planning import (
+    check_writable,
+    ended_status,
+    save,
+    save_or_raise,
+    skipped_status,
+    spec_for,
+)
+from xlagui.core.data.exclusions import without_recorded
+from xlagui.core.machine import peak
+from xlagui.core.measure.interleave import MeasureOutcome, MeasureSettings, measure_interleaved
+from xlagui.core.measure.runner import RunResult, run_worker, samples_from_scan
+from xlagui.core.measure.worker_process import LOCAL, Transport, WorkerProcess
+from xlagui.core.protocol.config import XlaMode
+from xlagui.core.protocol.events import Event
+from xlagui.core.protocol.record import CANCELLED, ERROR, FINISHED, QUEUED, RUNNING, RunEntry
+from xlagui.core.protocol.spec import RunSpec, Sample
+from xlagui.core.protocol.task import Cancelled, TaskState
+from xlagui.core.results.report import ComparisonReport, MeasurementRecord
+from xlagui.core.worker import tensorboard as tboard
+
+if TYPE_CHECKING:
+    from xlagui.core.data.scan import DatasetScan
+
+RunWorker = Callable[[RunSpec, TaskState, Callable[[Event], None]], RunResult]
+# The command line that starts a worker for a spec (tests: a fake worker); None: the real one.
+WorkerCommand = Callable[[RunSpec], "Sequence[str] | None"]
+Samples = tuple[list[str], list[Sample], list[Sample]]
+T = TypeVar("T")
+
+# How often a wait on a helper process looks at the stop.
+STOP_POLL_SECONDS = 0.05
+
+
+def until_stopped(state: TaskState | None, work: Callable[[], T]) -> T:
+    """`work()`'s result, or `Cancelled` as soon as `state` asks to stop.
+
+    For the short helper processes a comparison waits on with `subprocess.run` (the peak probe,
+    the TensorBoard text): neither can be asked to stop, and what they write is a cache or an
+    optional export. A stop does not wait for them: `work` goes on in a thread of its own and
+    its process ends by itself (its result is then dropped)."""
+    if state is None:
+        return work()
+    done = threading.Event()
+    out: list[T] = []
+    failed: list[BaseException] = []
+
+    def target() -> None:
+        try:
+            out.append(work())
+        except BaseException as exc:  # handed to the caller below
+            failed.append(exc)
+        finally:
+            done.set()
+
+    threading.Thread(target=target, daemon=True, name="xlagui-helper").start()
+    while not done.wait(STOP_POLL_SECONDS):
+        if state.is_interruption_requested():
+            raise Cancelled()
+    if failed:
+        raise failed[0]
+    return out[0]
+
+
+def measure_limits(report: ComparisonReport, machine: str = "",
+                   state: TaskState | None = None) -> None:
+    """The machine's limits for `report` (`core/machine/peak.py`): cached, or probed once in a short
+    process of its own before any worker starts. A failing probe costs the comparison only its
+    %-of-peak figures, and says why in the environment. The probe runs on this computer, so a
+    comparison measured on another `machine` gets none: this one's peak would be wrong there.
+    A stop during the probe ends the wait at once (`until_stopped`): no figure needs it then."""
+    if report.limits is not None:
+        return
+    if machine:
+        report.environment["machine_limits_error"] = (
+            f"not probed: the comparison ran on {machine}, the probe runs on this computer"
+        )
+        return
+    c = report.config
+    try:
+        report.limits = until_stopped(
+            state, lambda: peak.ensure(c.device, c.image_size, c.batch_size)
+        )
+    except Cancelled:
+        return
+    except (
+        OSError,
+        RuntimeError,
+        ValueError,
+        KeyError,
+        TypeError,
+        subprocess.TimeoutExpired,
+    ) as exc:
+        report.environment["machine_limits_error"] = str(exc)
+
+
+def _samples(report: ComparisonReport, scan: DatasetScan) -> Samples:
+    """The samples trained on: the scan less the files the report's dataset lists as left out."""
+    return samples_from_scan(without_recorded(scan, report.dataset))
+
+
+def run_measurement(
+    report: ComparisonReport,
+    scan: DatasetScan,
+    out_dir: Path,
+    state: TaskState,
+    *,
+    on_event: Callable[[RunEntry, Event], None] | None = None,
+    on_round: Callable[[ComparisonReport], None] | None = None,
+    command_for: WorkerCommand | None = None,
+    clock: Callable[[], float] = time.monotonic,
+    transport: Transport = LOCAL,
+) -> ComparisonReport:
+    """The interleaved speed measurement of `report.measure_runs` (baseline first), every
+    worker started through `transport` (this computer, or one SSH host for all of them).
+
+    Keeps every pair that finished whatever happens (a stop, a worker dying, a lost
+    connection), records how it ended, recomputes the comparison after every round and writes
+    the files at the end.
+    """
+    samples = _samples(report, scan)
+    check_writable(out_dir)
+    measure_limits(report, transport.machine, state)
+    entries = report.measure_runs
+    for e in entries:
+        e.status, e.events = RUNNING, []
+    report.measurement = MeasurementRecord()
+    by_id = {e.run_id: e for e in entries}
+
+    def relay(spec: RunSpec, event: Event) -> None:
+        entry = by_id[spec.run_id]
+        entry.events.append(event)
+        if on_event is not None:
+            on_event(entry, event)
+
+    def round_done(_seq: int, elapsed: float) -> None:
+        assert report.measurement is not None
+        report.measurement.measuring_seconds = elapsed
+        report.recompute()
+        if on_round is not None:
+            on_round(report)
+
+    c = report.config
+    outcome = measure_interleaved(
+        [spec_for(e, report, samples, out_dir, mode="measure") for e in entries],
+        state,
+        MeasureSettings(budget_seconds=float(c.budget_seconds), target=c.target_percent / 100),
+        on_event=relay,
+        on_round=round_done,
+        command_for=command_for,
+        clock=clock,
+        start_worker=functools.partial(_start_worker, transport=transport),
+    )
+    _record_outcome(report, outcome, state)
+    save_or_raise(report, out_dir)
+    return report
+
+
+def _record_outcome(report: ComparisonReport, outcome: MeasureOutcome, state: TaskState) -> None:
+    """How the measurement ended, and each measuring worker's status."""
+    entries = report.measure_runs
+    report.measurement = MeasurementRecord(
+        stopped_by=outcome.stopped_by,
+        measuring_seconds=outcome.measuring_seconds,
+        block_steps=outcome.block_steps,
+        error=outcome.error.message if outcome.error is not None else "",
+        warm_up_order=[entries[i].run_id for i in outcome.warm_up_order or []],
+    )
+    for e in entries:
+        if not e.events:  # its worker never said a word: stopped before it started
+            e.status = skipped_status(state)
+            continue
+        last = e.events[-1].type
+        e.status = ended_status(last if last in (FINISHED, ERROR) else CANCELLED, state)
+    report.recompute()
+
+
+def _start_worker(
+    spec: RunSpec,
+    relay: Callable[[Event], None],
+    command: Sequence[str] | None,
+    *,
+    transport: Transport,
+) -> WorkerProcess:
+    return WorkerProcess(spec, relay, command=command, transport=transport)
+
+
+def _runner(worker: RunWorker | None, transport: Transport,
+            command_for: WorkerCommand | None) -> RunWorker:
+    """`worker` (a test's), else the real runner through `transport`, each worker started with
+    `command_for(spec)` (a test's fake worker) or the real command."""
+    if worker is not None:
+        return worker
+
+    def run(spec: RunSpec, state: TaskState, relay: Callable[[Event], None]) -> RunResult:
+        command = command_for(spec) if command_for is not None else None
+        return run_worker(spec, state, relay, transport=transport, command=command)
+
+    return run
+
+
+def inspected_arms(report: ComparisonReport) -> dict[str, RunEntry]:
+    """The arms the inspection compile looks at, by variant: each arm that uses XLA, from the
+    measured arms, or the training runs' where nothing was measured (`--only`)."""
+    return {
+        r.variant: r
+        for r in (report.measure_runs or report.runs)
+        if r.arm.xla is not XlaMode.OFF
+    }
+
+
+def run_inspection(
+    report: ComparisonReport,
+    samples: Samples,
+    out_dir: Path,
+    state: TaskState,
+    *,
+    worker: RunWorker | None = None,
+    transport: Transport = LOCAL,
+    command_for: WorkerCommand | None = None,
+) -> None:
+    """For each arm that uses XLA, one short compile with XLA's dump on, in a worker of its own
+    outside every timed run (`report.inspect_runs`): what "What XLA did" and `xlagui inspect`
+    read (a remote run's dump is copied home when its worker ends). A failure here is recorded
+    in the entry and changes no figure."""
+    runner = _runner(worker, transport, command_for)
+    report.inspect_runs = [
+        RunEntry(
+            run_id=f"i-{variant}",
+            variant=variant,
+            repeat=1,
+            xla_mode=r.xla_mode,
+            precision=r.precision,
+        )
+        for variant, r in inspected_arms(report).items()
+    ]
+    for entry in report.inspect_runs:
+        if state.is_interruption_requested():
+            entry.status = skipped_status(state)
+            continue
+        spec = spec_for(entry, report, samples, out_dir, mode="inspect")
+        entry.status, entry.events = RUNNING, []
+        result = runner(spec, state, entry.events.append)
+        entry.status = ended_status(result.status, state)
+
+
+def inspect_after_measurement(
+    report: ComparisonReport,
+    scan: DatasetScan,
+    out_dir: Path,
+    state: TaskState,
+    *,
+    worker: RunWorker | None = None,
+    transport: Transport = LOCAL,
+    command_for: WorkerCommand | None = None,
+) -> None:
+    """"What XLA did" for a comparison whose measuring workers dumped nothing: the untimed
+    inspection compile (`run_inspection`) after the measurement. It costs one compile per XLA
+    arm (BENCHMARKS.md, "What XLA did after a speed-only comparison"); nothing after a stop, or
+    when it was done already. Saves the report again."""
+    if report.inspect_runs or state.is_interruption_requested():
+        return
+    run_inspection(report, _samples(report, scan), out_dir, state, worker=worker,
+                   transport=transport, command_for=command_for)
+    report.recompute()
+    save_or_raise(report, out_dir)
+
+
+def run_comparison(
+    report: ComparisonReport,
+    scan: DatasetScan,
+    out_dir: Path,
+    state: TaskState,
+    *,
+    on_event: Callable[[RunEntry, Event], None] | None = None,
+    on_run_start: Callable[[RunEntry], None] | None = None,
+    on_run_done: Callable[[RunEntry], None] | None = None,
+    only: set[str] | frozenset[str] | None = None,
+    worker: RunWorker | None = None,
+    transport: Transport = LOCAL,
+    tensorboard_text: Callable[[ComparisonReport], str] | None = None,
+) -> ComparisonReport:
+    """Run every queued training run of `report` in order (or only the variants in `only`),
+    every worker started through `transport` (this computer, or the SSH host the measurement
+    ran on). `tensorboard_text` words the finished comparison for TensorBoard's text tab
+    (`xlagui.present.markdown.summary_markdown`: the core writes no sentences); None: no text.
+
+    Stops after the current run when `state` asks it to; the report keeps every run that
+    finished, and the events of the one the stop cut short (`interrupted` when the stop's
+    reason is `CLOSING`; the runs not started then are `not run`). Writes `comparison.csv` and
+    `comparison.json` to `out_dir` after each run. The files the report's dataset lists as
+    excluded are neither trained nor validated on. Without a `worker` of a test's, the
+    inspection compile (`run_inspection`) runs first unless it ran already.
+    """
+    samples = _samples(report, scan)
+    runner = _runner(worker, transport, None)
+    check_writable(out_dir)
+    measure_limits(report, transport.machine, state)
+    save_errors: list[str] = []
+    if worker is None and not report.inspect_runs and not state.is_interruption_requested():
+        # Before the training runs, which then run without XLA's dump (a `--quick` comparison
+        # has none: its answer should not wait for it).
+        run_inspection(report, samples, out_dir, state, transport=transport)
+    for entry in report.runs:
+        if entry.status != QUEUED or (only is not None and entry.variant not in only):
+            continue
+        if state.is_interruption_requested():
+            entry.status = skipped_status(state)
+            continue
+        spec = spec_for(entry, report, samples, out_dir)
+        _train(entry, spec, state, runner, on_event, on_run_start)
+        report.recompute()
+        save(report, out_dir, save_errors)
+        if on_run_done is not None:
+            on_run_done(entry)
+    report.recompute()
+    _write_summary_text(report, out_dir, state, tensorboard_text)
+    save_or_raise(report, out_dir)
+    return report
+
+
+def _train(
+    entry: RunEntry,
+    spec: RunSpec,
+    state: TaskState,
+    runner: RunWorker,
+    on_event: Callable[[RunEntry, Event], None] | None,
+    on_run_start: Callable[[RunEntry], None] | None,
+) -> None:
+    """One training run, its events kept in `entry` and relayed as they come."""
+    entry.status, entry.events = RUNNING, []
+    if on_run_start is not None:
+        on_run_start(entry)
+
+    def relay(event: Event) -> None:
+        entry.events.append(event)
+        if on_event is not None:
+            on_event(entry, event)
+
+    result = runner(spec, state, relay)
+    entry.status = ended_status(result.status, state)
+
+
+def _write_summary_text(
+    report: ComparisonReport,
+    out_dir: Path,
+    state: TaskState,
+    text: Callable[[ComparisonReport], str] | None,
+) -> None:
+    """The comparison's summary in TensorBoard's text tab, beside the runs' scalars: not after a
+    stop, and a stop while it is written does not wait for it (`until_stopped`)."""
+    if text is None or not tboard.has_runs(out_dir) or state.is_interruption_requested():
+        return
+    words = text(report)
+    try:
+        until_stopped(state, lambda: tboard.write_text(out_dir, words))
+    except Cancelled:
+        return

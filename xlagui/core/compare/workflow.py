@@ -1,0 +1,172 @@
+"""The one comparison workflow: `run(request, observer, state)`, every phase in order.
+
+    model check → machine (log in, preflight, dataset copy) → plan → speed measurement →
+    inspection compile → training runs → summary for TensorBoard → saved
+
+The CLI's `compare`, the window's comparison thread and (next) a sweep's cells all call `run`
+and only watch (`request.ComparisonObserver`); how a comparison ends is therefore the same
+everywhere. A stop (`state`) in any phase ends it promptly: the run in progress is `cancelled`
+(`interrupted` when the app is closing, `planning.CLOSING`) with what it finished, every run after
+it `cancelled` (`not run` when closing), and the report is saved with them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from xlagui.core.compare import phases
+from xlagui.core.compare.machine import check_model, on_machine
+from xlagui.core.compare.planning import (
+    SaveError,
+    check_writable,
+    new_report,
+    skipped_status,
+)
+from xlagui.core.compare.request import ComparisonObserver, ComparisonRequest, Phase
+from xlagui.core.measure.remote.ssh import RemoteError
+from xlagui.core.measure.worker_process import Transport
+from xlagui.core.protocol.config import ConfigError
+from xlagui.core.protocol.identity import RunStatus
+from xlagui.core.protocol.record import CANCELLED, QUEUED
+from xlagui.core.protocol.task import Cancelled, TaskState
+from xlagui.core.results.report import ComparisonReport
+
+
+def plan(request: ComparisonRequest, environment: dict[str, Any] | None = None) -> ComparisonReport:
+    """The report `run` fills, before anything runs: what a watcher shows when it starts.
+    `environment`: the machine's (`host_environment()`, this computer, by default; the
+    request's `host_info` for an SSH host)."""
+    if environment is None and request.host_info is not None:
+        environment = request.host_info.environment()
+    return new_report(
+        request.scan,
+        request.config,
+        demo=request.demo,
+        exclusions=request.exclusions,
+        model_check=request.model_check,
+        environment=environment,
+    )
+
+
+def run(
+    request: ComparisonRequest,
+    observer: ComparisonObserver,
+    state: TaskState,
+    report: ComparisonReport | None = None,
+) -> ComparisonReport:
+    """Run the comparison of `request`, every phase, telling `observer` as it goes; the final
+    report (`report`, when a watcher planned it already with `plan`, filled in).
+
+    Raises `ConfigError` when the request cannot run (a model that cannot be trained, a device
+    the host lacks, an output folder that cannot be written), the host's `RemoteError` when it
+    refused (said to `observer.on_host_refused` first), `Cancelled` on a stop before any
+    worker started (during the model check or the dataset's copy: nothing is saved) and
+    `SaveError` when the comparison ran but its files could not be written.
+    """
+    planner = _Planner(request, observer, report)
+    try:
+        check = check_model(request, observer, state)
+        planner.request = request = dataclasses.replace(request, model_check=check)
+        with on_machine(request, observer, state, planner) as (report, transport):
+            _run_phases(request, report, transport, observer, state)
+            return report
+    except (RemoteError, ConfigError):
+        planner.skip_all(CANCELLED)
+        raise
+    except Cancelled:
+        planner.skip_all(skipped_status(state))
+        raise
+
+
+class _Planner:
+    """Plans the comparison once its machine is known (the report's environment is the
+    machine's), or takes the plan a watcher made already; marks every run when nothing ran."""
+
+    def __init__(self, request: ComparisonRequest, observer: ComparisonObserver,
+                 report: ComparisonReport | None) -> None:
+        self.request, self.observer, self.report = request, observer, report
+
+    def __call__(self, environment: dict[str, Any] | None) -> ComparisonReport:
+        out_dir = self.request.out_dir
+        try:
+            check_writable(out_dir)
+        except SaveError as exc:
+            raise ConfigError(str(exc)) from None
+        if self.report is None:
+            self.report = plan(self.request, environment)
+        self.observer.on_report_ready(self.report)
+        return self.report
+
+    def skip_all(self, status: RunStatus) -> None:
+        """Every run not started is recorded as `status` (all of them, when the machine could
+        not be made ready)."""
+        if self.report is not None:
+            for entry in [*self.report.measure_runs, *self.report.runs]:
+                if entry.status == QUEUED:
+                    entry.status = status
+
+
+def _run_phases(
+    request: ComparisonRequest,
+    report: ComparisonReport,
+    transport: Transport,
+    observer: ComparisonObserver,
+    state: TaskState,
+) -> None:
+    """Measurement, inspection compile, training runs: after a stop each phase only records
+    its runs as not run (and saves)."""
+    if request.only is None and report.measure_runs:
+        _measure(request, report, transport, observer, state)
+    stopped = state.is_interruption_requested
+    if request.worker is None and phases.inspected_arms(report) and not stopped():
+        # Untimed, outside every timed run; before the training runs, which then run without
+        # XLA's dump. A replayed run (a test's `worker`) has no XLA to inspect.
+        observer.on_phase(Phase.INSPECTING, report)
+        phases.inspect_after_measurement(
+            report, request.scan, request.out_dir, state,
+            transport=transport, command_for=request.worker_command,
+        )
+    if report.runs:
+        if not stopped():  # after a stop this only records the runs as not run
+            observer.on_phase(Phase.TRAINING, report)
+        phases.run_comparison(
+            report,
+            request.scan,
+            request.out_dir,
+            state,
+            on_event=observer.on_event,
+            on_run_start=observer.on_run_started,
+            on_run_done=observer.on_run_done,
+            only=request.only,
+            worker=request.worker,
+            transport=transport,
+            tensorboard_text=request.summary_text,
+        )
+
+
+def _measure(
+    request: ComparisonRequest,
+    report: ComparisonReport,
+    transport: Transport,
+    observer: ComparisonObserver,
+    state: TaskState,
+) -> None:
+    observer.on_phase(Phase.MEASURING, report)
+    for entry in report.measure_runs:
+        observer.on_run_started(entry)
+    try:
+        phases.run_measurement(
+            report,
+            request.scan,
+            request.out_dir,
+            state,
+            on_event=observer.on_event,
+            on_round=observer.on_round,
+            command_for=request.worker_command,
+            transport=transport,
+        )
+    finally:
+        for entry in report.measure_runs:
+            observer.on_run_done(entry)
+        observer.on_measured(report)
