@@ -30,7 +30,7 @@ def test_parse_model_takes_names_and_files(tmp_path: Path,
     assert (chosen.source, chosen.name, chosen.file) == ("python", "net", str(source))
     assert len(chosen.sha256) == 64 and chosen.label == "net.py"
     assert parse(str(source)) == chosen  # the same file, the same digest
-    with pytest.raises(ConfigError, match="model file .*gone.keras does not exist"):
+    with pytest.raises(ConfigError, match=r"model file .*gone\.keras does not exist"):
         parse(str(tmp_path / "gone.keras"))
     with pytest.raises(ConfigError, match=(
             r"^--model must be one of cnn, mobilenetv2, resnet50, efficientnetb0, vit, mixer, "
