@@ -26,6 +26,7 @@ from _common import add_write, load_average, publish, section_text
 from PIL import Image
 
 from xlagui.core.data.scan import scan_dataset
+from xlagui.present.scan import summary_text
 
 GOAL_SECONDS = 3.0
 GOAL_FILES = 10_000
@@ -102,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
             cpu_times.append(time.process_time() - cpu_started)
             scanned = len(scan.files)
             if scanned != args.files or not scan.ok:
-                print(scan.summary_text(), file=sys.stderr)
+                print(summary_text(scan), file=sys.stderr)
                 raise SystemExit("the scan did not find every file; the timing would mislead")
 
     publish("scan", snippet(args.files, times, cpu_times, scanned, load), args.write)

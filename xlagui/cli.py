@@ -37,6 +37,7 @@ from xlagui.core.protocol.config import (
     check_batch_fits,
     parse_model,
 )
+from xlagui.present.levers import mode_words
 
 if TYPE_CHECKING:  # imported where used: the command line starts without them
     from rich.console import Console
@@ -129,7 +130,7 @@ def _compare_parser(sub: Any) -> argparse.ArgumentParser:
         default=DEFAULTS["xla"],
         choices=[m.value for m in XlaMode if m.asks_for_xla],
         help="how the XLA side turns XLA on ("
-        + "; ".join(f"{m.value}: {m.facts.how}" for m in XlaMode if m.asks_for_xla)
+        + "; ".join(f"{m.value}: {mode_words(m).how}" for m in XlaMode if m.asks_for_xla)
         + ")",
     )
     c.add_argument("--repeats", type=int, default=DEFAULTS["repeats"])
@@ -323,7 +324,9 @@ def cmd_scan(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(scan.to_dict(), indent=1))
     else:
-        print(scan.summary_text())
+        from xlagui.present.scan import summary_text  # with the scan, which the start skips
+
+        print(summary_text(scan))
     return EXIT_OK if scan.ok else EXIT_FAILED
 
 

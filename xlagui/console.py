@@ -32,15 +32,9 @@ from xlagui.core.protocol.events import (
 )
 from xlagui.core.protocol.record import INTERRUPTED, RunEntry
 from xlagui.core.results.report import ComparisonReport
-from xlagui.present.format import (
-    ARM_COLUMNS,
-    RUN_COLUMNS,
-    arm_table,
-    comparison_rows,
-    run_name,
-    run_rows,
-)
+from xlagui.present.format import ARM_COLUMNS, arm_table, comparison_rows
 from xlagui.present.limits import efficiency_rows, limit_verdict
+from xlagui.present.report import RUN_COLUMNS, run_name, run_rows
 from xlagui.present.verdicts import recommendation_sentence, verdict_sentence
 
 

@@ -17,6 +17,7 @@ from xlagui.core.protocol.events import EpochEvent, ErrorEvent, Event
 from xlagui.core.protocol.record import RunEntry
 from xlagui.core.protocol.task import TaskState
 from xlagui.core.results import export, history
+from xlagui.present.report import comparison_title, history_title
 from xlagui.present.verdicts import verdict_sentence
 
 
@@ -336,8 +337,8 @@ def test_a_comparison_saved_before_models_could_be_chosen_opens_as_the_articles_
     started = old.runs[0].started
     assert started is not None and started.config.model.is_article_cnn
     assert "--model" not in old.reproduce_command()
-    assert old.title() == f"XLA vs baseline on {report.dataset['name']}"
-    assert history.list_items(tmp_path)[0].title == old.title()
+    assert comparison_title(old) == f"XLA vs baseline on {report.dataset['name']}"
+    assert history_title(history.list_items(tmp_path)[0]) == comparison_title(old)
     assert old.recompute().efficiency is not None  # the CNN's work, counted from its shapes
 
 
@@ -363,10 +364,10 @@ def test_the_model_is_in_the_record_the_title_and_the_reproduce_line(
                                        "file": "/models/my net.keras", "sha256": "0" * 64,
                                        "params": 99, "new_head": True}
     assert data["reproduce"].endswith("--model '/models/my net.keras' --new-head")
-    assert report.title().endswith("with my net.keras")
+    assert comparison_title(report).endswith("with my net.keras")
     again = export.read_json(tmp_path / "out" / "comparison.json")
     assert again.model_check == check and again.config.model == chosen
-    assert history.list_items(tmp_path)[0].title.endswith("with my net.keras")
+    assert history_title(history.list_items(tmp_path)[0]).endswith("with my net.keras")
 
 
 def test_the_articles_cnn_is_recorded_with_its_parameter_count(scan: DatasetScan) -> None:

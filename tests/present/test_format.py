@@ -98,7 +98,7 @@ def test_arm_bars_rank_and_mark_the_arms() -> None:
         ArmResult(arm="fp16", variant="fp16", ratio=0.4, low=0.35, high=0.45, valid=False),
         ArmResult(arm="jit+bf16", variant="jit+bf16", ratio=0.8, accuracy_ok=False),
     ]
-    rec = Recommendation(RecommendationKind.RECOMMENDED, arm="bf16", label="bf16", speedup=2.0,
+    rec = Recommendation(RecommendationKind.RECOMMENDED, arm="bf16", speedup=2.0,
                          low=1.8, high=2.2)
     c = Comparison(interleaved=InterleavedSummary(arms=arms), recommended_arm="bf16",
                    recommendation=rec, verdict_kind="speed_measured",
@@ -116,45 +116,16 @@ def test_arm_bars_rank_and_mark_the_arms() -> None:
     assert not fmt.other_arms(only_xla)
 
 
-def test_one_runs_table_for_the_terminal_and_the_png() -> None:
-    import io
-
-    from rich.console import Console
-
-    from tests.helpers.limits import known_limits, limits_report
-    from xlagui.console import print_summary
-
-    report = limits_report(limits=known_limits(), base_step=0.2, xla_step=0.4)
-    rows = fmt.run_rows(report)
-    assert len(rows) == len(report.runs) > 0
-    assert all(len(row) == len(fmt.RUN_COLUMNS) for row in rows)
-    names = [row[0] for row in rows]
-    assert names[0] == "Baseline #1" and names[1] == "XLA jit_compile #1"
-    # The terminal prints exactly these cells (the PNG lays out the same rows, report_png.py).
-    out = io.StringIO()
-    print_summary(Console(file=out, width=250, color_system=None), report)
-    text = out.getvalue()
-    for row in rows:
-        for cell in row:
-            assert cell in text
-    for heading, _ in fmt.RUN_COLUMNS:
-        assert heading in text
-
-
-def test_run_names_say_which_side() -> None:
-    assert fmt.run_name("baseline", "off", "baseline", 1) == "Baseline #1"
-    assert fmt.run_name("check", "off", "baseline", 1) == "A/A twin (baseline) #1"
-    assert fmt.run_name("bf16", "off", "bf16", 2) == "bf16 #2"
-
-
 def test_problems_beside_the_verdict_are_chosen_by_its_kind_not_its_text() -> None:
     from xlagui.core.analysis.stats import NO_SPEED, NOT_COMPARED, SPEED_MEASURED, Comparison
+    from xlagui.core.protocol.problems import Problem
     from xlagui.present import format as fmt
 
     problems = ["run 02 asked for XLA but XLA compiled nothing", "too few epochs"]
     shown = {
         (kind, valid): fmt.problems_beside_verdict(
-            Comparison(verdict_kind=kind, valid=valid, problems=list(problems)))
+            Comparison(verdict_kind=kind, valid=valid,
+                       problems=[Problem.from_saved(p) for p in problems]))
         for kind in (SPEED_MEASURED, NO_SPEED, NOT_COMPARED) for valid in (True, False)
     }
     assert shown[(SPEED_MEASURED, True)] == problems  # a valid verdict lists none of them

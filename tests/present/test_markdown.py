@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from tests.helpers.reports import comparison_report
 from xlagui.present import format as fmt
+from xlagui.present import report as report_words
 from xlagui.present.markdown import ARM_COLUMNS, cell, code_block, report_markdown
 from xlagui.present.verdicts import recommendation_sentence
 
@@ -103,9 +104,9 @@ def test_training_runs_get_their_own_table() -> None:
     found = tables(report_markdown(report))
     runs = found["Training runs"]
     check_shape(runs)
-    assert runs.header == [h for h, _ in fmt.RUN_COLUMNS]
+    assert runs.header == [h for h, _ in report_words.RUN_COLUMNS]
     assert [row[0] for row in runs.rows] == ["Baseline #1", "XLA jit_compile #1"]
-    assert runs.rows == [list(r) for r in fmt.run_rows(report)]
+    assert runs.rows == [list(r) for r in report_words.run_rows(report)]
     summary = dict(map(tuple, found["Summary"].rows))  # type: ignore[arg-type]
     assert summary["Speed per steady epoch"].startswith("2.00× faster")
 

@@ -33,6 +33,7 @@ from xlagui.core.analysis.stats import (
     Comparison,
     Interval,
 )
+from xlagui.core.protocol.problems import Problem, ProblemKind
 from xlagui.core.results import history
 from xlagui.present import format as fmt
 from xlagui.present.format import measurement_end
@@ -139,8 +140,8 @@ def test_an_accuracy_that_differs_and_an_invalid_comparison_are_said_in_the_verd
                             difference=-0.30, noise=0.02, epochs=3, arm_runs=3)
     c = trained(Interval(2.0, 1.8, 2.2, "m"), extra_compile_seconds=6.0,
                 break_even=BreakEven(CAUGHT_UP, 1, 3), accuracy=worse, accuracy_differs=True,
-                valid=False, problems=["run 02-xla-r1 asked for XLA (jit) but XLA compiled "
-                                       "nothing: it is not an XLA run and is not compared as one"])
+                valid=False, problems=[
+                    Problem(ProblemKind.XLA_COMPILED_NOTHING, "02-xla-r1", asked="jit")])
     assert verdict_sentence(c) == (
         "NOT A VALID COMPARISON: run 02-xla-r1 asked for XLA (jit) but XLA compiled nothing: it "
         "is not an XLA run and is not compared as one. XLA was 2.00× faster per epoch (95% CI "
@@ -152,13 +153,13 @@ def test_an_accuracy_that_differs_and_an_invalid_comparison_are_said_in_the_verd
 
 def test_nothing_to_compare_says_why() -> None:
     none = Comparison(verdict_kind=NO_SPEED, runs_compared=dict(TRAINED),
-                      problems=["too few epochs for a steady-state time: run at least 2"])
+                      problems=[Problem(ProblemKind.TOO_FEW_EPOCHS)])
     assert verdict_sentence(none) == (
         "Not enough measurements to compare steady-state speed. too few epochs for a "
         "steady-state time: run at least 2"
     )
     lone = Comparison(verdict_kind=NOT_COMPARED, valid=False, problems=[
-        "a comparison needs at least one finished baseline and one XLA run"])
+        Problem(ProblemKind.NO_RUNS_TO_COMPARE)])
     assert verdict_sentence(lone) == (
         "Not compared: a comparison needs at least one finished baseline and one XLA run."
     )
@@ -176,7 +177,9 @@ def test_the_windows_short_verdict_comes_from_the_data_not_from_splitting_the_se
         "paid back by epoch 7 (extrapolated from the steady epoch times)."
     )
     c.valid = False
-    c.problems = ["run 02 crashed. Its log says why", "baseline run 01 shows XLA compiling"]
+    # Problems as an older comparison kept them, in words.
+    c.problems = [Problem.from_saved("run 02 crashed. Its log says why"),
+                  Problem.from_saved("baseline run 01 shows XLA compiling")]
     assert short_verdict(c) == (
         "NOT A VALID COMPARISON: run 02 crashed. Its log says why; baseline run 01 shows XLA "
         "compiling."
@@ -263,24 +266,24 @@ EARLY = AccuracyVerdict(AccuracyKind.TOO_EARLY, arm=0.6, baseline=0.9, images=20
 @pytest.mark.parametrize(
     ("rec", "sentence"),
     [
-        (Recommendation(RecommendationKind.RECOMMENDED, arm="bf16", label="mixed_bfloat16",
+        (Recommendation(RecommendationKind.RECOMMENDED, arm="bf16",
                         speedup=2.0, low=1.9, high=2.1, adjusted_for=3),
          "On this machine, the fastest configuration that learns as well is bf16 "
          "(mixed_bfloat16), 2.00× faster per step (95% CI 1.90–2.10×, Bonferroni-adjusted for 3 "
          "arms)."),
-        (Recommendation(RecommendationKind.TIED, arm="bf16", label="mixed_bfloat16",
+        (Recommendation(RecommendationKind.TIED, arm="bf16",
                         speedup=2.0, low=1.85, high=2.17, adjusted_for=3,
                         tied=("jit+bf16", "bf16"), simpler=True),
          "On this machine, jit+bf16 and bf16 are tied (their adjusted intervals overlap); bf16 "
          "is simpler: 2.00× faster per step (95% CI 1.85–2.17×, Bonferroni-adjusted for 3 "
          "arms)."),
-        (Recommendation(RecommendationKind.TIED, arm="jit", label="jit_compile=True",
+        (Recommendation(RecommendationKind.TIED, arm="jit",
                         speedup=2.2, low=2.0, high=2.4, adjusted_for=3,
                         tied=("jit", "autocluster", "auto"), simpler=False),
          "On this machine, jit, autocluster and auto are tied (their adjusted intervals "
          "overlap); jit is the fastest estimate: 2.20× faster per step (95% CI 2.00–2.40×, "
          "Bonferroni-adjusted for 3 arms)."),
-        (Recommendation(RecommendationKind.ACCURACY_UNKNOWN, arm="fp16", label="mixed_float16",
+        (Recommendation(RecommendationKind.ACCURACY_UNKNOWN, arm="fp16",
                         speedup=2.5, low=2.4, high=2.6, accuracy=EARLY),
          "On this machine, the fastest configuration is fp16 (mixed_float16), 2.50× faster per "
          "step (95% CI 2.40–2.60×); whether it learns as well is not known: not enough training "
@@ -290,7 +293,8 @@ EARLY = AccuracyVerdict(AccuracyKind.TOO_EARLY, arm=0.6, baseline=0.9, images=20
          "On this machine, no configuration measured was clearly faster than the baseline."),
         (Recommendation(RecommendationKind.NONE_RECOMMENDABLE, passed_over=(
             PassedOver("fp16", 1 / 0.3, valid=False, problems=(
-                "m4: asked for fp16 but float32", "m4: no loss scale")),
+                Problem.from_saved("m4: asked for fp16 but float32"),
+                Problem.from_saved("m4: no loss scale"))),
             PassedOver("bf16", 2.0, accuracy=AccuracyVerdict(
                 AccuracyKind.NONFINITE, nonfinite=2)))),
          "On this machine, no configuration that was clearly faster can be recommended. fp16 "
@@ -313,7 +317,7 @@ def test_no_recommendation_says_nothing() -> None:
 
 def test_the_ranking_rule_in_words() -> None:
     def adjusted(name: str, ratio: float, adj: tuple[float, float]) -> ArmResult:
-        return ArmResult(arm=name, variant=name, label=name, ratio=ratio, low=adj[0] * 1.01,
+        return ArmResult(arm=name, variant=name, ratio=ratio, low=adj[0] * 1.01,
                          high=adj[1] * 0.99, adjusted_low=adj[0], adjusted_high=adj[1], pairs=30,
                          accuracy_ok=True)
 

@@ -41,6 +41,7 @@ from tests.helpers.images import (
     truncate,
 )
 from xlagui.core.data.scan import DatasetError, DatasetScan, Problem, scan_dataset
+from xlagui.present.scan import summary_text
 
 CLI_TIMEOUT = 120
 
@@ -143,7 +144,7 @@ def test_scan_api(case: Case, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
             assert scan.class_names == list(case.classes)
         assert all(f.label in scan.class_names for f in scan.files)
 
-        text = scan.summary_text()
+        text = summary_text(scan)
         text.encode("utf-8")  # printable on any terminal, whatever the file names
         for want in case.problems:
             assert f"{want.severity} {want.kind} (" in text
@@ -423,7 +424,7 @@ def _pipeline_batches(root: Path) -> int:
     from xlagui.core.measure.runner import samples_from_scan
 
     scan = scan_dataset(root)
-    assert scan.ok, scan.summary_text()
+    assert scan.ok, summary_text(scan)
     names, train, val = samples_from_scan(scan)
     datasets = build_datasets(
         train,

@@ -180,7 +180,7 @@ def test_the_png_has_a_panel_per_arm_beyond_xla(qtbot: QtBot, tmp_path: Path) ->
     for panel in figure.arm_panels:
         a = arms[panel.variant]
         texts = panel.texts()
-        assert a.arm in texts[0] and a.label in texts[0]  # the title
+        assert a.arm in texts[0] and fmt.arm_label(a) in texts[0]  # the title
         said = dict(panel.rows)
         assert said["Speed per step"] == fmt.arm_speed(a)
         assert "faster (95% CI" in said["Speed per step"]

@@ -34,6 +34,7 @@ from xlagui.core.model.cnn import expected_parameter_count
 from xlagui.core.protocol.arms import BASELINE, CHECK_VARIANT, comparison_arms
 from xlagui.core.protocol.config import RunConfig, XlaMode
 from xlagui.core.protocol.events import Event, ModelEvent
+from xlagui.core.protocol.identity import DumpChoice, RunStatus, WorkerMode
 from xlagui.core.protocol.record import (
     CANCELLED,
     ERROR,
@@ -59,14 +60,14 @@ RunWorker = Callable[[RunSpec, TaskState, Callable[[Event], None]], RunResult]
 CLOSING = "closing"
 
 
-def ended_status(status: str, state: TaskState) -> str:
+def ended_status(status: str, state: TaskState) -> RunStatus:
     """How a run that ended with `status` is recorded: a run cut short because the app is
     closing is `interrupted` (its events keep what it finished), not `cancelled`."""
     closing = state.interruption_reason == CLOSING
-    return INTERRUPTED if status == CANCELLED and closing else status
+    return INTERRUPTED if status == CANCELLED and closing else RunStatus(status)
 
 
-def skipped_status(state: TaskState) -> str:
+def skipped_status(state: TaskState) -> RunStatus:
     """How a run that will not start after a stop is recorded: `not run` when the app is
     closing, `cancelled` after a Stop."""
     return NOT_RUN if state.interruption_reason == CLOSING else CANCELLED
@@ -137,8 +138,8 @@ def plan_runs(config: RunConfig) -> list[RunEntry]:
                     run_id=f"{index:02d}-{variant}-r{repeat}",
                     variant=variant,
                     repeat=repeat,
-                    xla_mode=arm.xla.value,
-                    precision=arm.precision.value,
+                    xla_mode=arm.xla,
+                    precision=arm.precision,
                 )
             )
     return runs
@@ -159,8 +160,8 @@ def plan_measure_runs(config: RunConfig) -> list[RunEntry]:
             run_id=f"m{i}-{variant}",
             variant=variant,
             repeat=1,
-            xla_mode=arm.xla.value,
-            precision=arm.precision.value,
+            xla_mode=arm.xla,
+            precision=arm.precision,
         )
         for i, (variant, arm) in enumerate(arms, start=1)
     ]
@@ -236,11 +237,11 @@ def spec_for(
         val=val,
         run_dir=out_dir / "runs" / entry.run_id,
         repeat=entry.repeat,
-        mode=mode,
+        mode=WorkerMode(mode),
         precision=entry.precision,
         # Only the short inspection compile dumps: the dump slows a compile by about a second
         # (BENCHMARKS.md, evidence collection), which no timed run should carry.
-        xla_dump="text" if mode == "inspect" else "none",
+        xla_dump=DumpChoice.TEXT if mode == WorkerMode.INSPECT else DumpChoice.NONE,
         tensorboard_dir=str(tboard.run_dir(out_dir, entry.run_id)) if mode == "train" else "",
     )
 

@@ -10,10 +10,13 @@ from typing import TYPE_CHECKING
 
 from xlagui.core.analysis.pairs import InstrumentCheck, block_words, widest_arm
 from xlagui.core.analysis.stats import NO_SPEED, NOT_COMPARED
-from xlagui.core.protocol.arms import CHECK_VARIANT, parse_arm
+from xlagui.core.protocol.arms import parse_arm
 from xlagui.core.protocol.config import XlaMode
+from xlagui.core.protocol.identity import Role, RunStatus, StopReason
 from xlagui.core.xla.evidence import describe
+from xlagui.present import levers as lever_words
 from xlagui.present import verdicts
+from xlagui.present.problems import arm_problems, comparison_problems
 
 if TYPE_CHECKING:
     from xlagui.core.analysis.pairs import ArmResult
@@ -46,11 +49,11 @@ def runs_done(finished: int, interrupted: int) -> str:
 
 def mode_words(variant: str, xla_mode: str) -> str:
     """What a run changes, in a column's subtitle and the report: "jit_compile=True"."""
-    if variant == "baseline":
-        return XlaMode.OFF.facts.words
-    if variant != "xla":
-        return parse_arm(variant).label  # another arm: what it changes
-    return XlaMode(xla_mode).facts.words
+    if variant == Role.BASELINE:
+        return lever_words.mode_words(XlaMode.OFF).words
+    if variant != Role.XLA:
+        return lever_words.arm_label(parse_arm(variant))  # another arm: what it changes
+    return lever_words.mode_words(XlaMode(xla_mode)).words
 
 
 def seconds(value: float | None) -> str:
@@ -149,16 +152,16 @@ def measurement_end(c: Comparison) -> str:
         return DASH
     hw = f"±{i.half_width:.1%}" if i.half_width is not None else "no interval yet"
     took = f", {seconds(i.measuring_seconds)} of measuring" if i.measuring_seconds else ""
-    ends = {
-        "target": f"precision reached ({hw}) after {i.pairs} pairs{took}",
-        "budget": f"budget spent after {i.pairs} pairs{took}; precision {hw}"
+    ends: dict[str, str] = {
+        StopReason.TARGET: f"precision reached ({hw}) after {i.pairs} pairs{took}",
+        StopReason.BUDGET: f"budget spent after {i.pairs} pairs{took}; precision {hw}"
         + (
             f" (widest: {w.arm} ±{w.half_width:.1%})"
             if (w := widest_arm(i)) is not None and w.half_width is not None
             else ""
         ),
-        "stopped": f"stopped by the user after {i.pairs} pairs ({hw}); the pairs are kept",
-        "error": f"a worker failed after {i.pairs} pairs ({hw}); the pairs are kept",
+        StopReason.STOPPED: f"stopped by the user after {i.pairs} pairs ({hw}); the pairs are kept",
+        StopReason.ERROR: f"a worker failed after {i.pairs} pairs ({hw}); the pairs are kept",
     }
     text = ends.get(i.stopped_by, f"{i.pairs} pairs so far ({hw})")
     if i.outliers:
@@ -198,7 +201,7 @@ def comparison_rows(c: Comparison) -> list[tuple[str, str]]:
     """The comparison as (what, value) rows: the one table the CLI, the window and the PNG
     report all show. Each figure says what it was measured on."""
     rows: list[tuple[str, str]] = []
-    trained = bool(c.runs_compared.get("baseline") and c.runs_compared.get("xla"))
+    trained = bool(c.runs_compared.get(Role.BASELINE) and c.runs_compared.get(Role.XLA))
     if c.interleaved is not None:
         rows += [
             ("Speed per training step", speedup(c)),
@@ -252,8 +255,10 @@ def runs_compared(c: Comparison) -> str:
     parts = []
     if "interleaved_pairs" in rc:
         parts.append(f"{rc['interleaved_pairs']} interleaved pairs")
-    if rc.get("baseline") or rc.get("xla") or not parts:
-        parts.append(f"{rc.get('baseline', 0)} baseline and {rc.get('xla', 0)} XLA training runs")
+    if rc.get(Role.BASELINE) or rc.get(Role.XLA) or not parts:
+        parts.append(
+            f"{rc.get(Role.BASELINE, 0)} baseline and {rc.get(Role.XLA, 0)} XLA training runs"
+        )
     return "; ".join(parts)
 
 
@@ -276,6 +281,19 @@ COMPARISON_ROW_NAMES = (
 
 
 ARM_COLUMNS = ("rank", "arm", "speed per step", "engaged", "accuracy", "note")
+
+
+def arm_label(a: ArmResult) -> str:
+    """What an arm changes, in words: "XLA jit_compile + mixed_bfloat16"."""
+    return lever_words.arm_label(parse_arm(a.arm))
+
+
+def arm_hardware_note(a: ArmResult) -> str:
+    """What is known of how the hardware runs the arm's number format ("" when nothing is):
+    from its kind, or the words an older comparison kept."""
+    if a.hardware:
+        return lever_words.hardware_words(a.hardware, parse_arm(a.arm).precision)
+    return a.note
 
 
 def arm_speed(a: ArmResult) -> str:
@@ -306,10 +324,11 @@ def arm_table(c: Comparison) -> list[tuple[str, ...]]:
         return []
     rows: list[tuple[str, ...]] = []
     for rank, a in enumerate(ranked(c.interleaved.arms), start=1):
-        engaged = "yes" if a.valid else "NOT VALID: " + "; ".join(a.problems)
+        engaged = "yes" if a.valid else "NOT VALID: " + "; ".join(arm_problems(a.problems))
         star = " ★" if c.recommended_arm == a.arm else ""
         rows.append(
-            (str(rank), f"{a.arm}{star}", arm_speed(a), engaged, arm_accuracy(a), a.note or "")
+            (str(rank), f"{a.arm}{star}", arm_speed(a), engaged, arm_accuracy(a),
+             arm_hardware_note(a))
         )
     return rows
 
@@ -319,7 +338,7 @@ def other_arms(c: Comparison | None) -> bool:
     return bool(
         c is not None
         and c.interleaved is not None
-        and any(a.variant != "xla" for a in c.interleaved.arms)
+        and any(a.variant != Role.XLA for a in c.interleaved.arms)
     )
 
 
@@ -327,10 +346,10 @@ def problems_beside_verdict(c: Comparison) -> list[str]:
     """The problems the verdict sentence does not already list: it lists them all for an
     invalid comparison or one without a speed, and the last for one not compared."""
     if c.verdict_kind == NOT_COMPARED:
-        return c.problems[:-1]
+        return comparison_problems(c.problems[:-1])
     if not c.valid or c.verdict_kind == NO_SPEED:
         return []
-    return list(c.problems)
+    return comparison_problems(c.problems)
 
 
 def question_verdict(c: Comparison) -> str:
@@ -396,53 +415,6 @@ def arm_bars(c: Comparison | None) -> list[ArmBar]:
     ]
 
 
-# The runs table, the same in the terminal and the PNG: (heading, aligned left).
-RUN_COLUMNS: tuple[tuple[str, bool], ...] = (
-    ("Run", True),
-    ("Status", True),
-    ("XLA in effect", False),
-    ("First epoch", False),
-    ("Steady epoch", False),
-    ("Total", False),
-    ("Peak RSS", False),
-    ("Val. acc.", False),
-    ("XLA evidence", True),
-)
-
-
-def run_name(variant: str, xla_mode: str, arm_name: str, repeat: int) -> str:
-    """A run in one short label: "Baseline #1", "XLA jit_compile #2", "bf16 #1"."""
-    if variant == "baseline":
-        side = "Baseline"
-    elif variant == CHECK_VARIANT:
-        side = "A/A twin (baseline)"
-    elif variant == "xla":
-        side = XlaMode(xla_mode).facts.short
-    else:
-        side = arm_name
-    return f"{side} #{repeat}"
-
-
-def run_rows(report: ComparisonReport) -> list[tuple[str, ...]]:
-    """One row per training run, in `RUN_COLUMNS` order."""
-    rows: list[tuple[str, ...]] = []
-    for r in report.runs:
-        s = r.summary
-        started = r.started
-        rows.append((
-            run_name(r.variant, r.xla_mode, r.arm.name, r.repeat),
-            r.status,
-            "—" if started is None else ("yes" if started.xla_in_effect else "no"),
-            seconds(s.first_epoch_seconds if s is not None else None),
-            seconds(s.steady_epoch_seconds if s is not None else None),
-            seconds(s.total_seconds if s is not None else None),
-            size_bytes(s.peak_rss_bytes if s is not None else None),
-            percent(s.final_val_accuracy if s is not None else None),
-            evidence(s) if s is not None else "—",
-        ))
-    return rows
-
-
 # -- one arm on its own (the PNG's arm panels, the Markdown report's arms table) -------------
 
 
@@ -462,12 +434,12 @@ def arm_interval(a: ArmResult) -> str:
 def arm_status(a: ArmResult, entry: RunEntry | None) -> str:
     """Whether the arm was measured as asked: "engaged", "NOT VALID: …", or "failed: …" when
     its measuring worker (`entry`) ended in an error."""
-    if entry is not None and entry.status == "error":
+    if entry is not None and entry.status == RunStatus.ERROR:
         error = entry.error
         return "failed: " + (error.message if error is not None and error.message
                              else "its worker ended in an error")
     if not a.valid:
-        return "NOT VALID: " + "; ".join(a.problems)
+        return "NOT VALID: " + "; ".join(arm_problems(a.problems))
     return "engaged"
 
 
@@ -492,7 +464,7 @@ def extra_arms(c: Comparison | None) -> list[ArmResult]:
     """The arms measured beyond the XLA side (bf16, jit+bf16, ...), in the order measured."""
     if c is None or c.interleaved is None:
         return []
-    return [a for a in c.interleaved.arms if a.variant != "xla"]
+    return [a for a in c.interleaved.arms if a.variant != Role.XLA]
 
 
 def arm_figures(report: ComparisonReport, a: ArmResult) -> list[tuple[str, str]]:
@@ -509,8 +481,9 @@ def arm_figures(report: ComparisonReport, a: ArmResult) -> list[tuple[str, str]]
         ("Status", arm_status(a, measure_entry(report, a))),
         ("Accuracy", arm_accuracy(a)),
     ]
-    if a.note:
-        rows.append(("Hardware", a.note))
+    note = arm_hardware_note(a)
+    if note:
+        rows.append(("Hardware", note))
     trained = [r for r in report.runs if r.variant == a.variant]
     if trained:
         last = trained[-1]
@@ -518,42 +491,3 @@ def arm_figures(report: ComparisonReport, a: ArmResult) -> list[tuple[str, str]]
         rows.append(("Training", f"{runs}, the last {last.status}"))
         rows += training_figures(last.summary)
     return rows
-
-
-def dataset_words(report: ComparisonReport) -> list[tuple[str, str]]:
-    """The dataset, as (what, value) rows."""
-    d = report.dataset
-    counts = d.get("counts") or {}
-    train = sum((counts.get("train") or {}).values())
-    test = sum((counts.get("test") or {}).values())
-    classes = d.get("class_names") or []
-    return [
-        ("Name", str(d.get("name", "?"))),
-        ("Folder", str(d.get("root", "?"))),
-        ("Classes", f"{len(classes)}: {', '.join(classes)}"),
-        ("Images", f"{train:,} training, {test:,} test ({d.get('layout', '?')} layout)"),
-        ("Fingerprint", str(d.get("fingerprint", ""))[:16]),
-    ]
-
-
-def environment_words(report: ComparisonReport) -> list[tuple[str, str]]:
-    """The machine, the software and the settings, as (what, value) rows."""
-    e = report.environment
-    c = report.config
-    return [
-        ("Device", device_words(report)),
-        ("Software", f"TensorFlow {e.get('tensorflow', '?')}, Keras {e.get('keras', '?')}, "
-                     f"Python {e.get('python', '?')}"),
-        ("Machine", f"{e.get('hostname', '?')}, {e.get('platform', '?')}, "
-                    f"{e.get('cpu_count', '?')} CPUs"),
-        ("Settings", f"{c.epochs} epochs, batch {c.batch_size}, {c.image_size} px, augmentation "
-                     f"{'on' if c.augment else 'off'}, seed {c.seed}, {c.repeats} "
-                     f"repeat{'s' if c.repeats != 1 else ''}"),
-        ("XLA side", mode_words("xla", c.xla.value)),
-    ]
-
-
-def device_words(report: ComparisonReport) -> str:
-    """The device the comparison ran on: "Intel Xeon (CPU)"."""
-    e = report.environment
-    return f"{e.get('device_name') or '?'} ({e.get('device_kind') or report.config.device})"

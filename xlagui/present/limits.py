@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING
 
 from xlagui.core.analysis.efficiency import ArmEfficiency, Efficiency, gap_factors
 from xlagui.core.protocol.config import XlaMode
+from xlagui.core.protocol.identity import Role
+from xlagui.present.levers import mode_words
 
 if TYPE_CHECKING:
     from xlagui.core.analysis.stats import Comparison
@@ -47,9 +49,9 @@ def byte_rate(value: float | None) -> str:
 
 def arm_words(a: ArmEfficiency) -> str:
     """“XLA jit” for the two sides of the XLA question, the arm's own name (“bf16”) else."""
-    if a.variant in ("baseline", "xla"):
+    if a.variant in (Role.BASELINE, Role.XLA):
         try:
-            return XlaMode(a.xla_mode).facts.brief
+            return mode_words(XlaMode(a.xla_mode)).brief
         except ValueError:  # a mode this version does not know (a newer file)
             return a.xla_mode
     return a.variant

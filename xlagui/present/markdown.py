@@ -16,8 +16,11 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from xlagui.core.analysis.ranking import ranked
+from xlagui.core.protocol.identity import Role
 from xlagui.present import format as fmt
 from xlagui.present import limits, verdicts
+from xlagui.present import report as report_words
+from xlagui.present.problems import comparison_problems
 
 if TYPE_CHECKING:
     from xlagui.core.analysis.stats import Comparison
@@ -63,7 +66,7 @@ def code_block(text: str, info: str = "sh") -> list[str]:
 def title(report: ComparisonReport) -> str:
     """What was compared, on which dataset and model, and where: "XLA vs baseline on tiny
     with mixer — Intel Xeon (CPU)"."""
-    return f"{report.title()} — {fmt.device_words(report)}"
+    return f"{report_words.comparison_title(report)} — {report_words.device_words(report)}"
 
 
 def headline(c: Comparison) -> str:
@@ -81,7 +84,7 @@ def arm_rows(report: ComparisonReport) -> list[tuple[str, ...]]:
         return []
     rows: list[tuple[str, ...]] = []
     for a in ranked(c.interleaved.arms):
-        name = f"{a.arm} (XLA)" if a.variant == "xla" else a.arm
+        name = f"{a.arm} (XLA)" if a.variant == Role.XLA else a.arm
         rows.append((
             name,
             fmt.arm_speedup(a),
@@ -123,8 +126,8 @@ def _report_markdown(report: ComparisonReport) -> str:
                 lines += [recommendation, ""]
     if report.runs:
         lines += ["## Training runs", ""]
-        lines += table([h for h, _ in fmt.RUN_COLUMNS], fmt.run_rows(report),
-                       [lft for _, lft in fmt.RUN_COLUMNS])
+        lines += table([h for h, _ in report_words.RUN_COLUMNS], report_words.run_rows(report),
+                       [lft for _, lft in report_words.RUN_COLUMNS])
         lines.append("")
     efficiency = limits.efficiency_rows(c)
     if efficiency:
@@ -132,14 +135,14 @@ def _report_markdown(report: ComparisonReport) -> str:
         lines += table(("What", "Value"), efficiency)
         lines += ["", limits.limit_verdict(c), ""]
     if c is not None:
-        for heading, items in (("Problems", c.problems), ("Notes", c.notes)):
+        for heading, items in (("Problems", comparison_problems(c.problems)), ("Notes", c.notes)):
             if items:
                 lines += [f"## {heading}", ""]
                 lines += [f"- {' '.join(item.split())}" for item in items]
                 lines.append("")
     lines += ["## Setup", ""]
-    lines += table(("What", "Value"), [*fmt.dataset_words(report),
-                                       *fmt.environment_words(report)])
+    lines += table(("What", "Value"), [*report_words.dataset_words(report),
+                                       *report_words.environment_words(report)])
     lines += ["", "## Reproduce", ""]
     lines += code_block(report.reproduce_command())
     return "\n".join(lines) + "\n"
@@ -150,7 +153,7 @@ def summary_markdown(report: ComparisonReport) -> str:
     (`compare.run_comparison`'s `tensorboard_text`)."""
     c = report.comparison
     verdict = verdicts.verdict_sentence(c) if c is not None else "Not compared."
-    lines = [f"## {report.title()}", "", verdict, ""]
+    lines = [f"## {report_words.comparison_title(report)}", "", verdict, ""]
     recommendation = verdicts.recommendation_sentence(c.recommendation) if c is not None else ""
     if recommendation:
         lines += [recommendation, ""]

@@ -23,6 +23,7 @@ from xlagui.core.protocol.config import (
     check_batch_fits,
     check_image_size,
 )
+from xlagui.present.levers import hardware_note
 
 # Below this many pixels a side, images train fast but leave XLA little to speed up.
 SMALL_IMAGE_SIZE = 64
@@ -128,7 +129,7 @@ def _budget_note(draft: SettingsDraft) -> Note | None:
 
 def arm_note(name: str, device_kind: str) -> str:
     """The note under an "Also measure" arm the hardware runs poorly ("" when none)."""
-    note = arm_kinds.hardware_note(arm_kinds.parse_arm(name), device_kind)
+    note = hardware_note(arm_kinds.parse_arm(name), device_kind)
     return note[:1].upper() + note[1:] + "." if note else ""
 
 

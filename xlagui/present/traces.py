@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from xlagui.core.analysis.pairs import RatioEstimate, RunningEstimate
 from xlagui.core.protocol import events as ev
+from xlagui.core.protocol.identity import Role, WorkerMode
 
 # Weight of the newest batch in the smoothed loss curve (an exponential moving average).
 SMOOTHING = 0.15
@@ -48,7 +49,7 @@ class RunTrace:
 
     @property
     def measuring(self) -> bool:
-        return self.started is not None and self.started.mode == "measure"
+        return self.started is not None and self.started.mode == WorkerMode.MEASURE
 
     def median_step_seconds(self) -> float | None:
         per_step = sorted(b.seconds / b.steps for b in self.blocks if b.steps)
@@ -176,16 +177,16 @@ class SpeedupTraces:
         self._done.clear()
 
     def update(self, blocks: Mapping[str, Sequence[ev.Event]]) -> dict[str, SpeedupCurve]:
-        """`blocks`: each side's events (its BlockEvents are what counts), "baseline" among
+        """`blocks`: each side's events (its BlockEvents are what counts), `Role.BASELINE` among
         them. Returns a curve per other side that has paired rounds, in `blocks`' order."""
         from xlagui.core.analysis.summary import pair_up
 
-        base = blocks.get("baseline")
+        base = blocks.get(Role.BASELINE)
         out: dict[str, SpeedupCurve] = {}
         if not base:
             return out
         for variant, events in blocks.items():
-            if variant == "baseline":
+            if variant == Role.BASELINE:
                 continue
             ratios = [p.ratio for p in pair_up(base, events)]
             if not ratios:

@@ -28,6 +28,10 @@ from xlagui.core.analysis.stats import (
     BreakEven,
     Comparison,
 )
+from xlagui.core.protocol.arms import parse_arm
+from xlagui.core.protocol.identity import Role, StopReason
+from xlagui.present.levers import arm_label
+from xlagui.present.problems import arm_problems, comparison_problem, comparison_problems
 
 if TYPE_CHECKING:
     from xlagui.core.results.history import HistoryItem
@@ -72,7 +76,7 @@ def speed_sentence(c: Comparison) -> str:
 def stop_sentence(i: InterleavedSummary) -> str:
     """How the interleaved measurement ended, in words ("" when it reached its target)."""
     hw = f"±{i.half_width:.1%}" if i.half_width is not None else "no interval yet"
-    if i.stopped_by == "budget":
+    if i.stopped_by == StopReason.BUDGET:
         target = f" ±{i.target:.0%}" if i.target is not None else ""
         widest = widest_arm(i)
         if widest is not None and widest.half_width is not None:
@@ -82,9 +86,9 @@ def stop_sentence(i: InterleavedSummary) -> str:
                 f"(widest: {widest.arm} ±{widest.half_width:.1%})."
             )
         return f"The time budget ran out before the{target} precision was reached ({hw})."
-    if i.stopped_by == "stopped":
+    if i.stopped_by == StopReason.STOPPED:
         return f"The measurement was stopped after {i.pairs} pairs ({hw})."
-    if i.stopped_by == "error":
+    if i.stopped_by == StopReason.ERROR:
         return f"A worker failed after {i.pairs} pairs; the pairs before it are kept ({hw})."
     return ""
 
@@ -115,13 +119,13 @@ def _compile_part(c: Comparison) -> str:
         return "; its extra compile time was not measurable"
     if b is not None and b.kind == NEVER:
         return f" and never pays back its {seconds_words(extra)} compile"
-    if c.break_even_epoch is None and c.runs_compared.get("xla"):
+    if c.break_even_epoch is None and c.runs_compared.get(Role.XLA):
         return (
             f"; its {seconds_words(extra)} compile was not paid back within the measured epochs"
         )
     if c.break_even_epoch is not None and c.break_even_epoch > 1:
         return f"; its {seconds_words(extra)} compile is paid back by {break_even_words(b)}"
-    if not c.runs_compared.get("xla"):
+    if not c.runs_compared.get(Role.XLA):
         return f"; compiling cost it {seconds_words(extra)} once"
     return ""
 
@@ -134,13 +138,15 @@ def short_verdict(c: Comparison) -> str:
     if c.speedup is None:
         return "Not enough measurements to compare steady-state speed."
     if not c.valid:
-        return "NOT A VALID COMPARISON: " + "; ".join(c.problems) + "."
+        return "NOT A VALID COMPARISON: " + "; ".join(comparison_problems(c.problems)) + "."
     return speed_sentence(c) + _compile_part(c) + "."
 
 
 def _not_compared(c: Comparison) -> str:
     # The last problem is the one that says why nothing was compared (`compare_runs`).
-    return "Not compared: " + c.problems[-1] + "." if c.problems else "Not compared."
+    if not c.problems:
+        return "Not compared."
+    return "Not compared: " + comparison_problem(c.problems[-1]) + "."
 
 
 def verdict_sentence(c: Comparison) -> str:
@@ -150,7 +156,9 @@ def verdict_sentence(c: Comparison) -> str:
     if c.verdict_kind == NOT_COMPARED:
         return _not_compared(c)
     if c.speedup is None:
-        return "Not enough measurements to compare steady-state speed. " + "; ".join(c.problems)
+        return "Not enough measurements to compare steady-state speed. " + "; ".join(
+            comparison_problems(c.problems)
+        )
     text = speed_sentence(c) + _compile_part(c) + "."
     if c.total_time_ratio is not None:
         pct = (1 - c.total_time_ratio) * 100
@@ -164,7 +172,7 @@ def verdict_sentence(c: Comparison) -> str:
     if c.accuracy_differs:
         text += " Accuracy differs beyond noise: " + comparison_accuracy(c) + "."
     if not c.valid:
-        text = "NOT A VALID COMPARISON: " + "; ".join(c.problems) + ". " + text
+        text = "NOT A VALID COMPARISON: " + "; ".join(comparison_problems(c.problems)) + ". " + text
     return text
 
 
@@ -251,6 +259,7 @@ def recommendation_sentence(r: Recommendation | None) -> str:
         text = "On this machine, no configuration measured was clearly faster than the baseline."
     else:
         faster = f"{r.speedup:.2f}× faster per step ({adjusted_interval(r)})"
+        label = arm_label(parse_arm(r.arm or ""))
         if r.kind is RecommendationKind.TIED:
             names = ", ".join(r.tied[:-1]) + f" and {r.tied[-1]}"
             pick = f"{r.arm} is simpler" if r.simpler else f"{r.arm} is the fastest estimate"
@@ -261,15 +270,15 @@ def recommendation_sentence(r: Recommendation | None) -> str:
         elif r.kind is RecommendationKind.RECOMMENDED:
             text = (
                 f"On this machine, the fastest configuration that learns as well is "
-                f"{r.arm} ({r.label}), {faster}."
+                f"{r.arm} ({label}), {faster}."
             )
         else:
             text = (
-                f"On this machine, the fastest configuration is {r.arm} ({r.label}), {faster}; "
+                f"On this machine, the fastest configuration is {r.arm} ({label}), {faster}; "
                 f"whether it learns as well is not known: {accuracy_words(r.accuracy)}."
             )
     for p in r.passed_over:
-        why = "; ".join(p.problems) if not p.valid else accuracy_words(p.accuracy)
+        why = "; ".join(arm_problems(p.problems)) if not p.valid else accuracy_words(p.accuracy)
         text += f" {p.arm} was faster ({p.speedup:.2f}×) but is not recommended: {why}."
     return text
 

@@ -34,6 +34,8 @@ from xlagui.core.protocol.record import RunEntry
 from xlagui.core.results.report import ComparisonReport
 from xlagui.present import format as fmt
 from xlagui.present import limits, verdicts, xla_did
+from xlagui.present import report as report_words
+from xlagui.present.problems import comparison_problems
 from xlagui.present.traces import RunTrace, trace_of
 from xlagui.ui.shared import plots
 from xlagui.ui.shared.theme import SEVERITY_COLORS, VARIANT_TITLES
@@ -244,7 +246,7 @@ class _ArmPanel(QFrame):
             f"<span style='color:{plots.color(arm.variant).name()}'>■</span> "
             f"{html.escape(arm.arm)} "
             f"<span style='color:#5f6368; font-size:15px; font-weight:400'>"
-            f"{html.escape(arm.label)}</span>", "Section", rich=True))
+            f"{html.escape(fmt.arm_label(arm))}</span>", "Section", rich=True))
         self.rows = fmt.arm_figures(report, arm)
         grid = _kv(self.rows)
         for i, (_key, value) in enumerate(self.rows):
@@ -307,15 +309,15 @@ class ReportFigure(QWidget):
     def _add_heading(self, root: QVBoxLayout, report: ComparisonReport) -> None:
         """The title, what was compared, the dataset and environment boxes and the verdict."""
         c = report.config
-        root.addWidget(_label(report.title(), "Title"))
+        root.addWidget(_label(report_words.comparison_title(report), "Title"))
         root.addWidget(_label(
             f"Baseline (XLA off) vs XLA ({fmt.mode_words('xla', c.xla.value)})"
             + (f" and {', '.join(c.arms)}" if c.arms else "") + " · "
             f"{fmt.created(report.created)} · xlagui {report.app_version}", "Sub"))
         info = QHBoxLayout()
         info.setSpacing(16)
-        info.addWidget(_box("Dataset", _kv(fmt.dataset_words(report))), 1)
-        info.addWidget(_box("Environment", _kv(fmt.environment_words(report))), 1)
+        info.addWidget(_box("Dataset", _kv(report_words.dataset_words(report))), 1)
+        info.addWidget(_box("Environment", _kv(report_words.environment_words(report))), 1)
         root.addLayout(info)
         comp = report.comparison
         verdict = fmt.question_verdict(comp) if comp is not None else "Not compared yet."
@@ -359,10 +361,10 @@ class ReportFigure(QWidget):
             runs = QGridLayout()
             runs.setHorizontalSpacing(18)
             runs.setVerticalSpacing(3)
-            header = [name for name, _ in fmt.RUN_COLUMNS]
+            header = [name for name, _ in report_words.RUN_COLUMNS]
             for col, text in enumerate(header):
                 runs.addWidget(_label(text, "Key", wrap=False), 0, col)
-            for i, row in enumerate(fmt.run_rows(report), start=1):
+            for i, row in enumerate(report_words.run_rows(report), start=1):
                 for col, text in enumerate(row):
                     runs.addWidget(_label(text, wrap=col == len(row) - 1), i, col)
             runs.setColumnStretch(len(header) - 1, 1)
@@ -371,7 +373,8 @@ class ReportFigure(QWidget):
         if did_line:
             root.addWidget(_label(did_line))
         if comp is not None:
-            for title, lines, severity in (("Problems", comp.problems, "error"),
+            problems = comparison_problems(comp.problems)
+            for title, lines, severity in (("Problems", problems, "error"),
                                            ("Notes", comp.notes, "warning")):
                 if lines:
                     root.addWidget(_bullets(title, lines, SEVERITY_COLORS[severity]))

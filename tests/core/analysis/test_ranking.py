@@ -28,10 +28,13 @@ from xlagui.core.data.scan import DatasetScan, scan_dataset
 from xlagui.core.measure.interleave import catch_up_steps, williams_orders
 from xlagui.core.protocol.config import RunConfig
 from xlagui.core.protocol.events import BlockEvent
+from xlagui.core.protocol.problems import Problem, ProblemKind
 from xlagui.core.protocol.task import TaskState
 from xlagui.core.results.export import read_json, to_csv
 from xlagui.core.results.report import ComparisonReport
 from xlagui.present.format import arm_table, comparison_rows
+from xlagui.present.problems import arm_problem
+from xlagui.present.report import comparison_title
 
 FAKE = Path(__file__).resolve().parents[2] / "helpers" / "fake_measure_worker.py"
 
@@ -178,7 +181,7 @@ def test_three_arms_rotate_and_each_gets_its_ratio(scan: DatasetScan, tmp_path: 
     assert rec.low <= rec.speedup <= rec.high
     assert c.verdict_kind == "speed_measured"
     assert c.speedup is not None and c.speedup.value == pytest.approx(1 / 2.4)
-    assert report.title().startswith("XLA, bf16 and jit+bf16 vs baseline on ")
+    assert comparison_title(report).startswith("XLA, bf16 and jit+bf16 vs baseline on ")
     data = json.loads((out / "comparison.json").read_text())
     got = {a["arm"]: a for a in data["comparison"]["interleaved"]["arms"]}
     for key in ("arm", "ratio", "low", "high", "pairs", "valid", "accuracy_ok"):
@@ -229,7 +232,10 @@ def test_an_arm_that_did_not_engage_is_not_valid(scan: DatasetScan, tmp_path: Pa
     assert c is not None and c.interleaved is not None
     bf16 = next(a for a in c.interleaved.arms if a.arm == "bf16")
     assert not bf16.valid
-    assert "asked for the mixed_bfloat16 policy but float32 was in effect" in bf16.problems[0]
+    assert bf16.problems[0] == Problem(ProblemKind.WRONG_POLICY, bf16.problems[0].run_id,
+                                       asked="mixed_bfloat16", found="float32")
+    assert "asked for the mixed_bfloat16 policy but float32 was in effect" in arm_problem(
+        bf16.problems[0])
     assert c.recommended_arm is None
     rec = c.recommendation
     assert rec is not None and rec.kind is RecommendationKind.NONE_RECOMMENDABLE
@@ -270,7 +276,6 @@ def test_the_ranking_rule() -> None:
         return ArmResult(
             arm=name,
             variant=name,
-            label=name,
             ratio=ratio,
             low=ratio * (1 - half),
             high=ratio * (1 + half),
@@ -292,12 +297,12 @@ def test_the_ranking_rule() -> None:
     assert rec.kind is RecommendationKind.ACCURACY_UNKNOWN and rec.accuracy == early
     assert rec.speedup == pytest.approx(2.0) and rec.adjusted_for == 0  # plain intervals
     assert recommendation([slower, unclear]) == Recommendation(RecommendationKind.NONE_FASTER)
-    invalid = arm("fp16", 0.3, valid=False, problems=["m4: asked for fp16 but float32"])
+    not_fp16 = Problem(ProblemKind.WRONG_POLICY, "m4", asked="mixed_float16", found="float32")
+    invalid = arm("fp16", 0.3, valid=False, problems=[not_fp16])
     rec = recommendation([invalid, fast_unknown])
     assert rec is not None and rec.arm == "bf16"
     [passed] = rec.passed_over
-    assert passed == PassedOver("fp16", passed.speedup, False, ("m4: asked for fp16 but float32",),
-                                accuracy=None)
+    assert passed == PassedOver("fp16", passed.speedup, False, (not_fp16,), accuracy=None)
     assert passed.speedup == pytest.approx(1 / 0.3)
     assert recommendation([]) is None
     assert recommendation([arm("jit", 2.0, accuracy_ok=True), arm("bf16", 0.5, accuracy_ok=True)]
@@ -305,7 +310,7 @@ def test_the_ranking_rule() -> None:
 
 
 def _adjusted(name: str, ratio: float, adj: tuple[float, float], **kw: Any) -> ArmResult:
-    return ArmResult(arm=name, variant=name, label=name, ratio=ratio, low=adj[0] * 1.01,
+    return ArmResult(arm=name, variant=name, ratio=ratio, low=adj[0] * 1.01,
                      high=adj[1] * 0.99, adjusted_low=adj[0], adjusted_high=adj[1], pairs=30,
                      accuracy_ok=True, **kw)
 
@@ -371,7 +376,7 @@ def test_the_a_a_check_of_identical_workers_covers_one(scan: DatasetScan, tmp_pa
     rows = dict(comparison_rows(c))
     assert "covers 1.00: no position or order effect seen" in rows["Instrument check (A/A)"]
     assert "--check" in report.reproduce_command()
-    assert report.title().startswith("XLA and bf16 vs baseline on ")  # the twin is no arm
+    assert comparison_title(report).startswith("XLA and bf16 vs baseline on ")  # the twin is no arm
     # Reopened from its JSON: the same check.
     again = read_json(out / "comparison.json").comparison
     assert again is not None and again.interleaved is not None

@@ -21,7 +21,9 @@ from xlagui.core.analysis.stats import (
     ratio_interval,
     summarize_epochs,
 )
+from xlagui.core.protocol.problems import Problem, ProblemKind
 from xlagui.core.xla.evidence import XlaEvidence
+from xlagui.present.problems import comparison_problem, comparison_problems
 
 
 def record(
@@ -158,7 +160,8 @@ def test_extrapolation_when_xla_is_clearly_faster() -> None:
 def test_run_that_asked_for_xla_and_got_none_is_not_compared_silently() -> None:
     c = compare_runs([record("baseline", (3, 2, 2)), record("xla", (3, 2, 2), compiled=False)])
     assert not c.valid
-    assert "compiled nothing" in c.problems[0]
+    assert c.problems[0] == Problem(ProblemKind.XLA_COMPILED_NOTHING, "xla1", asked="jit")
+    assert "compiled nothing" in comparison_problem(c.problems[0])
     assert c.verdict_kind == SPEED_MEASURED  # a speed, but from no XLA run: `valid` says so
 
 
@@ -214,7 +217,8 @@ def test_a_single_steady_epoch_is_said_to_be_one_measurement() -> None:
 def test_one_epoch_has_no_steady_state() -> None:
     c = compare_runs([record("baseline", (3,)), record("xla", (4,))])
     assert c.speedup is None
-    assert any("at least 2" in p for p in c.problems)
+    assert Problem(ProblemKind.TOO_FEW_EPOCHS) in c.problems
+    assert any("at least 2" in p for p in comparison_problems(c.problems))
 
 
 def test_notes_of_the_runs_are_said_once_with_the_runs_they_concern() -> None:

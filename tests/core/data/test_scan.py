@@ -38,6 +38,7 @@ from xlagui.core.data.scan import duplicates as scan_duplicates
 from xlagui.core.data.scan import probe as scan_probe
 from xlagui.core.data.scan import walk as scan_walk
 from xlagui.core.protocol.task import Cancelled, TaskState
+from xlagui.present.scan import layout_description, summary_text
 
 
 def kinds(scan: DatasetScan) -> list[str]:
@@ -79,7 +80,7 @@ def test_split_layout_uses_the_train_and_test_folders(tmp_path: Path, test_folde
         f.rel.startswith(f"{f.split if f.split == 'train' else test_folder}/{f.label}/")
         for f in scan.files
     )
-    assert f"{test_folder}/" in scan.summary_text()
+    assert f"{test_folder}/" in summary_text(scan)
 
 
 def test_split_layout_prefers_test_over_val_and_notes_the_other(tmp_path: Path) -> None:
@@ -105,7 +106,7 @@ def test_class_folders_alone_are_auto_split_20_percent_per_class(tmp_path: Path)
         "train": {"cats": 8, "dogs": 20, "owls": 1, "rare": 1},
         "test": {"cats": 2, "dogs": 5, "owls": 1, "rare": 0},
     }
-    assert "held out 20% of each class" in scan.summary_text()
+    assert "held out 20% of each class" in summary_text(scan)
 
 
 def test_auto_split_holdout_percent_is_honoured(tmp_path: Path) -> None:
@@ -157,7 +158,7 @@ def test_train_without_test_folder_is_auto_split_and_said_so(tmp_path: Path) -> 
     assert scan.train_folder == "train"
     assert scan.counts()["test"] == {"cats": 1, "dogs": 1}
     assert only(scan, "no_test_folder").severity == "info"
-    assert "train/ with no test folder" in scan.summary_text()
+    assert "train/ with no test folder" in summary_text(scan)
 
 
 def test_the_layout_description_is_the_summarys_layout_line(tmp_path: Path) -> None:
@@ -173,9 +174,9 @@ def test_the_layout_description_is_the_summarys_layout_line(tmp_path: Path) -> N
     for name, words in expected.items():
         scan = scan_dataset(tmp_path / name, holdout_percent=25, seed=7)
 
-        assert scan.layout_description.startswith(words)
-        assert ("(seed 7," in scan.layout_description) == (scan.layout == "auto-split")
-        assert f"\nLayout: {scan.layout_description}\n" in scan.summary_text()
+        assert layout_description(scan).startswith(words)
+        assert ("(seed 7," in layout_description(scan)) == (scan.layout == "auto-split")
+        assert f"\nLayout: {layout_description(scan)}\n" in summary_text(scan)
 
 
 def test_images_directly_in_the_dataset_folder_are_ignored_with_a_note(tmp_path: Path) -> None:
@@ -425,7 +426,7 @@ def test_colour_modes_are_counted_in_peoples_words(tmp_path: Path) -> None:
     }
     modes = {Path(f.rel).name: f.mode for f in scan.files}
     assert modes["cmyk.jpg"] == "CMYK" and modes["gray16.png"].startswith("I;16")
-    assert "16-bit" in scan.summary_text()
+    assert "16-bit" in summary_text(scan)
 
 
 def test_size_range_per_split_and_class(tmp_path: Path) -> None:
@@ -441,7 +442,7 @@ def test_size_range_per_split_and_class(tmp_path: Path) -> None:
     assert scan.size_range("train", "b") == (5, 6, 5, 6)
     assert scan.size_range("test", "a") == (7, 8, 7, 8)
     assert scan.size_range("test", "nope") == (0, 0, 0, 0)
-    assert "10x20 to 200x30" in scan.summary_text()
+    assert "10x20 to 200x30" in summary_text(scan)
 
 
 def test_one_pixel_images_are_fine(tmp_path: Path) -> None:
@@ -707,7 +708,7 @@ def test_empty_folder_is_a_scan_with_an_error(tmp_path: Path) -> None:
 
     assert kinds(scan) == ["no_images"]
     assert not scan.ok and scan.files == [] and scan.class_names == []
-    assert "No usable images" in scan.summary_text()
+    assert "No usable images" in summary_text(scan)
 
 
 def test_test_folder_without_images_is_an_error(tmp_path: Path) -> None:
@@ -813,7 +814,7 @@ def test_round_trip_through_json(tmp_path: Path) -> None:
     assert again == scan
     assert isinstance(again.files[0], ImageFile) and isinstance(again.problems[0], Problem)
     assert again.fingerprint() == scan.fingerprint()
-    assert again.summary_text() == scan.summary_text()
+    assert summary_text(again) == summary_text(scan)
 
 
 def test_fingerprint_changes_with_the_data(tmp_path: Path) -> None:
@@ -844,7 +845,7 @@ def test_summary_text_groups_problems_with_the_first_paths(tmp_path: Path) -> No
     for i in range(5):
         make_file(tmp_path / "cats" / f"bad{i}.jpg", "text")
 
-    text = scan_dataset(tmp_path).summary_text()
+    text = summary_text(scan_dataset(tmp_path))
 
     assert "warning not_an_image (5):" in text
     assert "cats/bad0.jpg" in text and "cats/bad4.jpg" not in text

@@ -8,16 +8,14 @@ from pathlib import Path
 import pytest
 
 from xlagui.core.protocol.arms import (
-    BASELINE,
-    Arm,
+    HardwareFit,
     Precision,
     comparison_arms,
     cpu_flags,
     default_also,
-    hardware_note,
+    hardware_fit,
     parse_arm,
     parse_arms,
-    policy_problems,
     runs_well,
 )
 from xlagui.core.protocol.config import ConfigError, RunConfig, XlaMode
@@ -98,25 +96,12 @@ def test_what_the_machine_runs_well_is_ticked_by_default() -> None:
     assert not runs_well("jit+bf16", "CPU", AMX)  # XLA is the question, never a known good
 
 
-def test_hardware_notes_name_the_missing_instructions() -> None:
-    bf16 = parse_arm("bf16")
-    assert hardware_note(bf16, "CPU", AMX) == ""
-    note = hardware_note(bf16, "CPU", OLD)
-    assert "no native bfloat16" in note and "AMX-BF16" in note
-    assert "emulated" in hardware_note(parse_arm("fp16"), "CPU", AMX)
-    assert hardware_note(parse_arm("jit"), "CPU", OLD) == ""
-    assert "could not read" in hardware_note(bf16, "CPU", frozenset())
-
-
-def test_an_arm_whose_policy_did_not_engage_is_refused() -> None:
-    bf16 = Arm(XlaMode.OFF, Precision.BF16)
-    fine = {"policy": "mixed_bfloat16", "compute_dtype": "bfloat16", "loss_scale": False}
-    assert policy_problems(bf16, fine) == []
-    assert policy_problems(bf16, {**fine, "policy": "float32"}) == [
-        "asked for the mixed_bfloat16 policy but float32 was in effect"
-    ]
-    assert "computed in float32" in policy_problems(bf16, {**fine, "compute_dtype": "float32"})[0]
-    fp16 = Arm(XlaMode.OFF, Precision.FP16)
-    no_scaling = {"policy": "mixed_float16", "compute_dtype": "float16", "loss_scale": False}
-    assert policy_problems(fp16, no_scaling) == ["mixed_float16 ran without loss scaling"]
-    assert policy_problems(BASELINE, {"policy": "float32", "compute_dtype": "float32"}) == []
+def test_what_is_known_of_how_the_hardware_runs_an_arm() -> None:
+    bf16, fp16 = parse_arm("bf16"), parse_arm("fp16")
+    assert hardware_fit(bf16, "CPU", AMX) is HardwareFit.NOTHING
+    assert hardware_fit(bf16, "CPU", OLD) is HardwareFit.CPU_NOT_NATIVE
+    assert hardware_fit(bf16, "CPU", frozenset()) is HardwareFit.CPU_FLAGS_UNKNOWN
+    assert hardware_fit(fp16, "CPU", AMX) is HardwareFit.CPU_FP16
+    assert hardware_fit(bf16, "gpu", OLD) is HardwareFit.GPU_BF16
+    assert hardware_fit(fp16, "GPU", OLD) is HardwareFit.NOTHING
+    assert hardware_fit(parse_arm("jit"), "CPU", OLD) is HardwareFit.NOTHING

@@ -14,6 +14,7 @@ from pytestqt.qtbot import QtBot
 
 from tests.helpers.reports import comparison_report
 from tests.ui.conftest import WindowFactory
+from xlagui.present.report import history_title
 from xlagui.present.verdicts import history_verdict, short_verdict, verdict_sentence
 from xlagui.ui.shared import dialogs
 from xlagui.ui.window.main_window import TAB_RUNS, MainWindow
@@ -41,7 +42,7 @@ def test_a_finished_comparison_is_listed_and_reopens(qtbot: QtBot, loaded_window
         window.message_bar.text())
     assert len(panel.items) == 1
     item = panel.items[0]
-    assert item.title == "XLA vs baseline on elephants"
+    assert history_title(item) == "XLA vs baseline on elephants"
     assert item.comparison is not None and history_verdict(item) == verdict_sentence(c)
     assert (item.folder / "comparison.json").is_file()
     assert panel.tree.topLevelItemCount() == 1

@@ -20,6 +20,7 @@ from tests.helpers.clicks import click
 from xlagui.core.analysis.pairs import RecommendationKind
 from xlagui.core.protocol.arms import OFFERED
 from xlagui.core.protocol.config import DEFAULTS, EXTRA_ARM_BUDGET_SECONDS
+from xlagui.core.protocol.problems import Problem, ProblemKind
 from xlagui.core.results.report import ComparisonReport
 from xlagui.present import format as fmt
 from xlagui.present.verdicts import recommendation_sentence, verdict_sentence
@@ -198,7 +199,8 @@ def test_the_png_ranks_the_arms_in_a_bar_chart(qtbot: QtBot, loaded_window: Main
     assert _pixels_near(image, VARIANT_COLORS["xla"], 220) > 2000
     # An arm that did not engage is marked, and drawn pale.
     c = report.comparison
-    c.interleaved.arms = [dataclasses.replace(a, valid=False, problems=["no policy"])
+    c.interleaved.arms = [dataclasses.replace(
+        a, valid=False, problems=[Problem(ProblemKind.NO_POLICY, "m2-bf16")])
                           if a.arm == "bf16" else a for a in c.interleaved.arms]
     c.recommended_arm, c.recommendation = None, None
     marked = ReportFigure(report)

@@ -4,13 +4,14 @@ to `XlaMode` without its words or its colour fails here, not in front of a user.
 from __future__ import annotations
 
 from xlagui.core.protocol.config import XlaMode
+from xlagui.present.levers import mode_words
 from xlagui.ui.shared import plots, theme
 
 
 def test_every_xla_mode_has_its_words_and_its_colour() -> None:
     for mode in XlaMode:
-        facts = mode.facts
-        assert facts.label and facts.short and facts.words and facts.how and facts.brief, mode
+        words = mode_words(mode)
+        assert words.label and words.short and words.words and words.how and words.brief, mode
         if mode is not XlaMode.OFF:  # the baseline's colour is the baseline's
             assert mode in theme.MODE_COLORS, mode
             assert plots.color(mode.value).name() == theme.MODE_COLORS[mode], mode

@@ -24,9 +24,9 @@ from typing import Any, Protocol
 from xlagui.core.analysis.summary import arm_timing
 from xlagui.core.machine.peak import MachineLimits
 from xlagui.core.model.flops import ModelCount, article_cnn_count
-from xlagui.core.protocol.arms import CHECK_VARIANT
 from xlagui.core.protocol.config import RunConfig
 from xlagui.core.protocol.events import ModelEvent
+from xlagui.core.protocol.identity import Role, RunStatus
 from xlagui.core.protocol.record import RunEntry
 
 
@@ -52,7 +52,7 @@ class ArmEfficiency:
     """One arm (a measuring worker) or one training run."""
 
     key: str  # the run id: "m2-xla", "01-baseline-r1", ...
-    variant: str  # "baseline", "xla", or another arm's name
+    variant: str  # `Role.BASELINE`, `Role.XLA`, or another arm's name
     xla_mode: str
     source: str  # "steady step" (interleaved) or "steady epoch" (a training run)
     flops: float  # counted FLOPs of what `seconds` timed
@@ -191,14 +191,14 @@ def compute(report: ComparisonReport, limits: MachineLimits | None) -> Efficienc
         if ceiling is not None:
             e.ceiling_flops_per_second = ceiling.flops_per_second
             e.ceiling_layers = list(ceiling.layers)
-    for entry in (e for e in report.measure_runs if e.variant != CHECK_VARIANT):
+    for entry in (e for e in report.measure_runs if e.role is not Role.CHECK):
         timing = arm_timing(entry.variant, entry.xla_mode, entry.events)
         if timing.steady_step_seconds:
             e.arms.append(_arm(e, entry, "steady step", e.flops_per_step,
                                timing.steady_step_seconds))
     for entry in report.runs:
         summary, started = entry.summary, entry.started
-        if entry.status != "finished" or summary is None or started is None:
+        if entry.status != RunStatus.FINISHED or summary is None or started is None:
             continue
         steady = summary.steady_epoch_seconds
         if not steady or not started.steps_per_epoch:
@@ -231,7 +231,7 @@ def _other_model(report: ComparisonReport, limits: MachineLimits | None) -> Effi
         e.peak_flops_per_second = limits.matmul_flops_per_second
         e.peaks = dict(limits.matmul_peaks)
         e.device, e.device_name, e.limits_key = limits.device, limits.device_name, limits.key
-    for entry in (e for e in report.measure_runs if e.variant != CHECK_VARIANT):
+    for entry in (e for e in report.measure_runs if e.role is not Role.CHECK):
         timing = arm_timing(entry.variant, entry.xla_mode, entry.events)
         if timing.steady_step_seconds:
             e.arms.append(_arm(e, entry, "steady step", e.flops_per_step,

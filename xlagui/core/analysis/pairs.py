@@ -31,11 +31,17 @@ import statistics
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
-from enum import Enum
 from typing import Any
 
 from xlagui.core.analysis.accuracy import AccuracyVerdict
+
+# The recommendation's records live in `recommendation`; kept importable from here.
+from xlagui.core.analysis.recommendation import PassedOver as PassedOver
+from xlagui.core.analysis.recommendation import Recommendation as Recommendation
+from xlagui.core.analysis.recommendation import RecommendationKind as RecommendationKind
 from xlagui.core.analysis.walsh import WalshSelector
+from xlagui.core.protocol.identity import Role, StopReason
+from xlagui.core.protocol.problems import Problem
 
 # hyperfine's src/outlier_detection.rs: 1.4826 converts the MAD into a standard deviation, and a
 # point more than ten of those from the median is an outlier.
@@ -146,10 +152,6 @@ class RatioEstimate:
         if self.low is None or self.high is None or self.ratio <= 0:
             return None
         return (self.high - self.low) / (2 * self.ratio)
-
-    @property
-    def includes_one(self) -> bool:
-        return self.low is not None and self.high is not None and self.low <= 1 <= self.high
 
 
 def estimate_ratio(ratios: Sequence[float], confidence: float = CONFIDENCE) -> RatioEstimate:
@@ -271,15 +273,15 @@ def stop_reason(
     budget: float,
     target: float,
     min_pairs: int,
-) -> str | None:
-    """ "target" once the interval is narrow enough (and at least `min_pairs` rounds ran),
-    "budget" once the measuring time is spent, else None (go on)."""
+) -> StopReason | None:
+    """TARGET once the interval is narrow enough (and at least `min_pairs` rounds ran),
+    BUDGET once the measuring time is spent, else None (go on)."""
     if estimate is not None and estimate.pairs >= min_pairs:
         hw = estimate.half_width
         if hw is not None and hw <= target:
-            return "target"
+            return StopReason.TARGET
     if elapsed >= budget:
-        return "budget"
+        return StopReason.BUDGET
     return None
 
 
@@ -298,7 +300,7 @@ def compile_seconds(first_step: float, warm_steps: Sequence[float]) -> float | N
 class ArmTiming:
     """One arm's side of an interleaved measurement, from its worker's events."""
 
-    arm: str  # the run's variant: "baseline", "xla", ...
+    arm: str  # the run's variant: `Role.BASELINE`, `Role.XLA`, another arm's name
     xla_mode: str
     first_step_seconds: float | None = None
     steady_step_seconds: float | None = None  # median over the measured blocks, per step
@@ -313,8 +315,7 @@ class ArmResult:
     whether it learns as well as the baseline (`accuracy_ok`: None when that is not known)."""
 
     arm: str  # canonical arm name: "jit", "bf16", "jit+bf16", ...
-    variant: str  # the run entries' variant: "xla" for the XLA side, else the arm name
-    label: str = ""
+    variant: str  # the run entries' variant: `Role.XLA` for the XLA side, else the arm name
     ratio: float | None = None
     low: float | None = None
     high: float | None = None
@@ -328,8 +329,12 @@ class ArmResult:
     steady_step_seconds: float | None = None
     compile_seconds: float | None = None
     valid: bool = True
-    problems: list[str] = field(default_factory=list)
-    note: str = ""  # what is known about this hardware and the arm's number format
+    problems: list[Problem] = field(default_factory=list)  # why it is not valid
+    # What is known of how the hardware runs the arm's number format (a `HardwareFit`;
+    # `xlagui.present.format.arm_hardware_note` says it).
+    hardware: str = ""
+    # That note in words, as comparisons saved before it was data hold it ("" since).
+    note: str = ""
     val_accuracy: float | None = None
     baseline_val_accuracy: float | None = None
     accuracy_ok: bool | None = None
@@ -369,77 +374,13 @@ class ArmResult:
     def from_dict(cls, d: dict[str, Any]) -> ArmResult:
         # Comparisons saved before verdicts were data held the accuracy in words
         # (`accuracy_text`, `accuracy_from`): dropped, the report recomputes them from events.
-        d = {k: v for k, v in d.items() if k not in ("accuracy_text", "accuracy_from")}
+        # And its label in words (`label`), which `xlagui.present.levers.arm_label` says from
+        # the arm's name.
+        d = {k: v for k, v in d.items() if k not in ("accuracy_text", "accuracy_from", "label")}
+        d["problems"] = [Problem.from_saved(p) for p in d.get("problems") or []]
         if d.get("accuracy") is not None:
             d["accuracy"] = AccuracyVerdict.from_dict(d["accuracy"])
         return cls(**d)
-
-
-class RecommendationKind(str, Enum):
-    """What the ranking of the arms concluded (`xlagui.core.analysis.ranking.recommendation`)."""
-
-    RECOMMENDED = "recommended"  # the fastest clearly faster arm that learns as well
-    TIED = "tied"  # several arms' adjusted intervals overlap: the simplest (or fastest) of them
-    ACCURACY_UNKNOWN = "accuracy_unknown"  # the fastest, but whether it learns as well is unknown
-    NONE_FASTER = "none_faster"  # no arm measured was clearly faster than the baseline
-    NONE_RECOMMENDABLE = "none_recommendable"  # some were, but none of them can be recommended
-
-
-@dataclass(frozen=True)
-class PassedOver:
-    """A clearly faster arm that was not recommended, and why: its problems when it did not
-    engage as asked (`valid` false), else its accuracy verdict (worse, or a loss not finite)."""
-
-    arm: str
-    speedup: float  # baseline ÷ arm step time
-    valid: bool = True
-    problems: tuple[str, ...] = ()
-    accuracy: AccuracyVerdict | None = None
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> PassedOver:
-        acc = d.get("accuracy")
-        return cls(arm=d["arm"], speedup=d["speedup"], valid=d.get("valid", True),
-                   problems=tuple(d.get("problems") or ()),
-                   accuracy=AccuracyVerdict.from_dict(acc) if acc is not None else None)
-
-
-@dataclass(frozen=True)
-class Recommendation:
-    """`comparison.recommendation`: the arm to recommend (None: none), why (`kind`), its
-    speed-up with the interval it was ranked by (as speed-ups; Bonferroni-adjusted for
-    `adjusted_for` arms, 0 when it is the plain 95% interval), the arms it tied with
-    (`tied`, fastest first, the pick among them; `simpler`: it pulls fewer levers than the
-    others, else it is the fastest estimate), and the faster arms passed over."""
-
-    kind: RecommendationKind
-    arm: str | None = None
-    label: str = ""
-    speedup: float | None = None
-    low: float | None = None
-    high: float | None = None
-    adjusted_for: int = 0
-    tied: tuple[str, ...] = ()
-    simpler: bool = False
-    accuracy: AccuracyVerdict | None = None  # the pick's, said when it is not known
-    passed_over: tuple[PassedOver, ...] = ()
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Recommendation:
-        acc = d.get("accuracy")
-        return cls(
-            kind=RecommendationKind(d["kind"]),
-            arm=d.get("arm"),
-            label=d.get("label", ""),
-            speedup=d.get("speedup"),
-            low=d.get("low"),
-            high=d.get("high"),
-            adjusted_for=int(d.get("adjusted_for", 0)),
-            tied=tuple(d.get("tied") or ()),
-            simpler=bool(d.get("simpler", False)),
-            accuracy=AccuracyVerdict.from_dict(acc) if acc is not None else None,
-            passed_over=tuple(PassedOver.from_dict(p) for p in d.get("passed_over") or ()),
-        )
 
 
 @dataclass
@@ -482,7 +423,7 @@ class InterleavedSummary:
     high: float | None = None
     pairs: int = 0
     outliers: int = 0
-    stopped_by: str = ""  # "target", "budget", "stopped" (by the user) or "error"
+    stopped_by: str = ""  # a `StopReason` ("" while measuring)
     block_steps: int = 0  # the arm's steps per block
     baseline_block_steps: int = 0  # the baseline's (each arm's block lasts about a second)
     half_width: float | None = None
@@ -503,7 +444,7 @@ class InterleavedSummary:
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> InterleavedSummary:
         d = dict(d)
-        for side in ("baseline", "xla"):
+        for side in (Role.BASELINE, Role.XLA):
             if d.get(side) is not None:
                 d[side] = ArmTiming(**d[side])
         d["arms"] = [ArmResult.from_dict(a) for a in d.get("arms") or []]

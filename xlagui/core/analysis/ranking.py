@@ -31,9 +31,11 @@ from xlagui.core.analysis.pairs import (
     estimate_ratio,
 )
 from xlagui.core.analysis.summary import summarize
-from xlagui.core.protocol.arms import CHECK_VARIANT, Arm, Precision, hardware_note, policy_problems
-from xlagui.core.protocol.config import XlaMode
+from xlagui.core.protocol import arms as arm_facts
+from xlagui.core.protocol.arms import Arm, HardwareFit, Precision, hardware_fit, parse_arm
 from xlagui.core.protocol.events import BlockEvent, FinishedEvent, RunSummary, StartedEvent
+from xlagui.core.protocol.identity import Role, RunStatus, WorkerMode
+from xlagui.core.protocol.problems import Problem, policy_problems, xla_problem
 
 if TYPE_CHECKING:
     from xlagui.core.protocol.record import RunEntry
@@ -48,10 +50,10 @@ def _started(entry: RunEntry) -> StartedEvent | None:
     return next((e for e in entry.events if isinstance(e, StartedEvent)), None)
 
 
-def engagement_problems(entry: RunEntry) -> list[str]:
+def engagement_problems(entry: RunEntry) -> list[Problem]:
     """Why this run's arm did not engage as asked (empty: it did, or it has not said yet)."""
     arm = entry.arm
-    problems: list[str] = []
+    problems: list[Problem] = []
     started = _started(entry)
     if started is not None:
         read_back = {
@@ -61,15 +63,15 @@ def engagement_problems(entry: RunEntry) -> list[str]:
         }
         # Streams from before protocol 3 say nothing of the policy: float32 was all there was.
         if started.policy or arm.precision is not Precision.FLOAT32:
-            problems += policy_problems(arm, read_back)
+            problems += policy_problems(arm.precision, read_back, run_id=entry.run_id)
     summary = _summary(entry)
+    # Only a run that reported its evidence is judged on it (a stream from before it did says
+    # nothing); `stats` judges the XLA question's sides with the same check.
     if summary is not None and summary.xla_evidence is not None:
-        compiled = summary.xla_evidence.compiled
-        if arm.xla is not XlaMode.OFF and not compiled:
-            problems.append(f"asked for XLA ({arm.xla.value}) but XLA compiled nothing")
-        if arm.xla is XlaMode.OFF and compiled:
-            problems.append("XLA compiled although this arm has it off")
-    return [f"{entry.run_id}: {p}" for p in problems]
+        problem = xla_problem(entry.run_id, arm.xla, summary.xla_evidence.compiled)
+        if problem is not None:
+            problems.append(problem)
+    return problems
 
 
 def _accuracy(
@@ -78,7 +80,7 @@ def _accuracy(
     """One side's validation accuracies: its training runs' (one per seed) when the comparison
     trained, else its measuring worker's quick check after the measurement's steps."""
     trained = sorted(
-        (r for r in runs if r.variant == variant and r.status == "finished"),
+        (r for r in runs if r.variant == variant and r.status == RunStatus.FINISHED),
         key=lambda r: r.repeat,
     )
     sums = [s for s in (_summary(r) for r in trained) if s is not None and s.epochs_done]
@@ -95,7 +97,7 @@ def _accuracy(
         s = _summary(r)
         first = _started(r)
         # A measuring worker evaluates the validation set when it finishes (protocol 3 on).
-        if s is not None and s.mode == "measure" and s.final_val_accuracy is not None:
+        if s is not None and s.mode == WorkerMode.MEASURE and s.final_val_accuracy is not None:
             return AccuracySide(
                 (s.final_val_accuracy,), first.val_count if first else 0, steps=s.steps_done
             )
@@ -111,7 +113,7 @@ def arm_results(
     class_count: int = 2,
 ) -> list[ArmResult]:
     """One `ArmResult` per measured arm (every measuring worker after the baseline's)."""
-    check = [r for r in measure_runs[1:] if r.variant == CHECK_VARIANT]
+    check = [r for r in measure_runs[1:] if r.role is Role.CHECK]
     measure_runs = [r for r in measure_runs if r not in check]
     if len(measure_runs) < 2:
         return []
@@ -120,17 +122,15 @@ def arm_results(
     device_kind = base_started.device_kind if base_started is not None else "CPU"
     base_acc = _accuracy(base.variant, runs, measure_runs)
     chance = chance_level(counts, class_count)
+    # This machine's CPU flags, as the hardware note has always read them (`None`: no worker
+    # said which device it ran on, so nothing is noted).
+    flags = arm_facts.cpu_flags() if base_started is not None else None
     out = []
     for entry in measure_runs[1:]:
         arm: Arm = entry.arm
         s = summarize((base.xla_mode, base.events), (entry.xla_mode, entry.events))
         nonfinite = sum(1 for e in entry.events if isinstance(e, BlockEvent) and e.loss is None)
-        problems = engagement_problems(entry) + [
-            p
-            for r in runs
-            if r.variant == entry.variant and r.status == "finished"
-            for p in engagement_problems(r)
-        ]
+        problems = _arm_problems(entry, runs)
         adjusted = (
             estimate_ratio(s.pair_ratios, 1 - (1 - CONFIDENCE) / (len(measure_runs) - 1))
             if s.pair_ratios
@@ -143,7 +143,6 @@ def arm_results(
             ArmResult(
                 arm=arm.name,
                 variant=entry.variant,
-                label=arm.label,
                 ratio=s.ratio,
                 low=s.low,
                 high=s.high,
@@ -157,7 +156,8 @@ def arm_results(
                 compile_seconds=timing.compile_seconds if timing else None,
                 valid=not problems,
                 problems=problems,
-                note=hardware_note(arm, device_kind) if base_started is not None else "",
+                hardware=HardwareFit.NOTHING if flags is None
+                else hardware_fit(arm, device_kind, flags),
                 val_accuracy=verdict.arm,
                 baseline_val_accuracy=verdict.baseline,
                 accuracy_ok=verdict.ok,
@@ -169,10 +169,21 @@ def arm_results(
     return out
 
 
+def _arm_problems(entry: RunEntry, runs: Sequence[RunEntry]) -> list[Problem]:
+    """Why an arm did not engage as asked: its measuring worker's problems, then those of its
+    finished training runs."""
+    return engagement_problems(entry) + [
+        p
+        for r in runs
+        if r.variant == entry.variant and r.status == RunStatus.FINISHED
+        for p in engagement_problems(r)
+    ]
+
+
 def instrument_check(measure_runs: Sequence[RunEntry]) -> InstrumentCheck | None:
     """The A/A check (`--check`): the baseline against its identical twin, from their blocks
     paired round by round like any arm's; None without one or before its first pair."""
-    twin = next((r for r in measure_runs[1:] if r.variant == CHECK_VARIANT), None)
+    twin = next((r for r in measure_runs[1:] if r.role is Role.CHECK), None)
     if twin is None or not measure_runs:
         return None
     base = measure_runs[0]
@@ -202,7 +213,7 @@ def ranked(arms: Sequence[ArmResult]) -> list[ArmResult]:
 
 def simplicity(a: ArmResult) -> int:
     """How many levers an arm pulls ("jit+bf16": 2): of tied arms the simplest is recommended."""
-    return len(a.arm.split("+"))
+    return len(parse_arm(a.arm).pulled)
 
 
 def tied_with(best: ArmResult, others: Sequence[ArmResult]) -> list[ArmResult]:
@@ -254,7 +265,6 @@ def recommendation(arms: Sequence[ArmResult]) -> Recommendation | None:
     return Recommendation(
         kind,
         arm=best.arm,
-        label=best.label,
         speedup=1 / best.ratio,
         low=1 / high,
         high=1 / low,

@@ -17,6 +17,9 @@ from xlagui.core.analysis.accuracy import AccuracyVerdict
 from xlagui.core.analysis.efficiency import Efficiency
 from xlagui.core.analysis.pairs import InterleavedSummary, Recommendation, block_words
 from xlagui.core.protocol.events import EpochEvent, Event, RunSummary
+from xlagui.core.protocol.identity import Role
+from xlagui.core.protocol.modes import XlaMode
+from xlagui.core.protocol.problems import Problem, ProblemKind, xla_problem
 
 
 def steady_epochs(epoch_seconds: Sequence[float]) -> list[float]:
@@ -61,7 +64,7 @@ class RunRecord:
     """What a comparison needs of one finished run."""
 
     run_id: str
-    variant: str  # "baseline" or "xla"
+    variant: str  # `Role.BASELINE` or `Role.XLA`
     repeat: int
     xla_mode: str
     summary: RunSummary
@@ -137,7 +140,8 @@ class Comparison:
     # `xlagui.core.analysis.accuracy.AccuracyKind` of the training runs' verdict
     accuracy_kind: str = ""
     valid: bool = True
-    problems: list[str] = field(default_factory=list)
+    # Why it is not valid, or why nothing was compared (`xlagui.present.problems` says them).
+    problems: list[Problem] = field(default_factory=list)
     # What did not invalidate the comparison but a reader should know: an optional export that
     # failed ("TensorBoard files not written: …", with the runs it concerns).
     notes: list[str] = field(default_factory=list)
@@ -167,6 +171,7 @@ class Comparison:
         """A saved comparison; one saved before verdicts were data (`saved_in_words`) loses
         its sentences and the break-even, which `ComparisonReport` recomputes from events."""
         d = {k: v for k, v in d.items() if k not in _IN_WORDS}
+        d["problems"] = [Problem.from_saved(p) for p in d.get("problems") or []]
         if not isinstance(d.get("recommendation"), dict):
             d["recommendation"] = None
         else:
@@ -303,26 +308,26 @@ def compare_runs(
     """Compare the finished training runs and, when there is one, the interleaved measurement
     (whose workers' evidence is checked like the runs'). `chance` is the validation set's
     commonest-class share (`accuracy.chance_level`), under which accuracy is not compared."""
-    base = [r for r in runs if r.variant == "baseline" and r.summary.epochs_done]
-    xla = [r for r in runs if r.variant == "xla" and r.summary.epochs_done]
-    c = Comparison(runs_compared={"baseline": len(base), "xla": len(xla)})
+    base = [r for r in runs if r.variant == Role.BASELINE and r.summary.epochs_done]
+    xla = [r for r in runs if r.variant == Role.XLA and r.summary.epochs_done]
+    c = Comparison(runs_compared={Role.BASELINE: len(base), Role.XLA: len(xla)})
     c.notes = run_notes([*runs, *measure_runs])
-    _check_evidence(c, [*xla, *(m for m in measure_runs if m.variant == "xla")],
-                    [*base, *(m for m in measure_runs if m.variant == "baseline")])
+    _check_evidence(c, [*xla, *(m for m in measure_runs if m.variant == Role.XLA)],
+                    [*base, *(m for m in measure_runs if m.variant == Role.BASELINE)])
     if interleaved is not None and interleaved.ratio is not None:
         _interleaved_figures(c, interleaved)
     if not base or not xla:
         if c.interleaved is not None:
             _memory(
                 c,
-                [m for m in measure_runs if m.variant == "baseline"],
-                [m for m in measure_runs if m.variant == "xla"],
+                [m for m in measure_runs if m.variant == Role.BASELINE],
+                [m for m in measure_runs if m.variant == Role.XLA],
             )
             c.verdict_kind = SPEED_MEASURED if c.speedup is not None else NO_SPEED
             return c
         c.valid = False
         # The last problem is why nothing was compared (the verdict names it).
-        c.problems.append("a comparison needs at least one finished baseline and one XLA run")
+        c.problems.append(Problem(ProblemKind.NO_RUNS_TO_COMPARE))
         c.verdict_kind = NOT_COMPARED
         return c
     _epoch_figures(c, base, xla)
@@ -333,19 +338,13 @@ def compare_runs(
 
 
 def _check_evidence(c: Comparison, xla: Sequence[RunRecord], base: Sequence[RunRecord]) -> None:
-    """An XLA run in which XLA compiled nothing, or a baseline in which it compiled, makes the
-    comparison invalid, each said."""
-    for r in xla:
-        if not r.xla_compiled:
+    """An XLA run in which XLA compiled nothing (no evidence counts as nothing), or a baseline
+    in which it compiled, makes the comparison invalid, each kept as a problem."""
+    for r in [*xla, *base]:
+        problem = xla_problem(r.run_id, XlaMode(r.xla_mode), r.xla_compiled)
+        if problem is not None:
             c.valid = False
-            c.problems.append(
-                f"run {r.run_id} asked for XLA ({r.xla_mode}) but XLA compiled nothing: "
-                "it is not an XLA run and is not compared as one"
-            )
-    for r in base:
-        if r.xla_compiled:
-            c.valid = False
-            c.problems.append(f"baseline run {r.run_id} shows XLA compiling: it is no baseline")
+            c.problems.append(problem)
 
 
 def _interleaved_figures(c: Comparison, interleaved: InterleavedSummary) -> None:
@@ -383,7 +382,7 @@ def _epoch_figures(c: Comparison, base: Sequence[RunRecord], xla: Sequence[RunRe
         if b_ep and x_ep:
             c.speedup_epochs = ratio_interval(b_ep, x_ep, "95% CI across epochs after the first")
         else:
-            c.problems.append("too few epochs for a steady-state time: run at least 2")
+            c.problems.append(Problem(ProblemKind.TOO_FEW_EPOCHS))
     if c.speedup is None:
         c.speedup = c.speedup_epochs
     c.baseline_steady_seconds = _mean(base_steady)

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from xlagui.core.analysis import pairs
 from xlagui.core.protocol.events import BlockEvent, Event, WarmupEvent
+from xlagui.core.protocol.identity import Role
 
 
 def pair_up(baseline: Sequence[Event], arm: Sequence[Event]) -> list[pairs.Pair]:
@@ -58,8 +59,8 @@ def summarize(
         target=target,
         budget_seconds=budget_seconds,
         measuring_seconds=measuring_seconds,
-        baseline=arm_timing("baseline", baseline[0], baseline[1]),
-        xla=arm_timing("xla", arm[0], arm[1]),
+        baseline=arm_timing(Role.BASELINE, baseline[0], baseline[1]),
+        xla=arm_timing(Role.XLA, arm[0], arm[1]),
         pair_ratios=ratios,
         outlier_flags=pairs.outlier_flags([math.log(r) for r in ratios]),
     )

@@ -9,6 +9,9 @@ combination written with `+`:
 - `fp16`: the Keras policy `mixed_float16`, with Keras' dynamic loss scaling;
 - `jit+bf16`, `autocluster+fp16`, ...: one XLA lever and one precision lever together.
 
+The levers and their values are one table (`xlagui.core.protocol.levers`); arms, their names and
+the arms offered are built from it.
+
 Asking is not proof: each worker reads back what is in effect after compiling (the policy, the
 compute and variable dtypes, the loss scaling, the XLA evidence) and an arm that did not engage
 is marked NOT VALID. The hardware notes say when an arm runs on hardware without native support
@@ -17,112 +20,113 @@ for its number format, where the interleaved figures then show the cost.
 
 from __future__ import annotations
 
-import enum
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from xlagui.core.protocol.identity import Role, StrEnum
+from xlagui.core.protocol.levers import LEVERS, PRECISION, XLA, Lever, LeverValue, offered_choices
+from xlagui.core.protocol.levers import parts as lever_parts
 from xlagui.core.protocol.modes import XlaMode
+from xlagui.core.protocol.precision import Precision as Precision  # re-exported: its old home
 from xlagui.core.protocol.ranges import ConfigError, default_budget_seconds
 
 
-class Precision(str, enum.Enum):
-    """The Keras dtype policy of an arm."""
-
-    FLOAT32 = "float32"
-    BF16 = "mixed_bfloat16"
-    FP16 = "mixed_float16"
-
-    @property
-    def short(self) -> str:
-        return {Precision.FLOAT32: "", Precision.BF16: "bf16", Precision.FP16: "fp16"}[self]
-
-    @property
-    def compute_dtype(self) -> str:
-        return {
-            Precision.FLOAT32: "float32",
-            Precision.BF16: "bfloat16",
-            Precision.FP16: "float16",
-        }[self]
-
-
-_XLA_PARTS = {mode.value: mode for mode in XlaMode if mode.asks_for_xla}
-_PRECISION_PARTS = {"bf16": Precision.BF16, "fp16": Precision.FP16}
-# The arms the window offers under "Also measure", in the order shown.
-OFFERED = ("autocluster", "bf16", "fp16", "jit+bf16", "jit+fp16")
-
-
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Arm:
-    """One configuration: an XLA mode and a dtype policy. `name` is canonical (`jit+bf16`)."""
+    """One configuration: a value of every lever (`xlagui.core.protocol.levers.LEVERS`), given
+    in the table's order or by the lever's name (`Arm(XlaMode.JIT, Precision.BF16)`,
+    `Arm(precision=Precision.BF16)`); a lever not given keeps the baseline's value. `name` is
+    canonical (`jit+bf16`)."""
 
-    xla: XlaMode = XlaMode.OFF
-    precision: Precision = Precision.FLOAT32
+    values: tuple[StrEnum, ...]  # one per lever, in the table's order
+
+    def __init__(self, *values: str, **by_lever: str) -> None:
+        if len(values) > len(LEVERS):
+            raise TypeError(f"an arm takes at most {len(LEVERS)} values, got {len(values)}")
+        chosen: list[str] = [one.default.value for one in LEVERS]
+        chosen[: len(values)] = values
+        names = [one.name for one in LEVERS]
+        for name, value in by_lever.items():
+            if name not in names:
+                raise TypeError(f"no lever called {name!r}: the levers are {', '.join(names)}")
+            chosen[names.index(name)] = value
+        typed = tuple(one.kind(value) for one, value in zip(LEVERS, chosen, strict=True))
+        object.__setattr__(self, "values", typed)
+
+    def value(self, lever: Lever) -> LeverValue:
+        """This arm's value of `lever`, with its entry in the table."""
+        return lever.of(self.values[LEVERS.index(lever)])
+
+    @property
+    def pulled(self) -> tuple[tuple[Lever, LeverValue], ...]:
+        """The levers this arm changes against the baseline, with their values, in order."""
+        out = []
+        for one, value in zip(LEVERS, self.values, strict=True):
+            if value != one.default.value:
+                out.append((one, one.of(value)))
+        return tuple(out)
+
+    @property
+    def xla(self) -> XlaMode:
+        return XlaMode(self.values[LEVERS.index(XLA)])
+
+    @property
+    def precision(self) -> Precision:
+        return Precision(self.values[LEVERS.index(PRECISION)])
 
     @property
     def name(self) -> str:
-        parts = [self.xla.value] if self.xla is not XlaMode.OFF else []
-        if self.precision is not Precision.FLOAT32:
-            parts.append(self.precision.short)
-        return "+".join(parts) or "off"
+        return "+".join(value.part for _lever, value in self.pulled) or XlaMode.OFF.value
 
     @property
     def is_baseline(self) -> bool:
-        return self.xla is XlaMode.OFF and self.precision is Precision.FLOAT32
+        return not self.pulled
 
-    @property
-    def label(self) -> str:
-        """What a person reads in a column heading or a table."""
-        if self.is_baseline:
-            return "Baseline (XLA off, float32)"
-        parts = [self.xla.facts.short] if self.xla is not XlaMode.OFF else []
-        if self.precision is not Precision.FLOAT32:
-            parts.append(self.precision.value)
-        return " + ".join(parts)
+    def environment(self) -> dict[str, str]:
+        """The variables a worker of this arm needs set before TensorFlow loads (every lever's,
+        `LeverValue.env`)."""
+        env: dict[str, str] = {}
+        for one in LEVERS:
+            env.update(self.value(one).environment)
+        return env
 
-    @property
-    def description(self) -> str:
-        """How it differs from the baseline, in one line."""
-        parts = [self.xla.facts.how] if self.xla is not XlaMode.OFF else []
-        if self.precision is Precision.BF16:
-            parts.append("keras.mixed_precision policy mixed_bfloat16, output layer float32")
-        elif self.precision is Precision.FP16:
-            parts.append(
-                "keras.mixed_precision policy mixed_float16 with dynamic loss scaling, "
-                "output layer float32"
-            )
-        return "; ".join(parts) or "jit_compile=False, no auto-clustering, float32"
+    def setup(self) -> dict[str, dict[str, object]]:
+        """What the worker's set-up steps do for this arm: each lever's step (`Lever.setup`)
+        with its arguments (`LeverValue.setup`)."""
+        return {one.setup: self.value(one).arguments for one in LEVERS}
 
 
 BASELINE = Arm()
 # The variant of the A/A check's second baseline worker (`--check`): measured like an arm (it
 # is the baseline again), never ranked, charted or counted as one.
-CHECK_VARIANT = "check"
+CHECK_VARIANT = Role.CHECK
+# The arms the window offers under "Also measure", in the order shown (built from the levers'
+# table: `levers.offered_choices`).
+OFFERED = tuple(
+    Arm(**{name: value.value for name, value in choice.items()}).name
+    for choice in offered_choices()
+)
 
 
 def parse_arm(text: str) -> Arm:
     """`jit`, `bf16`, `jit+bf16`, `off`, ... (case and spaces ignored, parts in any order)."""
     raw = str(text).strip().lower().replace(" ", "")
-    if raw in ("", "off", "baseline"):
+    if raw in ("", XlaMode.OFF, Role.BASELINE):
         return BASELINE
-    xla = XlaMode.OFF
-    precision = Precision.FLOAT32
+    by_part = {value.part: (one, value) for one, value in lever_parts()}
+    chosen: dict[str, str] = {}
     for part in raw.split("+"):
-        if part in _XLA_PARTS:
-            if xla is not XlaMode.OFF:
-                raise ConfigError(f"arm {text!r} names two XLA modes; an arm takes at most one")
-            xla = _XLA_PARTS[part]
-        elif part in _PRECISION_PARTS:
-            if precision is not Precision.FLOAT32:
-                raise ConfigError(f"arm {text!r} names two precisions; an arm takes at most one")
-            precision = _PRECISION_PARTS[part]
-        else:
-            known = ", ".join([*_XLA_PARTS, *_PRECISION_PARTS])
+        if part not in by_part:
             raise ConfigError(
-                f"unknown arm part {part!r} in {text!r}: arms are built from {known}, "
-                "joined with + (for example jit+bf16)"
+                f"unknown arm part {part!r} in {text!r}: arms are built from "
+                f"{', '.join(by_part)}, joined with + (for example jit+bf16)"
             )
-    return Arm(xla, precision)
+        one, value = by_part[part]
+        if one.name in chosen:
+            raise ConfigError(f"arm {text!r} names two {one.plural}; an arm takes at most one")
+        chosen[one.name] = value.value
+    return Arm(**chosen)
 
 
 def parse_arms(texts: Iterable[str]) -> tuple[str, ...]:
@@ -142,7 +146,7 @@ def comparison_arms(xla: XlaMode, extra: Sequence[str]) -> list[tuple[str, Arm]]
     """(variant, arm) for every worker of a comparison, the baseline first, then the XLA arm
     (the user's main question, variant "xla"), then the other arms (variant = arm name)."""
     xla_arm = Arm(xla if xla is not XlaMode.OFF else XlaMode.JIT)
-    out = [("baseline", BASELINE), ("xla", xla_arm)]
+    out: list[tuple[str, Arm]] = [(Role.BASELINE, BASELINE), (Role.XLA, xla_arm)]
     for name in extra:
         arm = parse_arm(name)
         if arm.is_baseline or arm == xla_arm:
@@ -155,11 +159,6 @@ def default_budget(xla: XlaMode, extra: Sequence[str], check: bool = False) -> i
     """The default speed budget of a comparison of these arms (`default_budget_seconds`); the
     A/A check's second baseline counts as one more arm."""
     return default_budget_seconds(len(comparison_arms(xla, extra)) - 1 + int(check))
-
-
-def arm_of(variant: str, xla_mode: str, precision: str = "float32") -> Arm:
-    """The arm of a run entry, from what the entry records."""
-    return Arm(XlaMode(xla_mode), Precision(precision or "float32"))
 
 
 # --- hardware ---------------------------------------------------------------------------------
@@ -195,40 +194,36 @@ def native_support(precision: Precision, flags: frozenset[str]) -> bool | None:
         return True
     if not flags:
         return None
-    if precision is Precision.BF16:
-        return bool(flags & {"avx512_bf16", "amx_bf16"})
-    return bool(flags & {"avx512_fp16", "amx_fp16"})
+    return bool(flags & precision.native_cpu_flags)
 
 
-def hardware_note(arm: Arm, device_kind: str, flags: frozenset[str] | None = None) -> str:
-    """A note when the hardware is known to run `arm` poorly ("" when nothing is known)."""
+class HardwareFit(StrEnum):
+    """What is known of how a device runs an arm's number format (`hardware_fit`);
+    `xlagui.present.levers.hardware_note` says it."""
+
+    NOTHING = ""  # nothing known against it
+    GPU_BF16 = "gpu_bf16"  # bfloat16 on a GPU: native from compute capability 8.0 (Ampere) on
+    # float16 on a CPU: TensorFlow has few native float16 CPU kernels, so it is mostly emulated
+    CPU_FP16 = "cpu_fp16"
+    CPU_FLAGS_UNKNOWN = "cpu_flags_unknown"  # the CPU's flags could not be read
+    CPU_NOT_NATIVE = "cpu_not_native"  # the CPU lacks the instructions for the format
+
+
+def hardware_fit(arm: Arm, device_kind: str, flags: frozenset[str]) -> HardwareFit:
+    """What is known of how this device (its kind, and a CPU's feature `flags`) runs `arm`'s
+    number format."""
     if arm.precision is Precision.FLOAT32:
-        return ""
+        return HardwareFit.NOTHING
     if device_kind.upper() == "GPU":
-        if arm.precision is Precision.BF16:
-            return "bfloat16 runs natively on GPUs from compute capability 8.0 (Ampere) on"
-        return ""
+        return HardwareFit.GPU_BF16 if arm.precision is Precision.BF16 else HardwareFit.NOTHING
     if arm.precision is Precision.FP16:
         # Measured on a Xeon with AVX512-FP16 and AMX: a float16 step of the article's CNN was
         # over 100x slower than float32, since TensorFlow's CPU kernels fall back to emulation.
-        return (
-            "TensorFlow has few native float16 kernels on CPUs (even with AVX512-FP16), so "
-            "mixed_float16 is mostly emulated there: expect it much slower"
-        )
-    flags = cpu_flags() if flags is None else flags
+        return HardwareFit.CPU_FP16
     native = native_support(arm.precision, flags)
-    fmt = "bfloat16" if arm.precision is Precision.BF16 else "float16"
-    needs = (
-        "AVX512-BF16 or AMX-BF16" if arm.precision is Precision.BF16 else "AVX512-FP16 or AMX-FP16"
-    )
     if native is None:
-        return f"could not read this CPU's flags to tell whether it computes {fmt} natively"
-    if not native:
-        return (
-            f"this CPU has no native {fmt} ({needs}): {fmt} is emulated, so expect it slower; "
-            "the interleaved figures show the cost"
-        )
-    return ""
+        return HardwareFit.CPU_FLAGS_UNKNOWN
+    return HardwareFit.NOTHING if native else HardwareFit.CPU_NOT_NATIVE
 
 
 def runs_well(name: str, device_kind: str = "CPU", flags: frozenset[str] | None = None) -> bool:
@@ -249,23 +244,3 @@ def runs_well(name: str, device_kind: str = "CPU", flags: frozenset[str] | None 
 def default_also(device_kind: str = "CPU", flags: frozenset[str] | None = None) -> tuple[str, ...]:
     """The "Also measure" arms ticked by default on this machine."""
     return tuple(n for n in OFFERED if runs_well(n, device_kind, flags))
-
-
-def policy_problems(
-    arm: Arm, read_back: Mapping[str, object], *, measured: bool = True
-) -> list[str]:
-    """Why the read-back shows `arm` did not engage as asked (empty: it did)."""
-    problems = []
-    policy = str(read_back.get("policy") or "")
-    compute = str(read_back.get("compute_dtype") or "")
-    if not policy:
-        return ["the worker did not report its dtype policy"] if measured else []
-    if policy != arm.precision.value:
-        problems.append(f"asked for the {arm.precision.value} policy but {policy} was in effect")
-    elif compute and compute != arm.precision.compute_dtype:
-        problems.append(
-            f"the {policy} policy computed in {compute}, not {arm.precision.compute_dtype}"
-        )
-    if arm.precision is Precision.FP16 and not read_back.get("loss_scale"):
-        problems.append("mixed_float16 ran without loss scaling")
-    return problems

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar, TextIO
 
 from xlagui.core.protocol.config import ModelChoice, RunConfig
+from xlagui.core.protocol.identity import EventType
 from xlagui.core.protocol.jsoncodec import JSONObject, decode, plain_object
 from xlagui.core.protocol.jsoncodec import ProtocolError as ProtocolError  # the protocol's error
 from xlagui.core.xla.evidence import XlaEvidence
@@ -115,7 +116,7 @@ class Event:
 class StartedEvent(Event):
     """The worker has built and compiled the model and is about to train."""
 
-    type: ClassVar[str] = "started"
+    type: ClassVar[str] = EventType.STARTED
     protocol: int = 0  # the worker's PROTOCOL_VERSION; 0 in streams recorded before version 2
     mode: str = "train"  # "train" or "measure"
     run_id: str = ""
@@ -144,7 +145,7 @@ class StartedEvent(Event):
 
 @dataclass
 class BatchEvent(Event):
-    type: ClassVar[str] = "batch"
+    type: ClassVar[str] = EventType.BATCH
     epoch: int = 0  # 1-based
     step: int = 0  # 1-based
     loss: float | None = 0.0  # Keras' running mean over the epoch so far (None: not finite)
@@ -152,7 +153,7 @@ class BatchEvent(Event):
 
 @dataclass
 class EpochEvent(Event):
-    type: ClassVar[str] = "epoch"
+    type: ClassVar[str] = EventType.EPOCH
     epoch: int = 0  # 1-based
     loss: float = 0.0
     accuracy: float = 0.0
@@ -167,7 +168,7 @@ class WarmupEvent(Event):
     """A measuring worker's first training step (tracing, compiling) and a few steady ones,
     each timed on its own and ended by reading the loss (a device sync)."""
 
-    type: ClassVar[str] = "warmup"
+    type: ClassVar[str] = EventType.WARMUP
     first_step_seconds: float = 0.0
     warm_step_seconds: list[float] = field(default_factory=list)
 
@@ -177,7 +178,7 @@ class BlockEvent(Event):
     """`steps` training steps run back to back on request, timed inside the worker from the
     first step to reading the last loss (a device sync), so the parent's latency is not in it."""
 
-    type: ClassVar[str] = "block"
+    type: ClassVar[str] = EventType.BLOCK
     seq: int = 0  # the round this block belongs to (the same for every arm)
     steps: int = 0
     seconds: float = 0.0
@@ -190,13 +191,13 @@ class BlockEvent(Event):
 
 @dataclass
 class FinishedEvent(Event):
-    type: ClassVar[str] = "finished"
+    type: ClassVar[str] = EventType.FINISHED
     summary: RunSummary = field(default_factory=RunSummary)
 
 
 @dataclass
 class CancelledEvent(Event):
-    type: ClassVar[str] = "cancelled"
+    type: ClassVar[str] = EventType.CANCELLED
     epochs_done: int = 0
     forced: bool = False  # the worker did not stop by itself and was terminated
     reason: str = "cancelled by the user"
@@ -204,7 +205,7 @@ class CancelledEvent(Event):
 
 @dataclass
 class ErrorEvent(Event):
-    type: ClassVar[str] = "error"
+    type: ClassVar[str] = EventType.ERROR
     error_type: str = ""
     message: str = ""
     hint: str = ""
@@ -217,7 +218,7 @@ class ModelEvent(Event):
     model was built once, outside any run, before anything is measured (an `ErrorEvent` instead
     names what is wrong with a model file)."""
 
-    type: ClassVar[str] = "model"
+    type: ClassVar[str] = EventType.MODEL
     protocol: int = 0
     model: ModelChoice = field(default_factory=ModelChoice)  # with its `params`
     image_size: int = 0  # in effect: a model file with a fixed input size sets it
@@ -253,7 +254,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         ModelEvent,
     )
 }
-TERMINAL_TYPES = frozenset({"finished", "cancelled", "error"})
+TERMINAL_TYPES = frozenset({EventType.FINISHED, EventType.CANCELLED, EventType.ERROR})
 
 
 def event_from_dict(data: object) -> Event:

@@ -10,50 +10,65 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from xlagui.core.protocol.arms import Arm, Precision
-from xlagui.core.protocol.config import XlaMode
 from xlagui.core.protocol.events import Event, EventLog, event_from_dict
+from xlagui.core.protocol.identity import Role, RunStatus, as_variant, role_of
+from xlagui.core.protocol.modes import XlaMode
 
-# A run's status: where it stands, or how it ended.
-QUEUED = "queued"  # not started yet (or, in a one-side run, the side not asked for)
-RUNNING = "running"
-FINISHED = "finished"
-CANCELLED = "cancelled"  # stopped by the user (Stop), or not started after a Stop
-ERROR = "error"
-# The app closed during this run (window closed, Ctrl+C, SIGTERM): its finished epochs or
-# pairs are kept in its events.
-INTERRUPTED = "interrupted"
-NOT_RUN = "not run"  # the app closed before this run started
-RUN_STATUSES = (QUEUED, RUNNING, FINISHED, CANCELLED, ERROR, INTERRUPTED, NOT_RUN)
+# The statuses by their old names (`RunStatus` is the type): code above `protocol/` still
+# imports these; they are the enum's members.
+QUEUED = RunStatus.QUEUED
+RUNNING = RunStatus.RUNNING
+FINISHED = RunStatus.FINISHED
+CANCELLED = RunStatus.CANCELLED
+ERROR = RunStatus.ERROR
+INTERRUPTED = RunStatus.INTERRUPTED
+NOT_RUN = RunStatus.NOT_RUN
+RUN_STATUSES = tuple(RunStatus)
 
 
 @dataclass
 class RunEntry(EventLog):
+    """One run of a comparison. `variant` is a `Role` member for the baseline, the XLA side and
+    the A/A check's twin, another arm's canonical name otherwise (`role` says which); the
+    identities are typed, and strings given for them (older callers, tests) are converted."""
+
     run_id: str
     variant: str
     repeat: int
-    xla_mode: str
-    status: str = QUEUED  # one of RUN_STATUSES
+    xla_mode: XlaMode
+    status: RunStatus = RunStatus.QUEUED
     events: list[Event] = field(default_factory=list)
-    precision: str = "float32"  # the arm's Keras dtype policy
+    precision: Precision = Precision.FLOAT32  # the arm's Keras dtype policy
+
+    def __post_init__(self) -> None:
+        self.variant = as_variant(self.variant)
+        self.xla_mode = XlaMode(self.xla_mode)
+        self.status = RunStatus(self.status)
+        self.precision = Precision(self.precision or Precision.FLOAT32)
+
+    @property
+    def role(self) -> Role:
+        return role_of(self.variant)
 
     @property
     def arm(self) -> Arm:
-        return Arm(XlaMode(self.xla_mode), Precision(self.precision))
+        return Arm(self.xla_mode, self.precision)
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "run_id": self.run_id,
-            "variant": self.variant,
+            "variant": str(self.variant),
             "repeat": self.repeat,
-            "xla_mode": self.xla_mode,
-            "precision": self.precision,
-            "status": self.status,
+            # str(): the value, even where code still assigns a plain string
+            "xla_mode": str(self.xla_mode),
+            "precision": str(self.precision),
+            "status": str(self.status),
             "events": [e.to_dict() for e in self.events],
         }
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> RunEntry:
-        status = d.get("status", FINISHED)
+        status = d.get("status", RunStatus.FINISHED)
         if status not in RUN_STATUSES:
             raise ValueError(
                 f"run {d.get('run_id')!r}: status {status!r} is not one of "
@@ -66,5 +81,5 @@ class RunEntry(EventLog):
             xla_mode=d["xla_mode"],
             status=status,
             events=[event_from_dict(e) for e in d.get("events", [])],
-            precision=d.get("precision", "float32"),
+            precision=Precision(d.get("precision") or Precision.FLOAT32),
         )

@@ -11,7 +11,9 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from xlagui.core.protocol.arms import Precision
 from xlagui.core.protocol.config import RunConfig, XlaMode
+from xlagui.core.protocol.identity import DumpChoice, WorkerMode, as_variant
 from xlagui.core.protocol.jsoncodec import JSONObject, JSONValue, ProtocolError, decode, plain
 
 SAMPLE_FIELDS = ("path", "label", "format", "mode")  # a sample's order in spec.json
@@ -45,7 +47,7 @@ class RunSpec:
     (`to_json`), the worker reads it back (`from_json`, every field's type checked)."""
 
     run_id: str
-    variant: str  # "baseline" or "xla"
+    variant: str  # a `Role` member (baseline, xla, check) or another arm's canonical name
     xla_mode: XlaMode
     config: RunConfig
     class_names: list[str]
@@ -53,10 +55,18 @@ class RunSpec:
     val: list[Sample]
     run_dir: Path
     repeat: int = 1
-    mode: str = "train"  # or "measure": a worker that runs blocks of steps on request
-    precision: str = "float32"  # the Keras dtype policy (see `xlagui.core.protocol.arms.Precision`)
-    xla_dump: str = "text"  # what XLA writes to run_dir/xla: see `worker_process.XLA_DUMPS`
+    mode: WorkerMode = WorkerMode.TRAIN
+    precision: Precision = Precision.FLOAT32  # the Keras dtype policy
+    xla_dump: DumpChoice = DumpChoice.TEXT  # what XLA writes to run_dir/xla
     tensorboard_dir: str = ""  # where a training worker writes TensorBoard scalars; "" for none
+
+    def __post_init__(self) -> None:
+        # Strings given for the identities (older callers, tests) become their enums.
+        object.__setattr__(self, "variant", as_variant(self.variant))
+        object.__setattr__(self, "xla_mode", XlaMode(self.xla_mode))
+        object.__setattr__(self, "mode", WorkerMode(self.mode))
+        object.__setattr__(self, "precision", Precision(self.precision))
+        object.__setattr__(self, "xla_dump", DumpChoice(self.xla_dump))
 
     def to_dict(self) -> JSONObject:
         def samples(items: list[Sample]) -> JSONValue:
@@ -65,17 +75,17 @@ class RunSpec:
 
         return {
             "run_id": self.run_id,
-            "mode": self.mode,
-            "variant": self.variant,
+            "mode": self.mode.value,
+            "variant": str(self.variant),
             "xla_mode": self.xla_mode.value,
-            "precision": self.precision,
+            "precision": self.precision.value,
             "repeat": self.repeat,
             "config": plain(self.config),
             "class_names": list(self.class_names),
             "train": samples(self.train),
             "val": samples(self.val),
             "run_dir": str(self.run_dir),
-            "xla_dump": self.xla_dump,
+            "xla_dump": self.xla_dump.value,
             "tensorboard_dir": self.tensorboard_dir,
         }
 
@@ -105,13 +115,15 @@ class RunSpec:
     def describe(self) -> str:
         """The run in a few words, for a message about its worker: which arm, what kind of
         worker, and the sizes that decide its memory."""
-        kind = {"train": "training", "measure": "measuring", "inspect": "inspecting"}.get(
-            self.mode, self.mode
-        )
+        kind = {
+            WorkerMode.TRAIN: "training",
+            WorkerMode.MEASURE: "measuring",
+            WorkerMode.INSPECT: "inspecting",
+        }[self.mode]
         arm = self.variant if self.xla_mode is XlaMode.OFF else (
             f"{self.variant}, XLA {self.xla_mode.value}"
         )
-        precision = "" if self.precision == "float32" else f", {self.precision}"
+        precision = "" if self.precision is Precision.FLOAT32 else f", {self.precision}"
         return (
             f"{kind} worker of {arm}{precision}, batch size {self.config.batch_size}, "
             f"image size {self.config.image_size}"

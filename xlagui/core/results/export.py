@@ -19,6 +19,7 @@ from typing import Any
 
 from xlagui.core.analysis.pairs import block_words
 from xlagui.core.analysis.ranking import ranked
+from xlagui.core.analysis.stats import Comparison
 from xlagui.core.files.atomic import atomic_write_text
 from xlagui.core.protocol.events import BlockEvent, EpochEvent
 from xlagui.core.protocol.record import RunEntry
@@ -73,22 +74,15 @@ RUN_METRICS = (
 )
 
 
-def summary_rows(report: ComparisonReport) -> list[dict[str, str]]:
-    c = report.comparison
+def _summary(metric: str, value: Any, low: Any = None, high: Any = None,
+             note: str = "") -> dict[str, str]:
+    return {"row": "summary", "metric": metric, "value": _num(value), "ci_low": _num(low),
+            "ci_high": _num(high), "note": note}
+
+
+def run_metric_rows(report: ComparisonReport) -> list[dict[str, str]]:
+    """Each training run's figures (`RUN_METRICS`), its status in `note`."""
     rows: list[dict[str, str]] = []
-
-    def add(metric: str, value: Any, low: Any = None, high: Any = None, note: str = "") -> None:
-        rows.append(
-            {
-                "row": "summary",
-                "metric": metric,
-                "value": _num(value),
-                "ci_low": _num(low),
-                "ci_high": _num(high),
-                "note": note,
-            }
-        )
-
     for r in report.runs:
         s = r.summary
         run = {
@@ -103,55 +97,73 @@ def summary_rows(report: ComparisonReport) -> list[dict[str, str]]:
             rows.append({**run, "metric": "status", "value": _num(None)})
         for key in RUN_METRICS if s is not None else ():
             rows.append({**run, "metric": key, "value": _num(getattr(s, key))})
+    return rows
+
+
+def _interleaved_rows(c: Comparison) -> list[dict[str, str]]:
+    """The interleaved measurement's figures (none without one)."""
+    i = c.interleaved
+    if i is None:
+        return []
+    rows = []
+    if c.speedup is not None:
+        sp = c.speedup
+        rows.append(_summary("speedup_per_step", sp.value, sp.low, sp.high, sp.method))
+    rows += [
+        _summary("interleaved_ratio", i.ratio, i.low, i.high, "XLA step time / baseline (median)"),
+        _summary("interleaved_pairs", i.pairs, note=block_words(i)),
+        _summary("interleaved_outliers", i.outliers, note="flagged by modified Z-score, kept"),
+        _summary("interleaved_stopped_by", "", note=i.stopped_by),
+        _summary("interleaved_half_width", i.half_width, note="relative, of the 95% interval"),
+        _summary("interleaved_measuring_seconds", i.measuring_seconds),
+    ]
+    for side in (i.baseline, i.xla):
+        if side is not None:
+            rows.append(_summary(f"{side.arm}_steady_step_seconds", side.steady_step_seconds))
+            rows.append(_summary(
+                f"{side.arm}_compile_seconds",
+                side.compile_seconds,
+                note="first step beyond the steady steps"
+                if side.compile_seconds is not None
+                else "not measurable",
+            ))
+    return rows
+
+
+def summary_rows(report: ComparisonReport) -> list[dict[str, str]]:
+    """The runs' figures, then the comparison's (its verdicts as data: kinds and codes), each
+    arm's, and how far from the limit."""
+    c = report.comparison
+    rows = run_metric_rows(report)
     if c is None:
         return rows
-    i = c.interleaved
-    if i is not None:
-        if c.speedup is not None:
-            sp = c.speedup
-            add("speedup_per_step", sp.value, sp.low, sp.high, sp.method)
-        add("interleaved_ratio", i.ratio, i.low, i.high, "XLA step time / baseline (median)")
-        add("interleaved_pairs", i.pairs, note=block_words(i))
-        add("interleaved_outliers", i.outliers, note="flagged by modified Z-score, kept")
-        add("interleaved_stopped_by", "", note=i.stopped_by)
-        add("interleaved_half_width", i.half_width, note="relative, of the 95% interval")
-        add("interleaved_measuring_seconds", i.measuring_seconds)
-        for side in (i.baseline, i.xla):
-            if side is not None:
-                add(f"{side.arm}_steady_step_seconds", side.steady_step_seconds)
-                add(
-                    f"{side.arm}_compile_seconds",
-                    side.compile_seconds,
-                    note="first step beyond the steady steps"
-                    if side.compile_seconds is not None
-                    else "not measurable",
-                )
-    epochs = c.speedup_epochs or (c.speedup if i is None else None)
+    rows += _interleaved_rows(c)
+    epochs = c.speedup_epochs or (c.speedup if c.interleaved is None else None)
     if epochs is not None:
-        add("speedup_steady_epoch", epochs.value, epochs.low, epochs.high, epochs.method)
-    add("total_time_ratio", c.total_time_ratio, note="XLA total wall time / baseline")
-    add("baseline_steady_epoch_seconds", c.baseline_steady_seconds)
-    add("xla_steady_epoch_seconds", c.xla_steady_seconds)
-    add(
-        "extra_compile_seconds",
-        c.extra_compile_seconds,
-        note=c.compile_measured_on if c.extra_compile_seconds is not None else "not measurable",
-    )
-    add("break_even_epoch", c.break_even_epoch,
-        note=c.break_even.kind if c.break_even is not None else "")
-    add("memory_ratio", c.memory_ratio, note="XLA peak RSS / baseline")
-    add("device_memory_ratio", c.device_memory_ratio, note="XLA peak device memory / baseline")
-    add("baseline_val_accuracy", c.baseline_val_accuracy)
-    add("xla_val_accuracy", c.xla_val_accuracy, note=c.accuracy_kind)
-    add("valid", c.valid, note="; ".join(c.problems))
-    add("verdict", c.verdict_kind)
+        rows.append(_summary("speedup_steady_epoch", epochs.value, epochs.low, epochs.high,
+                             epochs.method))
+    rows += [
+        _summary("total_time_ratio", c.total_time_ratio, note="XLA total wall time / baseline"),
+        _summary("baseline_steady_epoch_seconds", c.baseline_steady_seconds),
+        _summary("xla_steady_epoch_seconds", c.xla_steady_seconds),
+        _summary("extra_compile_seconds", c.extra_compile_seconds,
+                 note=c.compile_measured_on if c.extra_compile_seconds is not None
+                 else "not measurable"),
+        _summary("break_even_epoch", c.break_even_epoch,
+                 note=c.break_even.kind if c.break_even is not None else ""),
+        _summary("memory_ratio", c.memory_ratio, note="XLA peak RSS / baseline"),
+        _summary("device_memory_ratio", c.device_memory_ratio,
+                 note="XLA peak device memory / baseline"),
+        _summary("baseline_val_accuracy", c.baseline_val_accuracy),
+        _summary("xla_val_accuracy", c.xla_val_accuracy, note=c.accuracy_kind),
+        _summary("valid", c.valid, note="; ".join(p.code for p in c.problems)),
+        _summary("verdict", c.verdict_kind),
+    ]
     if c.recommendation is not None:
-        add("recommendation", c.recommended_arm, note=c.recommendation.kind.value)
-    for note in c.notes:
-        add("note", "", note=note)
-    rows += arm_rows(report)
-    rows += efficiency_rows(report)
-    return rows
+        rows.append(_summary("recommendation", c.recommended_arm,
+                             note=c.recommendation.kind.value))
+    rows += [_summary("note", "", note=note) for note in c.notes]
+    return rows + arm_rows(report) + efficiency_rows(report)
 
 
 def efficiency_rows(report: ComparisonReport) -> list[dict[str, str]]:
@@ -212,7 +224,10 @@ def arm_rows(report: ComparisonReport) -> list[dict[str, str]]:
                 "valid": _num(a.valid),
                 "accuracy_ok": _num(a.accuracy_ok),
                 "accuracy_kind": a.accuracy_kind,
-                "note": "; ".join(x for x in [a.label, *a.problems, a.note] if x),
+                # Data, not words: each problem's code, the hardware's kind (or an older
+                # file's note).
+                "note": "; ".join(x for x in [*(p.code for p in a.problems), a.hardware, a.note]
+                                  if x),
             }
         )
     return out

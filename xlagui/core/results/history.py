@@ -18,16 +18,18 @@ from typing import Any
 from xlagui.core.analysis.stats import Comparison, saved_in_words
 from xlagui.core.files import paths
 from xlagui.core.protocol.config import RunConfig
-from xlagui.core.protocol.record import FINISHED, INTERRUPTED
+from xlagui.core.protocol.identity import RunStatus
 from xlagui.core.results import export
-from xlagui.core.results.report import ComparisonReport, model_words
+from xlagui.core.results.report import ComparisonReport
 
 
 @dataclass
 class HistoryItem:
     folder: Path
     created: str
-    title: str
+    # What its title names (`xlagui.present.report.history_title` says it): the dataset, and
+    # the model when it is not the article's CNN ("" then).
+    dataset_name: str
     # The saved comparison, which `xlagui.present.verdicts.history_verdict` words; None for
     # one saved before verdicts were data, which keeps its sentence in `saved_verdict` instead.
     comparison: Comparison | None
@@ -46,6 +48,7 @@ class HistoryItem:
     baseline_step_seconds: float | None = None
     xla_step_seconds: float | None = None
     saved_verdict: str = ""
+    model_label: str = ""
 
     @property
     def json_path(self) -> Path:
@@ -111,7 +114,8 @@ def list_items(root: Path | None = None) -> list[HistoryItem]:
             name = data.get("dataset", {}).get("name", "?")
             model = ""
             with contextlib.suppress(ValueError, TypeError):
-                model = model_words(RunConfig.from_dict(data.get("config") or {}))
+                choice = RunConfig.from_dict(data.get("config") or {}).model
+                model = "" if choice.is_article_cnn else choice.label
             env = data.get("environment") or {}
             speedup = comp.get("speedup") or {}
             device = str((data.get("config") or {}).get("device", ""))
@@ -121,11 +125,12 @@ def list_items(root: Path | None = None) -> list[HistoryItem]:
                 HistoryItem(
                     folder=folder,
                     created=data.get("created", ""),
-                    title=f"XLA vs baseline on {name}{model}",
+                    dataset_name=str(name),
+                    model_label=model,
                     comparison=_saved_comparison(comp),
                     saved_verdict=str(comp["verdict"]) if saved_in_words(comp) else "",
-                    runs_finished=statuses.count(FINISHED),
-                    runs_interrupted=statuses.count(INTERRUPTED),
+                    runs_finished=statuses.count(RunStatus.FINISHED),
+                    runs_interrupted=statuses.count(RunStatus.INTERRUPTED),
                     machine=machine_of(env),
                     device=device,
                     settings_key=settings_key(data),

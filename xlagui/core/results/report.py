@@ -6,6 +6,7 @@ round-trips through JSON so a saved comparison can be reopened and recomputed.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
 import os
 import platform
@@ -21,10 +22,11 @@ from xlagui.core.analysis.ranking import arm_results, instrument_check, recommen
 from xlagui.core.analysis.stats import Comparison, RunRecord, compare_runs, saved_in_words
 from xlagui.core.analysis.summary import summarize
 from xlagui.core.machine.peak import MachineLimits
-from xlagui.core.protocol.arms import CHECK_VARIANT
 from xlagui.core.protocol.config import RunConfig
 from xlagui.core.protocol.events import ModelEvent, event_from_dict
-from xlagui.core.protocol.record import FINISHED, RunEntry
+from xlagui.core.protocol.identity import RunStatus
+from xlagui.core.protocol.jsoncodec import decode
+from xlagui.core.protocol.record import RunEntry
 
 FORMAT_VERSION = 1
 
@@ -32,7 +34,7 @@ FORMAT_VERSION = 1
 class MeasurementRecord:
     """How the interleaved measurement ended; its figures are recomputed from the events."""
 
-    stopped_by: str = ""  # "target", "budget", "stopped" or "error"
+    stopped_by: str = ""  # a `StopReason`
     measuring_seconds: float = 0.0
     block_steps: int = 0
     error: str = ""
@@ -41,23 +43,11 @@ class MeasurementRecord:
     warm_up_order: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "stopped_by": self.stopped_by,
-            "measuring_seconds": self.measuring_seconds,
-            "block_steps": self.block_steps,
-            "error": self.error,
-            "warm_up_order": list(self.warm_up_order),
-        }
+        return dataclasses.asdict(self)
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> MeasurementRecord:
-        return cls(
-            stopped_by=str(d.get("stopped_by", "")),
-            measuring_seconds=float(d.get("measuring_seconds", 0.0)),
-            block_steps=int(d.get("block_steps", 0)),
-            error=str(d.get("error", "")),
-            warm_up_order=[str(x) for x in d.get("warm_up_order") or []],
-        )
+        return decode(cls, d, "measurement")
 
 
 @dataclass
@@ -93,7 +83,7 @@ class ComparisonReport:
         out = []
         for r in self.runs if runs is None else runs:
             summary = r.summary
-            if r.status == FINISHED and summary is not None:
+            if r.status == RunStatus.FINISHED and summary is not None:
                 started = r.started
                 out.append(
                     RunRecord(
@@ -184,16 +174,6 @@ class ComparisonReport:
             parts.append(f"--exclude-problems {','.join(kinds)}")
         return " ".join(parts)
 
-    def title(self) -> str:
-        name = self.dataset.get("name") or self.dataset.get("root", "")
-        others = [r.variant for r in self.measure_runs[2:] if r.variant != CHECK_VARIANT]
-        if others:
-            names = ["XLA", *others]
-            return f"{', '.join(names[:-1])} and {names[-1]} vs baseline on {name}" + model_words(
-                self.config
-            )
-        return f"XLA vs baseline on {name}{model_words(self.config)}"
-
     def to_dict(self) -> dict[str, Any]:
         return {
             "format": "xlagui-comparison",
@@ -247,12 +227,6 @@ class ComparisonReport:
             # everything is derived from the events once more.
             report.recompute()
         return report
-
-
-def model_words(config: RunConfig) -> str:
-    """The model in a title: "" for the article's CNN (every title before models could be
-    chosen), " with mixer" or " with net.keras" otherwise."""
-    return "" if config.model.is_article_cnn else f" with {config.model.label}"
 
 
 def host_environment() -> dict[str, Any]:

@@ -247,7 +247,8 @@ def _setup(spec: RunSpec, sink: EventSink, mode: str) -> Setup:
     config = spec.config
     facts = spec.xla_mode.facts
     # The dtype policy applies to layers built after it is set: set it before the model.
-    keras.mixed_precision.set_global_policy(spec.precision)
+    # The value, not the enum: Keras reads a `.name` attribute as the dtype's name (FLOAT32).
+    keras.mixed_precision.set_global_policy(spec.precision.value)
     # The article's switch. On CPU it only engages with TF_XLA_FLAGS=--tf_xla_cpu_global_jit,
     # which the parent has set (`ModeFacts.tf_xla_flags`).
     tf.config.optimizer.set_jit("autoclustering" if facts.autoclusters else False)

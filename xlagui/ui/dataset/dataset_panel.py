@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 
 from xlagui.core.data import exclusions as excl
 from xlagui.present.problem_kinds import problem_heading
+from xlagui.present.scan import layout_description, summary_text
 from xlagui.ui.dataset.image_preview import ImagePreview
 from xlagui.ui.dataset.problem_view import ProblemView
 from xlagui.ui.dataset.thumbnails import ThumbnailModel, ThumbnailView
@@ -272,7 +273,7 @@ class DatasetPanel(QWidget):
         self.path_label.setText(scan.root)
         self.details_button.setEnabled(True)
         self.rescan_button.setEnabled(True)
-        self.layout_label.setText(f"<b>Layout:</b> {html.escape(scan.layout_description)}")
+        self.layout_label.setText(f"<b>Layout:</b> {html.escape(layout_description(scan))}")
         train = len(scan.files_for("train"))
         test = len(scan.files_for("test"))
         state = ("ready to train" if scan.ok else "training refused until the errors are fixed")
@@ -468,7 +469,7 @@ class DatasetPanel(QWidget):
 
     def _on_details_clicked(self) -> None:
         if self.scan is not None:
-            dialogs.show_text(self, "Scan report", self.scan.summary_text(max_paths=50))
+            dialogs.show_text(self, "Scan report", summary_text(self.scan, max_paths=50))
 
 
 def _brush(colour: str) -> QBrush:

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 
 from xlagui.present import format as fmt
 from xlagui.present.hosts import SIDE_BY_SIDE_COLUMNS, side_by_side_rows
+from xlagui.present.report import history_title
 from xlagui.present.verdicts import history_verdict
 from xlagui.ui.shared.tasks import TaskOwner
 
@@ -144,7 +145,7 @@ class HistoryPanel(QWidget):
             verdict = history_verdict(item)
             row = QTreeWidgetItem([
                 fmt.created(item.created),
-                item.title,
+                history_title(item),
                 item.machine,
                 fmt.runs_done(item.runs_finished, item.runs_interrupted),
                 verdict or "not compared",
@@ -205,7 +206,7 @@ class HistoryPanel(QWidget):
             self.machines.addTopLevelItem(QTreeWidgetItem(list(values)))
         if shown:
             self.machines_caption.setText(
-                f"{rows[0].title} on {len(rows)} machines: each row is that machine's own "
+                f"{history_title(rows[0])} on {len(rows)} machines: each row is that machine's own "
                 "measurement (XLA against the baseline there); step times are shown as "
                 "measured, never divided across machines.")
         self.machines_caption.setVisible(shown)

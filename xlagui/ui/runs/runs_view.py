@@ -28,6 +28,7 @@ from xlagui.core.protocol.arms import CHECK_VARIANT
 from xlagui.core.protocol.events import Event
 from xlagui.core.protocol.record import CANCELLED, NOT_RUN
 from xlagui.core.results.report import ComparisonReport
+from xlagui.present.report import comparison_title
 from xlagui.present.traces import SpeedupTraces
 from xlagui.ui.runs.comparison_panel import ComparisonPanel
 from xlagui.ui.runs.run_column import RunColumn
@@ -229,7 +230,7 @@ class RunsView(QWidget):
             measuring=bool(report.measure_runs) and only is None,
             training=bool(report.runs),
         )
-        self.heading.setText(report.title())
+        self.heading.setText(comparison_title(report))
         self.subheading.setText(config_words(report))
         self._show_folder(folder)
         if live:

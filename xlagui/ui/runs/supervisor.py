@@ -29,7 +29,7 @@ from xlagui.core.measure.remote.preflight import HostInfo
 from xlagui.core.measure.remote.ssh import RemoteError, SshTarget
 from xlagui.core.measure.worker_process import LOCAL, Transport
 from xlagui.core.protocol.events import Event
-from xlagui.core.protocol.record import RunEntry
+from xlagui.core.protocol.record import CANCELLED, RunEntry
 from xlagui.core.protocol.spec import RunSpec
 from xlagui.core.protocol.task import Cancelled, TaskState
 from xlagui.core.results.report import ComparisonReport
@@ -163,7 +163,7 @@ class ComparisonSupervisor(QThread):
                 return
             except Cancelled:
                 for entry in [*self.report.measure_runs, *self.report.runs]:
-                    entry.status = "cancelled"
+                    entry.status = CANCELLED
                 yield None
                 return
             try:
@@ -175,7 +175,7 @@ class ComparisonSupervisor(QThread):
 
     def _refused(self, target: SshTarget, exc: RemoteError) -> None:
         for entry in [*self.report.measure_runs, *self.report.runs]:
-            entry.status = "cancelled"
+            entry.status = CANCELLED
         self.host_failed.emit(target.host, exc.message, exc.hint, exc.details)
 
     def _relay_copy(self, done: int, total: int) -> None:

@@ -33,6 +33,7 @@ from xlagui.core.protocol.config import (
     TARGET_PERCENT_RANGE,
     XlaMode,
 )
+from xlagui.present.levers import arm_description, arm_label
 from xlagui.ui.settings.device_box import DeviceBox
 from xlagui.ui.settings.machine_panel import HostChecker, MachinePanel
 from xlagui.ui.settings.model_panel import ModelChecker, ModelPanel
@@ -161,9 +162,9 @@ class SettingsForm(QWidget):
         self._arm_notes: dict[str, QLabel] = {}
         for name in arm_kinds.OFFERED:
             arm = arm_kinds.parse_arm(name)
-            box = QCheckBox(f"{name}  ({arm.label})")
+            box = QCheckBox(f"{name}  ({arm_label(arm)})")
             box.setObjectName(f"arm:{name}")
-            box.setToolTip(f"{arm.label}: {arm.description}")
+            box.setToolTip(f"{arm_label(arm)}: {arm_description(arm)}")
             note = QLabel()
             note.setObjectName("Note")
             note.setWordWrap(True)

@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from xlagui.present.report import comparison_title
 from xlagui.ui.dataset.dataset_controller import DatasetController
 from xlagui.ui.dataset.dataset_panel import DatasetPanel
 from xlagui.ui.history.history_panel import HistoryPanel
@@ -373,7 +374,7 @@ class MainWindow(QMainWindow):
         if problems:
             self.message_bar.show_message("warning", html.escape(" ".join(problems)))
         else:
-            self.statusBar().showMessage(f"Settings of “{report.title()}” set", 5000)
+            self.statusBar().showMessage(f"Settings of “{comparison_title(report)}” set", 5000)
 
     def _on_drops_model_file_dropped(self, path: Path) -> None:
         why = self.settings_panel.model_panel.choose_file(path)

@@ -9,6 +9,7 @@ from collections import defaultdict
 from xlagui.core.data.scan.context import ScanContext
 from xlagui.core.data.scan.model import TEST, TRAIN, ImageFile
 from xlagui.core.data.scan.walk import FolderLayout
+from xlagui.core.protocol.identity import Severity
 
 
 def check_classes(ctx: ScanContext, layout: FolderLayout, files: list[ImageFile]) -> list[str]:
@@ -43,33 +44,7 @@ def check_classes(ctx: ScanContext, layout: FolderLayout, files: list[ImageFile]
         )
         return class_names
     if layout.kind == "split" and test_dir is not None:
-        test_name = os.path.basename(test_dir)
-        extra = sorted(
-            label for label in classes[TEST] if counts[(TEST, label)] and label not in class_names
-        )
-        for label in extra:
-            ctx.problem(
-                "class_mismatch",
-                f"{test_name}/{label}/ has images but there is no {label!r} class to train on "
-                f"(class folders in {test_name}/ must match those in the training folder)",
-                [classes[TEST][label]],
-                severity="error",
-            )
-        for label in class_names:
-            if label not in classes[TEST]:
-                ctx.problem(
-                    "class_mismatch",
-                    f"{test_name}/ has no {label}/ folder: class {label!r} is trained but "
-                    "never tested",
-                    [test_dir],
-                    severity="warning",
-                )
-        if not any(counts[(TEST, label)] for label in class_names) and not extra:
-            ctx.problem(
-                "no_images",
-                f"The test folder {test_name}/ holds no usable images of the trained classes",
-                [test_dir],
-            )
+        _check_test_classes(ctx, layout.classes[TEST], test_dir, class_names, counts)
     if len(class_names) < 2:
         found = f"only {class_names[0]!r}" if class_names else "none"
         ctx.problem(
@@ -97,4 +72,43 @@ def check_balance(ctx: ScanContext, files: list[ImageFile], class_names: list[st
             f"{small!r} only {present[small]} (more than 3 times fewer); accuracy will favour "
             f"{big!r}",
             [],
+        )
+
+
+def _check_test_classes(
+    ctx: ScanContext,
+    test_classes: dict[str, str],
+    test_dir: str,
+    class_names: list[str],
+    counts: dict[tuple[str, str], int],
+) -> None:
+    """A split layout's test folder against the training classes: a test class with no
+    training class is refused, a trained class with no test folder is warned of, and a test
+    folder with none of the trained classes' images has no images at all."""
+    test_name = os.path.basename(test_dir)
+    extra = sorted(
+        label for label in test_classes if counts[(TEST, label)] and label not in class_names
+    )
+    for label in extra:
+        ctx.problem(
+            "class_mismatch",
+            f"{test_name}/{label}/ has images but there is no {label!r} class to train on "
+            f"(class folders in {test_name}/ must match those in the training folder)",
+            [test_classes[label]],
+            severity=Severity.ERROR,
+        )
+    for label in class_names:
+        if label not in test_classes:
+            ctx.problem(
+                "class_mismatch",
+                f"{test_name}/ has no {label}/ folder: class {label!r} is trained but "
+                "never tested",
+                [test_dir],
+                severity=Severity.WARNING,
+            )
+    if not any(counts[(TEST, label)] for label in class_names) and not extra:
+        ctx.problem(
+            "no_images",
+            f"The test folder {test_name}/ holds no usable images of the trained classes",
+            [test_dir],
         )

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 
 from xlagui.core.data.scan.model import PROBLEM_KINDS, Problem, printable
+from xlagui.core.protocol.identity import Severity
 from xlagui.core.protocol.task import Cancelled, TaskState
 
 
@@ -18,7 +19,9 @@ class ScanContext:
         self.state = state
         self.problems: list[Problem] = []
 
-    def problem(self, kind: str, message: str, paths: list[str], severity: str = "") -> None:
+    def problem(
+        self, kind: str, message: str, paths: list[str], severity: Severity | None = None
+    ) -> None:
         # `paths` keep names exactly as on disk; the message is for people and any terminal.
         message = printable(message)
         self.problems.append(Problem(kind, severity or PROBLEM_KINDS[kind], message, paths))

@@ -1,4 +1,5 @@
-"""What a scan finds and how it reads: `DatasetScan`, its `ImageFile`s and `Problem`s, the report.
+"""What a scan finds: `DatasetScan`, its `ImageFile`s and `Problem`s (`xlagui.present.scan` words
+the report).
 
 Nothing here touches the disk; `xlagui.core.data.scan.scanner.scan_dataset` fills these in.
 """
@@ -12,10 +13,12 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from xlagui.core.protocol.identity import Severity
+
 TRAIN = "train"
 TEST = "test"
 
-SEVERITIES = ("error", "warning", "info")
+SEVERITIES = tuple(Severity)  # most serious first
 
 # People's words for Pillow's modes; "16-bit" and "alpha" depend on more than the mode.
 COLOR_WORDS: dict[str, str] = {
@@ -66,41 +69,44 @@ class ImageFile:
 
 @dataclass
 class Problem:
-    """Something about the dataset a person should know; "error" means training is refused."""
+    """Something about the dataset a person should know; an ERROR means training is refused."""
 
     kind: str  # see PROBLEM_KINDS
-    severity: str  # "error", "warning" or "info"
+    severity: Severity
     message: str  # one line a person understands, naming the file(s)
     paths: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.severity = Severity(self.severity)  # a saved scan's string
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
 
 
-PROBLEM_KINDS: dict[str, str] = {
+PROBLEM_KINDS: dict[str, Severity] = {
     # one file, excluded from the dataset
-    "not_an_image": "warning",
-    "unreadable": "warning",
-    "truncated": "warning",
-    "too_large": "warning",
-    "vanished": "warning",
+    "not_an_image": Severity.WARNING,
+    "unreadable": Severity.WARNING,
+    "truncated": Severity.WARNING,
+    "too_large": Severity.WARNING,
+    "vanished": Severity.WARNING,
     # one file, kept
-    "misnamed": "info",
-    "animated": "info",
+    "misnamed": Severity.INFO,
+    "animated": Severity.INFO,
     # the folder structure
-    "stray_file": "info",
-    "ignored_folder": "info",
-    "symlink_loop": "info",
-    "no_test_folder": "info",
-    "empty_class": "warning",
-    "class_mismatch": "error",  # or "warning" when the test folder merely lacks a class
-    "too_few_classes": "error",
-    "no_images": "error",
+    "stray_file": Severity.INFO,
+    "ignored_folder": Severity.INFO,
+    "symlink_loop": Severity.INFO,
+    "no_test_folder": Severity.INFO,
+    "empty_class": Severity.WARNING,
+    "class_mismatch": Severity.ERROR,  # or a WARNING when the test folder merely lacks a class
+    "too_few_classes": Severity.ERROR,
+    "no_images": Severity.ERROR,
     # the contents as a whole
-    "duplicate_in_class": "warning",
-    "label_conflict": "warning",
-    "leakage": "warning",
-    "imbalance": "warning",
+    "duplicate_in_class": Severity.WARNING,
+    "label_conflict": Severity.WARNING,
+    "leakage": Severity.WARNING,
+    "imbalance": Severity.WARNING,
 }
 
 
@@ -127,15 +133,15 @@ class DatasetScan:
 
     @property
     def errors(self) -> list[Problem]:
-        return [p for p in self.problems if p.severity == "error"]
+        return [p for p in self.problems if p.severity == Severity.ERROR]
 
     @property
     def warnings(self) -> list[Problem]:
-        return [p for p in self.problems if p.severity == "warning"]
+        return [p for p in self.problems if p.severity == Severity.WARNING]
 
     @property
     def notes(self) -> list[Problem]:
-        return [p for p in self.problems if p.severity == "info"]
+        return [p for p in self.problems if p.severity == Severity.INFO]
 
     def files_for(self, split: str) -> list[ImageFile]:
         return [f for f in self.files if f.split == split]
@@ -175,79 +181,6 @@ class DatasetScan:
         blob = json.dumps(rows, ensure_ascii=True, separators=(",", ":")).encode("ascii")
         return hashlib.blake2b(blob, digest_size=16).hexdigest()
 
-    def summary_text(self, max_paths: int = 3) -> str:
-        """A readable multi-line summary: layout, counts, sizes and colour modes, problems."""
-        lines = [f"Dataset: {self.root}", f"Layout: {self.layout_description}"]
-        lines.append(f"Classes ({len(self.class_names)}): {', '.join(self.class_names) or 'none'}")
-        counts = self.counts()
-        for split in (TRAIN, TEST):
-            per_class = counts.get(split, {})
-            folder = self.train_folder if split == TRAIN else self.test_folder
-            where = f" (from {folder}/)" if self.layout == "split" and folder else ""
-            lines.append(f"{split}{where}: {plural(sum(per_class.values()), 'image')}")
-            width = max((len(c) for c in per_class), default=0)
-            for label, n in per_class.items():
-                if not n:
-                    lines.append(f"  {label:<{width}}  no images")
-                    continue
-                min_w, min_h, max_w, max_h = self.size_range(split, label)
-                sizes = (
-                    f"{min_w}x{min_h}"
-                    if (min_w, min_h) == (max_w, max_h)
-                    else f"{min_w}x{min_h} to {max_w}x{max_h}"
-                )
-                modes = ", ".join(f"{w} {c}" for w, c in self.color_modes(split, label).items())
-                lines.append(f"  {label:<{width}}  {plural(n, 'image')}, {sizes}, {modes}")
-        if self.problems:
-            tally = ", ".join(
-                plural(n, word)
-                for n, word in (
-                    (len(self.errors), "error"),
-                    (len(self.warnings), "warning"),
-                    (len(self.notes), "note"),
-                )
-                if n
-            )
-            lines.append(f"Problems: {tally}")
-            groups: dict[tuple[str, str], list[Problem]] = {}
-            for p in self.problems:
-                groups.setdefault((p.severity, p.kind), []).append(p)
-            for (severity, kind), group in sorted(
-                groups.items(), key=lambda kv: (SEVERITIES.index(kv[0][0]), kv[0][1])
-            ):
-                lines.append(f"  {severity} {kind} ({len(group)}):")
-                lines.extend(f"    {p.message}" for p in group[:max_paths])
-                if len(group) > max_paths:
-                    lines.append(f"    ... and {len(group) - max_paths} more")
-        else:
-            lines.append("Problems: none")
-        verdict = "ready to train" if self.ok else "training refused until the errors are fixed"
-        lines.append(
-            f"Scanned {plural(self.scanned_files, 'file')} in {self.seconds:.2f} s: {verdict}."
-        )
-        return printable("\n".join(lines))
-
-    @property
-    def layout_description(self) -> str:
-        """How the folder is laid out and where the test images come from, in one sentence (the
-        summary's "Layout:" line), with undecodable bytes of folder names shown as U+FFFD."""
-        if self.layout == "split":
-            words = (
-                f"{self.train_folder or TRAIN}/ and {self.test_folder}/ folders, "
-                "each with one sub-folder per class"
-            )
-        else:
-            held_out = (
-                f"the scan held out {self.holdout_percent}% of each class for testing "
-                f"(seed {self.seed}, the same files every time; at least one per class of two or "
-                "more)"
-            )
-            if self.train_folder:
-                words = f"{self.train_folder}/ with no test folder next to it: {held_out}"
-            else:
-                words = f"one folder per class, no test folder: {held_out}"
-        return printable(words)
-
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
 
@@ -276,7 +209,3 @@ def printable(text: str) -> str:
 
 
 _SURROGATES = re.compile("[\ud800-\udfff]")
-
-
-def plural(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n:,} {word}s"

@@ -1,0 +1,64 @@
+"""The words of the levers' values and of the arms made of them."""
+
+from __future__ import annotations
+
+from xlagui.core.protocol.arms import BASELINE, OFFERED, parse_arm
+from xlagui.core.protocol.levers import LEVERS
+from xlagui.core.protocol.modes import XlaMode
+from xlagui.present.levers import (
+    LEVER_WORDS,
+    VALUE_WORDS,
+    arm_description,
+    arm_label,
+    every_value,
+    hardware_note,
+    mode_words,
+)
+
+
+def test_every_value_of_every_lever_has_its_words() -> None:
+    assert {v.words for v in every_value()} == set(VALUE_WORDS)
+    assert {one.words for one in LEVERS} == set(LEVER_WORDS)
+    for value in every_value():
+        if value.part:  # what an arm made of it is called and does
+            assert VALUE_WORDS[value.words].short and VALUE_WORDS[value.words].how, value
+    for mode in XlaMode:
+        w = mode_words(mode)
+        assert w.label and w.short and w.words and w.how and w.brief, mode
+
+
+def test_the_arms_in_words() -> None:
+    assert arm_label(BASELINE) == "Baseline (XLA off, float32)"
+    assert arm_description(BASELINE) == "jit_compile=False, no auto-clustering, float32"
+    assert [arm_label(parse_arm(n)) for n in OFFERED] == [
+        "XLA auto-clustering",
+        "mixed_bfloat16",
+        "mixed_float16",
+        "XLA jit_compile + mixed_bfloat16",
+        "XLA jit_compile + mixed_float16",
+    ]
+    assert arm_description(parse_arm("jit+fp16")) == (
+        "model.compile(jit_compile=True); keras.mixed_precision policy mixed_float16 with "
+        "dynamic loss scaling, output layer float32"
+    )
+    assert arm_description(parse_arm("bf16")) == (
+        "keras.mixed_precision policy mixed_bfloat16, output layer float32")
+
+
+AMX = frozenset({"avx512f", "avx512_bf16", "amx_bf16", "amx_tile"})
+OLD = frozenset({"avx2", "fma"})
+
+
+def test_hardware_notes_name_the_missing_instructions() -> None:
+    bf16 = parse_arm("bf16")
+    assert hardware_note(bf16, "CPU", AMX) == ""
+    note = hardware_note(bf16, "CPU", OLD)
+    assert "no native bfloat16" in note and "AMX-BF16" in note
+    assert note == ("this CPU has no native bfloat16 (AVX512-BF16 or AMX-BF16): bfloat16 is "
+                    "emulated, so expect it slower; the interleaved figures show the cost")
+    assert "emulated" in hardware_note(parse_arm("fp16"), "CPU", AMX)
+    assert hardware_note(parse_arm("jit"), "CPU", OLD) == ""
+    assert "could not read" in hardware_note(bf16, "CPU", frozenset())
+    assert hardware_note(bf16, "GPU", OLD) == (
+        "bfloat16 runs natively on GPUs from compute capability 8.0 (Ampere) on")
+    assert hardware_note(parse_arm("fp16"), "GPU", OLD) == ""

@@ -1,0 +1,51 @@
+"""The report in words: its title, the runs table and the History's title."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.helpers.reports import comparison_report
+from xlagui.core.results import history
+from xlagui.present import report as report_words
+
+
+def test_one_runs_table_for_the_terminal_and_the_png() -> None:
+    import io
+
+    from rich.console import Console
+
+    from tests.helpers.limits import known_limits, limits_report
+    from xlagui.console import print_summary
+
+    report = limits_report(limits=known_limits(), base_step=0.2, xla_step=0.4)
+    rows = report_words.run_rows(report)
+    assert len(rows) == len(report.runs) > 0
+    assert all(len(row) == len(report_words.RUN_COLUMNS) for row in rows)
+    names = [row[0] for row in rows]
+    assert names[0] == "Baseline #1" and names[1] == "XLA jit_compile #1"
+    # The terminal prints exactly these cells (the PNG lays out the same rows, report_png.py).
+    out = io.StringIO()
+    print_summary(Console(file=out, width=250, color_system=None), report)
+    text = out.getvalue()
+    for row in rows:
+        for cell in row:
+            assert cell in text
+    for heading, _ in report_words.RUN_COLUMNS:
+        assert heading in text
+
+
+def test_run_names_say_which_side() -> None:
+    assert report_words.run_name("baseline", "off", "baseline", 1) == "Baseline #1"
+    assert report_words.run_name("check", "off", "baseline", 1) == "A/A twin (baseline) #1"
+    assert report_words.run_name("bf16", "off", "bf16", 2) == "bf16 #2"
+
+
+def test_the_title_names_the_arms_and_the_model_and_history_says_the_same(tmp_path: Path) -> None:
+    report = comparison_report(arms=("bf16",))
+    assert report_words.comparison_title(report) == "XLA and bf16 vs baseline on tiny"
+    plain = comparison_report()
+    assert report_words.comparison_title(plain) == "XLA vs baseline on tiny"
+    history.save(plain, tmp_path / "one")
+    [item] = history.list_items(tmp_path)
+    assert (item.dataset_name, item.model_label) == ("tiny", "")
+    assert report_words.history_title(item) == report_words.comparison_title(plain)

@@ -1,0 +1,148 @@
+"""What the app says of each lever's values (`xlagui.core.protocol.levers`) and of an arm made
+of them: a run's heading, an arm's label and what it changes, a column's subtitle, and what is
+known of how the hardware runs it.
+
+Keyed by the values' word keys (`LeverValue.words`): the core's table says what a value is and
+does, this one how it reads. A value without words fails `tests/present/test_levers.py`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xlagui.core.protocol import arms
+from xlagui.core.protocol.arms import Arm, HardwareFit, hardware_fit
+from xlagui.core.protocol.levers import LEVERS, XLA, LeverValue
+from xlagui.core.protocol.modes import XlaMode
+from xlagui.core.protocol.precision import Precision
+
+
+@dataclass(frozen=True)
+class ValueWords:
+    """The words of one lever value ("" where a value has none of that kind)."""
+
+    label: str = ""  # a run's heading: "XLA (jit_compile=True)"
+    short: str = ""  # inside an arm's label: "XLA jit_compile", "mixed_bfloat16"
+    words: str = ""  # a column's subtitle: "jit_compile=True"
+    how: str = ""  # what it does, in code words
+    brief: str = ""  # in a row label of the limits table: "XLA jit, steady step"
+    # The settings' choice of the XLA side's mode: the radio button and its tooltip.
+    choice: str = ""
+    tip: str = ""
+
+
+VALUE_WORDS: dict[str, ValueWords] = {
+    "xla.off": ValueWords(
+        "Baseline (XLA off)",
+        "XLA off",
+        "XLA off (jit_compile=False)",
+        "jit_compile=False, no auto-clustering",
+        brief="XLA off",
+    ),
+    "xla.jit": ValueWords(
+        "XLA (jit_compile=True)",
+        "XLA jit_compile",
+        "jit_compile=True",
+        "model.compile(jit_compile=True)",
+        brief="XLA jit",
+        choice="jit_compile=True (recommended)",
+        tip="model.compile(jit_compile=True): XLA compiles the whole training step, on CPU and "
+        "GPU",
+    ),
+    "xla.autocluster": ValueWords(
+        "XLA (auto-clustering, set_jit)",
+        "XLA auto-clustering",
+        "auto-clustering (set_jit, the article's way)",
+        "tf.config.optimizer.set_jit with TF_XLA_FLAGS=--tf_xla_cpu_global_jit",
+        brief="XLA auto-clustering",
+        choice="Auto-clustering (the article's set_jit)",
+        tip="tf.config.optimizer.set_jit(True): XLA compiles the clusters it chooses; on CPU it "
+        "needs extra flags, which xlagui sets",
+    ),
+    "xla.auto": ValueWords(
+        'XLA (Keras\' jit_compile="auto")',
+        "Keras auto XLA",
+        'jit_compile="auto" (Keras decides)',
+        'model.compile(jit_compile="auto"), Keras 3\'s default: XLA on when a GPU is visible, '
+        "off on a CPU-only machine (then the arm does not engage)",
+        brief="Keras auto XLA",
+    ),
+    "precision.float32": ValueWords(short="float32", how="float32"),
+    "precision.mixed_bfloat16": ValueWords(
+        short="mixed_bfloat16",
+        how="keras.mixed_precision policy mixed_bfloat16, output layer float32",
+    ),
+    "precision.mixed_float16": ValueWords(
+        short="mixed_float16",
+        how="keras.mixed_precision policy mixed_float16 with dynamic loss scaling, "
+        "output layer float32",
+    ),
+}
+# A lever's heading in the settings (`Lever.words`); the precisions are offered as arms
+# under "Also measure" and have none yet.
+LEVER_WORDS: dict[str, str] = {"xla": "XLA", "precision": ""}
+
+BASELINE_LABEL = "Baseline (XLA off, float32)"
+BASELINE_DESCRIPTION = "jit_compile=False, no auto-clustering, float32"
+
+
+def value_words(value: LeverValue) -> ValueWords:
+    return VALUE_WORDS[value.words]
+
+
+def mode_words(mode: XlaMode) -> ValueWords:
+    """The words of an XLA mode."""
+    return value_words(XLA.of(mode))
+
+
+def arm_label(arm: Arm) -> str:
+    """What a person reads in a column heading or a table: "XLA jit_compile + mixed_bfloat16"."""
+    if arm.is_baseline:
+        return BASELINE_LABEL
+    return " + ".join(value_words(value).short for _lever, value in arm.pulled)
+
+
+def arm_description(arm: Arm) -> str:
+    """How an arm differs from the baseline, in one line."""
+    return "; ".join(value_words(value).how for _lever, value in arm.pulled) or (
+        BASELINE_DESCRIPTION
+    )
+
+
+def every_value() -> list[LeverValue]:
+    """Every value of every lever (what `VALUE_WORDS` must cover)."""
+    return [value for lever in LEVERS for value in lever.values]
+
+
+# The instructions that compute a format natively on a CPU, as a person reads them.
+_NATIVE_INSTRUCTIONS = {
+    Precision.BF16: "AVX512-BF16 or AMX-BF16",
+    Precision.FP16: "AVX512-FP16 or AMX-FP16",
+}
+
+
+def hardware_words(fit: str, precision: Precision) -> str:
+    """A `HardwareFit` of an arm of `precision` in words ("" when nothing is known)."""
+    fmt = precision.compute_dtype
+    if fit == HardwareFit.GPU_BF16:
+        return "bfloat16 runs natively on GPUs from compute capability 8.0 (Ampere) on"
+    if fit == HardwareFit.CPU_FP16:
+        return (
+            "TensorFlow has few native float16 kernels on CPUs (even with AVX512-FP16), so "
+            "mixed_float16 is mostly emulated there: expect it much slower"
+        )
+    if fit == HardwareFit.CPU_FLAGS_UNKNOWN:
+        return f"could not read this CPU's flags to tell whether it computes {fmt} natively"
+    if fit == HardwareFit.CPU_NOT_NATIVE:
+        return (
+            f"this CPU has no native {fmt} ({_NATIVE_INSTRUCTIONS[precision]}): {fmt} is "
+            "emulated, so expect it slower; the interleaved figures show the cost"
+        )
+    return ""
+
+
+def hardware_note(arm: Arm, device_kind: str, flags: frozenset[str] | None = None) -> str:
+    """A note when the hardware is known to run `arm` poorly ("" when nothing is known):
+    `device_kind` "CPU" or "GPU", `flags` the CPU's feature flags (this machine's when None)."""
+    flags = arms.cpu_flags() if flags is None else flags
+    return hardware_words(hardware_fit(arm, device_kind, flags), arm.precision)

@@ -1,0 +1,127 @@
+"""A comparison's report in words: its title, the runs table, and the dataset, the machine and
+the settings as (what, value) rows. The CLI, the window, the PNG and the Markdown share them.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from xlagui.core.protocol.config import RunConfig, XlaMode
+from xlagui.core.protocol.identity import Role
+from xlagui.present import levers as lever_words
+from xlagui.present.format import evidence, mode_words, percent, seconds, size_bytes
+
+if TYPE_CHECKING:
+    from xlagui.core.results.history import HistoryItem
+    from xlagui.core.results.report import ComparisonReport
+
+
+def comparison_title(report: ComparisonReport) -> str:
+    """The comparison's title: "XLA vs baseline on pets", or with its other arms "XLA, bf16
+    and jit+bf16 vs baseline on pets", and the model when it is not the article's CNN."""
+    name = report.dataset.get("name") or report.dataset.get("root", "")
+    others = [r.variant for r in report.measure_runs[2:] if r.role is not Role.CHECK]
+    if others:
+        names = ["XLA", *others]
+        return f"{', '.join(names[:-1])} and {names[-1]} vs baseline on {name}" + model_words(
+            report.config
+        )
+    return f"XLA vs baseline on {name}{model_words(report.config)}"
+
+
+def model_words(config: RunConfig) -> str:
+    """The model in a title: "" for the article's CNN (every title before models could be
+    chosen), " with mixer" or " with net.keras" otherwise."""
+    return "" if config.model.is_article_cnn else f" with {config.model.label}"
+
+
+def history_title(item: HistoryItem) -> str:
+    """A saved comparison's title in the History list (from what the list read of it)."""
+    model = f" with {item.model_label}" if item.model_label else ""
+    return f"XLA vs baseline on {item.dataset_name}{model}"
+
+
+# The runs table, the same in the terminal and the PNG: (heading, aligned left).
+RUN_COLUMNS: tuple[tuple[str, bool], ...] = (
+    ("Run", True),
+    ("Status", True),
+    ("XLA in effect", False),
+    ("First epoch", False),
+    ("Steady epoch", False),
+    ("Total", False),
+    ("Peak RSS", False),
+    ("Val. acc.", False),
+    ("XLA evidence", True),
+)
+
+
+def run_name(variant: str, xla_mode: str, arm_name: str, repeat: int) -> str:
+    """A run in one short label: "Baseline #1", "XLA jit_compile #2", "bf16 #1"."""
+    if variant == Role.BASELINE:
+        side = "Baseline"
+    elif variant == Role.CHECK:
+        side = "A/A twin (baseline)"
+    elif variant == Role.XLA:
+        side = lever_words.mode_words(XlaMode(xla_mode)).short
+    else:
+        side = arm_name
+    return f"{side} #{repeat}"
+
+
+def run_rows(report: ComparisonReport) -> list[tuple[str, ...]]:
+    """One row per training run, in `RUN_COLUMNS` order."""
+    rows: list[tuple[str, ...]] = []
+    for r in report.runs:
+        s = r.summary
+        started = r.started
+        rows.append((
+            run_name(r.variant, r.xla_mode, r.arm.name, r.repeat),
+            str(r.status),
+            "—" if started is None else ("yes" if started.xla_in_effect else "no"),
+            seconds(s.first_epoch_seconds if s is not None else None),
+            seconds(s.steady_epoch_seconds if s is not None else None),
+            seconds(s.total_seconds if s is not None else None),
+            size_bytes(s.peak_rss_bytes if s is not None else None),
+            percent(s.final_val_accuracy if s is not None else None),
+            evidence(s) if s is not None else "—",
+        ))
+    return rows
+
+
+def dataset_words(report: ComparisonReport) -> list[tuple[str, str]]:
+    """The dataset, as (what, value) rows."""
+    d = report.dataset
+    counts = d.get("counts") or {}
+    train = sum((counts.get("train") or {}).values())
+    test = sum((counts.get("test") or {}).values())
+    classes = d.get("class_names") or []
+    return [
+        ("Name", str(d.get("name", "?"))),
+        ("Folder", str(d.get("root", "?"))),
+        ("Classes", f"{len(classes)}: {', '.join(classes)}"),
+        ("Images", f"{train:,} training, {test:,} test ({d.get('layout', '?')} layout)"),
+        ("Fingerprint", str(d.get("fingerprint", ""))[:16]),
+    ]
+
+
+def environment_words(report: ComparisonReport) -> list[tuple[str, str]]:
+    """The machine, the software and the settings, as (what, value) rows."""
+    e = report.environment
+    c = report.config
+    return [
+        ("Device", device_words(report)),
+        ("Software", f"TensorFlow {e.get('tensorflow', '?')}, Keras {e.get('keras', '?')}, "
+                     f"Python {e.get('python', '?')}"),
+        ("Machine", f"{e.get('hostname', '?')}, {e.get('platform', '?')}, "
+                    f"{e.get('cpu_count', '?')} CPUs"),
+        ("Settings", f"{c.epochs} epochs, batch {c.batch_size}, {c.image_size} px, augmentation "
+                     f"{'on' if c.augment else 'off'}, seed {c.seed}, {c.repeats} "
+                     f"repeat{'s' if c.repeats != 1 else ''}"),
+        ("XLA side", mode_words(Role.XLA, c.xla.value)),
+    ]
+
+
+def device_words(report: ComparisonReport) -> str:
+    """The device the comparison ran on: "Intel Xeon (CPU)"."""
+    e = report.environment
+    return f"{e.get('device_name') or '?'} ({e.get('device_kind') or report.config.device})"
