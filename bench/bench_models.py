@@ -27,7 +27,7 @@ from typing import Any
 
 from _common import ROOT, add_write, load_average, publish, section_text
 
-from xlagui.core.protocol.config import BUILTIN_MODELS
+from xlagui.core.model.sources import builtin_names
 
 ARMS = "jit,bf16"
 
@@ -82,7 +82,7 @@ def direction(a: dict[str, Any] | None) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--models", default=",".join(BUILTIN_MODELS))
+    parser.add_argument("--models", default=",".join(builtin_names()))
     parser.add_argument("--image-size", type=int, default=150)
     parser.add_argument("--budget", type=int, default=None,
                         help="measuring budget per model (xlagui's default when not given)")

@@ -33,14 +33,14 @@ class FakeModelChecker:
         return [self._one(spec) for spec in specs]
 
     def _one(self, spec: ModelCheckSpec) -> ModelEvent:
-        from xlagui.core.protocol.config import BUILTIN_MODELS
+        from xlagui.core.model.sources import builtin_names
 
         m = spec.model
         name = Path(m.file).name if m.file else m.name
         if name in self.refuse:
             raise ModelRefused(self.refuse[name])
         if m.source == "builtin":
-            params = 1_000 * (list(BUILTIN_MODELS).index(m.name) + 1) + spec.image_size
+            params = 1_000 * (builtin_names().index(m.name) + 1) + spec.image_size
         else:
             params = 4_321
         size = self.fixed.get(name, spec.image_size)

@@ -1,11 +1,33 @@
-"""The model in words: the line before a comparison, the memory warning, `xlagui models`."""
+"""The model in words: the line before a comparison, the memory warning, `xlagui models`,
+and what the window and `--model`'s help say of the model sources (built from the registry)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import ClassVar
+
+import pytest
+
+from xlagui.core.model import sources
 from xlagui.core.model.check import memory_guard
+from xlagui.core.model.files import LoadedModel
+from xlagui.core.model.source import FileSource, ModelFacts
 from xlagui.core.protocol.config import ModelChoice, RunConfig
 from xlagui.core.protocol.events import ModelEvent
-from xlagui.present.models import memory_warning, model_line, models_rows
+from xlagui.present.models import (
+    BUILTIN_WORDS,
+    about,
+    code_note,
+    file_filter,
+    memory_warning,
+    model_file_kinds,
+    model_help,
+    model_line,
+    models_rows,
+    not_a_model_file,
+    open_file_hint,
+    own_models_line,
+)
 
 
 def test_the_model_line_names_the_model_and_its_work() -> None:
@@ -34,3 +56,57 @@ def test_a_model_that_may_not_fit_is_said_so() -> None:
 def test_the_models_table_has_a_row_per_model() -> None:
     rows = models_rows([ModelEvent(model=ModelChoice(name="vit", params=559_617))])
     assert rows == [("vit", "559,617", rows[0][2])] and "Vision Transformer" in rows[0][2]
+
+
+def test_the_sources_words_are_built_from_the_registry() -> None:
+    assert model_help() == (
+        "the model trained: cnn, mobilenetv2, resnet50, efficientnetb0, vit, mixer (`xlagui "
+        "models` says what each is), a saved PATH.keras, or a PATH.py defining "
+        "build_model(input_shape, num_classes) (default: cnn, the article's)"
+    )
+    assert own_models_line() == (
+        "Or your own: --model PATH.keras (a saved model) or --model PATH.py (a file defining "
+        "build_model(input_shape, num_classes))."
+    )
+    assert file_filter() == "Keras models and Python builders (*.keras *.py)"
+    assert open_file_hint() == ("A saved Keras model (.keras) or a Python file defining "
+                                "build_model(input_shape, num_classes) (.py)")
+    assert model_file_kinds() == ".keras or .py"
+    assert not_a_model_file(Path("/x/notes.txt")) == (
+        "“notes.txt” is not a model file: xlagui takes .keras and .py files.")
+    assert set(BUILTIN_WORDS) == set(sources.builtin_names())  # every built-in is described
+
+
+def test_what_a_choice_is_in_words() -> None:
+    mixer = sources.describe(ModelChoice(name="mixer"))
+    assert about(mixer) == ("A small MLP-Mixer: 8x8 patches, 4 blocks of dense token and "
+                            "channel mixing, dim 128.")
+    assert code_note(mixer) == ""
+    saved = ModelFacts("keras", "net", "/m/net.keras", "ab" * 32, False, True)
+    assert about(saved) == "/m/net.keras (a saved Keras model, sha256 abababababab…)"
+    builder = ModelFacts("python", "net", "/m/net.py", "cd" * 32, True, False)
+    assert about(builder) == "/m/net.py (a Python builder, sha256 cdcdcdcdcdcd…)"
+    assert code_note(builder) == (
+        "Running a comparison runs the Python code in net.py (in the worker processes, not in "
+        "this window). Open only files you trust.")
+
+
+class _Onnx(FileSource):
+    name: ClassVar[str] = "onnx"
+    suffixes: ClassVar[tuple[str, ...]] = (".onnx",)
+
+    def build(self, choice: ModelChoice, image_size: int, num_classes: int,
+              seed: int | None) -> LoadedModel:
+        raise NotImplementedError
+
+
+def test_a_source_without_its_own_words_is_named_by_its_suffix(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sources.SOURCES, "onnx", _Onnx())
+    assert file_filter() == "Keras models, Python builders and .onnx files (*.keras *.py *.onnx)"
+    assert model_file_kinds("and") == ".keras, .py and .onnx"
+    assert model_help().endswith(
+        "a saved PATH.keras, a PATH.py defining build_model(input_shape, num_classes), or a "
+        "PATH.onnx (default: cnn, the article's)")
+    assert about(ModelFacts("onnx", "n", "/m/n.onnx", "ef" * 32, False, False)) == (
+        "/m/n.onnx (a .onnx file, sha256 efefefefefef…)")

@@ -1,13 +1,61 @@
 """The model in words: the line the command line prints before a comparison, the memory
-warning, and the rows of `xlagui models`. Qt-free; the window's "Model" group can call it too."""
+warning, the rows of `xlagui models`, and what the window's "Model" group, its file dialog, the
+drops and `--model`'s help say about the model sources. Qt-free.
+
+Every choice and list here is built from the registry of model sources
+(`xlagui.core.model.sources`): the built-ins' words are `BUILTIN_WORDS`, each source of files'
+words a row of `SOURCE_WORDS` (a source without one gets words from its suffix).
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from pathlib import Path
+
+from xlagui.core.model import sources
 from xlagui.core.model.check import MemoryGuard
-from xlagui.core.protocol.config import BUILTIN_MODELS, RunConfig
+from xlagui.core.model.source import ModelFacts, ModelSource
+from xlagui.core.protocol.config import RunConfig
 from xlagui.core.protocol.events import ModelEvent
 from xlagui.present.format import size_bytes
 from xlagui.present.limits import flop_count
+
+# What each built-in model is (`xlagui models`, the window's list and its caption).
+BUILTIN_WORDS = {
+    "cnn": "the article's CNN: three 5x5 convolutions, two dense layers (the default)",
+    "mobilenetv2": "MobileNetV2 (keras.applications, untrained): depthwise convolutions",
+    "resnet50": "ResNet50 (keras.applications, untrained): 50 layers of convolutions with skips",
+    "efficientnetb0": "EfficientNetB0 (keras.applications, untrained): depthwise convolutions, "
+    "squeeze-excite",
+    "vit": "a small Vision Transformer: 8x8 patches, 4 blocks of self-attention, dim 128",
+    "mixer": "a small MLP-Mixer: 8x8 patches, 4 blocks of dense token and channel mixing, "
+    "dim 128",
+}
+
+
+@dataclass(frozen=True)
+class SourceWords:
+    """How the window and the command line name one source of model files.
+
+    `one`: a file of it, after its path ("a saved Keras model"); `many`: its files in the file
+    dialog's filter ("Keras models"); `what`: what the file is, in the "Open model file…"
+    tooltip; `argument`: `--model`'s help; `own`: the last line of `xlagui models`."""
+
+    one: str
+    many: str
+    what: str
+    argument: str
+    own: str
+
+
+BUILDER = "build_model(input_shape, num_classes)"
+SOURCE_WORDS = {
+    "keras": SourceWords("a saved Keras model", "Keras models", "a saved Keras model",
+                         "a saved PATH.keras", "--model PATH.keras (a saved model)"),
+    "python": SourceWords("a Python builder", "Python builders",
+                          f"a Python file defining {BUILDER}", f"a PATH.py defining {BUILDER}",
+                          f"--model PATH.py (a file defining {BUILDER})"),
+}
 
 
 def model_line(config: RunConfig, check: ModelEvent | None) -> str:
@@ -53,7 +101,82 @@ def models_rows(checks: list[ModelEvent]) -> list[tuple[str, str, str]]:
     rows = []
     for check in checks:
         name = check.model.name
-        facts = BUILTIN_MODELS.get(name)
         params = f"{check.model.params:,}" if check.model.params is not None else "—"
-        rows.append((name, params, facts.description if facts else ""))
+        rows.append((name, params, BUILTIN_WORDS.get(name, "")))
     return rows
+
+
+# --- The sources of models, in words -----------------------------------------------------------
+
+
+def source_words(source: ModelSource) -> SourceWords:
+    """`source`'s row of `SOURCE_WORDS`, or words made from its first suffix."""
+    words = SOURCE_WORDS.get(source.name)
+    if words is not None:
+        return words
+    suffix = source.suffixes[0] if source.suffixes else source.name
+    return SourceWords(f"a {suffix} file", f"{suffix} files", f"a {suffix} file",
+                       f"a PATH{suffix}", f"--model PATH{suffix}")
+
+
+def _joined(items: list[str], word: str) -> str:
+    """"a", "a or b", "a, b or c"."""
+    return f" {word} ".join([", ".join(items[:-1]), items[-1]] if len(items) > 2 else items)
+
+
+def model_help() -> str:
+    """`--model`'s help: the built-ins, then each kind of model file."""
+    files = [source_words(s).argument for s in sources.file_sources()]
+    return (
+        f"the model trained: {', '.join(sources.builtin_names())} (`xlagui models` says what "
+        f"each is), {', '.join(files[:-1])}{', or ' if len(files) > 1 else ''}{files[-1]} "
+        "(default: cnn, the article's)"
+    )
+
+
+def own_models_line() -> str:
+    """The line under `xlagui models`' table: how to train a model of one's own."""
+    owns = _joined([source_words(s).own for s in sources.file_sources()], "or")
+    return f"Or your own: {owns}."
+
+
+def file_filter() -> str:
+    """The "Open model file…" dialog's filter: "Keras models and Python builders (*.keras *.py)"."""
+    many = _joined([source_words(s).many for s in sources.file_sources()], "and")
+    return f"{many} ({' '.join('*' + s for s in sources.file_suffixes())})"
+
+
+def open_file_hint() -> str:
+    """The "Open model file…" button's tooltip: each kind of file, with its suffix."""
+    kinds = _joined([f"{source_words(s).what} ({', '.join(s.suffixes)})"
+                     for s in sources.file_sources()], "or")
+    return kinds[:1].upper() + kinds[1:]
+
+
+def model_file_kinds(word: str = "or") -> str:
+    """The suffixes of model files in a sentence: ".keras or .py"."""
+    return _joined(list(sources.file_suffixes()), word)
+
+
+def not_a_model_file(path: Path) -> str:
+    """Why a file picked or dropped as a model is not one."""
+    return (f"“{path.name}” is not a model file: xlagui takes {model_file_kinds('and')} "
+            "files.")
+
+
+def about(facts: ModelFacts) -> str:
+    """What the chosen model is, under the window's model list: a built-in's description, or a
+    file with its kind and digest."""
+    if not facts.file:
+        text = BUILTIN_WORDS.get(facts.name, facts.name)
+        return text[:1].upper() + text[1:] + "."
+    kind = source_words(sources.SOURCES[facts.source]).one
+    return f"{facts.file} ({kind}, sha256 {facts.sha256[:12]}…)"
+
+
+def code_note(facts: ModelFacts) -> str:
+    """The warning that choosing the model runs the user's code ("" when it runs none)."""
+    if not facts.runs_code:
+        return ""
+    return (f"Running a comparison runs the Python code in {Path(facts.file).name} (in the "
+            "worker processes, not in this window). Open only files you trust.")

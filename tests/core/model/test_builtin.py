@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from xlagui.core.protocol.config import BUILTIN_MODELS, ModelChoice
+from xlagui.core.model.sources import builtin_names
+from xlagui.core.protocol.config import ModelChoice
 
 pytestmark = pytest.mark.tf
 
 
-@pytest.mark.parametrize("name", list(BUILTIN_MODELS))
+@pytest.mark.parametrize("name", builtin_names())
 @pytest.mark.parametrize("jit", [False, True])
 def test_a_builtin_trains_a_step(name: str, jit: bool) -> None:
     import keras
@@ -21,7 +22,7 @@ def test_a_builtin_trains_a_step(name: str, jit: bool) -> None:
     from xlagui.core.model.check import _step_flops
 
     keras.utils.set_random_seed(0)
-    size = BUILTIN_MODELS[name].min_image_size
+    size = ModelChoice(name=name).min_image_size
     built = build_compiled(ModelChoice(name=name), size, 2, 0, jit)
     model = built.model
     assert model.jit_compile is jit  # read back, as the worker does

@@ -9,7 +9,8 @@ import pytest
 
 from xlagui.core.measure.model_check import check_model
 from xlagui.core.model.check import ModelCheckSpec, ModelRefused
-from xlagui.core.protocol.config import ModelChoice, parse_model
+from xlagui.core.model.sources import parse_model
+from xlagui.core.protocol.config import ModelChoice
 
 pytestmark = pytest.mark.tf
 

@@ -13,7 +13,7 @@ from pytestqt.qtbot import QtBot
 from tests.helpers.clicks import choose_combo_item, click
 from tests.helpers.models import FakeModelChecker
 from tests.ui.conftest import WindowFactory, drop, load_small, url_mime
-from xlagui.core.protocol.config import BUILTIN_MODELS
+from xlagui.core.model.sources import builtin_names
 from xlagui.ui.settings.model_panel import ModelPanel, summary_line
 from xlagui.ui.window.main_window import MainWindow
 
@@ -40,7 +40,7 @@ def test_the_picker_shows_each_models_parameters_at_the_image_size(
     texts = [panel.picker.itemText(i) for i in range(panel.picker.count())]
     # 1,000 × position + 48 px (the fake's count): each built-in with its own number.
     assert texts == [f"{name} — {1 + i}k parameters".replace("k", " k")
-                     for i, name in enumerate(BUILTIN_MODELS)], texts
+                     for i, name in enumerate(builtin_names())], texts
     # A new image size asks again, once the typing stopped, and the counts follow it.
     window.settings_panel.image_size.setValue(96)
     qtbot.waitUntil(lambda: panel.picker.itemText(1) == "mobilenetv2 — 2 k parameters",
@@ -54,7 +54,7 @@ def test_picking_a_built_in_with_clicks_sets_the_comparisons_model(
         qtbot: QtBot, make_window: WindowFactory, dataset: Path) -> None:
     window = _window(qtbot, make_window, dataset, FakeModelChecker())
     panel = window.settings_panel.model_panel
-    mixer = list(BUILTIN_MODELS).index("mixer")
+    mixer = builtin_names().index("mixer")
     choose_combo_item(qtbot, panel.picker, mixer)
     assert panel.choice().name == "mixer"
     assert "MLP-Mixer" in panel.about.text()
@@ -129,6 +129,33 @@ def test_a_fixed_input_model_sets_and_locks_the_image_size(
     assert panel.image_size.isEnabled()
 
 
+def test_the_new_head_tick_goes_only_to_a_model_file_that_takes_one(
+        qtbot: QtBot, make_window: WindowFactory, dataset: Path, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    window = _window(qtbot, make_window, dataset, FakeModelChecker())
+    panel = window.settings_panel.model_panel
+    saved = tmp_path / "net.keras"
+    saved.write_bytes(b"not read by the fake checker")
+    drop(window, url_mime(saved))
+    click(qtbot, panel.new_head)
+    assert panel.choice().new_head
+    builder = _builder(tmp_path)
+    asked: list[tuple[object, ...]] = []
+
+    def dialog(*args: object, **kwargs: object) -> tuple[str, str]:
+        asked.append(args)
+        return str(builder), ""
+
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", dialog)
+    click(qtbot, panel.open_button)
+    # The dialog offers the registry's kinds of model file.
+    assert asked[0][-1] == "Keras models and Python builders (*.keras *.py)"
+    choice = panel.choice()  # the box is hidden, still ticked: a .py takes no new head
+    assert (choice.source, choice.new_head) == ("python", False)
+    assert not panel.new_head.isVisible()
+    qtbot.waitUntil(lambda: window.cannot_run_reason() == "", timeout=5_000)
+
+
 def test_dropping_something_else_still_says_what_to_drop(
         window: MainWindow, tmp_path: Path) -> None:
     other = tmp_path / "notes.txt"
@@ -160,10 +187,10 @@ def test_a_check_still_running_blocks_the_run_and_a_new_choice_supersedes_it(
     window = _window(qtbot, make_window, dataset, checker)
     panel = window.settings_panel.model_panel
     checker.gate.clear()  # the next check waits
-    choose_combo_item(qtbot, panel.picker, list(BUILTIN_MODELS).index("vit"))
+    choose_combo_item(qtbot, panel.picker, builtin_names().index("vit"))
     qtbot.waitUntil(lambda: "Building vit once" in panel.status.text(), timeout=5_000)
     assert window.cannot_run_reason().startswith("Checking vit")
-    choose_combo_item(qtbot, panel.picker, list(BUILTIN_MODELS).index("resnet50"))
+    choose_combo_item(qtbot, panel.picker, builtin_names().index("resnet50"))
     checker.gate.set()
     qtbot.waitUntil(lambda: window.cannot_run_reason() == "", timeout=5_000)
     assert panel.choice().name == "resnet50"

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Literal
 
-from xlagui.core.model.builtin import build_builtin
 from xlagui.core.model.cnn import compile_model, default_loss
-from xlagui.core.model.files import LoadedModel, load_keras, load_python
+from xlagui.core.model.files import LoadedModel
+from xlagui.core.model.sources import source_of
 from xlagui.core.protocol.config import ModelChoice
 
 
@@ -21,13 +20,9 @@ class BuiltModel:
 
 
 def load(choice: ModelChoice, image_size: int, num_classes: int, seed: int | None) -> LoadedModel:
-    """The model of `choice`, uncompiled (files raise `ModelFileError` with the file and line)."""
-    if choice.source == "builtin":
-        return LoadedModel(build_builtin(choice.name, image_size, num_classes, seed=seed))
-    path = Path(choice.file)
-    if choice.source == "keras":
-        return load_keras(path, num_classes, choice.new_head)
-    return load_python(path, image_size, num_classes)
+    """The model of `choice`, uncompiled, built by its source (files raise `ModelFileError`
+    with the file and line; a choice no source can build, `ConfigError`)."""
+    return source_of(choice).build(choice, image_size, num_classes, seed)
 
 
 def build_compiled(

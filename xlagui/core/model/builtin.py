@@ -1,17 +1,27 @@
-"""The built-in models besides the article's CNN: three `keras.applications` bodies with the
-shared head, a small Vision Transformer and a small MLP-Mixer, built from Keras layers.
+"""The built-in models as a model source (`BuiltinSource`): the article's CNN
+(`xlagui.core.model.cnn`), three `keras.applications` bodies with the shared head, a small Vision
+Transformer and a small MLP-Mixer, built from Keras layers. What each one is, in words, is
+`xlagui.present.models`'.
 
-Runs only in a worker process: every function imports Keras itself. Inputs are RGB floats in
-[0, 1] (the tf.data pipeline rescales), the head is `xlagui.core.model.cnn.classifier_head`.
+The builders run only in a worker process: every function imports Keras itself. Inputs are RGB
+floats in [0, 1] (the tf.data pipeline rescales), the head is
+`xlagui.core.model.cnn.classifier_head`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
 
 from xlagui.core.model.cnn import build_model as build_article_cnn
 from xlagui.core.model.cnn import classifier_head
+from xlagui.core.model.files import LoadedModel
+from xlagui.core.model.source import ModelSource
+from xlagui.core.protocol.config import ConfigError, ModelChoice
+
+# The built-ins by name, in the order the window and `xlagui models` list them; the first is
+# the default (`ModelChoice()`).
+BUILTIN_NAMES = ("cnn", "mobilenetv2", "resnet50", "efficientnetb0", "vit", "mixer")
 
 PATCH = 8  # ViT and Mixer: 8x8 patches (324 tokens at 150 px)
 DIM = 128  # their token width
@@ -129,8 +139,7 @@ def build_mixer(image_size: int, num_classes: int) -> Any:
 
 
 def build_builtin(name: str, image_size: int, num_classes: int, seed: int | None = None) -> Any:
-    """The built-in model `name` (a key of `xlagui.core.protocol.config.BUILTIN_MODELS`),
-    uncompiled.
+    """The built-in model `name` (one of `BUILTIN_NAMES`), uncompiled.
     Only the article's CNN takes `seed` per layer; the others follow Keras' global seed, which
     the worker sets before building."""
     if name == "cnn":
@@ -143,3 +152,36 @@ def build_builtin(name: str, image_size: int, num_classes: int, seed: int | None
         "mixer": build_mixer,
     }
     return builders[name](image_size, num_classes)
+
+
+class BuiltinSource(ModelSource):
+    """The models xlagui builds by name (`BUILTIN_NAMES`). `file_suffixes`: those of the
+    registry's file sources, for the message that refuses an unknown name."""
+
+    name: ClassVar[str] = "builtin"
+
+    def __init__(self, file_suffixes: tuple[str, ...] = ()) -> None:
+        self._file_suffixes = file_suffixes
+
+    def names(self) -> tuple[str, ...]:
+        return BUILTIN_NAMES
+
+    def choose(self, argument: str, new_head: bool = False) -> ModelChoice:
+        choice = ModelChoice(name=argument.strip().lower(), new_head=new_head)
+        self.check(choice)
+        return choice
+
+    def check(self, choice: ModelChoice) -> None:
+        if choice.name not in BUILTIN_NAMES:
+            files = " or ".join(self._file_suffixes)
+            raise ConfigError(
+                f"unknown model {choice.name!r}: choose one of {', '.join(BUILTIN_NAMES)}"
+                + (f", or give a {files} file" if files else "")
+            )
+        if choice.file:
+            raise ConfigError(f"the built-in model {choice.name} takes no file")
+        super().check(choice)
+
+    def build(self, choice: ModelChoice, image_size: int, num_classes: int,
+              seed: int | None) -> LoadedModel:
+        return LoadedModel(build_builtin(choice.name, image_size, num_classes, seed=seed))

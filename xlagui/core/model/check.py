@@ -22,8 +22,9 @@ from typing import Any, TextIO
 
 from xlagui.core.model.build import load
 from xlagui.core.model.cnn import compile_model, default_loss, head_units
-from xlagui.core.model.files import ModelFileError, input_size
+from xlagui.core.model.files import ModelFileError
 from xlagui.core.model.flops import article_cnn_shapes, hlo_flops
+from xlagui.core.model.sources import source_of
 from xlagui.core.protocol.config import ConfigError, ModelChoice
 from xlagui.core.protocol.events import (
     PROTOCOL_VERSION,
@@ -149,7 +150,7 @@ def _check(spec: ModelCheckSpec) -> ModelEvent:
     choice = spec.model
     loaded = load(choice, spec.image_size, spec.num_classes, spec.seed)
     model = loaded.model
-    fixed = None if choice.source == "builtin" else input_size(model, Path(choice.file))
+    fixed = source_of(choice).input_size(model, choice)
     size = fixed or spec.image_size
     compile_model(model, spec.num_classes, False, optimizer=loaded.optimizer, loss=loaded.loss)
     words = loaded.compile_words

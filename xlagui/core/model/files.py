@@ -1,27 +1,19 @@
-"""A model of the user's, from a file: a saved `.keras` model, or a Python file defining
-`build_model(input_shape, num_classes) -> keras.Model` (and optionally `compile_args() -> dict`).
+"""What every model from a file shares: the model loaded but not compiled (`LoadedModel`), the
+error a bad file raises (`ModelFileError`), and the checks of its input and output.
 
-Runs only in a worker process: a user's Python file is imported there and nowhere else (never
-in the window's or the command line's process), and Keras is imported inside the functions.
-Every problem is a `ModelFileError` whose message names the file (and the line, where there is
-one) and says what to do.
+The sources that read files are `keras_file` (a saved `.keras` model) and `python_file` (a Python
+file defining `build_model`). Their loading runs only in a worker process, and Keras is imported
+inside the functions. Every problem is a `ModelFileError` whose message names the file (and the
+line, where there is one) and says what to do.
 """
 
 from __future__ import annotations
 
-import importlib.util
-import inspect
-import json
-import sys
-import traceback
-import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from xlagui.core.model.cnn import classifier_head, head_units
-
-COMPILE_ARGS = ("optimizer", "loss")  # what compile_args() may set; xlagui sets the rest
+from xlagui.core.model.cnn import head_units
 
 
 class ModelFileError(ValueError):
@@ -39,7 +31,8 @@ class LoadedModel:
     compile_words: str = "Adam + cross-entropy (xlagui's default)"
 
 
-def _where(path: Path, line: int | None) -> str:
+def where(path: Path, line: int | None) -> str:
+    """"PATH, line N" for a message, or the path alone when there is no line."""
     return f"{path}, line {line}" if line else str(path)
 
 
@@ -51,7 +44,7 @@ def check_output(model: Any, num_classes: int, path: Path, line: int | None = No
     if len(getattr(model, "outputs", ()) or ()) != 1 or got != want:
         kind = "1 unit (sigmoid) for 2 classes" if num_classes == 2 else f"{want} (softmax)"
         raise ModelFileError(
-            f"{_where(path, line)}: the model's output has {got} unit(s) ({shape}), but this "
+            f"{where(path, line)}: the model's output has {got} unit(s) ({shape}), but this "
             f"dataset has {num_classes} classes, which need {kind}"
             + (": pass --new-head to replace the last layer" if path.suffix == ".keras" else "")
         )
@@ -76,145 +69,3 @@ def input_size(model: Any, path: Path) -> int | None:
             "so make its input square (or leave its size open: (None, None, 3))"
         )
     return int(height)
-
-
-def load_keras(path: Path, num_classes: int, new_head: bool) -> LoadedModel:
-    """A saved `.keras` model, loaded with `safe_mode=True`; with `new_head`, its last layer
-    replaced by the head for `num_classes`."""
-    import keras  # lazy: the window imports this module; Keras is for the worker
-
-    try:
-        # compile=False: the optimizer's saved state is not wanted (every arm starts fresh) and
-        # loading it can fail on its own; the compile config is read from the file below.
-        model = keras.saving.load_model(str(path), safe_mode=True, compile=False)
-    except ValueError as exc:
-        if "Lambda" in str(exc) or "safe_mode" in str(exc):
-            raise ModelFileError(
-                f"{path}: it holds a Lambda layer, whose Python code xlagui will not run from a "
-                "saved file (Keras' safe mode). Replace the Lambda with a built-in layer and save "
-                "again, or give a .py file whose build_model(input_shape, num_classes) builds "
-                "the model"
-            ) from None
-        raise ModelFileError(f"{path}: Keras cannot load it: {exc}") from None
-    except TypeError as exc:  # a custom class Keras cannot find
-        raise ModelFileError(
-            f"{path}: Keras cannot load it ({exc}). A model with custom layers needs the code "
-            "that defines them: give a .py file whose build_model(input_shape, num_classes) "
-            "builds it"
-        ) from None
-    except OSError as exc:
-        raise ModelFileError(f"{path}: cannot read it: {exc}") from None
-    input_size(model, path)
-    compile_config = _saved_compile_config(path)
-    if new_head:
-        # Keep the body (up to the layer before the last), put the head for this class count.
-        body_output = model.layers[-2].output
-        model = keras.Model(model.inputs, classifier_head(num_classes)(body_output),
-                            name=f"{model.name}_new_head")
-        compile_config = None  # its loss was for the old output
-    check_output(model, num_classes, path)
-    if not compile_config or not compile_config.get("loss"):
-        return LoadedModel(model)
-    optimizer = keras.optimizers.deserialize(compile_config["optimizer"])
-    loss = compile_config["loss"]
-    if isinstance(loss, dict):
-        loss = keras.losses.deserialize(loss)
-    words = f"from the file: {type(optimizer).__name__} + {getattr(loss, 'name', loss)}"
-    return LoadedModel(model, optimizer, loss, words)
-
-
-def _saved_compile_config(path: Path) -> dict[str, Any] | None:
-    """The `compile_config` a `.keras` file holds (its optimizer and loss as saved), None when
-    it was saved uncompiled. Read from the archive's config.json, as Keras writes it."""
-    try:
-        with zipfile.ZipFile(path) as archive:
-            config = json.loads(archive.read("config.json"))
-    except (OSError, KeyError, ValueError, zipfile.BadZipFile):
-        return None
-    found = config.get("compile_config") if isinstance(config, dict) else None
-    return found if isinstance(found, dict) else None
-
-
-def _user_line(exc: BaseException, path: Path) -> int | None:
-    """The line of `path` where `exc` was raised (the innermost frame in that file)."""
-    if isinstance(exc, SyntaxError) and exc.filename and Path(exc.filename) == path:
-        return exc.lineno
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if Path(f.filename) == path]
-    return frames[-1].lineno if frames else None
-
-
-def _import(path: Path) -> Any:
-    name = "xlagui_user_model"
-    spec = importlib.util.spec_from_file_location(name, path)
-    if spec is None or spec.loader is None:
-        raise ModelFileError(f"{path}: not a Python file Python can import")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # dataclasses and pickling look the module up by name
-    try:
-        spec.loader.exec_module(module)
-    except SyntaxError as exc:
-        raise ModelFileError(
-            f"{_where(path, _user_line(exc, path))}: syntax error: {exc.msg}"
-        ) from None
-    except Exception as exc:
-        raise ModelFileError(
-            f"{_where(path, _user_line(exc, path))}: importing it raised "
-            f"{type(exc).__name__}: {exc}"
-        ) from None
-    return module
-
-
-def _def_line(func: Any) -> int | None:
-    try:
-        return inspect.getsourcelines(func)[1]
-    except (OSError, TypeError):
-        return None
-
-
-def load_python(path: Path, image_size: int, num_classes: int) -> LoadedModel:
-    """The model a user's Python file builds: `build_model((image_size, image_size, 3),
-    num_classes)`, and `compile_args()` (optimizer and loss) where the file defines it."""
-    import keras  # lazy: the window imports this module; Keras is for the worker
-
-    module = _import(path)
-    build = getattr(module, "build_model", None)
-    if not callable(build):
-        raise ModelFileError(
-            f"{path}: it defines no build_model(input_shape, num_classes) function"
-        )
-    try:
-        model = build((image_size, image_size, 3), num_classes)
-    except Exception as exc:
-        raise ModelFileError(
-            f"{_where(path, _user_line(exc, path) or _def_line(build))}: build_model raised "
-            f"{type(exc).__name__}: {exc}"
-        ) from None
-    if not isinstance(model, keras.Model):
-        raise ModelFileError(
-            f"{_where(path, _def_line(build))}: build_model returned a "
-            f"{type(model).__module__}.{type(model).__qualname__}, not a keras.Model"
-        )
-    input_size(model, path)
-    check_output(model, num_classes, path, _def_line(build))
-    args_of = getattr(module, "compile_args", None)
-    if args_of is None:
-        return LoadedModel(model)
-    try:
-        args = args_of()
-    except Exception as exc:
-        raise ModelFileError(
-            f"{_where(path, _user_line(exc, path) or _def_line(args_of))}: compile_args raised "
-            f"{type(exc).__name__}: {exc}"
-        ) from None
-    if not isinstance(args, dict) or set(args) - set(COMPILE_ARGS):
-        raise ModelFileError(
-            f"{_where(path, _def_line(args_of))}: compile_args() must return a dict with "
-            f"{' and/or '.join(COMPILE_ARGS)} (xlagui sets the metrics and jit_compile itself), "
-            f"got {args!r}"
-        )
-    optimizer = args.get("optimizer")
-    if isinstance(optimizer, str):
-        optimizer = keras.optimizers.get(optimizer)
-    loss = args.get("loss")
-    words = "from compile_args(): " + ", ".join(f"{k}={v!r}" for k, v in args.items())
-    return LoadedModel(model, optimizer, loss, words)

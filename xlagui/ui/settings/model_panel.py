@@ -1,16 +1,20 @@
 """The "Model" group of the settings: which model a comparison trains, and what it is.
 
 A built-in model is picked from a list that shows each one's parameter count at the current
-image size and class count; "Open model file…" (or dropping a `.keras` or `.py` file on the
-window) picks a model of the user's. Every model is built once, in a short worker process
-(`xlagui.core.model.check`), never in the window's process: that check fills the parameter
-counts, the summary shown before anything runs, a model file's fixed input size (which sets and
-locks the image size) and its problems (a file that cannot be trained blocks the run, with the
-file and line).
+image size and class count; "Open model file…" (or dropping a model file on the window) picks a
+model of the user's. The list, the file filter and what is said of a choice come from the
+registry of model sources (`xlagui.core.model.sources`) and its words
+(`xlagui.present.models`): nothing here names a source.
+
+Every model is built once, in a short worker process (`xlagui.core.model.check`), never in the
+window's process: that check fills the parameter counts, the summary shown before anything
+runs, a model file's fixed input size (which sets and locks the image size) and its problems (a
+file that cannot be trained blocks the run, with the file and line).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from pathlib import Path
 
@@ -30,20 +34,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from xlagui.core.model import sources
 from xlagui.core.model.check import ModelCheckSpec, ModelRefused, memory_guard
-from xlagui.core.protocol.config import (
-    BUILTIN_MODELS,
-    MODEL_FILE_SUFFIXES,
-    ConfigError,
-    ModelChoice,
-    RunConfig,
-    check_image_size,
-    parse_model,
-)
+from xlagui.core.protocol.config import ConfigError, ModelChoice, RunConfig, check_image_size
 from xlagui.core.protocol.events import ModelEvent
 from xlagui.core.protocol.task import TaskState
+from xlagui.present import models as words
 from xlagui.present.format import size_bytes
-from xlagui.present.models import memory_warning
 from xlagui.ui.shared.tasks import TaskOwner
 from xlagui.ui.shared.theme import SEVERITY_COLORS
 
@@ -51,7 +48,6 @@ from xlagui.ui.shared.theme import SEVERITY_COLORS
 ModelChecker = Callable[[list[ModelCheckSpec], TaskState], list[ModelEvent]]
 SETTINGS_KEY = "model"
 NEW_HEAD_KEY = "model_new_head"
-FILE_FILTER = "Keras models and Python builders (*.keras *.py)"
 # Typing an image size fires a change per key: check once the typing stopped.
 CHECK_DELAY_MS = 600
 FILE_ROLE = Qt.ItemDataRole.UserRole
@@ -110,13 +106,11 @@ class ModelPanel(QGroupBox):
         self.picker = QComboBox()
         self.picker.setObjectName("model")
         self.picker.setToolTip("The model both sides train: a built-in one, or your own file")
-        for name in BUILTIN_MODELS:
+        for name in sources.builtin_names():
             self.picker.addItem(name, name)
         self.picker.currentIndexChanged.connect(self._on_picker_index_changed)
         self.open_button = QPushButton("Open model file…")
-        self.open_button.setToolTip(
-            "A saved Keras model (.keras) or a Python file defining "
-            "build_model(input_shape, num_classes) (.py)")
+        self.open_button.setToolTip(words.open_file_hint())
         self.open_button.clicked.connect(self._on_open_button_clicked)
         row.addWidget(self.picker, 1)
         row.addWidget(self.open_button)
@@ -162,12 +156,14 @@ class ModelPanel(QGroupBox):
     def choice(self) -> ModelChoice:
         """The chosen model (a file's with the new-head option as ticked)."""
         data = self.picker.currentData(FILE_ROLE)
-        if data in BUILTIN_MODELS:
-            return ModelChoice(name=str(data))
+        if data != "file":
+            return sources.parse_model(str(data))
         assert self._file_choice is not None
-        return ModelChoice(source=self._file_choice.source, name=self._file_choice.name,
-                           file=self._file_choice.file, sha256=self._file_choice.sha256,
-                           new_head=self.new_head.isChecked())
+        # The box keeps its tick while hidden (a file that takes no new head picked after one
+        # that does): only a source that takes one gets it.
+        new_head = self.new_head.isChecked() and sources.describe(
+            self._file_choice).takes_new_head
+        return dataclasses.replace(self._file_choice, new_head=new_head)
 
     def set_context(self, image_size: int, batch_size: int, num_classes: int) -> None:
         """The settings a model is checked at; a change checks again once typing stopped."""
@@ -182,11 +178,12 @@ class ModelPanel(QGroupBox):
         self._check_now()
 
     def choose_file(self, path: Path) -> str:
-        """Pick a `.keras` or `.py` file; "" when picked, else why not (for the window)."""
-        if path.suffix.lower() not in MODEL_FILE_SUFFIXES:
-            return f"“{path.name}” is not a model file: xlagui takes .keras and .py files."
+        """Pick a model file (a `.keras` or `.py`, `sources.file_suffixes`); "" when picked,
+        else why not (for the window)."""
+        if sources.source_for_file(path) is None:
+            return words.not_a_model_file(path)
         try:
-            choice = parse_model(str(path))
+            choice = sources.parse_model(str(path))
         except ConfigError as exc:
             return str(exc)[0].upper() + str(exc)[1:] + "."
         self._file_choice = choice
@@ -207,7 +204,11 @@ class ModelPanel(QGroupBox):
 
     def select(self, choice: ModelChoice) -> str:
         """Show `choice` (a reopened comparison's, a saved setting); "" or why it cannot be."""
-        if choice.source == "builtin":
+        try:
+            sources.check(choice)
+        except ConfigError as exc:
+            return str(exc)[0].upper() + str(exc)[1:] + "."
+        if not choice.file:
             blocked = self.picker.blockSignals(True)
             self.picker.setCurrentIndex(self.picker.findData(choice.name, FILE_ROLE))
             self.picker.blockSignals(blocked)
@@ -245,7 +246,7 @@ class ModelPanel(QGroupBox):
             return ""
         config = RunConfig(image_size=check.image_size, batch_size=self._context[1],
                            model=self.choice())
-        return memory_warning(memory_guard(check.memory_bytes, workers), config)
+        return words.memory_warning(memory_guard(check.memory_bytes, workers), config)
 
     def shutdown(self) -> None:
         """Stop any running check (its worker process is killed)."""
@@ -265,7 +266,9 @@ class ModelPanel(QGroupBox):
             return ""
         new_head = str(settings.value(NEW_HEAD_KEY, "false")).lower() in ("true", "1")
         try:
-            choice = parse_model(saved, new_head=new_head and saved.endswith(".keras"))
+            choice = sources.parse_model(saved)
+            if new_head and sources.describe(choice).takes_new_head:
+                choice = dataclasses.replace(choice, new_head=True)
         except ConfigError as exc:
             return f"The saved model was not restored: {exc}."
         why = self.select(choice)
@@ -288,8 +291,8 @@ class ModelPanel(QGroupBox):
         size, batch, classes = self._context
         if self._list_key != (size, classes):
             specs = []
-            for name in BUILTIN_MODELS:
-                model = ModelChoice(name=name)
+            for name in sources.builtin_names():
+                model = sources.parse_model(name)
                 if (name, size, classes) in self._counts:
                     continue
                 try:
@@ -356,35 +359,28 @@ class ModelPanel(QGroupBox):
         size, _batch, classes = self._context
         for i in range(self.picker.count()):
             name = self.picker.itemData(i, FILE_ROLE)
-            if name not in BUILTIN_MODELS:
+            if name not in sources.builtin_names():
                 continue
             check = self._counts.get((name, size, classes))
             params = f" — {_short_count(check.model.params)} parameters" if (
                 check is not None and check.model.params is not None) else ""
             self.picker.setItemText(i, f"{name}{params}")
-            self.picker.setItemData(i, BUILTIN_MODELS[name].description,
+            self.picker.setItemData(i, words.BUILTIN_WORDS.get(name, ""),
                                     Qt.ItemDataRole.ToolTipRole)
         choice = self.choice()
-        builtin = BUILTIN_MODELS.get(choice.name) if choice.source == "builtin" else None
-        if builtin is not None:
-            self.about.setText(builtin.description[:1].upper() + builtin.description[1:] + ".")
-        else:
-            kind = "a saved Keras model" if choice.source == "keras" else "a Python builder"
-            self.about.setText(f"{choice.file} ({kind}, sha256 {choice.sha256[:12]}…)")
-        self.new_head.setVisible(choice.source == "keras")
-        self.code_note.setVisible(choice.source == "python")
-        self.code_note.setText(
-            f"Running a comparison runs the Python code in {Path(choice.file).name} (in the "
-            "worker processes, not in this window). Open only files you trust."
-            if choice.source == "python" else "")
+        facts = sources.describe(choice)
+        self.about.setText(words.about(facts))
+        self.new_head.setVisible(facts.takes_new_head)
+        self.code_note.setText(words.code_note(facts))
+        self.code_note.setVisible(bool(self.code_note.text()))
         self._show_check(choice)
 
     def _show_check(self, choice: ModelChoice) -> None:
         size, _batch, classes = self._context
         refused = self._refused.get(self._full_key(choice))
-        check = self._full.get(self._full_key(choice)) or (
-            self._counts.get((choice.name, size, classes)) if choice.source == "builtin"
-            else None)
+        # A built-in's parameter count is known from the list's checks (keyed by its name).
+        check = self._full.get(self._full_key(choice)) or self._counts.get(
+            (choice.argument, size, classes))
         if refused:
             text, colour = refused, SEVERITY_COLORS["error"]
         elif self._checking:
@@ -407,12 +403,8 @@ class ModelPanel(QGroupBox):
         self._on_choice_changed()
 
     def _on_choice_changed(self) -> None:
-        choice = self.choice()
-        if choice.source == "builtin" or not self._full.get(self._full_key(choice)):
-            self.fixed_size.emit(None)
-        else:
-            check = self._full[self._full_key(choice)]
-            self.fixed_size.emit(check.image_size if check.fixed_input_size else None)
+        check = self._full.get(self._full_key(self.choice()))
+        self.fixed_size.emit(check.image_size if check and check.fixed_input_size else None)
         self._show()
         self._schedule()
         self.changed.emit()
@@ -422,7 +414,8 @@ class ModelPanel(QGroupBox):
 
     def _on_open_button_clicked(self) -> None:
         start = str(Path(self._file_choice.file).parent) if self._file_choice else ""
-        path, _ = QFileDialog.getOpenFileName(self, "Open a model file", start, FILE_FILTER)
+        path, _ = QFileDialog.getOpenFileName(self, "Open a model file", start,
+                                              words.file_filter())
         if path:
             why = self.choose_file(Path(path))
             if why:

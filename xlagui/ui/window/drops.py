@@ -13,7 +13,8 @@ from PySide6.QtCore import QEvent, QMimeData, QObject, Signal
 from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
 from PySide6.QtWidgets import QAbstractScrollArea, QWidget
 
-from xlagui.core.protocol.config import MODEL_FILE_SUFFIXES
+from xlagui.core.model.sources import source_for_file
+from xlagui.present.models import model_file_kinds
 from xlagui.ui.shared.dialogs import DropOverlay
 
 DRAG_EVENTS = (QEvent.Type.DragEnter, QEvent.Type.DragMove, QEvent.Type.Drop,
@@ -21,12 +22,13 @@ DRAG_EVENTS = (QEvent.Type.DragEnter, QEvent.Type.DragMove, QEvent.Type.Drop,
 
 
 def model_file(mime: QMimeData) -> Path | None:
-    """The `.keras` or `.py` file a drag carries (one local file), else None."""
+    """The model file (`.keras`, `.py`: `sources.file_suffixes`) a drag carries (one local
+    file), else None."""
     urls = mime.urls() if mime.hasUrls() else []
     if len(urls) != 1 or not urls[0].isLocalFile():
         return None
     path = Path(urls[0].toLocalFile())
-    return path if path.suffix.lower() in MODEL_FILE_SUFFIXES and path.is_file() else None
+    return path if source_for_file(path) is not None and path.is_file() else None
 
 
 def classify_drop(mime: QMimeData) -> tuple[Path | None, str]:
@@ -43,8 +45,8 @@ def classify_drop(mime: QMimeData) -> tuple[Path | None, str]:
     path = local[0]
     if path.is_file():
         return None, (f"“{path.name}” is a file. Drop the folder that holds the class "
-                      "folders (or the train/ and test/ folders), or a model file (.keras "
-                      "or .py).")
+                      "folders (or the train/ and test/ folders), or a model file "
+                      f"({model_file_kinds()}).")
     if not path.is_dir():
         return None, f"“{path}” does not exist (any more)."
     return path, ""
@@ -56,7 +58,7 @@ class FolderDrops(QObject):
 
     Signals:
         folder_dropped(object Path): a folder was dropped.
-        model_file_dropped(object Path): a `.keras` or `.py` file was dropped.
+        model_file_dropped(object Path): a model file (`.keras`, `.py`) was dropped.
         refused(str why): something else was dropped; why it cannot be opened, in words.
     """
 

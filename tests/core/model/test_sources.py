@@ -1,0 +1,132 @@
+"""The registry of model sources, without TensorFlow: `--model`'s value chosen by name or by
+suffix, a choice record checked where it would be built, what a choice is (as data), the files
+it needs on another machine; and a new source plugged in with one registration."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, ClassVar
+
+import pytest
+
+from xlagui.core.model import sources
+from xlagui.core.model.files import LoadedModel
+from xlagui.core.model.source import FileSource, ModelFacts, NeededFile
+from xlagui.core.protocol import config
+from xlagui.core.protocol.config import ConfigError, ModelChoice, RunConfig
+
+# The registry's, and the shim the command line still calls (`config.parse_model`, lane W).
+PARSERS: list[Callable[..., ModelChoice]] = [sources.parse_model, config.parse_model]
+
+
+@pytest.mark.parametrize("parse", PARSERS)
+def test_parse_model_takes_names_and_files(tmp_path: Path,
+                                           parse: Callable[..., ModelChoice]) -> None:
+    assert parse("MobileNetV2") == ModelChoice(name="mobilenetv2")
+    source = tmp_path / "net.py"
+    source.write_text("def build_model(input_shape, num_classes): ...\n")
+    chosen = parse(str(source))
+    assert (chosen.source, chosen.name, chosen.file) == ("python", "net", str(source))
+    assert len(chosen.sha256) == 64 and chosen.label == "net.py"
+    assert parse(str(source)) == chosen  # the same file, the same digest
+    with pytest.raises(ConfigError, match=r"model file .*gone\.keras does not exist"):
+        parse(str(tmp_path / "gone.keras"))
+    with pytest.raises(ConfigError, match=(
+            r"^--model must be one of cnn, mobilenetv2, resnet50, efficientnetb0, vit, mixer, "
+            r"a \.keras file or a \.py file, got 'alexnet'$")):
+        parse("alexnet")
+    with pytest.raises(ConfigError, match="^--new-head replaces the last layer of a saved "
+                       r"\.keras model only$"):
+        parse("vit", new_head=True)
+    with pytest.raises(ConfigError, match="--new-head"):
+        parse(str(source), new_head=True)
+    saved = tmp_path / "net.keras"
+    saved.write_bytes(b"read only in a worker")
+    assert parse(str(saved), new_head=True).new_head
+
+
+def test_the_shim_the_command_line_calls_lists_what_the_registry_does() -> None:
+    assert config.BUILTIN_MODELS == sources.builtin_names()
+    assert tuple(config.MODEL_FILE_SUFFIXES) == sources.file_suffixes()
+    assert {sources.source_for_file(Path(f"m{s}")).name  # type: ignore[union-attr]
+            for s in sources.file_suffixes()} == set(config.MODEL_FILE_SUFFIXES.values())
+
+
+def test_the_registry_lists_the_built_ins_and_the_file_suffixes() -> None:
+    assert sources.builtin_names()[0] == "cnn" == ModelChoice().name  # the default first
+    assert sources.builtin_names() == ("cnn", "mobilenetv2", "resnet50", "efficientnetb0",
+                                       "vit", "mixer")
+    assert sources.file_suffixes() == (".keras", ".py")
+    assert sources.source_for_file(Path("/m/Net.KERAS")) is sources.SOURCES["keras"]
+    assert sources.source_for_file(Path("/m/notes.txt")) is None
+
+
+@pytest.mark.parametrize(("record", "message"), [
+    ({"source": "onnx", "name": "n", "file": "/m/n.onnx"},
+     "model source must be one of builtin, keras, python, got 'onnx'"),
+    ({"name": "alexnet"}, "unknown model 'alexnet': choose one of cnn, mobilenetv2, resnet50, "
+     "efficientnetb0, vit, mixer, or give a .keras or .py file"),
+    ({"name": "vit", "file": "/m/x.py"}, "the built-in model vit takes no file"),
+    ({"source": "keras", "name": "net"}, "a keras model needs its file"),
+    ({"source": "python", "name": "net", "file": "/m/net.py", "new_head": True},
+     "--new-head replaces the last layer of a saved .keras model only"),
+])
+def test_a_record_no_source_can_build_opens_but_is_refused_where_it_is_built(
+        record: dict[str, Any], message: str) -> None:
+    # As comparison.json holds it: the record opens (its words can still be shown) ...
+    choice = RunConfig.from_dict({"model": record}).model
+    # ... and the registry refuses it, word for word, before a model is built from it.
+    with pytest.raises(ConfigError) as caught:
+        sources.check(choice)
+    assert str(caught.value) == message
+
+
+def test_describe_says_what_a_choice_is_as_data(tmp_path: Path) -> None:
+    assert sources.describe(ModelChoice(name="vit")) == ModelFacts(
+        "builtin", "vit", "", "", runs_code=False, takes_new_head=False)
+    builder = tmp_path / "net.py"
+    builder.write_text("")
+    facts = sources.describe(sources.parse_model(str(builder)))
+    assert (facts.source, facts.file, facts.runs_code, facts.takes_new_head) == (
+        "python", str(builder), True, False)
+    saved = tmp_path / "net.keras"
+    saved.write_bytes(b"x")
+    facts = sources.describe(sources.parse_model(str(saved)))
+    assert (facts.runs_code, facts.takes_new_head) == (False, True)
+
+
+def test_a_model_file_is_what_another_machine_needs_and_is_read_there_from_its_copy(
+        tmp_path: Path) -> None:
+    assert sources.needed_files(ModelChoice(name="mixer")) == ()
+    assert sources.placed(ModelChoice(name="mixer"), {}) == ModelChoice(name="mixer")
+    saved = tmp_path / "net.keras"
+    saved.write_bytes(b"x")
+    choice = sources.parse_model(str(saved), new_head=True)
+    assert sources.needed_files(choice) == (NeededFile(saved, choice.sha256),)
+    there = sources.placed(choice, {str(saved): "/cache/models/ab12/net.keras"})
+    assert there == ModelChoice(source="keras", name="net", file="/cache/models/ab12/net.keras",
+                                sha256=choice.sha256, new_head=True)
+
+
+class OnnxFileSource(FileSource):
+    """A new source, as a newcomer would add it: a `FileSource` with a suffix and a build."""
+
+    name: ClassVar[str] = "onnx"
+    suffixes: ClassVar[tuple[str, ...]] = (".onnx",)
+
+    def build(self, choice: ModelChoice, image_size: int, num_classes: int,
+              seed: int | None) -> LoadedModel:
+        raise NotImplementedError
+
+
+def test_a_new_source_is_one_class_and_one_registration(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sources.SOURCES, "onnx", OnnxFileSource())
+    net = tmp_path / "net.onnx"
+    net.write_bytes(b"x")
+    choice = sources.parse_model(str(net))
+    assert (choice.source, choice.label, choice.argument) == ("onnx", "net.onnx", str(net))
+    assert sources.file_suffixes() == (".keras", ".py", ".onnx")
+    assert sources.needed_files(choice) == (NeededFile(net, choice.sha256),)
+    assert RunConfig(image_size=32, model=choice).model == choice  # it travels as any other
