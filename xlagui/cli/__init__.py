@@ -27,13 +27,13 @@ from xlagui.cli.common import EXIT_CANCELLED, EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from xlagui.cli.common import console as _console
 from xlagui.core.measure.remote.ssh import RemoteError
 from xlagui.core.protocol.config import (
-    BUILTIN_MODELS,
     DEFAULTS,
     EXTRA_ARM_BUDGET_SECONDS,
     ConfigError,
     XlaMode,
 )
 from xlagui.present.levers import mode_words
+from xlagui.present.models import model_help
 
 __all__ = ["EXIT_CANCELLED", "EXIT_FAILED", "EXIT_OK", "EXIT_USAGE", "main"]
 
@@ -180,9 +180,7 @@ def _model_and_output_arguments(c: argparse.ArgumentParser) -> None:
         "--model",
         metavar="MODEL",
         default="cnn",
-        help=f"the model trained: {', '.join(BUILTIN_MODELS)} (`xlagui models` says what each "
-        "is), a saved PATH.keras, or a PATH.py defining build_model(input_shape, num_classes) "
-        "(default: cnn, the article's)",
+        help=model_help(),
     )
     c.add_argument(
         "--new-head",

@@ -20,12 +20,12 @@ from xlagui.cli.common import target as _target
 from xlagui.cli.compare_watch import ConsoleWatcher
 from xlagui.console import print_summary
 from xlagui.core.compare import ComparisonRequest, SaveError, run
+from xlagui.core.model.sources import parse_model
 from xlagui.core.protocol.config import (
     ConfigError,
     RunConfig,
     XlaMode,
     check_batch_fits,
-    parse_model,
 )
 from xlagui.core.protocol.task import Cancelled, TaskState
 from xlagui.present.markdown import summary_markdown

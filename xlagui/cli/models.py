@@ -6,7 +6,8 @@ import argparse
 
 from xlagui.cli.common import EXIT_OK
 from xlagui.cli.common import console as _console
-from xlagui.core.protocol.config import BUILTIN_MODELS, ConfigError
+from xlagui.core.model.sources import builtin_names
+from xlagui.core.protocol.config import ConfigError
 
 
 def cmd_models(args: argparse.Namespace) -> int:
@@ -17,7 +18,7 @@ def cmd_models(args: argparse.Namespace) -> int:
     from xlagui.core.measure.model_check import check_models
     from xlagui.core.model.check import ModelCheckSpec
     from xlagui.core.protocol.config import ModelChoice, check_image_size
-    from xlagui.present.models import models_rows
+    from xlagui.present.models import models_rows, own_models_line
 
     if args.classes < 2:
         raise ConfigError(f"a classifier needs at least 2 classes, got {args.classes}")
@@ -28,7 +29,7 @@ def cmd_models(args: argparse.Namespace) -> int:
             num_classes=args.classes,
             count_flops=False,
         )
-        for name in BUILTIN_MODELS
+        for name in builtin_names()
     ]
     console = _console()
     with console.status(f"building the {len(specs)} built-in models once…"):
@@ -43,6 +44,5 @@ def cmd_models(args: argparse.Namespace) -> int:
     for row in models_rows(checks):
         table.add_row(*row)
     console.print(table)
-    console.print("Or your own: --model PATH.keras (a saved model) or --model PATH.py "
-                  "(a file defining build_model(input_shape, num_classes)).")
+    console.print(own_models_line())
     return EXIT_OK

@@ -13,11 +13,10 @@ import pytest
 from xlagui.core.model import sources
 from xlagui.core.model.files import LoadedModel
 from xlagui.core.model.source import FileSource, ModelFacts, NeededFile
-from xlagui.core.protocol import config
 from xlagui.core.protocol.config import ConfigError, ModelChoice, RunConfig
 
-# The registry's, and the shim the command line still calls (`config.parse_model`, lane W).
-PARSERS: list[Callable[..., ModelChoice]] = [sources.parse_model, config.parse_model]
+# The registry's parser (the command line, the saved settings and the panel all call it).
+PARSERS: list[Callable[..., ModelChoice]] = [sources.parse_model]
 
 
 @pytest.mark.parametrize("parse", PARSERS)
@@ -44,13 +43,6 @@ def test_parse_model_takes_names_and_files(tmp_path: Path,
     saved = tmp_path / "net.keras"
     saved.write_bytes(b"read only in a worker")
     assert parse(str(saved), new_head=True).new_head
-
-
-def test_the_shim_the_command_line_calls_lists_what_the_registry_does() -> None:
-    assert config.BUILTIN_MODELS == sources.builtin_names()
-    assert tuple(config.MODEL_FILE_SUFFIXES) == sources.file_suffixes()
-    assert {sources.source_for_file(Path(f"m{s}")).name  # type: ignore[union-attr]
-            for s in sources.file_suffixes()} == set(config.MODEL_FILE_SUFFIXES.values())
 
 
 def test_the_registry_lists_the_built_ins_and_the_file_suffixes() -> None:

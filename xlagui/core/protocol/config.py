@@ -157,44 +157,6 @@ def file_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-# shim (lane W): the command line still imports these three from here. The model sources are
-# `xlagui.core.model.sources` now (`builtin_names`, `file_suffixes`, `parse_model`); delete
-# this block once `cli` imports them from there (tests/core/model/test_sources.py keeps the
-# two in step until then).
-BUILTIN_MODELS = ("cnn", "mobilenetv2", "resnet50", "efficientnetb0", "vit", "mixer")
-MODEL_FILE_SUFFIXES = {".keras": "keras", ".py": "python"}
-
-
-def parse_model(text: str, new_head: bool = False) -> ModelChoice:
-    """shim (lane W): `xlagui.core.model.sources.parse_model`, for the command line until it
-    calls that."""
-    value = str(text).strip()
-    path = Path(value).expanduser()
-    source = "builtin" if value.lower() in BUILTIN_MODELS else (
-        MODEL_FILE_SUFFIXES.get(path.suffix.lower()))
-    if source is None:
-        raise ConfigError(
-            f"--model must be one of {', '.join(BUILTIN_MODELS)}, a .keras file or a .py file, "
-            f"got {text!r}"
-        )
-    if source == "builtin":
-        choice = ModelChoice(name=value.lower(), new_head=new_head)
-    elif not path.is_file():
-        raise ConfigError(f"model file {path} does not exist")
-    else:
-        try:
-            sha = file_sha256(path)
-        except OSError as exc:
-            raise ConfigError(
-                f"cannot read the model file {path}: {exc.strerror or exc}"
-            ) from None
-        choice = ModelChoice(source=source, name=path.stem, file=str(path.resolve()),
-                             sha256=sha, new_head=new_head)
-    if new_head and source != "keras":
-        raise ConfigError("--new-head replaces the last layer of a saved .keras model only")
-    return choice
-
-
 @dataclass(frozen=True)
 class RunConfig:
     """The settings shared by both sides of a comparison (everything but the XLA mode)."""
