@@ -26,6 +26,7 @@ from xlagui.core.protocol.config import XlaMode
 from xlagui.core.protocol.events import CancelledEvent, ErrorEvent, Event, FinishedEvent
 from xlagui.core.protocol.record import CANCELLED, INTERRUPTED, NOT_RUN
 from xlagui.present import format as fmt
+from xlagui.present.errors import error_hint
 from xlagui.present.traces import RunTrace
 from xlagui.ui import plots
 from xlagui.ui.theme import VARIANT_TITLES, chip_style
@@ -535,7 +536,7 @@ class RunColumn(QFrame):
         elif isinstance(term, ErrorEvent):
             self._set_state("error", "Failed")
             self.detail.setText(self._run_words() + term.message)
-            self.detail.setToolTip(f"{term.message}\n{term.hint}".strip())
+            self.detail.setToolTip(f"{term.message}\n{error_hint(term)}".strip())
             self.eta.setText("")
         elif self.state == "stopping":
             pass
@@ -572,7 +573,7 @@ class RunColumn(QFrame):
         elif isinstance(term, ErrorEvent):
             self._set_state("error", "Failed")
             self.detail.setText(term.message)
-            self.detail.setToolTip(f"{term.message}\n{term.hint}".strip())
+            self.detail.setToolTip(f"{term.message}\n{error_hint(term)}".strip())
         elif self.state == "stopping":
             pass
         elif trace.warmup is None:

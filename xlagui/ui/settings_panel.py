@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from xlagui.core.machine import cpu as machine_cpu
 from xlagui.core.protocol import arms as arm_kinds
 from xlagui.core.protocol.config import (
     DEFAULTS,
@@ -424,13 +425,14 @@ class SettingsPanel(QWidget):
         """Tick the chosen arms (this machine's defaults until the user chose) and show each
         arm's hardware note for the chosen device."""
         kind = self.device_kind
-        ticked = (arm_kinds.default_also(kind) if self._chosen_arms is None
+        flags = machine_cpu.cpu_flags()
+        ticked = (arm_kinds.default_also(kind, flags) if self._chosen_arms is None
                   else self._chosen_arms)
         for name, box in self.arm_boxes.items():
             blocked = box.blockSignals(True)
             box.setChecked(name in ticked)
             box.blockSignals(blocked)
-            note = arm_kinds.hardware_note(arm_kinds.parse_arm(name), kind)
+            note = arm_kinds.hardware_note(arm_kinds.parse_arm(name), kind, flags)
             label = self._arm_notes[name]
             label.setText(note[:1].upper() + note[1:] + "." if note else "")
             label.setVisible(bool(note))

@@ -34,6 +34,7 @@ from xlagui.core.protocol.events import (
 )
 from xlagui.core.protocol.spec import RunSpec, Sample
 from xlagui.core.protocol.task import TaskState
+from xlagui.present.errors import error_hint
 
 FAKE = Path(__file__).resolve().parents[2] / "helpers" / "fake_measure_worker.py"
 GRACE = 0.3  # short ladders: these workers never need long to stop
@@ -185,7 +186,7 @@ def test_a_worker_dead_of_out_of_memory_is_named_with_the_runs_sizes(
     # The run it was, in the message itself: the arm, the kind of worker, the sizes.
     assert "measuring worker of xla, XLA jit" in error.message
     assert "batch size 32" in error.message and "image size 600" in error.message
-    assert "batch size 32 and image size 600" in error.hint
+    assert "batch size 32 and image size 600" in error_hint(error)
     assert worker.returncode == (-signal.SIGKILL if how == "sigkill" else 1)
     if how == "memoryerror":
         assert "MemoryError" in error.details  # the log's tail
@@ -254,7 +255,7 @@ def test_a_death_the_log_explains_as_out_of_memory_is_told_so(tmp_path: Path) ->
     log.write_text("2026 ... OOM when allocating tensor with shape[32,596,596,64]\n")
     err = died_event(-signal.SIGABRT, log, spec(tmp_path))
     assert err.error_type == "OutOfMemory" and "out of memory" in err.message
-    assert "with the article's CNN, batch size 32 and image size 600" in err.hint
+    assert "with the article's CNN, batch size 32 and image size 600" in error_hint(err)
     assert "OOM when allocating" in err.details
 
 

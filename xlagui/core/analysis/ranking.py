@@ -31,6 +31,7 @@ from xlagui.core.analysis.pairs import (
     estimate_ratio,
 )
 from xlagui.core.analysis.summary import summarize
+from xlagui.core.machine import cpu as machine_cpu
 from xlagui.core.protocol.arms import CHECK_VARIANT, Arm, Precision, hardware_note, policy_problems
 from xlagui.core.protocol.config import XlaMode
 from xlagui.core.protocol.events import BlockEvent, FinishedEvent, RunSummary, StartedEvent
@@ -157,7 +158,9 @@ def arm_results(
                 compile_seconds=timing.compile_seconds if timing else None,
                 valid=not problems,
                 problems=problems,
-                note=hardware_note(arm, device_kind) if base_started is not None else "",
+                note=hardware_note(arm, device_kind, machine_cpu.cpu_flags())
+                if base_started is not None
+                else "",
                 val_accuracy=verdict.arm,
                 baseline_val_accuracy=verdict.baseline,
                 accuracy_ok=verdict.ok,

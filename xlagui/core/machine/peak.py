@@ -34,8 +34,9 @@ from typing import Any
 
 from xlagui.core.files.atomic import atomic_write_text
 from xlagui.core.files.paths import cache_dir
+from xlagui.core.machine.cpu import cpu_name
+from xlagui.core.machine.device import Device
 from xlagui.core.model import flops
-from xlagui.core.protocol.arms import cpu_model
 
 PROBE_VERSION = 2  # 2: a matmul peak per compute dtype
 CACHE_NAME = "machine_limits.json"
@@ -97,13 +98,9 @@ def ceiling_key(image_size: int, batch_size: int) -> str:
     return f"{image_size}px-b{batch_size}"
 
 
-def _cpu_model() -> str:
-    return cpu_model() or platform.processor() or platform.machine()
-
-
 def machine_id() -> str:
     """The machine in words: host, CPU model, logical CPUs."""
-    return f"{platform.node()} · {_cpu_model()} · {os.cpu_count()} CPUs"
+    return f"{platform.node()} · {cpu_name()} · {os.cpu_count()} CPUs"
 
 
 def tf_version() -> str:
@@ -172,10 +169,9 @@ def probe_command(device: str, image_size: int, batch_size: int, *, peak: bool,
 
 def probe_env(device: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in ("TF_XLA_FLAGS", "XLA_FLAGS")}
-    if device == "cpu":
-        env["CUDA_VISIBLE_DEVICES"] = ""
-    elif device.startswith("gpu:"):
-        env["CUDA_VISIBLE_DEVICES"] = device.split(":")[1]
+    visible = Device.parse(device).visible_gpus
+    if visible is not None:
+        env["CUDA_VISIBLE_DEVICES"] = visible
     env["TF_CPP_MIN_LOG_LEVEL"] = "2"
     # Keras writes ~/.keras/keras.json on import; keep it in our own cache folder instead.
     env.setdefault("KERAS_HOME", str(cache_dir() / "keras"))
@@ -337,7 +333,7 @@ def probe(device: str, image_size: int, batch_size: int, *, peak: bool = True,
     import tensorflow as tf  # lazy: only in the probe's own process
 
     t0 = time.perf_counter()
-    gpu = device != "cpu"
+    gpu = Device.parse(device).is_gpu
     name = "/GPU:0" if gpu else "/CPU:0"
     budget = 0.3 if quick else 1.5
     out: dict[str, Any] = {"device": device}
@@ -357,7 +353,7 @@ def probe(device: str, image_size: int, batch_size: int, *, peak: bool = True,
     devices = tf.config.list_logical_devices("GPU" if gpu else "CPU")
     out["device_name"] = devices[0].name if devices else name
     if not gpu:
-        out["device_name"] = _cpu_model()
+        out["device_name"] = cpu_name()
     out["probe_seconds"] = time.perf_counter() - t0
     return out
 

@@ -44,6 +44,7 @@ from types import TracebackType
 from typing import IO, Protocol
 
 from xlagui.core.files import paths
+from xlagui.core.machine.device import Device
 from xlagui.core.protocol.config import XlaMode
 from xlagui.core.protocol.events import (
     TERMINAL_TYPES,
@@ -57,6 +58,7 @@ from xlagui.core.protocol.events import (
     check_protocol,
     parse_event,
 )
+from xlagui.core.protocol.failures import Failure, run_sizes
 from xlagui.core.protocol.spec import RunSpec
 from xlagui.core.protocol.task import TaskState
 
@@ -173,10 +175,9 @@ def worker_settings(
     local environment adds them to this process's (`worker_env`), an SSH host's to its own
     (`xlagui.core.measure.remote`, with the host's paths)."""
     env: dict[str, str] = {}
-    if device == "cpu":
-        env["CUDA_VISIBLE_DEVICES"] = ""  # hide every GPU
-    elif device.startswith("gpu:"):
-        env["CUDA_VISIBLE_DEVICES"] = device.split(":")[1]
+    visible = Device.parse(device).visible_gpus
+    if visible is not None:  # "" hides every GPU (the CPU), "N" shows GPU N alone
+        env["CUDA_VISIBLE_DEVICES"] = visible
     if xla_mode.facts.tf_xla_flags:
         env["TF_XLA_FLAGS"] = xla_mode.facts.tf_xla_flags
     if xla_mode is not XlaMode.OFF:
@@ -237,21 +238,18 @@ def died_event(returncode: int, log_path: Path, spec: RunSpec) -> ErrorEvent:
     """An error event for a worker that ended without saying why.
 
     A worker that dies of out-of-memory (a C++ `bad_alloc`, the kernel's OOM killer) cannot send
-    its own error event, so the parent, which knows the run's spec, names the run and what to
-    change: the same words for a training and a measuring worker.
+    its own error event, so the parent, which knows the run's spec, names the run and the sizes
+    to change (`failures.run_sizes`): the same for a training and a measuring worker.
     """
     tail = log_tail(log_path)
     run = spec.describe()
-    sizes = (
-        f"{spec.config.model.label}, batch size {spec.config.batch_size} and image size "
-        f"{spec.config.image_size}"
-    )
+    sizes = run_sizes(spec.config)
     if any(marker in tail for marker in OOM_MARKERS):
         return ErrorEvent(
             error_type="OutOfMemory",
             message=f"the worker ran out of memory ({run})",
-            hint=f"The images, the batch and the model did not fit in memory with {sizes}: try "
-            "a smaller batch size or image size (memory grows with batch × image size²).",
+            kind=Failure.DIED_OUT_OF_MEMORY.value,
+            facts=sizes,
             details=tail,
         )
     if returncode < 0:
@@ -260,14 +258,12 @@ def died_event(returncode: int, log_path: Path, spec: RunSpec) -> ErrorEvent:
         except ValueError:
             name = f"signal {-returncode}"
         message = f"the worker process was killed ({name}) before it finished ({run})"
-        hint = (
-            "If nobody killed it on purpose, the system probably ran out of memory and the "
-            f"kernel stopped it with {sizes}: try a smaller batch size or image size."
-        )
+        kind, facts = Failure.KILLED, sizes
     else:
         message = f"the worker process exited with code {returncode} without a result ({run})"
-        hint = "See the run's log for what happened."
-    return ErrorEvent(error_type="WorkerDied", message=message, hint=hint, details=tail)
+        kind, facts = Failure.EXITED, {}
+    return ErrorEvent(error_type="WorkerDied", message=message, kind=kind.value, facts=facts,
+                      details=tail)
 
 
 class WorkerGone(Exception):
@@ -543,7 +539,7 @@ class WorkerProcess:
         the run with an error naming it, and the worker is terminated.
 
         Skipping it instead would be safe only for noise, and there is none to expect: the
-        worker keeps its stdout for events alone (`worker._redirect_stdout` sends every other
+        worker keeps its stdout for events alone (`worker.io.redirect_stdout` sends every other
         print to the log). A skipped line could be the `block` or `finished` the parent waits
         for, hanging a measurement or turning a finished run into "exited without a result",
         and figures from a stream that lost lines could not be trusted. A stream that does not
@@ -552,10 +548,7 @@ class WorkerProcess:
         error = ErrorEvent(
             error_type=type(exc).__name__,
             message=str(exc) if mismatch else f"the worker sent a line that is not an event: {exc}",
-            hint="The worker and the app do not speak the same protocol."
-            if mismatch
-            else "The worker's events did not decode; events.jsonl has what came before, the "
-            "run's log the rest. Reinstall xlagui if the worker comes from another release.",
+            kind=(Failure.PROTOCOL_MISMATCH if mismatch else Failure.NOT_AN_EVENT).value,
             details=line.rstrip("\r\n")[:LOG_TAIL_CHARS],
         )
         error.t = round(time.perf_counter() - self._t0, 6)

@@ -20,7 +20,6 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 from xlagui.core.protocol.modes import XlaMode
 from xlagui.core.protocol.ranges import ConfigError, default_budget_seconds
@@ -165,30 +164,6 @@ def arm_of(variant: str, xla_mode: str, precision: str = "float32") -> Arm:
 # --- hardware ---------------------------------------------------------------------------------
 
 
-def cpu_model(cpuinfo: Path = Path("/proc/cpuinfo")) -> str:
-    """The CPU's model name ("" where `/proc/cpuinfo` does not say)."""
-    try:
-        with cpuinfo.open(encoding="utf-8", errors="replace") as fh:
-            for line in fh:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return ""
-
-
-def cpu_flags(cpuinfo: Path = Path("/proc/cpuinfo")) -> frozenset[str]:
-    """The CPU's feature flags (Linux `/proc/cpuinfo`; empty where the file does not exist)."""
-    try:
-        with cpuinfo.open(encoding="utf-8", errors="replace") as fh:
-            for line in fh:
-                if line.startswith(("flags", "Features")):
-                    return frozenset(line.split(":", 1)[1].split())
-    except OSError:
-        pass
-    return frozenset()
-
-
 def native_support(precision: Precision, flags: frozenset[str]) -> bool | None:
     """Whether this CPU computes in `precision` natively (None: unknown, no flags readable)."""
     if precision is Precision.FLOAT32:
@@ -200,8 +175,9 @@ def native_support(precision: Precision, flags: frozenset[str]) -> bool | None:
     return bool(flags & {"avx512_fp16", "amx_fp16"})
 
 
-def hardware_note(arm: Arm, device_kind: str, flags: frozenset[str] | None = None) -> str:
-    """A note when the hardware is known to run `arm` poorly ("" when nothing is known)."""
+def hardware_note(arm: Arm, device_kind: str, flags: frozenset[str]) -> str:
+    """A note when the hardware is known to run `arm` poorly ("" when nothing is known);
+    `flags`: the CPU's (`xlagui.core.machine.cpu.cpu_flags`)."""
     if arm.precision is Precision.FLOAT32:
         return ""
     if device_kind.upper() == "GPU":
@@ -215,7 +191,6 @@ def hardware_note(arm: Arm, device_kind: str, flags: frozenset[str] | None = Non
             "TensorFlow has few native float16 kernels on CPUs (even with AVX512-FP16), so "
             "mixed_float16 is mostly emulated there: expect it much slower"
         )
-    flags = cpu_flags() if flags is None else flags
     native = native_support(arm.precision, flags)
     fmt = "bfloat16" if arm.precision is Precision.BF16 else "float16"
     needs = (
@@ -231,8 +206,9 @@ def hardware_note(arm: Arm, device_kind: str, flags: frozenset[str] | None = Non
     return ""
 
 
-def runs_well(name: str, device_kind: str = "CPU", flags: frozenset[str] | None = None) -> bool:
-    """Whether an arm is known to run well here (the window ticks those by default)."""
+def runs_well(name: str, device_kind: str, flags: frozenset[str]) -> bool:
+    """Whether an arm is known to run well on a machine with these CPU `flags` (the window
+    ticks those by default)."""
     arm = parse_arm(name)
     if arm.xla is not XlaMode.OFF:
         return False  # XLA is the question being asked, not a known good
@@ -242,12 +218,11 @@ def runs_well(name: str, device_kind: str = "CPU", flags: frozenset[str] | None 
         # float16 has few native CPU kernels in TensorFlow even where the CPU has AVX512-FP16:
         # offered, measured if asked, never ticked by default.
         return False
-    flags = cpu_flags() if flags is None else flags
     return bool(native_support(arm.precision, flags))
 
 
-def default_also(device_kind: str = "CPU", flags: frozenset[str] | None = None) -> tuple[str, ...]:
-    """The "Also measure" arms ticked by default on this machine."""
+def default_also(device_kind: str, flags: frozenset[str]) -> tuple[str, ...]:
+    """The "Also measure" arms ticked by default on a machine with these CPU `flags`."""
     return tuple(n for n in OFFERED if runs_well(n, device_kind, flags))
 
 

@@ -7,8 +7,6 @@ round-trips through JSON so a saved comparison can be reopened and recomputed.
 from __future__ import annotations
 
 import datetime as _dt
-import os
-import platform
 import shlex
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,6 +18,7 @@ from xlagui.core.analysis.pairs import InterleavedSummary
 from xlagui.core.analysis.ranking import arm_results, instrument_check, recommendation
 from xlagui.core.analysis.stats import Comparison, RunRecord, compare_runs, saved_in_words
 from xlagui.core.analysis.summary import summarize
+from xlagui.core.machine.environment import host_environment as host_environment  # shim (lane W)
 from xlagui.core.machine.peak import MachineLimits
 from xlagui.core.protocol.arms import CHECK_VARIANT
 from xlagui.core.protocol.config import RunConfig
@@ -253,13 +252,3 @@ def model_words(config: RunConfig) -> str:
     """The model in a title: "" for the article's CNN (every title before models could be
     chosen), " with mixer" or " with net.keras" otherwise."""
     return "" if config.model.is_article_cnn else f" with {config.model.label}"
-
-
-def host_environment() -> dict[str, Any]:
-    return {
-        "hostname": platform.node(),
-        "platform": platform.platform(),
-        "python": platform.python_version(),
-        "cpu_count": os.cpu_count(),
-        "xlagui": __version__,
-    }

@@ -35,6 +35,7 @@ from xlagui.core.protocol.record import RunEntry
 from xlagui.core.protocol.spec import RunSpec
 from xlagui.core.protocol.task import TaskState
 from xlagui.core.results.report import ComparisonReport
+from xlagui.present.errors import error_hint
 
 pytestmark = pytest.mark.tf
 
@@ -158,7 +159,7 @@ def test_a_lost_connection_keeps_its_pairs_and_says_so(
     xla = report.measure_runs[1]
     error = xla.events[-1]
     assert isinstance(error, ErrorEvent) and error.error_type == "ConnectionLost"
-    assert "What was measured before is kept" in error.hint
+    assert "What was measured before is kept" in error_hint(error)
     c = report.comparison
     assert c is not None and c.interleaved is not None and c.interleaved.pairs == 2
     assert all(gone(pid) for pid in host_pids(report))  # its stdin closed: it exited

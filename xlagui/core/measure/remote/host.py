@@ -33,6 +33,7 @@ from xlagui.core.measure.remote.preflight import HostInfo, preflight
 from xlagui.core.measure.remote.ssh import RemoteError, Ssh, SshTarget, quote
 from xlagui.core.measure.worker_process import WORKER_OWNED, died_event, log_tail, worker_settings
 from xlagui.core.protocol.events import ErrorEvent
+from xlagui.core.protocol.failures import Failure
 from xlagui.core.protocol.spec import RunSpec
 from xlagui.core.protocol.task import TaskState
 
@@ -223,8 +224,7 @@ class SshTransport:
             return ErrorEvent(
                 error_type="ConnectionLost",
                 message=f"the connection to {host} was lost ({spec.describe()})",
-                hint="What was measured before is kept. Check the network and that the host "
-                "is up, then run the comparison again.",
+                kind=Failure.CONNECTION_LOST.value,
                 details=log_tail(log_path),  # ssh's own words
             )
         with contextlib.suppress(OSError, RemoteError, subprocess.TimeoutExpired,

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from xlagui import __version__
+from xlagui.core.machine.device import Device, DeviceKind
 from xlagui.core.measure.remote.ssh import (
     PythonMissing,
     RemoteCommandFailed,
@@ -32,6 +33,7 @@ from xlagui.core.measure.remote.ssh import (
 )
 from xlagui.core.protocol.events import PROTOCOL_VERSION, ProtocolError
 from xlagui.core.protocol.jsoncodec import decode
+from xlagui.core.protocol.probes import DeviceInfo
 from xlagui.core.protocol.task import TaskState
 
 # Importing TensorFlow and listing GPUs takes seconds, a first CUDA initialisation longer.
@@ -61,16 +63,6 @@ if out["xlagui"] == want_version and out["protocol"] == want_protocol:
 
 
 @dataclass(frozen=True)
-class DeviceInfo:
-    """A device TensorFlow sees on the host (`id` as `--device` takes it: cpu, gpu:0, all)."""
-
-    id: str
-    name: str
-    kind: str  # "CPU" or "GPU"
-    memory_bytes: int | None = None  # a GPU's total memory, where nvidia-smi says
-
-
-@dataclass(frozen=True)
 class HostInfo:
     """What the preflight found on the host; `environment()` is a comparison's environment
     block for it (`environment.host` is the name it was reached by)."""
@@ -92,10 +84,13 @@ class HostInfo:
 
     def has_device(self, device: str) -> bool:
         """Whether `device` (as `--device` takes it: cpu, gpu:N, all) is there."""
-        ids = {d.id for d in self.devices}
-        if device == "all":
+        try:
+            wanted = Device.parse(device)
+        except ValueError:
+            return False
+        if wanted.kind is DeviceKind.ALL:
             return any(d.kind == "GPU" for d in self.devices)
-        return device == "cpu" or device in ids
+        return not wanted.is_gpu or str(wanted) in {d.id for d in self.devices}
 
     def environment(self) -> dict[str, Any]:
         return {
