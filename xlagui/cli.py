@@ -26,7 +26,8 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 from xlagui import __version__
-from xlagui.core.measure.remote.ssh import RemoteError, SshTarget
+from xlagui.core.measure.transports.base import MachineError as RemoteError  # shim (lane W)
+from xlagui.core.measure.transports.base import Target as SshTarget  # shim (lane W)
 from xlagui.core.protocol.config import (
     BUILTIN_MODELS,
     DEFAULTS,
@@ -43,7 +44,7 @@ if TYPE_CHECKING:  # imported where used: the command line starts without them
 
     from xlagui.core.data.exclusions import Exclusions
     from xlagui.core.data.scan import DatasetScan
-    from xlagui.core.measure.remote.host import RemoteHost
+    from xlagui.core.measure.transports.ssh.transport import RemoteHost  # shim (lane W)
     from xlagui.core.measure.worker_process import Transport
     from xlagui.core.protocol.events import ModelEvent
     from xlagui.core.protocol.task import TaskState
@@ -622,7 +623,7 @@ def _write_markdown(report: ComparisonReport, path: Path) -> str:
 
 def _connect(target: SshTarget, console: Console) -> RemoteHost:
     """Log in to the host and run its preflight (a `RemoteError` ends the command, status 2)."""
-    from xlagui.core.measure.remote.host import RemoteHost
+    from xlagui.core.measure.transports.ssh.transport import RemoteHost  # shim (lane W)
     from xlagui.present.hosts import host_line
 
     with console.status(f"connecting to {target.host} and asking what it has…"):
@@ -740,7 +741,7 @@ def cmd_hosts(args: argparse.Namespace) -> int:
     """`xlagui hosts HOST`: the preflight alone."""
     from rich.table import Table
 
-    from xlagui.core.measure.remote.preflight import check_host
+    from xlagui.core.measure import transports
     from xlagui.core.protocol.jsoncodec import plain
     from xlagui.present.hosts import host_rows
 
@@ -748,7 +749,7 @@ def cmd_hosts(args: argparse.Namespace) -> int:
     assert target is not None
     console = _console()
     with console.status(f"asking {target.host} what it has…"):
-        info = check_host(target)
+        info = transports.check(target)
     if args.json:
         print(json.dumps(plain(info), indent=1))
         return EXIT_OK

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from xlagui.core.data.demo import dataset_name
 from xlagui.core.data.exclusions import Exclusions, without_recorded
-from xlagui.core.machine import peak
+from xlagui.core.measure.children import machine_limits, write_tensorboard_text
 from xlagui.core.measure.interleave import MeasureSettings, measure_interleaved
 from xlagui.core.measure.runner import RunResult, run_worker, samples_from_scan
 from xlagui.core.measure.worker_process import LOCAL, Transport, WorkerProcess
@@ -111,7 +111,7 @@ def measure_limits(report: ComparisonReport, machine: str = "") -> None:
         return
     c = report.config
     try:
-        report.limits = peak.ensure(c.device, c.image_size, c.batch_size)
+        report.limits = machine_limits(c.device, c.image_size, c.batch_size)
     except (
         OSError,
         RuntimeError,
@@ -470,7 +470,7 @@ def run_comparison(
     report.recompute()
     if (tensorboard_text is not None and tboard.has_runs(out_dir)
             and not state.is_interruption_requested()):
-        tboard.write_text(out_dir, tensorboard_text(report))
+        write_tensorboard_text(out_dir, tensorboard_text(report), transport=transport)
     save_errors.clear()
     _save(report, out_dir, save_errors)
     if save_errors:

@@ -25,14 +25,16 @@ from xlagui.core.compare import (
     run_comparison,
     run_measurement,
 )
-from xlagui.core.measure.remote.preflight import HostInfo
-from xlagui.core.measure.remote.ssh import RemoteError, SshTarget
-from xlagui.core.measure.worker_process import LOCAL, Transport
+from xlagui.core.machine.host import HostInfo
+from xlagui.core.measure.transports import LOCAL, Transport
+from xlagui.core.measure.transports import MachineError as RemoteError  # shim (lane W)
+from xlagui.core.measure.transports import Target as SshTarget  # shim (lane W)
 from xlagui.core.protocol.events import Event
 from xlagui.core.protocol.record import RunEntry
 from xlagui.core.protocol.spec import RunSpec
 from xlagui.core.protocol.task import Cancelled, TaskState
 from xlagui.core.results.report import ComparisonReport
+from xlagui.present.hosts import error_hint, error_message
 from xlagui.present.markdown import summary_markdown
 
 if TYPE_CHECKING:
@@ -144,7 +146,7 @@ class ComparisonSupervisor(QThread):
         if self.host is None:
             yield LOCAL
             return
-        from xlagui.core.measure.remote.host import RemoteHost
+        from xlagui.core.measure.transports.ssh.transport import RemoteHost  # shim (lane W)
 
         target, info = self.host
         try:
@@ -176,7 +178,7 @@ class ComparisonSupervisor(QThread):
     def _refused(self, target: SshTarget, exc: RemoteError) -> None:
         for entry in [*self.report.measure_runs, *self.report.runs]:
             entry.status = "cancelled"
-        self.host_failed.emit(target.host, exc.message, exc.hint, exc.details)
+        self.host_failed.emit(target.host, error_message(exc), error_hint(exc), exc.details)
 
     def _relay_copy(self, done: int, total: int) -> None:
         percent = round(100 * done / total) if total else 100

@@ -8,21 +8,17 @@ import json
 import signal
 import subprocess
 import sys
-from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
 
 import psutil
 import pytest
 
-from xlagui.core.measure.worker_process import (
-    LocalTransport,
-    Stopped,
-    WorkerGone,
-    WorkerProcess,
-    died_event,
-    worker_env,
-)
+from xlagui.core.measure.ended import died_event
+from xlagui.core.measure.jobs import ChildJob, WorkerJob
+from xlagui.core.measure.transports.environment import worker_env
+from xlagui.core.measure.transports.local import LocalTransport
+from xlagui.core.measure.worker_process import Stopped, WorkerGone, WorkerProcess
 from xlagui.core.protocol.config import RunConfig, XlaMode
 from xlagui.core.protocol.events import (
     CancelledEvent,
@@ -219,22 +215,23 @@ def test_a_worker_of_another_protocol_is_refused(tmp_path: Path) -> None:
 
 
 def test_the_transport_is_the_seam_that_starts_the_process(tmp_path: Path) -> None:
-    """A transport gets the spec, the command line and the log; it starts the process, and
-    `finish` is called once the worker has ended (an SSH host's folder comes home there)."""
+    """A transport gets the job (the spec, a test's command line) and the log; it starts the
+    process, and `finish` is called once the worker has ended (an SSH host's folder comes home
+    there)."""
     calls: list[tuple[str, list[str]]] = []
 
     class Recording(LocalTransport):
-        def start(
-            self, spec: RunSpec, argv: Sequence[str], log: IO[bytes]
-        ) -> subprocess.Popen[str]:
-            calls.append(("start", list(argv)))
-            proc = super().start(spec, argv, log)
+        def start(self, job: ChildJob, log: IO[bytes]) -> subprocess.Popen[str]:
+            assert isinstance(job, WorkerJob)
+            calls.append(("start", list(job.command or ())))
+            proc = super().start(job, log)
             env = psutil.Process(proc.pid).environ()
             calls.append(("tmpdir", [env["TMPDIR"]]))
             return proc
 
-        def finish(self, spec: RunSpec) -> None:
-            calls.append(("finish", [spec.run_id]))
+        def finish(self, job: ChildJob) -> None:
+            assert isinstance(job, WorkerJob)
+            calls.append(("finish", [job.spec.run_id]))
 
     s = spec(tmp_path)
     with worker_for(s, transport=Recording()) as worker:

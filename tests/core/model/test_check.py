@@ -101,7 +101,7 @@ def test_a_worker_that_dies_of_memory_names_the_model_batch_and_image_size(
 ) -> None:
     from pathlib import Path
 
-    from xlagui.core.measure.worker_process import died_event
+    from xlagui.core.measure.ended import died_event
     from xlagui.core.protocol.config import RunConfig
     from xlagui.core.protocol.spec import RunSpec
 

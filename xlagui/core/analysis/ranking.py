@@ -158,8 +158,7 @@ def arm_results(
                 compile_seconds=timing.compile_seconds if timing else None,
                 valid=not problems,
                 problems=problems,
-                note=hardware_note(arm, device_kind, machine_cpu.cpu_flags())
-                if base_started is not None
+                note=hardware_note(arm, device_kind, machine_cpu.cpu_flags()) if base_started
                 else "",
                 val_accuracy=verdict.arm,
                 baseline_val_accuracy=verdict.baseline,

@@ -310,9 +310,6 @@ EVENT_TYPES: dict[str, type[Event]] = {
     )
 }
 TERMINAL_TYPES = frozenset({"finished", "cancelled", "error"})
-# The first event of each kind of child, whose `protocol` the parent checks
-# (`check_protocol`); the model check's answer is checked by the model check itself.
-FIRST_WORDS = frozenset({"started", "devices", "limits", "text-written"})
 
 
 def event_from_dict(data: object) -> Event:

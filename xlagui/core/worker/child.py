@@ -13,7 +13,9 @@ in protocol events on its stdout (`core/protocol/events.py`):
 - `--check-model SPEC.json … | -`: the model check (`xlagui.core.model.check`; `-` reads the
   specs as stdin's lines), a `model` or `error` event per model;
 - `--tensorboard-text DIR`: the comparison's summary (stdin's text) for TensorBoard (a
-  `text-written` event).
+  `text-written` event);
+- `--peak --device D --image-size N --batch B [--ceiling-only] [--quick]`: the peak probe
+  (`xlagui.core.machine.peak_probe`, a `limits` event).
 
 Each of those is started through a transport (`xlagui.core.measure.transports`), decoded by the
 one decoder with the one malformed-line policy. Any failure is an `error` event, then a
@@ -22,6 +24,7 @@ non-zero exit.
 
 from __future__ import annotations
 
+import argparse
 import os
 import queue
 import sys
@@ -32,6 +35,8 @@ import traceback
 from collections.abc import Callable
 from pathlib import Path
 
+from xlagui.core.machine.devices import probe_devices
+from xlagui.core.machine.peak_probe import probe
 from xlagui.core.model.check import check_main
 from xlagui.core.protocol.events import (
     PROTOCOL_VERSION,
@@ -39,6 +44,7 @@ from xlagui.core.protocol.events import (
     DevicesEvent,
     ErrorEvent,
     Event,
+    LimitsEvent,
     ProtocolError,
     TextWrittenEvent,
     WorkerCommand,
@@ -54,7 +60,7 @@ from xlagui.core.worker.train import TrainState, inspect, train
 USAGE = (
     "usage: python -m xlagui.core.worker.child "
     "SPEC.json | - | --probe | --check-model SPEC.json"
-)
+)  # the run's forms; the others are the app's own (the module's docstring)
 
 
 def run(
@@ -97,6 +103,8 @@ def main(argv: list[str] | None = None) -> int:
             return check_main(_check_specs(argv[1:]), events)
         if argv and argv[0] == "--tensorboard-text" and len(argv) == 2:
             return _answer(sink, lambda: _tensorboard_text(Path(argv[1])))
+        if argv and argv[0] == "--peak":
+            return _answer(sink, lambda: _peak(argv[1:]))
         if len(argv) != 1:
             print(USAGE, file=sys.stderr)
             return 2
@@ -158,14 +166,24 @@ def _answer(sink: EventSink, work: Callable[[], Event]) -> int:
 
 
 def _devices() -> DevicesEvent:
-    from xlagui.core.machine.devices import probe_devices  # lazy: imports TensorFlow
-
     return DevicesEvent(protocol=PROTOCOL_VERSION, devices=probe_devices())
 
 
 def _tensorboard_text(target: Path) -> TextWrittenEvent:
     tboard.write_text_here(target, sys.stdin.read())
     return TextWrittenEvent(protocol=PROTOCOL_VERSION, target=str(target))
+
+
+def _peak(argv: list[str]) -> LimitsEvent:
+    parser = argparse.ArgumentParser(prog="python -m xlagui.core.worker.child --peak")
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--image-size", type=int, default=150)
+    parser.add_argument("--batch", type=int, default=64)
+    parser.add_argument("--ceiling-only", action="store_true")
+    parser.add_argument("--quick", action="store_true", help="tiny sizes, for tests")
+    args = parser.parse_args(argv)
+    return probe(args.device, args.image_size, args.batch, peak_too=not args.ceiling_only,
+                 quick=args.quick)
 
 
 def _check_specs(words: list[str]) -> list[str]:

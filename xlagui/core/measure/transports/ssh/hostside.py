@@ -18,6 +18,7 @@ from typing import Any
 from xlagui import __version__
 from xlagui.core.files import paths
 from xlagui.core.machine.cpu import cpu_name
+from xlagui.core.machine.devices import gpu_memory, probe_devices, with_memory
 from xlagui.core.protocol.events import PROTOCOL_VERSION
 from xlagui.core.protocol.jsoncodec import plain
 
@@ -60,8 +61,6 @@ def describe() -> dict[str, Any]:
     except ImportError as exc:
         info["error"] = f"TensorFlow cannot be imported: {exc}"
         return info
-    from xlagui.core.machine.devices import gpu_memory, probe_devices, with_memory  # lazy: TF
-
     info["tensorflow"] = tf.__version__
     info["devices"] = plain(with_memory(probe_devices(), gpu_memory(), info["cpu"]))
     return info
