@@ -40,3 +40,8 @@ def test_an_unknown_transport_is_refused() -> None:
 def test_a_target_that_cannot_be_a_host_is_refused(host: str, python: str, words: str) -> None:
     with pytest.raises(ValueError, match=words):
         Target(host, python=python)
+
+
+def test_a_host_needs_a_name() -> None:
+    with pytest.raises(ValueError, match="not an SSH host name: ''"):
+        Target("", via="ssh")

@@ -45,7 +45,7 @@ class Target:
     def __post_init__(self) -> None:
         if self.is_local:
             return
-        if self.host != self.host.strip() or any(c.isspace() for c in self.host):
+        if not self.host or self.host != self.host.strip() or any(c.isspace() for c in self.host):
             raise ValueError(f"not an SSH host name: {self.host!r}")
         if self.host.startswith("-"):  # would be read as an option of ssh
             raise ValueError(f"an SSH host name cannot start with '-': {self.host!r}")
