@@ -20,14 +20,10 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from xlagui.core.files.atomic import atomic_open  # noqa: E402
-from xlagui.core.protocol.arms import cpu_model  # noqa: E402
+from xlagui.core.machine.cpu import cpu_name as cpu_name  # noqa: E402  # bench scripts' import
 from xlagui.core.protocol.config import DEFAULTS  # noqa: E402
 
 R = TypeVar("R")
-
-
-def cpu_name() -> str:
-    return cpu_model() or platform.processor() or platform.machine()
 
 
 def usable_cores() -> int:

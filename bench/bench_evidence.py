@@ -28,7 +28,7 @@ from xlagui.core.analysis.pairs import estimate_ratio
 from xlagui.core.analysis.summary import arm_timing, pair_up
 from xlagui.core.measure.interleave import MeasureSettings, measure_interleaved
 from xlagui.core.measure.runner import samples_from_scan
-from xlagui.core.measure.worker_process import xla_flags
+from xlagui.core.measure.transports.environment import xla_flags
 from xlagui.core.protocol.config import RunConfig, XlaMode
 from xlagui.core.protocol.events import Event
 from xlagui.core.protocol.spec import RunSpec

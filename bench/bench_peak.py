@@ -3,9 +3,9 @@ and the demo CNN's achieved FLOP/s and % of peak per arm (XLA off and jit) at 15
 
     python bench/bench_peak.py [--image-size 150] [--budget 20] [--write]
 
-Measures the limits afresh (`python -m xlagui.core.machine.peak`, timed), stores them in the cache
-the app reads, then runs `xlagui compare --demo --quick` and reads the efficiency figures from its
-comparison.json.
+Measures the limits afresh (`python -m xlagui.core.worker.child --peak …`, timed), stores them
+in the cache the app reads, then runs `xlagui compare --demo --quick` and reads the efficiency
+figures from its comparison.json.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from _common import (
 )
 
 from xlagui.core.machine import peak
+from xlagui.core.measure.children import machine_limits
 from xlagui.core.model import flops
 
 
@@ -48,7 +49,7 @@ def main() -> None:
     cache.parent.mkdir(parents=True, exist_ok=True)
     cache.write_text(json.dumps({"format": "xlagui-machine-limits", "entries": entries}))
     t0 = time.perf_counter()
-    limits = peak.ensure("cpu", args.image_size, args.batch)
+    limits = machine_limits("cpu", args.image_size, args.batch)
     probe_wall = time.perf_counter() - t0
     assert limits is not None
     ceiling = limits.ceiling(args.image_size, args.batch)

@@ -28,27 +28,26 @@ from tests.helpers.sshd import ALIAS, start_sshd
 from xlagui.core.compare import new_report, run_measurement
 from xlagui.core.data.demo import ensure_demo_dataset
 from xlagui.core.data.scan import DatasetScan, scan_dataset
-from xlagui.core.measure.remote.dataset import dataset_on_host
-from xlagui.core.measure.remote.host import RemoteHost
-from xlagui.core.measure.remote.preflight import check_host
-from xlagui.core.measure.remote.ssh import Ssh, SshTarget
-from xlagui.core.measure.worker_process import LOCAL
+from xlagui.core.machine.host import HostInfo
+from xlagui.core.measure import transports
+from xlagui.core.measure.transports import LOCAL, Target
+from xlagui.core.measure.transports.ssh.client import Ssh
+from xlagui.core.measure.transports.ssh.dataset import dataset_on_host
 from xlagui.core.protocol.config import RunConfig
 from xlagui.core.protocol.task import TaskState
 
 
-def once(where: str, host: RemoteHost | None, scan: DatasetScan, folder: Path, size: int,
-         seconds: int) -> dict[str, Any]:
+def once(where: str, host: tuple[Target, HostInfo] | None, scan: DatasetScan, folder: Path,
+         size: int, seconds: int) -> dict[str, Any]:
     config = RunConfig(image_size=size, quick=True, budget_seconds=seconds)
-    report = new_report(scan, config, demo=True,
-                        environment=host.environment() if host is not None else None)
     t0 = time.perf_counter()
-    transport = host.prepare(scan, config, folder, TaskState()) if host is not None else LOCAL
+    transport = transports.connect(host[0], info=host[1]) if host is not None else LOCAL
     try:
+        report = new_report(scan, config, demo=True, environment=transport.environment())
+        transport.prepare(scan, config, folder, TaskState())
         run_measurement(report, scan, folder, TaskState(), transport=transport)
     finally:
-        if host is not None:
-            transport.close()  # type: ignore[union-attr]
+        transport.close()
     c = report.comparison
     i = c.interleaved if c is not None else None
     assert c is not None and i is not None and i.pairs, f"{where}: no pairs"
@@ -57,9 +56,9 @@ def once(where: str, host: RemoteHost | None, scan: DatasetScan, folder: Path, s
             "xla_step": c.xla_steady_step_seconds, "wall": time.perf_counter() - t0}
 
 
-def setup_costs(target: SshTarget, scan: DatasetScan) -> dict[str, float]:
+def setup_costs(target: Target, scan: DatasetScan) -> dict[str, float]:
     t0 = time.perf_counter()
-    info = check_host(target)
+    info = transports.check(target)
     preflight = time.perf_counter() - t0
     with tempfile.TemporaryDirectory(prefix="xlagui-bench-host-") as cache, Ssh(target) as ssh:
         ssh.open()
@@ -83,20 +82,20 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="xlagui-bench-sshd-") as tmp:
         server = start_sshd(Path(tmp) / "sshd")
         try:
-            target = SshTarget(ALIAS, python=str(server.python), ssh_config=str(server.config))
+            target = Target(ALIAS, python=str(server.python), ssh_config=str(server.config))
             setup = setup_costs(target, scan)
             print(f"setup: {setup}", flush=True)
             results = []
-            with RemoteHost.connect(target) as host:
-                for n in range(args.runs):
-                    for where, on in (("local", None), ("ssh", host)):
-                        r = once(where, on, scan, Path(tmp) / f"{where}{n}", args.image_size,
-                                 args.seconds)
-                        results.append(r)
-                        print(f"{where} {n + 1}: XLA ÷ baseline {r['ratio']:.3f} "
-                              f"({r['low']:.3f}–{r['high']:.3f}), {r['pairs']} pairs, "
-                              f"baseline step {r['baseline_step']:.4f} s, {r['wall']:.0f} s",
-                              flush=True)
+            host = (target, transports.check(target))
+            for n in range(args.runs):
+                for where, on in (("local", None), ("ssh", host)):
+                    r = once(where, on, scan, Path(tmp) / f"{where}{n}", args.image_size,
+                             args.seconds)
+                    results.append(r)
+                    print(f"{where} {n + 1}: XLA ÷ baseline {r['ratio']:.3f} "
+                          f"({r['low']:.3f}–{r['high']:.3f}), {r['pairs']} pairs, "
+                          f"baseline step {r['baseline_step']:.4f} s, {r['wall']:.0f} s",
+                          flush=True)
         finally:
             server.stop()
     local = [r for r in results if r["where"] == "local"]

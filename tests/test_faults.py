@@ -25,6 +25,7 @@ from xlagui.core.protocol.config import RunConfig, XlaMode
 from xlagui.core.protocol.spec import RunSpec
 from xlagui.core.protocol.task import TaskState
 from xlagui.core.results import history
+from xlagui.present.errors import error_hint
 
 
 def start_cli(args: list[str], env: dict[str, str] | None = None) -> subprocess.Popen[str]:
@@ -78,8 +79,9 @@ def test_kill_9_of_a_worker_mid_epoch(tmp_path: Path) -> None:
     lines = [json.loads(x) for x in stdout.splitlines() if x.startswith("{")]
     error = next(e for e in lines if e["type"] == "error")
     assert error["run_id"].endswith("baseline-r1")
-    assert "killed (SIGKILL)" in error["message"] and "memory" in error["hint"]
+    assert "killed (SIGKILL)" in error["message"] and error["kind"] == "killed"
     assert "failed" in stderr and "killed" in stderr
+    assert "probably ran out of memory" in stderr.replace("\n", " ")  # the kind, in words
     report = json.loads((out / "comparison.json").read_text())
     assert [r["status"] for r in report["runs"]] == ["error", "finished"]
     baseline_epochs = [e for e in report["runs"][0]["events"] if e["type"] == "epoch"]
@@ -126,7 +128,7 @@ def assert_names_the_cause_and_what_to_change(result: RunResult) -> None:
     err = result.error
     assert err is not None
     assert "out of memory" in err.message
-    assert "batch size 32" in err.hint and "image size 600" in err.hint
+    assert "batch size 32" in error_hint(err) and "image size 600" in error_hint(err)
 
 
 def test_a_worker_dead_of_out_of_memory_names_the_cause_and_what_to_change(

@@ -205,6 +205,10 @@ def test_spec_lists_existing_data_files_and_importable_hidden_imports(
         rel = Path(src).relative_to(RESOURCES).parent
         assert Path(dest) == Path("xlagui", "resources") / rel
     assert {"xlagui.core.worker.child", "xlagui.resources"} <= set(analysis["hiddenimports"])
+    # Every registered transport is bundled: the registry imports them by name.
+    from xlagui.core.measure.transports import TRANSPORTS
+
+    assert set(TRANSPORTS.values()) <= set(analysis["hiddenimports"])
     for name in analysis["hiddenimports"]:
         assert importlib.util.find_spec(name) is not None, name
     (hooks,) = analysis["hookspath"]

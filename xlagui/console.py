@@ -32,6 +32,7 @@ from xlagui.core.protocol.events import (
 )
 from xlagui.core.protocol.record import INTERRUPTED, RunEntry
 from xlagui.core.results.report import ComparisonReport
+from xlagui.present.errors import error_hint
 from xlagui.present.format import ARM_COLUMNS, arm_table, comparison_rows
 from xlagui.present.limits import efficiency_rows, limit_verdict
 from xlagui.present.report import RUN_COLUMNS, run_name, run_rows
@@ -192,8 +193,8 @@ class MeasureProgress(_LiveDisplay):
             )
         elif isinstance(event, ErrorEvent):
             self.console.print(f"[red]{label} failed:[/red] {event.message}", soft_wrap=True)
-            if event.hint:
-                self.console.print(f"  {event.hint}", soft_wrap=True)
+            if hint := error_hint(event):
+                self.console.print(f"  {hint}", soft_wrap=True)
 
     def on_round(self, report: ComparisonReport) -> None:
         c = report.comparison
@@ -225,8 +226,8 @@ def print_run_failure(console: Console, entry: RunEntry) -> None:
     err = entry.error
     if isinstance(err, ErrorEvent):
         console.print(f"[red]{run_label(entry)} failed:[/red] {err.message}", soft_wrap=True)
-        if err.hint:
-            console.print(f"  {err.hint}", soft_wrap=True)
+        if hint := error_hint(err):
+            console.print(f"  {hint}", soft_wrap=True)
 
 
 def _f(v: Any, fmt: str, suffix: str = "") -> str:

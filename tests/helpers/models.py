@@ -26,7 +26,9 @@ class FakeModelChecker:
         self.gate = threading.Event()
         self.gate.set()
 
-    def __call__(self, specs: list[ModelCheckSpec], state: TaskState) -> list[ModelEvent]:
+    def __call__(self, specs: list[ModelCheckSpec], state: TaskState,
+                 transport: object = None) -> list[ModelEvent]:
+        """`check_models`' call; `transport`: where the workflow checks it (ignored)."""
         self.gate.wait(30)
         state.raise_if_interrupted()
         self.asked.extend(specs)

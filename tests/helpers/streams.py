@@ -29,7 +29,7 @@ from typing import TypeVar
 
 from xlagui.core.analysis.stats import summarize_epochs
 from xlagui.core.measure.runner import RunResult
-from xlagui.core.measure.worker_process import LOCAL, Transport
+from xlagui.core.measure.transports import LOCAL, Transport
 from xlagui.core.protocol.events import (
     PROTOCOL_VERSION,
     BatchEvent,

@@ -15,7 +15,7 @@ from pytestqt.qtbot import QtBot
 
 from tests.helpers.images import make_split_dataset
 from tests.helpers.streams import FakeWorker, run_events
-from xlagui.core.protocol import arms
+from xlagui.core.machine import cpu as machine_cpu
 from xlagui.core.protocol.events import ErrorEvent
 from xlagui.core.protocol.spec import RunSpec
 from xlagui.ui.app import GuiThreadGarbageCollector
@@ -37,7 +37,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
-        "cpu_flags(*flags): the CPU flags `xlagui.core.protocol.arms` reads in this test "
+        "cpu_flags(*flags): the CPU flags `xlagui.core.machine.cpu` reads in this test "
         "(none unless marked)")
 
 
@@ -57,7 +57,7 @@ def cpu_flags(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -
     see a CPU with no flags, so nothing is ticked by default, unless marked `cpu_flags`."""
     marker = request.node.get_closest_marker("cpu_flags")
     flags = frozenset(marker.args) if marker is not None else frozenset()
-    monkeypatch.setattr(arms, "cpu_flags", lambda *_args, **_kwargs: flags)
+    monkeypatch.setattr(machine_cpu, "cpu_flags", lambda *_args, **_kwargs: flags)
     return flags
 
 

@@ -25,7 +25,7 @@ from typing import Any
 from xlagui import __version__
 from xlagui.cli.common import EXIT_CANCELLED, EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from xlagui.cli.common import console as _console
-from xlagui.core.measure.remote.ssh import RemoteError
+from xlagui.core.measure.transports import MachineError
 from xlagui.core.protocol.config import (
     DEFAULTS,
     EXTRA_ARM_BUDGET_SECONDS,
@@ -256,7 +256,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConfigError as exc:
         _console(stderr=True).print(f"[red]error:[/red] {exc}", soft_wrap=True)
         return EXIT_USAGE
-    except RemoteError as exc:
+    except MachineError as exc:
         from xlagui.present.hosts import error_text
 
         _console(stderr=True).print(f"[red]error:[/red] {error_text(exc)}", soft_wrap=True)

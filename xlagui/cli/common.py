@@ -1,4 +1,4 @@
-"""What the commands share: exit statuses, the console, the dataset scan and the SSH host of
+"""What the commands share: exit statuses, the console, the dataset scan and the machine of
 `--host` (or the `hosts` command's HOST)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from xlagui.core.measure.remote.ssh import SshTarget
+from xlagui.core.measure.transports import Target
 from xlagui.core.protocol.config import ConfigError
 
 if TYPE_CHECKING:  # imported where used: the command line starts without them
@@ -37,7 +37,7 @@ def scan_folder(path: str, holdout: int, seed: int) -> DatasetScan:
         raise ConfigError(str(exc)) from None
 
 
-def target(args: argparse.Namespace) -> SshTarget | None:
+def target(args: argparse.Namespace) -> Target | None:
     """The SSH host of `--host` (None: this computer)."""
     host = args.host
     remote_data = getattr(args, "remote_data", "")
@@ -46,7 +46,7 @@ def target(args: argparse.Namespace) -> SshTarget | None:
             raise ConfigError("--remote-data is a folder on the --host; give the host too")
         return None
     try:
-        return SshTarget(
+        return Target(
             host=host,
             python=args.remote_python,
             ssh_config=str(Path(args.ssh_config).expanduser()) if args.ssh_config else "",

@@ -26,8 +26,8 @@ from xlagui.present.hosts import dataset_line, host_line
 
 if TYPE_CHECKING:
     from xlagui.core.data.scan import DatasetScan
-    from xlagui.core.measure.remote.dataset import HostDataset
-    from xlagui.core.measure.remote.preflight import HostInfo
+    from xlagui.core.machine.host import HostInfo
+    from xlagui.core.measure.transports import PlacedDataset
     from xlagui.core.protocol.events import Event, ModelEvent
     from xlagui.core.protocol.record import RunEntry
     from xlagui.core.results.report import ComparisonReport
@@ -119,7 +119,7 @@ class ConsoleWatcher(Watcher):
         if self._display is not None and self._copy_task is not None:
             self._display.update(self._copy_task, completed=done, total=total)
 
-    def on_dataset_ready(self, dataset: HostDataset) -> None:
+    def on_dataset_ready(self, dataset: PlacedDataset) -> None:
         self._end_display()
         assert self.request.target is not None
         self.console.print(dataset_line(dataset, self.request.target.host), soft_wrap=True)

@@ -14,7 +14,7 @@ def cmd_hosts(args: argparse.Namespace) -> int:
     """`xlagui hosts HOST`: the preflight alone."""
     from rich.table import Table
 
-    from xlagui.core.measure.remote.preflight import check_host
+    from xlagui.core.measure import transports
     from xlagui.core.protocol.jsoncodec import plain
     from xlagui.present.hosts import host_rows
 
@@ -22,7 +22,7 @@ def cmd_hosts(args: argparse.Namespace) -> int:
     assert target is not None
     console = _console()
     with console.status(f"asking {target.host} what it has…"):
-        info = check_host(target)
+        info = transports.check(target)
     if args.json:
         print(json.dumps(plain(info), indent=1))
         return EXIT_OK

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xlagui.core.protocol import arms
+from xlagui.core.machine import cpu as machine_cpu
 from xlagui.core.protocol.arms import Arm, HardwareFit, hardware_fit
 from xlagui.core.protocol.levers import LEVERS, XLA, LeverValue
 from xlagui.core.protocol.modes import XlaMode
@@ -144,5 +144,5 @@ def hardware_words(fit: str, precision: Precision) -> str:
 def hardware_note(arm: Arm, device_kind: str, flags: frozenset[str] | None = None) -> str:
     """A note when the hardware is known to run `arm` poorly ("" when nothing is known):
     `device_kind` "CPU" or "GPU", `flags` the CPU's feature flags (this machine's when None)."""
-    flags = arms.cpu_flags() if flags is None else flags
+    flags = machine_cpu.cpu_flags() if flags is None else flags
     return hardware_words(hardware_fit(arm, device_kind, flags), arm.precision)

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from xlagui.core.protocol.events import CancelledEvent, ErrorEvent, FinishedEvent
 from xlagui.core.protocol.record import CANCELLED, INTERRUPTED, NOT_RUN
 from xlagui.present import format as fmt
+from xlagui.present.errors import error_hint
 from xlagui.present.traces import RunTrace
 
 SPEED_ONLY_NOTE = (
@@ -125,7 +126,7 @@ def training_words(trace: RunTrace, *, runs_planned: int, epochs_planned: int,
                            detail=run + f"stopped after {term.epochs_done} epochs{forced}")
     if isinstance(term, ErrorEvent):
         return StatusWords("error", "Failed", detail=run + term.message,
-                           detail_tip=f"{term.message}\n{term.hint}".strip(), eta="")
+                           detail_tip=f"{term.message}\n{error_hint(term)}".strip(), eta="")
     if stopping or trace.started is None:
         return None
     if trace.first_batch_t is None:
@@ -158,7 +159,7 @@ def measuring_words(trace: RunTrace, *, uses_xla: bool, others: str,
                            detail=f"{why} after {blocks} blocks{forced}; they are kept")
     if isinstance(term, ErrorEvent):
         return StatusWords("error", "Failed", detail=term.message,
-                           detail_tip=f"{term.message}\n{term.hint}".strip())
+                           detail_tip=f"{term.message}\n{error_hint(term)}".strip())
     if stopping:
         return None
     if trace.warmup is None:

@@ -266,10 +266,10 @@ def run_app(dataset: str | None = None, demo: bool = False) -> int:
 
 
 def _probe_devices() -> list[dict[str, str]]:
-    # Imported here, in the probe's thread: the runner is not needed to show the window.
-    from xlagui.core.measure.runner import probe_devices
+    # Imported here, in the probe's thread: the children are not needed to show the window.
+    from xlagui.core.measure.children import devices
 
-    return probe_devices()
+    return [d.choice() for d in devices()]
 
 
 def _report_launch(window: QWidget) -> None:

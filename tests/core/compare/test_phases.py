@@ -407,41 +407,42 @@ def test_a_speed_only_comparison_is_inspected_after_its_answer(
     assert len(asked) == 1 and other.inspect_runs == []
 
 
-def test_a_stop_does_not_wait_for_a_helper_process() -> None:
-    """`until_stopped`: the work's result or its exception; or, at a stop, `Cancelled` at once
-    while the work (a helper process nothing can ask to stop) ends by itself."""
+def test_a_stop_during_the_peak_probe_ends_it_and_leaves_the_limits_unknown(
+    scan: DatasetScan, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The peak probe is a child of the transport like any other: a stop ends it at once (no
+    wait for its minute of measuring), and the limits stay unknown without an error."""
     import threading
     import time
 
-    from xlagui.core.compare.phases import until_stopped
-    from xlagui.core.protocol.task import Cancelled
-
-    assert until_stopped(TaskState(), lambda: 42) == 42
-    with pytest.raises(ValueError, match="no probe"):
-        until_stopped(TaskState(), lambda: (_ for _ in ()).throw(ValueError("no probe")))
-    state = TaskState()
-    release = threading.Event()
-    threading.Timer(0.2, state.request_interruption).start()
-    t0 = time.monotonic()
-    with pytest.raises(Cancelled):
-        until_stopped(state, lambda: release.wait(30))
-    assert time.monotonic() - t0 < 10  # long before the work's 30 s
-    release.set()
-
-
-def test_a_stop_during_the_peak_probe_leaves_the_limits_unknown(
-    scan: DatasetScan, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    import threading
-
+    from tests.core.measure.test_children import Faked
     from xlagui.core.compare.phases import measure_limits
     from xlagui.core.machine import peak
 
-    release = threading.Event()
-    monkeypatch.setattr(peak, "ensure", lambda *args, **kwargs: release.wait(30))
+    monkeypatch.setenv(peak.PROBE_ENV, "on")
+    monkeypatch.setattr(peak, "cache_path", lambda: tmp_path / "limits.json")
+    probe = Faked(tmp_path, "time.sleep(60)\n")
     report = new_report(scan, RunConfig(batch_size=4, image_size=48))
     state = TaskState()
-    threading.Timer(0.2, state.request_interruption).start()
-    measure_limits(report, "", state)
-    release.set()
+    threading.Timer(0.3, state.request_interruption).start()
+    t0 = time.monotonic()
+    measure_limits(report, probe, state)  # type: ignore[arg-type]
+    assert time.monotonic() - t0 < 10  # long before the probe's 60 s
+    assert [type(j).__name__ for j in probe.jobs] == ["PeakJob"]
     assert report.limits is None and "machine_limits_error" not in report.environment
+
+
+def test_a_stop_while_the_tensorboard_text_is_written_ends_the_writer(tmp_path: Path) -> None:
+    import threading
+    import time
+
+    from tests.core.measure.test_children import Faked
+    from xlagui.core.measure.children import write_tensorboard_text
+
+    writer = Faked(tmp_path, "time.sleep(60)\n")
+    state = TaskState()
+    threading.Timer(0.3, state.request_interruption).start()
+    t0 = time.monotonic()
+    assert not write_tensorboard_text(tmp_path / "out", "# text", transport=writer,  # type: ignore[arg-type]
+                                      state=state)
+    assert time.monotonic() - t0 < 10

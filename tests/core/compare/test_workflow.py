@@ -19,15 +19,16 @@ from tests.helpers.streams import FakeWorker, run_events
 from xlagui.core import compare
 from xlagui.core.compare import CLOSING, ComparisonRequest, Phase, Watcher, machine, plan
 from xlagui.core.data.scan import DatasetScan, scan_dataset
-from xlagui.core.measure.remote.dataset import HostDataset
-from xlagui.core.measure.remote.preflight import DeviceInfo, HostInfo
-from xlagui.core.measure.remote.ssh import RemoteError, SshTarget
+from xlagui.core.machine.host import HostInfo
+from xlagui.core.measure.transports import MachineError, PlacedDataset, Target
 from xlagui.core.protocol.config import ConfigError, ModelChoice, RunConfig
 from xlagui.core.protocol.events import PROTOCOL_VERSION, BlockEvent, Event, ModelEvent
+from xlagui.core.protocol.probes import DeviceInfo
 from xlagui.core.protocol.record import RunEntry
 from xlagui.core.protocol.spec import RunSpec
 from xlagui.core.protocol.task import Cancelled, TaskState
 from xlagui.core.results.report import ComparisonReport
+from xlagui.present.hosts import error_text
 
 FAKE_MEASURE = Path(__file__).resolve().parents[2] / "helpers" / "fake_measure_worker.py"
 
@@ -72,7 +73,7 @@ class Recorder(Watcher):
     def on_host_ready(self, info: HostInfo) -> None:
         self.said.append(("host", info.host))
 
-    def on_dataset_ready(self, dataset: HostDataset) -> None:
+    def on_dataset_ready(self, dataset: PlacedDataset) -> None:
         self.said.append(("dataset", "on the host"))
 
     def on_report_ready(self, report: ComparisonReport) -> None:
@@ -87,7 +88,7 @@ class Recorder(Watcher):
     def on_measured(self, report: ComparisonReport) -> None:
         self.said.append(("measured", ""))
 
-    def on_host_refused(self, host: str, error: RemoteError) -> None:
+    def on_host_refused(self, host: str, error: MachineError) -> None:
         self.said.append(("refused", host))
 
     def names(self) -> list[str]:
@@ -217,7 +218,7 @@ def host_info(sshd: SshServer, host: str) -> HostInfo:
 
 
 def on_host(sshd: SshServer, host: str = ALIAS) -> dict[str, Any]:
-    target = SshTarget(host, python=str(sshd.python), ssh_config=str(sshd.config))
+    target = Target(host, python=str(sshd.python), ssh_config=str(sshd.config))
     return {"target": target, "host_info": host_info(sshd, host)}
 
 
@@ -241,8 +242,9 @@ def test_a_host_that_refuses_is_said_and_nothing_runs(
     watcher = Recorder()
     request = request_for(scan, tmp_path / "out", **on_host(sshd, WRONG_KEY_ALIAS))
     planned = plan(request)
-    with pytest.raises(RemoteError, match="refused the login"):
+    with pytest.raises(MachineError) as refused:
         compare.run(request, watcher, TaskState(), report=planned)
+    assert "refused the login" in error_text(refused.value)
     assert watcher.said == [("phase", "connecting"), ("refused", WRONG_KEY_ALIAS)]
     assert [r.status for r in [*planned.measure_runs, *planned.runs]] == ["cancelled"] * 4
 

@@ -11,21 +11,22 @@ from typing import Any
 import pytest
 
 from xlagui.core.machine import peak
+from xlagui.core.protocol.events import LimitsEvent
+from xlagui.core.protocol.probes import LayerCeiling
 
 
 def fake_probe(calls: list[tuple[Any, ...]], rate: float = 50e9) -> Any:
-    def probe(device: str, image_size: int, batch_size: int, *, peak: bool) -> dict[str, Any]:
+    def probe(device: str, image_size: int, batch_size: int, *, peak: bool) -> LimitsEvent:
         calls.append((device, image_size, batch_size, peak))
-        out: dict[str, Any] = {
-            "device_name": "Test CPU",
-            "ceiling": {"layers": ["conv2d_1", "conv2d"], "image_size": image_size,
-                        "batch_size": batch_size, "flops": 1e9, "seconds": 0.05,
-                        "flops_per_second": 2e10},
-        }
+        out = LimitsEvent(
+            device_name="Test CPU",
+            ceiling=LayerCeiling(["conv2d_1", "conv2d"], image_size, batch_size, 1e9, 0.05,
+                                 2e10),
+        )
         if peak:
-            out.update(matmul_size=2048, matmul_flops_per_second=rate,
-                       bandwidth_bytes=1 << 20, bandwidth_bytes_per_second=1e10,
-                       probe_seconds=3.0)
+            out.matmul_size, out.matmul_flops_per_second = 2048, rate
+            out.bandwidth_bytes, out.bandwidth_bytes_per_second = 1 << 20, 1e10
+            out.probe_seconds = 3.0
         return out
     return probe
 
@@ -116,37 +117,13 @@ def test_tf_version_is_read_without_loading_tensorflow() -> None:
     assert out[0][0].isdigit() and out[1] == "False"
 
 
-@pytest.mark.tf
-def test_the_probe_measures_this_machine_at_tiny_sizes(tmp_path: Path, probing: None) -> None:
-    def quick(device: str, image_size: int, batch_size: int, *, peak: bool) -> dict[str, Any]:
-        return peak_module.run_probe(device, image_size, batch_size, peak=peak, quick=True)
-
-    peak_module = peak
-    limits = peak.ensure("cpu", 48, 2, path=tmp_path / "limits.json", probe=quick)
-    assert limits is not None
-    assert limits.matmul_size == 256
-    # Any CPU TensorFlow runs on does between 0.1 GFLOP/s and 100 TFLOP/s, and moves between
-    # 10 MB/s and 10 TB/s; a timing or unit bug lands outside.
-    assert 1e8 < limits.matmul_flops_per_second < 1e14
-    assert 1e7 < limits.bandwidth_bytes_per_second < 1e13
-    ceiling = limits.ceiling(48, 2)
-    assert ceiling is not None and ceiling.layers == ["conv2d_1", "conv2d"]
-    assert 1e7 < ceiling.flops_per_second < 1e14
-    assert limits.tf_version == peak.tf_version() != "unknown"
-    assert peak.load(limits.key, tmp_path / "limits.json") == limits
-    # A peak per compute dtype, float32's being the one the older field keeps.
-    assert set(limits.matmul_peaks) == set(peak.PROBED_DTYPES)
-    assert limits.peak("float32") == limits.matmul_flops_per_second
-    assert all(1e8 < rate < 1e15 for rate in limits.matmul_peaks.values())
-
-
 def test_a_peak_per_compute_dtype_is_read_back(tmp_path: Path, probing: None) -> None:
     calls: list[tuple[Any, ...]] = []
     probe = fake_probe(calls)
 
-    def with_dtypes(*args: Any, **kwargs: Any) -> dict[str, Any]:
-        out = probe(*args, **kwargs)
-        out["matmul_peaks"] = {"float32": 50e9, "bfloat16": 300e9, "float16": 49e9}
+    def with_dtypes(*args: Any, **kwargs: Any) -> LimitsEvent:
+        out: LimitsEvent = probe(*args, **kwargs)
+        out.matmul_peaks = {"float32": 50e9, "bfloat16": 300e9, "float16": 49e9}
         return out
 
     limits = peak.ensure("cpu", 48, 8, path=tmp_path / "limits.json", probe=with_dtypes)
@@ -160,3 +137,19 @@ def test_a_peak_per_compute_dtype_is_read_back(tmp_path: Path, probing: None) ->
     legacy = limits.to_dict()
     del legacy["matmul_peaks"]
     assert peak.MachineLimits.from_dict(legacy).peak("bfloat16") is None
+
+
+def test_another_machine_has_its_own_entry(tmp_path: Path, probing: None) -> None:
+    """A host's limits are cached under the host's name (its preflight's), never this
+    computer's: each machine is probed once, on itself."""
+    path = tmp_path / "limits.json"
+    calls: list[tuple[Any, ...]] = []
+    here = peak.ensure("cpu", 48, 8, path=path, probe=fake_probe(calls, rate=1e9))
+    there = peak.ensure("cpu", 48, 8, path=path, probe=fake_probe(calls, rate=9e9),
+                        machine="gpu-box · Xeon · 64 CPUs", tf="2.21.0")
+    assert here is not None and there is not None and len(calls) == 2
+    assert there.machine == "gpu-box · Xeon · 64 CPUs" and there.tf_version == "2.21.0"
+    assert there.key.startswith("gpu-box · Xeon · 64 CPUs | cpu | TensorFlow 2.21.0")
+    again = peak.ensure("cpu", 48, 8, path=path, probe=fake_probe(calls),
+                        machine="gpu-box · Xeon · 64 CPUs", tf="2.21.0")
+    assert again == there and len(calls) == 2

@@ -22,6 +22,7 @@ from xlagui.core.protocol.config import RunConfig, XlaMode
 from xlagui.core.protocol.events import Event, StartedEvent, read_events
 from xlagui.core.protocol.spec import RunSpec, Sample
 from xlagui.core.protocol.task import TaskState
+from xlagui.present.errors import error_hint
 
 
 def spec(tmp_path: Path, mode: XlaMode = XlaMode.OFF) -> RunSpec:
@@ -140,7 +141,7 @@ def test_worker_killed_mid_run_is_reported_in_plain_words(tmp_path: Path) -> Non
     assert result.status == "error"
     err = result.error
     assert err is not None and "killed (SIGKILL)" in err.message
-    assert "memory" in err.hint
+    assert "memory" in error_hint(err)
     assert len(result.events) == 4  # what came before the crash is kept
 
 

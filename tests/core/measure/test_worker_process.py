@@ -9,21 +9,21 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
 
 import psutil
 import pytest
 
+from xlagui.core.measure.ended import died_event
+from xlagui.core.measure.jobs import ChildJob, WorkerJob
+from xlagui.core.measure.transports.environment import worker_env
+from xlagui.core.measure.transports.local import LocalTransport
 from xlagui.core.measure.worker_process import (
     CANCEL_GRACE_SECONDS,
-    LocalTransport,
     Stopped,
     WorkerGone,
     WorkerProcess,
-    died_event,
-    worker_env,
 )
 from xlagui.core.protocol.config import RunConfig, XlaMode
 from xlagui.core.protocol.events import (
@@ -36,6 +36,7 @@ from xlagui.core.protocol.events import (
 )
 from xlagui.core.protocol.spec import RunSpec, Sample
 from xlagui.core.protocol.task import TaskState
+from xlagui.present.errors import error_hint
 
 FAKE = Path(__file__).resolve().parents[2] / "helpers" / "fake_measure_worker.py"
 GRACE = 0.3  # short ladders: these workers never need long to stop
@@ -206,7 +207,7 @@ def test_a_worker_dead_of_out_of_memory_is_named_with_the_runs_sizes(
     # The run it was, in the message itself: the arm, the kind of worker, the sizes.
     assert "measuring worker of xla, XLA jit" in error.message
     assert "batch size 32" in error.message and "image size 600" in error.message
-    assert "batch size 32 and image size 600" in error.hint
+    assert "batch size 32 and image size 600" in error_hint(error)
     assert worker.returncode == (-signal.SIGKILL if how == "sigkill" else 1)
     if how == "memoryerror":
         assert "MemoryError" in error.details  # the log's tail
@@ -239,22 +240,23 @@ def test_a_worker_of_another_protocol_is_refused(tmp_path: Path) -> None:
 
 
 def test_the_transport_is_the_seam_that_starts_the_process(tmp_path: Path) -> None:
-    """A transport gets the spec, the command line and the log; it starts the process, and
-    `finish` is called once the worker has ended (an SSH host's folder comes home there)."""
+    """A transport gets the job (the spec, a test's command line) and the log; it starts the
+    process, and `finish` is called once the worker has ended (an SSH host's folder comes home
+    there)."""
     calls: list[tuple[str, list[str]]] = []
 
     class Recording(LocalTransport):
-        def start(
-            self, spec: RunSpec, argv: Sequence[str], log: IO[bytes]
-        ) -> subprocess.Popen[str]:
-            calls.append(("start", list(argv)))
-            proc = super().start(spec, argv, log)
+        def start(self, job: ChildJob, log: IO[bytes]) -> subprocess.Popen[str]:
+            assert isinstance(job, WorkerJob)
+            calls.append(("start", list(job.command or ())))
+            proc = super().start(job, log)
             env = psutil.Process(proc.pid).environ()
             calls.append(("tmpdir", [env["TMPDIR"]]))
             return proc
 
-        def finish(self, spec: RunSpec) -> None:
-            calls.append(("finish", [spec.run_id]))
+        def finish(self, job: ChildJob) -> None:
+            assert isinstance(job, WorkerJob)
+            calls.append(("finish", [job.spec.run_id]))
 
     s = spec(tmp_path)
     with worker_for(s, transport=Recording()) as worker:
@@ -275,7 +277,7 @@ def test_a_death_the_log_explains_as_out_of_memory_is_told_so(tmp_path: Path) ->
     log.write_text("2026 ... OOM when allocating tensor with shape[32,596,596,64]\n")
     err = died_event(-signal.SIGABRT, log, spec(tmp_path))
     assert err.error_type == "OutOfMemory" and "out of memory" in err.message
-    assert "with the article's CNN, batch size 32 and image size 600" in err.hint
+    assert "with the article's CNN, batch size 32 and image size 600" in error_hint(err)
     assert "OOM when allocating" in err.details
 
 

@@ -14,6 +14,7 @@ from xlagui.core.model.check import (
 from xlagui.core.model.flops import article_cnn_count, hlo_flops
 from xlagui.core.protocol.config import ModelChoice
 from xlagui.core.protocol.events import ProtocolError
+from xlagui.present.errors import error_hint
 
 # A convolution whose gradient pads its input (only the positions inside count), a dot, an
 # element-wise op, and a convolution nothing reads (XLA drops it; so does the count).
@@ -100,7 +101,7 @@ def test_a_worker_that_dies_of_memory_names_the_model_batch_and_image_size(
 ) -> None:
     from pathlib import Path
 
-    from xlagui.core.measure.worker_process import died_event
+    from xlagui.core.measure.ended import died_event
     from xlagui.core.protocol.config import RunConfig
     from xlagui.core.protocol.spec import RunSpec
 
@@ -110,4 +111,4 @@ def test_a_worker_that_dies_of_memory_names_the_model_batch_and_image_size(
     config = RunConfig(batch_size=32, image_size=64, model=ModelChoice(name="resnet50"))
     spec = RunSpec("m1-baseline", "baseline", config.xla, config, ["a", "b"], [], [], folder)
     event = died_event(-9, log, spec)
-    assert "resnet50, batch size 32 and image size 64" in event.hint
+    assert "resnet50, batch size 32 and image size 64" in error_hint(event)

@@ -3,15 +3,12 @@ engage."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from xlagui.core.protocol.arms import (
     HardwareFit,
     Precision,
     comparison_arms,
-    cpu_flags,
     default_also,
     hardware_fit,
     parse_arm,
@@ -80,13 +77,6 @@ def test_a_comparison_measures_the_baseline_then_xla_then_the_other_arms() -> No
         ("xla", "autocluster"),
         ("jit", "jit"),
     ]
-
-
-def test_cpu_flags_come_from_cpuinfo(tmp_path: Path) -> None:
-    info = tmp_path / "cpuinfo"
-    info.write_text("processor\t: 0\nflags\t\t: fpu avx512_bf16 amx_bf16\n\n", encoding="utf-8")
-    assert cpu_flags(info) == {"fpu", "avx512_bf16", "amx_bf16"}
-    assert cpu_flags(tmp_path / "missing") == frozenset()
 
 
 def test_what_the_machine_runs_well_is_ticked_by_default() -> None:

@@ -35,7 +35,7 @@ def test_every_event_round_trips_through_one_json_line() -> None:
     assert list(read_events(lines)) == events
 
 
-def test_schema_has_the_nine_types_with_time() -> None:
+def test_schema_has_the_twelve_types_with_time() -> None:
     assert set(EVENT_TYPES) == {
         "started",
         "batch",
@@ -46,6 +46,9 @@ def test_schema_has_the_nine_types_with_time() -> None:
         "cancelled",
         "error",
         "model",  # the model check's answer (xlagui.core.model.check)
+        "devices",  # the device probe's (`--probe`)
+        "limits",  # the peak probe's (`--peak`)
+        "text-written",  # the TensorBoard text writer's (`--tensorboard-text`)
     }
     for line in (e.to_json() for e in run_events()):
         d = json.loads(line)
@@ -185,3 +188,23 @@ def test_worker_commands_round_trip_and_refuse_bad_fields() -> None:
     ):
         with pytest.raises(ProtocolError, match=match):
             WorkerCommand.from_json(bad)
+
+
+def test_the_short_childrens_answers_round_trip() -> None:
+    from xlagui.core.protocol.events import DevicesEvent, LimitsEvent, TextWrittenEvent
+    from xlagui.core.protocol.probes import DeviceInfo, LayerCeiling
+
+    ceiling = LayerCeiling(["conv2d_1", "conv2d"], 48, 2, 1e9, 0.05, 2e10)
+    answers = [
+        DevicesEvent(t=0.5, protocol=PROTOCOL_VERSION,
+                     devices=[DeviceInfo("cpu", "x86_64", "CPU"),
+                              DeviceInfo("gpu:0", "NVIDIA H200", "GPU", 150 * 2**30)]),
+        LimitsEvent(t=3.0, protocol=PROTOCOL_VERSION, device="cpu", matmul_size=256,
+                    matmul_peaks={"float32": 1e11}, ceiling=ceiling),
+        TextWrittenEvent(t=1.0, protocol=PROTOCOL_VERSION, target="/out/tensorboard/comparison"),
+    ]
+    assert [parse_event(e.to_json()) for e in answers] == answers
+    bad = json.loads(answers[0].to_json())
+    bad["devices"][1]["memory_bytes"] = "lots"
+    with pytest.raises(ProtocolError, match="memory_bytes"):
+        parse_event(json.dumps(bad))

@@ -27,6 +27,7 @@ from xlagui.core.protocol.events import (
 )
 from xlagui.core.protocol.spec import RunSpec
 from xlagui.core.protocol.task import TaskState
+from xlagui.present.errors import error_hint
 
 pytestmark = pytest.mark.tf
 
@@ -176,4 +177,4 @@ def test_missing_gpu_is_a_clear_error(scan: DatasetScan, tmp_path: Path) -> None
     r = run(scan, tmp_path, XlaMode.OFF, device="gpu:0")
     assert r.status == "error"
     assert r.error is not None and "sees no GPU" in r.error.message
-    assert "tensorflow[and-cuda]" in r.error.hint
+    assert "tensorflow[and-cuda]" in error_hint(r.error)

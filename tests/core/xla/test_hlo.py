@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from xlagui.core.measure.worker_process import worker_env, xla_flags
+from xlagui.core.measure.transports.environment import worker_env, xla_flags
 from xlagui.core.protocol.config import XlaMode
 from xlagui.core.xla import evidence, hlo
 

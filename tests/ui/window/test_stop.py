@@ -27,9 +27,10 @@ from tests.helpers.sshd import ALIAS, SshServer
 from tests.ui.conftest import FAKE_MEASURE, WindowFactory, load_small
 from tests.ui.window.test_clicks import HeldWorker
 from xlagui import __version__
-from xlagui.core.measure.remote.preflight import DeviceInfo, HostInfo
-from xlagui.core.measure.remote.ssh import SshTarget
+from xlagui.core.machine.host import HostInfo
+from xlagui.core.measure.transports import Target
 from xlagui.core.protocol.events import PROTOCOL_VERSION
+from xlagui.core.protocol.probes import DeviceInfo
 from xlagui.core.protocol.spec import RunSpec
 from xlagui.core.protocol.task import TaskState
 from xlagui.core.results.report import ComparisonReport
@@ -90,11 +91,11 @@ def in_phase(phase: str, folder: Path, held: HeldWorker) -> Callable[[], bool]:
     return held.started.is_set
 
 
-def host_checker(sshd: SshServer) -> Callable[[SshTarget, TaskState], HostInfo]:
+def host_checker(sshd: SshServer) -> Callable[[Target, TaskState], HostInfo]:
     """What the test host's preflight says, without its minutes of TensorFlow: the host is
     this machine, its Python this checkout's, its cache the server's own."""
 
-    def check(target: SshTarget, state: TaskState) -> HostInfo:
+    def check(target: Target, state: TaskState) -> HostInfo:
         return HostInfo(
             host=target.host, hostname="localhost", xlagui=__version__,
             protocol=PROTOCOL_VERSION, python=sys.version.split()[0], platform=sys.platform,

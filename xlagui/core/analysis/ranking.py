@@ -31,7 +31,7 @@ from xlagui.core.analysis.pairs import (
     estimate_ratio,
 )
 from xlagui.core.analysis.summary import summarize
-from xlagui.core.protocol import arms as arm_facts
+from xlagui.core.machine import cpu as machine_cpu
 from xlagui.core.protocol.arms import Arm, HardwareFit, Precision, hardware_fit, parse_arm
 from xlagui.core.protocol.events import BlockEvent, FinishedEvent, RunSummary, StartedEvent
 from xlagui.core.protocol.identity import Role, RunStatus, WorkerMode
@@ -124,7 +124,7 @@ def arm_results(
     chance = chance_level(counts, class_count)
     # This machine's CPU flags, as the hardware note has always read them (`None`: no worker
     # said which device it ran on, so nothing is noted).
-    flags = arm_facts.cpu_flags() if base_started is not None else None
+    flags = machine_cpu.cpu_flags() if base_started is not None else None
     out = []
     for entry in measure_runs[1:]:
         arm: Arm = entry.arm

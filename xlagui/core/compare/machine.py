@@ -1,11 +1,12 @@
-"""Getting a comparison ready to run: the model check, and the machine its workers run on.
+"""Getting a comparison ready to run: the machine its children run on, and the model check.
 
-`on_machine` is the one place that sets a machine up and takes it down again: this computer
-needs nothing; an SSH host is logged in to (its preflight run unless it is known), refused when
-it lacks the device asked for, given the dataset (copied once into its cache, or found there)
-and the model file, and its comparison folder and connection are removed and closed after the
-last worker. The comparison is planned in between (its environment is the machine's), by the
-function the workflow hands in.
+`on_machine` is the one place that sets a machine up and takes it down again, whatever reaches
+it (`core/measure/transports/`: this computer, an SSH host): it connects (logging in and
+running the preflight unless it is known; this computer needs neither), refuses a machine that
+lacks the device asked for, checks the chosen model there, plans the comparison with the
+machine's environment (by the function the workflow hands in), readies the dataset and the
+model file there (`Transport.prepare`: copied once into an SSH host's cache, or found there),
+and after the last child lets the machine go (`Transport.close`).
 """
 
 from __future__ import annotations
@@ -15,10 +16,9 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from xlagui.core.compare.request import ComparisonObserver, ComparisonRequest, Phase
+from xlagui.core.measure import transports
 from xlagui.core.measure.model_check import check_models
-from xlagui.core.measure.remote.host import RemoteHost
-from xlagui.core.measure.remote.ssh import RemoteError
-from xlagui.core.measure.worker_process import LOCAL, Transport
+from xlagui.core.measure.transports import MachineError, Transport
 from xlagui.core.model.check import ModelCheckSpec
 from xlagui.core.protocol.config import ConfigError
 from xlagui.core.protocol.task import TaskState
@@ -27,17 +27,21 @@ if TYPE_CHECKING:
     from xlagui.core.protocol.events import ModelEvent
     from xlagui.core.results.report import ComparisonReport
 
-# Plans the comparison for the machine's environment (None: this computer's).
-Planner = Callable[["dict[str, Any] | None"], "ComparisonReport"]
+# Plans the comparison for the machine's environment and the model's check.
+Planner = Callable[["dict[str, Any]", "ModelEvent | None"], "ComparisonReport"]
 
 
 def check_model(
-    request: ComparisonRequest, observer: ComparisonObserver, state: TaskState
+    request: ComparisonRequest,
+    observer: ComparisonObserver,
+    state: TaskState,
+    transport: Transport = transports.LOCAL,
 ) -> ModelEvent | None:
     """The chosen model's check: the request's, or any model but the article's CNN built once
-    in a worker process before anything is measured (`xlagui.core.model.check`). Raises
-    `ModelRefused` (a `ConfigError`) with the file and line of a model that cannot be trained,
-    `Cancelled` on a stop. None for the article's CNN (known from its shapes)."""
+    in a child of its own on the machine, before anything is measured
+    (`xlagui.core.model.check`). Raises `ModelRefused` (a `ConfigError`) with the file and line
+    of a model that cannot be trained, `Cancelled` on a stop. None for the article's CNN (known
+    from its shapes)."""
     config = request.config
     if request.model_check is not None or config.model.is_article_cnn:
         return request.model_check
@@ -49,7 +53,7 @@ def check_model(
         batch_size=config.batch_size,
         seed=config.seed,
     )
-    check = check_models([spec], state=state)[0]
+    check = check_models([spec], state=state, transport=transport)[0]
     observer.on_model_checked(check)
     return check
 
@@ -61,47 +65,54 @@ def on_machine(
     state: TaskState,
     planned: Planner,
 ) -> Iterator[tuple[ComparisonReport, Transport]]:
-    """The comparison planned (`planned(environment)`) and the transport its workers start
-    through, for the machine of `request`; the machine is taken down when the block ends.
+    """The comparison planned (`planned(environment, model_check)`) and the transport its
+    children start through, for the machine of `request`; the machine is let go when the block
+    ends.
 
-    Raises the `RemoteError` of a host that cannot take the comparison (after
-    `observer.on_host_refused`), `ConfigError` when it lacks the device, and `Cancelled` on a
-    stop during the dataset's copy."""
+    Raises the `MachineError` of a machine that cannot take the comparison (after
+    `observer.on_host_refused`), `ConfigError` when it lacks the device or the model cannot be
+    trained, and `Cancelled` on a stop during the model check or the dataset's copy."""
+    transport = _connect(request, observer, state)
+    try:
+        if transport.info is not None:
+            observer.on_host_ready(transport.info)
+            _refuse_missing_device(transport, request.config.device)
+        check = check_model(request, observer, state, transport)
+        report = planned(transport.environment(), check)
+        remote = request.target is not None
+        if remote:
+            observer.on_phase(Phase.COPYING, report)
+        try:
+            dataset = transport.prepare(request.scan, report.config, request.out_dir, state,
+                                        on_progress=observer.on_copy_progress)
+        except MachineError as exc:
+            observer.on_host_refused(transport.machine, exc)
+            raise
+        if remote:
+            observer.on_dataset_ready(dataset)
+        yield report, transport
+    finally:
+        transport.close()
+
+
+def _connect(request: ComparisonRequest, observer: ComparisonObserver,
+             state: TaskState) -> Transport:
+    """The transport of the request's machine, connected (its preflight run unless the
+    request knows it: the window's Machine group checked the host moments ago)."""
     target = request.target
     if target is None:
-        yield planned(None), LOCAL
-        return
+        return transports.LOCAL
+    observer.on_phase(Phase.CONNECTING, None)
     try:
-        observer.on_phase(Phase.CONNECTING, None)
-        if request.host_info is None:
-            host = RemoteHost.connect(target)
-        else:  # checked moments ago (the window's Machine group): no second preflight
-            host = RemoteHost.reopen(target, request.host_info)
-    except RemoteError as exc:
+        return transports.connect(target, info=request.host_info, state=state)
+    except MachineError as exc:
         observer.on_host_refused(target.host, exc)
         raise
-    try:
-        observer.on_host_ready(host.info)
-        _refuse_missing_device(host, request.config.device)
-        report = planned(host.environment())
-        try:
-            observer.on_phase(Phase.COPYING, report)
-            transport = host.prepare(request.scan, report.config, request.out_dir, state,
-                                     on_progress=observer.on_copy_progress)
-        except RemoteError as exc:
-            observer.on_host_refused(target.host, exc)
-            raise
-        observer.on_dataset_ready(transport.dataset)
-        try:
-            yield report, transport
-        finally:
-            transport.close()
-    finally:
-        host.close()
 
 
-def _refuse_missing_device(host: RemoteHost, device: str) -> None:
-    if not host.info.has_device(device):
-        devices = ", ".join(d.id for d in host.info.devices)
-        raise ConfigError(f"{host.target.host} has no device {device} "
+def _refuse_missing_device(transport: Transport, device: str) -> None:
+    info = transport.info
+    if info is not None and not info.has_device(device):
+        devices = ", ".join(d.id for d in info.devices)
+        raise ConfigError(f"{transport.machine} has no device {device} "
                           f"(TensorFlow sees: {devices})")

@@ -13,11 +13,10 @@ from __future__ import annotations
 
 import functools
 import subprocess
-import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING
 
 from xlagui.core.compare.planning import (
     check_writable,
@@ -28,10 +27,11 @@ from xlagui.core.compare.planning import (
     spec_for,
 )
 from xlagui.core.data.exclusions import without_recorded
-from xlagui.core.machine import peak
+from xlagui.core.measure.children import machine_limits, write_tensorboard_text
 from xlagui.core.measure.interleave import MeasureOutcome, MeasureSettings, measure_interleaved
 from xlagui.core.measure.runner import RunResult, run_worker, samples_from_scan
-from xlagui.core.measure.worker_process import LOCAL, Transport, WorkerProcess
+from xlagui.core.measure.transports import LOCAL, Transport
+from xlagui.core.measure.worker_process import WorkerProcess
 from xlagui.core.protocol.config import XlaMode
 from xlagui.core.protocol.events import Event
 from xlagui.core.protocol.record import CANCELLED, ERROR, FINISHED, QUEUED, RUNNING, RunEntry
@@ -47,61 +47,22 @@ RunWorker = Callable[[RunSpec, TaskState, Callable[[Event], None]], RunResult]
 # The command line that starts a worker for a spec (tests: a fake worker); None: the real one.
 WorkerCommand = Callable[[RunSpec], "Sequence[str] | None"]
 Samples = tuple[list[str], list[Sample], list[Sample]]
-T = TypeVar("T")
-
-# How often a wait on a helper process looks at the stop.
-STOP_POLL_SECONDS = 0.05
 
 
-def until_stopped(state: TaskState | None, work: Callable[[], T]) -> T:
-    """`work()`'s result, or `Cancelled` as soon as `state` asks to stop.
 
-    For the short helper processes a comparison waits on with `subprocess.run` (the peak probe,
-    the TensorBoard text): neither can be asked to stop, and what they write is a cache or an
-    optional export. A stop does not wait for them: `work` goes on in a thread of its own and
-    its process ends by itself (its result is then dropped)."""
-    if state is None:
-        return work()
-    done = threading.Event()
-    out: list[T] = []
-    failed: list[BaseException] = []
-
-    def target() -> None:
-        try:
-            out.append(work())
-        except BaseException as exc:  # handed to the caller below
-            failed.append(exc)
-        finally:
-            done.set()
-
-    threading.Thread(target=target, daemon=True, name="xlagui-helper").start()
-    while not done.wait(STOP_POLL_SECONDS):
-        if state.is_interruption_requested():
-            raise Cancelled()
-    if failed:
-        raise failed[0]
-    return out[0]
-
-
-def measure_limits(report: ComparisonReport, machine: str = "",
+def measure_limits(report: ComparisonReport, transport: Transport = LOCAL,
                    state: TaskState | None = None) -> None:
-    """The machine's limits for `report` (`core/machine/peak.py`): cached, or probed once in a short
-    process of its own before any worker starts. A failing probe costs the comparison only its
-    %-of-peak figures, and says why in the environment. The probe runs on this computer, so a
-    comparison measured on another `machine` gets none: this one's peak would be wrong there.
-    A stop during the probe ends the wait at once (`until_stopped`): no figure needs it then."""
+    """The limits of the machine the comparison runs on (`core/machine/peak.py`): cached for
+    that machine, device and TensorFlow, or probed once there, through `transport`, in a short
+    child of its own before any worker starts. A failing probe costs the comparison only its
+    %-of-peak figures, and says why in the environment. A stop during the probe ends it at
+    once: no figure needs it then."""
     if report.limits is not None:
-        return
-    if machine:
-        report.environment["machine_limits_error"] = (
-            f"not probed: the comparison ran on {machine}, the probe runs on this computer"
-        )
         return
     c = report.config
     try:
-        report.limits = until_stopped(
-            state, lambda: peak.ensure(c.device, c.image_size, c.batch_size)
-        )
+        report.limits = machine_limits(c.device, c.image_size, c.batch_size,
+                                       transport=transport, state=state)
     except Cancelled:
         return
     except (
@@ -141,7 +102,7 @@ def run_measurement(
     """
     samples = _samples(report, scan)
     check_writable(out_dir)
-    measure_limits(report, transport.machine, state)
+    measure_limits(report, transport, state)
     entries = report.measure_runs
     for e in entries:
         e.status, e.events = RUNNING, []
@@ -316,7 +277,7 @@ def run_comparison(
     samples = _samples(report, scan)
     runner = _runner(worker, transport, None)
     check_writable(out_dir)
-    measure_limits(report, transport.machine, state)
+    measure_limits(report, transport, state)
     save_errors: list[str] = []
     if worker is None and not report.inspect_runs and not state.is_interruption_requested():
         # Before the training runs, which then run without XLA's dump (a `--quick` comparison
@@ -335,7 +296,7 @@ def run_comparison(
         if on_run_done is not None:
             on_run_done(entry)
     report.recompute()
-    _write_summary_text(report, out_dir, state, tensorboard_text)
+    _write_summary_text(report, out_dir, state, tensorboard_text, transport)
     save_or_raise(report, out_dir)
     return report
 
@@ -367,13 +328,11 @@ def _write_summary_text(
     out_dir: Path,
     state: TaskState,
     text: Callable[[ComparisonReport], str] | None,
+    transport: Transport,
 ) -> None:
-    """The comparison's summary in TensorBoard's text tab, beside the runs' scalars: not after a
-    stop, and a stop while it is written does not wait for it (`until_stopped`)."""
+    """The comparison's summary in TensorBoard's text tab, beside the runs' scalars, written on
+    the machine that ran them: not after a stop, and a stop while it is written ends the writer
+    at once."""
     if text is None or not tboard.has_runs(out_dir) or state.is_interruption_requested():
         return
-    words = text(report)
-    try:
-        until_stopped(state, lambda: tboard.write_text(out_dir, words))
-    except Cancelled:
-        return
+    write_tensorboard_text(out_dir, text(report), transport=transport, state=state)

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from xlagui.core.data.demo import dataset_name
 from xlagui.core.data.exclusions import Exclusions
+from xlagui.core.machine.environment import host_environment
 from xlagui.core.model.cnn import expected_parameter_count
 from xlagui.core.protocol.arms import BASELINE, CHECK_VARIANT, comparison_arms
 from xlagui.core.protocol.config import RunConfig, XlaMode
@@ -30,7 +31,7 @@ from xlagui.core.protocol.record import CANCELLED, INTERRUPTED, NOT_RUN, RunEntr
 from xlagui.core.protocol.spec import RunSpec, Sample
 from xlagui.core.protocol.task import TaskState
 from xlagui.core.results import export
-from xlagui.core.results.report import ComparisonReport, host_environment
+from xlagui.core.results.report import ComparisonReport
 from xlagui.core.worker import tensorboard as tboard
 
 if TYPE_CHECKING:
@@ -158,7 +159,7 @@ def new_report(
     model's check (`xlagui.core.model.check`), whose model, with its parameter count, is the
     one recorded; the article's CNN needs none (its count is worked out from the shapes).
     `environment`: the machine it runs on (`host_environment()`, this computer, by default;
-    `RemoteHost.environment()` for an SSH host)."""
+    `Transport.environment()` for another machine)."""
     chosen = exclusions or Exclusions()
     if model_check is not None:
         config = config.replace(model=model_check.model, image_size=model_check.image_size)

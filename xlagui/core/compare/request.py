@@ -21,9 +21,8 @@ if TYPE_CHECKING:
     from xlagui.core.compare.phases import RunWorker
     from xlagui.core.data.exclusions import Exclusions
     from xlagui.core.data.scan import DatasetScan
-    from xlagui.core.measure.remote.dataset import HostDataset
-    from xlagui.core.measure.remote.preflight import HostInfo
-    from xlagui.core.measure.remote.ssh import RemoteError, SshTarget
+    from xlagui.core.machine.host import HostInfo
+    from xlagui.core.measure.transports import MachineError, PlacedDataset, Target
     from xlagui.core.protocol.events import Event, ModelEvent
     from xlagui.core.protocol.record import RunEntry
     from xlagui.core.protocol.spec import RunSpec
@@ -33,9 +32,9 @@ if TYPE_CHECKING:
 class Phase(str, enum.Enum):
     """Where a comparison is, in the order the phases come (each only when it has work)."""
 
-    CHECKING_MODEL = "checking model"  # building the chosen model once in a worker of its own
-    CONNECTING = "connecting"  # logging in to the SSH host (and its preflight, when not known)
-    COPYING = "copying"  # the dataset onto the SSH host
+    CONNECTING = "connecting"  # logging in to the host (and its preflight, when not known)
+    CHECKING_MODEL = "checking model"  # building the chosen model once, on the machine
+    COPYING = "copying"  # the dataset onto the host
     MEASURING = "measuring"  # the interleaved speed measurement: starting, warm-up, rounds
     INSPECTING = "inspecting"  # the untimed compile with XLA's dump, for "What XLA did"
     TRAINING = "training"  # the training runs, then the summary for TensorBoard
@@ -47,7 +46,7 @@ class ComparisonRequest:
 
     `model_check`: the chosen model's check when a watcher already has it (the window's model
     panel checks while the user chooses); None: the workflow checks a model that needs it.
-    `target`: the SSH host every worker runs on (None: this computer), with `host_info`, what
+    `target`: the machine every child runs on (None: this computer), with `host_info`, what
     its preflight found when it is known already (the window's Machine group); None: the
     workflow runs the preflight. `summary_text` words the finished comparison for TensorBoard's
     text tab (`xlagui.present.markdown.summary_markdown`: the core writes no sentences).
@@ -63,7 +62,7 @@ class ComparisonRequest:
     exclusions: Exclusions | None = None
     only: frozenset[str] | None = None
     model_check: ModelEvent | None = None
-    target: SshTarget | None = None
+    target: Target | None = None
     host_info: HostInfo | None = None
     summary_text: Callable[[ComparisonReport], str] | None = None
     worker: RunWorker | None = None
@@ -75,30 +74,30 @@ class ComparisonObserver(Protocol):
 
     on_phase(phase, report): a phase begins (`report` is None before it is planned).
     on_model_checked(check): the chosen model was built once and can be trained.
-    on_host_ready(info): logged in to the SSH host; `info` is what its preflight found.
-    on_copy_progress(done, total): bytes of the dataset copied to the SSH host so far.
-    on_dataset_ready(dataset): the dataset is on the SSH host (copied, or found there).
+    on_host_ready(info): logged in to the host; `info` is what its preflight found.
+    on_copy_progress(done, total): bytes of the dataset copied to the host so far.
+    on_dataset_ready(dataset): the dataset is on the host (copied, or found there).
     on_report_ready(report): the comparison is planned: what will run, on what.
     on_run_started(entry): a worker is about to start (every measuring worker at once).
     on_event(entry, event): one event of that run's worker.
     on_round(report): a round of the speed measurement ended; the estimate is recomputed.
     on_run_done(entry): a run ended; `entry.status` says how.
     on_measured(report): the speed measurement is over (however it ended).
-    on_host_refused(host, error): the SSH host could not take the comparison; nothing ran.
+    on_host_refused(host, error): the host could not take the comparison; nothing ran.
     """
 
     def on_phase(self, phase: Phase, report: ComparisonReport | None) -> None: ...
     def on_model_checked(self, check: ModelEvent) -> None: ...
     def on_host_ready(self, info: HostInfo) -> None: ...
     def on_copy_progress(self, done: int, total: int) -> None: ...
-    def on_dataset_ready(self, dataset: HostDataset) -> None: ...
+    def on_dataset_ready(self, dataset: PlacedDataset) -> None: ...
     def on_report_ready(self, report: ComparisonReport) -> None: ...
     def on_run_started(self, entry: RunEntry) -> None: ...
     def on_event(self, entry: RunEntry, event: Event) -> None: ...
     def on_round(self, report: ComparisonReport) -> None: ...
     def on_run_done(self, entry: RunEntry) -> None: ...
     def on_measured(self, report: ComparisonReport) -> None: ...
-    def on_host_refused(self, host: str, error: RemoteError) -> None: ...
+    def on_host_refused(self, host: str, error: MachineError) -> None: ...
 
 
 class Watcher:
@@ -116,7 +115,7 @@ class Watcher:
     def on_copy_progress(self, done: int, total: int) -> None:
         pass
 
-    def on_dataset_ready(self, dataset: HostDataset) -> None:
+    def on_dataset_ready(self, dataset: PlacedDataset) -> None:
         pass
 
     def on_report_ready(self, report: ComparisonReport) -> None:
@@ -137,5 +136,5 @@ class Watcher:
     def on_measured(self, report: ComparisonReport) -> None:
         pass
 
-    def on_host_refused(self, host: str, error: RemoteError) -> None:
+    def on_host_refused(self, host: str, error: MachineError) -> None:
         pass

@@ -16,7 +16,7 @@ import dataclasses
 from typing import Any
 
 from xlagui.core.compare import phases
-from xlagui.core.compare.machine import check_model, on_machine
+from xlagui.core.compare.machine import on_machine
 from xlagui.core.compare.planning import (
     SaveError,
     check_writable,
@@ -24,9 +24,9 @@ from xlagui.core.compare.planning import (
     skipped_status,
 )
 from xlagui.core.compare.request import ComparisonObserver, ComparisonRequest, Phase
-from xlagui.core.measure.remote.ssh import RemoteError
-from xlagui.core.measure.worker_process import Transport
+from xlagui.core.measure.transports import MachineError, Transport
 from xlagui.core.protocol.config import ConfigError
+from xlagui.core.protocol.events import ModelEvent
 from xlagui.core.protocol.identity import RunStatus
 from xlagui.core.protocol.record import CANCELLED, QUEUED
 from xlagui.core.protocol.task import Cancelled, TaskState
@@ -59,19 +59,17 @@ def run(
     report (`report`, when a watcher planned it already with `plan`, filled in).
 
     Raises `ConfigError` when the request cannot run (a model that cannot be trained, a device
-    the host lacks, an output folder that cannot be written), the host's `RemoteError` when it
-    refused (said to `observer.on_host_refused` first), `Cancelled` on a stop before any
+    the host lacks, an output folder that cannot be written), the machine's `MachineError` when
+    it refused (said to `observer.on_host_refused` first), `Cancelled` on a stop before any
     worker started (during the model check or the dataset's copy: nothing is saved) and
     `SaveError` when the comparison ran but its files could not be written.
     """
     planner = _Planner(request, observer, report)
     try:
-        check = check_model(request, observer, state)
-        planner.request = request = dataclasses.replace(request, model_check=check)
         with on_machine(request, observer, state, planner) as (report, transport):
-            _run_phases(request, report, transport, observer, state)
+            _run_phases(planner.request, report, transport, observer, state)
             return report
-    except (RemoteError, ConfigError):
+    except (MachineError, ConfigError):
         planner.skip_all(CANCELLED)
         raise
     except Cancelled:
@@ -87,7 +85,9 @@ class _Planner:
                  report: ComparisonReport | None) -> None:
         self.request, self.observer, self.report = request, observer, report
 
-    def __call__(self, environment: dict[str, Any] | None) -> ComparisonReport:
+    def __call__(self, environment: dict[str, Any], check: ModelEvent | None
+                 ) -> ComparisonReport:
+        self.request = dataclasses.replace(self.request, model_check=check)
         out_dir = self.request.out_dir
         try:
             check_writable(out_dir)

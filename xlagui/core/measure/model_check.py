@@ -1,103 +1,68 @@
 """The parent side of the model check (`xlagui.core.model.check`): build the chosen model once
-in a short worker process before any measuring, and return its `ModelEvent`, or raise
-`ModelRefused` with the worker's message (file and line)."""
+in a short child process before any measuring, on the machine the comparison runs on (its
+transport), and return its `ModelEvent`, or raise `ModelRefused` with the child's message (file
+and line)."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-import tempfile
-import time
-from pathlib import Path
+import dataclasses
 
-from xlagui.core.measure.worker_process import worker_env
+from xlagui.core.measure.children import child_folder, run_child
+from xlagui.core.measure.jobs import CheckJob
+from xlagui.core.measure.transports.base import Transport
+from xlagui.core.measure.transports.local import LOCAL
 from xlagui.core.model.check import ModelCheckSpec, ModelRefused
-from xlagui.core.protocol.config import XlaMode
-from xlagui.core.protocol.events import (
-    PROTOCOL_VERSION,
-    ErrorEvent,
-    ModelEvent,
-    ProtocolError,
-    parse_event,
-)
-from xlagui.core.protocol.task import Cancelled, TaskState
+from xlagui.core.protocol.events import PROTOCOL_VERSION, ErrorEvent, ModelEvent
+from xlagui.core.protocol.task import TaskState
 
 CHECK_TIMEOUT_SECONDS = 600.0
-POLL_SECONDS = 0.2  # how often a running check looks at its TaskState
 
 
-def check_model(spec: ModelCheckSpec, timeout: float = CHECK_TIMEOUT_SECONDS) -> ModelEvent:
-    """Build `spec.model` once in a worker process (on the CPU) and return what it reports.
-    Raises `ModelRefused` with the worker's message when the model cannot be trained."""
-    return check_models([spec], timeout)[0]
+def check_model(spec: ModelCheckSpec, timeout: float = CHECK_TIMEOUT_SECONDS, *,
+                transport: Transport = LOCAL) -> ModelEvent:
+    """Build `spec.model` once in a child process (on the CPU) and return what it reports.
+    Raises `ModelRefused` with the child's message when the model cannot be trained."""
+    return check_models([spec], timeout, transport=transport)[0]
 
 
 def check_models(
     specs: list[ModelCheckSpec],
     timeout: float = CHECK_TIMEOUT_SECONDS,
     state: TaskState | None = None,
+    *,
+    transport: Transport = LOCAL,
 ) -> list[ModelEvent]:
-    """`check_model` for several models in one worker process (TensorFlow loads once).
+    """`check_model` for several models in one child process (TensorFlow loads once).
 
-    With `state`, a request to stop kills the worker and raises `Cancelled` (the window checks
+    With `state`, a request to stop ends the child and raises `Cancelled` (the window checks
     a model while the user may still change it)."""
     spec = specs[0]
-    with tempfile.TemporaryDirectory(prefix="xlagui-check-") as tmp:
-        folder = Path(tmp)
-        (folder / "tmp").mkdir()
-        paths = []
-        for i, one in enumerate(specs):
-            paths.append(folder / f"check-{i}.json")
-            paths[-1].write_text(one.to_json(), encoding="utf-8")
-        env = worker_env(XlaMode.OFF, "cpu", folder, dump="none")
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "xlagui.core.worker.child", "--check-model", *map(str, paths)],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            encoding="utf-8",
-            errors="replace",
-            env=env,
+    with child_folder("xlagui-check-") as folder:
+        ran = run_child(CheckJob(folder, specs=tuple(specs)), transport, timeout=timeout,
+                        state=state)
+    if ran.timed_out:
+        raise ModelRefused(
+            f"building {spec.model.label} took over {timeout:.0f} s; try a smaller image size"
         )
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                stdout, stderr = proc.communicate(timeout=POLL_SECONDS)
-                break
-            except subprocess.TimeoutExpired:
-                stopping = state is not None and state.is_interruption_requested()
-                if stopping or time.monotonic() > deadline:
-                    proc.kill()
-                    proc.communicate()
-                    if stopping:
-                        raise Cancelled() from None
-                    raise ModelRefused(
-                        f"building {spec.model.label} took over {timeout:.0f} s; try a smaller "
-                        "image size"
-                    ) from None
-    events = []
-    for line in stdout.splitlines():
-        if line.strip():
-            try:
-                events.append(parse_event(line))
-            except ProtocolError:
-                continue
     answers: list[ModelEvent] = []
-    for event in events:
+    for event in ran.events:
         if isinstance(event, ModelEvent):
             if event.protocol != PROTOCOL_VERSION:
                 raise ModelRefused(
                     f"the model check speaks protocol {event.protocol}, this app "
                     f"{PROTOCOL_VERSION}: reinstall xlagui"
                 )
+            if len(answers) < len(specs) and specs[len(answers)].model.file:
+                # Checked on a host, the file was the host's copy: the model is the user's.
+                event.model = dataclasses.replace(event.model,
+                                                  file=specs[len(answers)].model.file)
             answers.append(event)
-        if isinstance(event, ErrorEvent):
+        if isinstance(event, ErrorEvent) and event is not ran.died:
             raise ModelRefused(event.message + (f" ({event.hint})" if event.hint else ""))
     if len(answers) == len(specs):
         return answers
-    tail = stderr.strip().splitlines()[-5:]
+    tail = ran.tail.strip().splitlines()[-5:]
     raise ModelRefused(
         f"the model check of {spec.model.label} ended without an answer (exit status "
-        f"{proc.returncode}): {' / '.join(tail) or 'no output'}"
+        f"{ran.returncode}): {' / '.join(tail) or 'no output'}"
     )

@@ -7,19 +7,15 @@ report) is `xlagui.core.measure.worker_process.WorkerProcess`, shared with the m
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from xlagui.core.measure.transports.base import Transport
+from xlagui.core.measure.transports.local import LOCAL
 from xlagui.core.measure.worker_process import (
     CANCEL_GRACE_SECONDS,
-    LOCAL,
     TERMINATE_GRACE_SECONDS,
-    Transport,
     WorkerProcess,
 )
 from xlagui.core.protocol.events import Event, EventLog
@@ -80,21 +76,3 @@ def run_worker(
         events=worker.events,
         returncode=worker.returncode,
     )
-
-
-def probe_devices(timeout: float = 120.0) -> list[dict[str, str]]:
-    """Ask a throwaway worker which devices TensorFlow sees (the GUI never imports it)."""
-    try:
-        out = subprocess.run(
-            [sys.executable, "-m", "xlagui.core.worker.child", "--probe"],
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2"},
-        )
-        for line in out.stdout.splitlines():
-            if line.startswith("{"):
-                return list(json.loads(line).get("devices", []))
-    except (subprocess.TimeoutExpired, OSError, json.JSONDecodeError):
-        pass
-    return [{"id": "cpu", "name": "CPU", "kind": "CPU"}]

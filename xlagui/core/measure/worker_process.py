@@ -1,62 +1,61 @@
-"""The one supervisor of worker processes: start one, read its events, cancel it, report its end.
+"""The one supervisor of child processes: start one through its transport, read its events,
+cancel it, report its end (`ChildProcess`); a run's worker is one (`WorkerProcess`).
 
-Named `worker_process` because it is the parent's side of one `python -m xlagui.core.worker.child`
-process (`worker.py` is the child's side); `supervisor` is the GUI's QThread
+Named `worker_process` because it is the parent's side of `python -m xlagui.core.worker.child`
+(`core/worker/` is the child's side); `supervisor` is the GUI's QThread
 (`xlagui.ui.supervisor`), which hosts this code but does not supervise a process itself.
 
-Every worker, training (`runner.run_worker`) or measuring (`interleave.measure_interleaved`),
-goes through `WorkerProcess`, so the following are written once:
+Every child goes through `ChildProcess`: the training and measuring workers
+(`runner.run_worker`, `interleave.measure_interleaved`) and the short ones (`children.py`: the
+model check, the device probe, the peak probe, the TensorBoard text), so the following are
+written once:
 
-- starting: the spec written to `run_dir/spec.json`, and a `Transport` that turns the command
-  line into a running process with the environment XLA needs before TensorFlow loads
-  (`LocalTransport`: `worker_env`; `xlagui.core.measure.remote.SshTransport`: the same settings,
-  `worker_settings`, on the host's `ssh` command line);
-- reading: a thread reads the worker's stdout, and each line is decoded by the protocol's one
-  decoder (`events.parse_event`), the protocol version checked on the first `started`;
-- the malformed-line policy (see `WorkerProcess._refuse`): a line that is not an event ends the
-  run with an error naming it;
-- cancelling: one format (a `WorkerCommand("cancel")` JSON line), then terminate, then kill, each
-  step once, after its grace period;
-- a death (non-zero exit, a signal, out of memory) reported with the run's arm and sizes
-  (`died_event`).
-
-Short helper processes that stream no events stay where they are and use `subprocess.run`:
-`runner.probe_devices` (`--probe`, one JSON line), `tensorboard.write_text`
-(`--tensorboard-text`), `peak`'s probe (`python -m xlagui.core.machine.peak`) and the model check
-(`measure.model_check.check_models`, `--check-model`: one `model` or `error` event per model,
-decoded by `events.parse_event`, before any worker here starts).
+- starting: the child's folder (its log, `events.jsonl`, a temporary folder), and a
+  `Transport` (`core/measure/transports/`) that runs its command line with the one environment
+  recipe, here or on a host;
+- reading: a thread reads the child's stdout, and each line is decoded by the protocol's one
+  decoder (`events.parse_event`), the protocol version checked on its first word;
+- the malformed-line policy (see `ChildProcess._refuse`): a line that is not an event ends the
+  child with an error naming it;
+- cancelling: one format (a `WorkerCommand("cancel")` JSON line) for a child that reads
+  commands, then terminate, then kill, each step once, after its grace period;
+- a death (non-zero exit, a signal, out of memory) reported by the transport, for a run with
+  its arm and sizes (`ended.died_event`).
 """
 
 from __future__ import annotations
 
 import contextlib
-import os
 import queue
 import shutil
-import signal
 import subprocess
-import sys
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path, PurePath
+from collections.abc import Callable, Sequence
+from pathlib import Path
 from types import TracebackType
-from typing import IO, Protocol
+from typing import IO
 
-from xlagui.core.files import paths
-from xlagui.core.protocol.config import XlaMode
+from xlagui.core.measure.ended import LOG_TAIL_CHARS
+from xlagui.core.measure.jobs import ChildJob, WorkerJob
+from xlagui.core.measure.transports.base import Transport
+from xlagui.core.measure.transports.local import LOCAL
 from xlagui.core.protocol.events import (
     TERMINAL_TYPES,
     CancelledEvent,
+    DevicesEvent,
     ErrorEvent,
     Event,
+    LimitsEvent,
     ProtocolError,
     ProtocolMismatch,
     StartedEvent,
+    TextWrittenEvent,
     WorkerCommand,
     check_protocol,
     parse_event,
 )
+from xlagui.core.protocol.failures import Failure
 from xlagui.core.protocol.spec import RunSpec
 from xlagui.core.protocol.task import TaskState
 
@@ -70,204 +69,7 @@ CLOSE_GRACE_SECONDS = 5.0
 # is taken as ended after this long, instead of waiting for an end of file that never comes.
 END_OF_STREAM_GRACE_SECONDS = 2.0
 POLL_SECONDS = 0.05
-LOG_TAIL_CHARS = 4000
-
-
-class Transport(Protocol):
-    """Where a worker runs: it starts one, says how one that ended without a word died, and
-    brings its files home.
-
-    `start` runs `argv` (the worker's command line here: `worker_command`, or a test's) for
-    `spec`, with the environment XLA needs, its stdin and stdout pipes of text lines and its
-    stderr into `log`. `died` is the parent's account of a worker that ended without its last
-    word. `finish` is called once the worker has ended and been reaped. `LocalTransport` runs
-    workers on this machine; `xlagui.core.measure.remote.SshTransport` on an SSH
-    host (the spec travels as the first line of stdin, the run folder comes back at `finish`).
-    """
-
-    @property
-    def machine(self) -> str:
-        """The host's name; "" for this computer."""
-        ...
-
-    def start(
-        self, spec: RunSpec, argv: Sequence[str], log: IO[bytes]
-    ) -> subprocess.Popen[str]: ...
-
-    def died(self, returncode: int, log_path: Path, spec: RunSpec) -> ErrorEvent: ...
-
-    def finish(self, spec: RunSpec) -> None: ...
-
-
-def local_transport(
-    argv: Sequence[str], env: Mapping[str, str], log: IO[bytes]
-) -> subprocess.Popen[str]:
-    """A worker process on this machine, in its own session."""
-    return subprocess.Popen(
-        list(argv),
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=log,
-        env=dict(env),
-        text=True,
-        encoding="utf-8",
-        # Its own process group: a Ctrl+C in the terminal reaches the CLI, which cancels the
-        # worker properly, instead of killing the worker mid-write.
-        start_new_session=(os.name == "posix"),
-    )
-
-
-class LocalTransport:
-    """Workers on this machine: the run folder is already where the parent reads it."""
-
-    machine = ""
-
-    def start(
-        self, spec: RunSpec, argv: Sequence[str], log: IO[bytes]
-    ) -> subprocess.Popen[str]:
-        env = worker_env(spec.xla_mode, spec.config.device, spec.run_dir, spec.xla_dump)
-        return local_transport(argv, env, log)
-
-    def died(self, returncode: int, log_path: Path, spec: RunSpec) -> ErrorEvent:
-        return died_event(returncode, log_path, spec)
-
-    def finish(self, spec: RunSpec) -> None:
-        pass
-
-
-LOCAL = LocalTransport()
-
-
-# What an XLA worker dumps to run_dir/xla, the material of "what XLA did" (`core/xla/hlo.py`).
-# XLA's CPU backend in TF 2.21 writes its LLVM IR, MLIR and object files whenever dumping is on,
-# whatever the format flags (`--xla_dump_emitter_re` and `--xla_dump_hlo_module_re` do not
-# remove them; there is no `--xla_dump_ir`), so a dump is never only the HLO text. Without
-# metadata the HLO text is half the size (186 → 93 KB at 64 px), but the whole dump only 6%
-# smaller and its compile no faster within the noise, and the op names it drops are what label
-# the fusions: `text` it is. bench/bench_evidence.py measured what a dump costs (BENCHMARKS.md,
-# "Evidence collection"); `compare.spec_for` keeps it out of the measuring workers.
-XLA_DUMPS: dict[str, str] = {
-    "text": "--xla_dump_hlo_as_text",
-    "nometa": "--xla_dump_hlo_as_text --xla_dump_disable_metadata",
-    "none": "",
-}
-
-
-def xla_flags(run_dir: PurePath, dump: str) -> str:
-    """XLA_FLAGS for a worker that dumps `dump` (a key of `XLA_DUMPS`) into run_dir/xla."""
-    if dump not in XLA_DUMPS:
-        raise ValueError(f"unknown XLA dump setting {dump!r}; one of {', '.join(XLA_DUMPS)}")
-    if dump == "none":
-        return ""
-    return f"--xla_dump_to={run_dir / 'xla'} {XLA_DUMPS[dump]}"
-
-
-# Variables a worker's environment must not inherit: the parent sets them or leaves them out.
-WORKER_OWNED = ("TF_XLA_FLAGS", "XLA_FLAGS", "CUDA_VISIBLE_DEVICES", "TF_CPP_VMODULE")
-
-
-def worker_settings(
-    xla_mode: XlaMode, device: str, run_dir: PurePath, dump: str, keras_home: PurePath
-) -> dict[str, str]:
-    """The variables a worker needs set before it imports TensorFlow, and only those: the
-    local environment adds them to this process's (`worker_env`), an SSH host's to its own
-    (`xlagui.core.measure.remote`, with the host's paths)."""
-    env: dict[str, str] = {}
-    if device == "cpu":
-        env["CUDA_VISIBLE_DEVICES"] = ""  # hide every GPU
-    elif device.startswith("gpu:"):
-        env["CUDA_VISIBLE_DEVICES"] = device.split(":")[1]
-    if xla_mode.facts.tf_xla_flags:
-        env["TF_XLA_FLAGS"] = xla_mode.facts.tf_xla_flags
-    if xla_mode is not XlaMode.OFF:
-        # The compiled HLO modules are the evidence that XLA did compile.
-        flags = xla_flags(run_dir, dump)
-        if flags:
-            env["XLA_FLAGS"] = flags
-        # One log line per compiled cluster with its compile time ("Compiled NAME 1 times,
-        # compile time: N us"): the per-module compile time of "what XLA did".
-        env["TF_CPP_VMODULE"] = "device_compilation_profiler=1"
-    env["TF_CPP_MIN_LOG_LEVEL"] = "0"  # keep "Compiled cluster using XLA" in the log
-    # Keras writes ~/.keras/keras.json on import; keep it in our own cache folder instead.
-    env["KERAS_HOME"] = str(keras_home)
-    # TensorFlow's autograph leaves generated source files in the temporary folder; give the
-    # worker one of its own, which `WorkerProcess.close` removes when the worker has ended.
-    for key in ("TMPDIR", "TEMP", "TMP"):
-        env[key] = str(run_dir / "tmp")
-    env["PYTHONUNBUFFERED"] = "1"
-    env["PYTHONIOENCODING"] = "utf-8"
-    return env
-
-
-def worker_env(xla_mode: XlaMode, device: str, run_dir: Path, dump: str = "text") -> dict[str, str]:
-    """The environment a worker on this machine must have before it imports TensorFlow."""
-    env = {k: v for k, v in os.environ.items() if k not in WORKER_OWNED}
-    keras_home = Path(env.get("KERAS_HOME") or paths.cache_dir() / "keras")
-    env.update(worker_settings(xla_mode, device, run_dir, dump, keras_home))
-    return env
-
-
-def worker_command(spec_path: Path) -> list[str]:
-    return [sys.executable, "-m", "xlagui.core.worker.child", str(spec_path)]
-
-
-def log_tail(path: Path, chars: int = LOG_TAIL_CHARS) -> str:
-    try:
-        with path.open("rb") as fh:
-            fh.seek(0, os.SEEK_END)
-            size = fh.tell()
-            fh.seek(max(0, size - chars))
-            return fh.read().decode("utf-8", errors="replace")
-    except OSError:
-        return ""
-
-
-# What TensorFlow, the C++ runtime and Python print when an allocation fails.
-OOM_MARKERS = (
-    "bad_alloc",
-    "ResourceExhausted",
-    "OOM when allocating",
-    "MemoryError",
-    "Cannot allocate memory",
-    "out of memory",
-)
-
-
-def died_event(returncode: int, log_path: Path, spec: RunSpec) -> ErrorEvent:
-    """An error event for a worker that ended without saying why.
-
-    A worker that dies of out-of-memory (a C++ `bad_alloc`, the kernel's OOM killer) cannot send
-    its own error event, so the parent, which knows the run's spec, names the run and what to
-    change: the same words for a training and a measuring worker.
-    """
-    tail = log_tail(log_path)
-    run = spec.describe()
-    sizes = (
-        f"{spec.config.model.label}, batch size {spec.config.batch_size} and image size "
-        f"{spec.config.image_size}"
-    )
-    if any(marker in tail for marker in OOM_MARKERS):
-        return ErrorEvent(
-            error_type="OutOfMemory",
-            message=f"the worker ran out of memory ({run})",
-            hint=f"The images, the batch and the model did not fit in memory with {sizes}: try "
-            "a smaller batch size or image size (memory grows with batch × image size²).",
-            details=tail,
-        )
-    if returncode < 0:
-        try:
-            name = signal.Signals(-returncode).name
-        except ValueError:
-            name = f"signal {-returncode}"
-        message = f"the worker process was killed ({name}) before it finished ({run})"
-        hint = (
-            "If nobody killed it on purpose, the system probably ran out of memory and the "
-            f"kernel stopped it with {sizes}: try a smaller batch size or image size."
-        )
-    else:
-        message = f"the worker process exited with code {returncode} without a result ({run})"
-        hint = "See the run's log for what happened."
-    return ErrorEvent(error_type="WorkerDied", message=message, hint=hint, details=tail)
+FIRST_WORDS = (StartedEvent, DevicesEvent, LimitsEvent, TextWrittenEvent)
 
 
 class WorkerGone(Exception):
@@ -289,35 +91,36 @@ def _read_lines(stream: IO[str], out: queue.Queue[str | None]) -> None:
     out.put(None)  # end of file: the worker closed its stdout, or died
 
 
-class WorkerProcess:
-    """One worker process, from `start` to `close` (a context manager closes it).
+class ChildProcess:
+    """One child process, from `start` to `close` (a context manager closes it).
 
-    Every event the worker sends is decoded, appended to `events`, written to the run's
-    `events.jsonl` and handed to `on_event` as it is read (`poll`, `wait_for`, `run_to_end`);
-    `terminal` is the run's last word (finished, cancelled or error), the parent's own when the
-    worker could not say it (a death, a forced stop, a refused stream). Never raises for a
-    worker failure; an exception raised by `on_event` goes up to the caller, and `close` still
-    ends the worker.
+    Every event the child sends is decoded, appended to `events`, written to `events.jsonl` in
+    its folder and handed to `on_event` as it is read (`poll`, `wait_for`, `run_to_end`);
+    `terminal` is the child's last word (for a run: finished, cancelled or error; for a short
+    child: its answer or an error), the parent's own when the child could not say it (a death,
+    a forced stop, a refused stream). Never raises for a child's failure; an exception raised by
+    `on_event` goes up to the caller, and `close` still ends the child.
     """
 
     def __init__(
         self,
-        spec: RunSpec,
+        job: ChildJob,
         on_event: Callable[[Event], None] | None = None,
         *,
-        command: Sequence[str] | None = None,
         transport: Transport = LOCAL,
         cancel_grace: float = CANCEL_GRACE_SECONDS,
         terminate_grace: float = TERMINATE_GRACE_SECONDS,
     ) -> None:
-        self.spec = spec
+        self.job = job
         self.events: list[Event] = []
         self.terminal: Event | None = None
+        # The parent's account of a child that ended without its last word (the transport's).
+        self.died: ErrorEvent | None = None
         self.returncode: int | None = None
         self._on_event = on_event
-        self._command = list(command) if command else None
         self._transport = transport
-        self._cancel_grace = cancel_grace
+        # A child that reads no commands cannot be asked: a stop terminates it at once.
+        self._cancel_grace = cancel_grace if job.reads_commands else 0.0
         self._terminate_grace = terminate_grace
         self._lines: queue.Queue[str | None] = queue.Queue()
         self._proc: subprocess.Popen[str] | None = None
@@ -336,7 +139,7 @@ class WorkerProcess:
 
     @property
     def log_path(self) -> Path:
-        return self.spec.run_dir / "worker.log"
+        return self.job.log_path
 
     @property
     def pid(self) -> int | None:
@@ -352,7 +155,7 @@ class WorkerProcess:
         """The worker did not stop by itself and was terminated (or killed)."""
         return self._terminate_at is not None
 
-    def __enter__(self) -> WorkerProcess:
+    def __enter__(self) -> ChildProcess:
         return self
 
     def __exit__(
@@ -364,21 +167,22 @@ class WorkerProcess:
         self.close()
 
     def start(self) -> None:
-        run_dir = self.spec.run_dir
-        run_dir.mkdir(parents=True, exist_ok=True)
-        spec_path = run_dir / "spec.json"
-        spec_path.write_text(self.spec.to_json(), encoding="utf-8")
-        (run_dir / "tmp").mkdir(exist_ok=True)
+        folder = self.job.folder
+        folder.mkdir(parents=True, exist_ok=True)
+        self._write_inputs()
+        (folder / "tmp").mkdir(exist_ok=True)
         self._log = self.log_path.open("wb")
-        self._events_file = (run_dir / "events.jsonl").open("w", encoding="utf-8")
+        self._events_file = (folder / "events.jsonl").open("w", encoding="utf-8")
         self._t0 = time.perf_counter()
-        argv = self._command or worker_command(spec_path)
-        self._proc = self._transport.start(self.spec, argv, self._log)
+        self._proc = self._transport.start(self.job, self._log)
         assert self._proc.stdout is not None
         self._reader = threading.Thread(
             target=_read_lines, args=(self._proc.stdout, self._lines), daemon=True, name="events"
         )
         self._reader.start()
+
+    def _write_inputs(self) -> None:
+        """Files the child reads from its folder (a run's spec)."""
 
     def send(self, command: WorkerCommand) -> None:
         """One command line on the worker's stdin (the only format the parent writes)."""
@@ -400,7 +204,8 @@ class WorkerProcess:
         if self._cancel_at is not None or self._ended:
             return
         self._cancel_at = time.monotonic()
-        self.send(WorkerCommand("cancel"))
+        if self.job.reads_commands:
+            self.send(WorkerCommand("cancel"))
         proc = self._proc
         started = any(isinstance(e, StartedEvent) for e in self.events)
         if not started and proc is not None and proc.poll() is None:
@@ -424,7 +229,9 @@ class WorkerProcess:
             return None  # a bare newline carries nothing (`events.read_events` skips it too)
         try:
             event = parse_event(line)
-            if isinstance(event, StartedEvent) and not self._protocol_checked:
+            # A child's first word says its protocol (the model check's answer is checked by
+            # the model check, in its own words).
+            if isinstance(event, FIRST_WORDS) and not self._protocol_checked:
                 self._protocol_checked = True
                 check_protocol(event)
         except ProtocolError as exc:
@@ -478,10 +285,10 @@ class WorkerProcess:
             if fh is not None:
                 fh.close()
         self._log = self._events_file = None
-        shutil.rmtree(self.spec.run_dir / "tmp", ignore_errors=True)
+        shutil.rmtree(self.job.folder / "tmp", ignore_errors=True)
         if proc is not None and not self._finished:
             self._finished = True
-            self._transport.finish(self.spec)  # a remote run's folder comes home
+            self._transport.finish(self.job)  # a remote child's folder comes home
 
     def _reap(self, proc: subprocess.Popen[str]) -> None:
         if proc.stdin is not None:
@@ -541,9 +348,9 @@ class WorkerProcess:
                 else "cancelled by the user",
             )
         else:
-            event = self._transport.died(self.returncode, self.log_path, self.spec)
+            event = self.died = self._transport.died(self.returncode, self.log_path, self.job)
         event.t = round(time.perf_counter() - self._t0, 6)
-        self._record(event)
+        self._record(event, last=True)
         return event
 
     def _refuse(self, exc: ProtocolError, line: str) -> Event:
@@ -552,7 +359,7 @@ class WorkerProcess:
         the run with an error naming it, and the worker is terminated.
 
         Skipping it instead would be safe only for noise, and there is none to expect: the
-        worker keeps its stdout for events alone (`worker._redirect_stdout` sends every other
+        worker keeps its stdout for events alone (`worker.io.redirect_stdout` sends every other
         print to the log). A skipped line could be the `block` or `finished` the parent waits
         for, hanging a measurement or turning a finished run into "exited without a result",
         and figures from a stream that lost lines could not be trusted. A stream that does not
@@ -561,27 +368,50 @@ class WorkerProcess:
         error = ErrorEvent(
             error_type=type(exc).__name__,
             message=str(exc) if mismatch else f"the worker sent a line that is not an event: {exc}",
-            hint="The worker and the app do not speak the same protocol."
-            if mismatch
-            else "The worker's events did not decode; events.jsonl has what came before, the "
-            "run's log the rest. Reinstall xlagui if the worker comes from another release.",
+            kind=(Failure.PROTOCOL_MISMATCH if mismatch else Failure.NOT_AN_EVENT).value,
             details=line.rstrip("\r\n")[:LOG_TAIL_CHARS],
         )
         error.t = round(time.perf_counter() - self._t0, 6)
         self._ended = True
-        self._record(error)
+        self._record(error, last=True)
         # It does not speak our protocol: a cooperative cancel would not be understood.
         if self._proc is not None and self._proc.poll() is None:
             self._terminate_at = time.monotonic()
             self._proc.terminate()
         return error
 
-    def _record(self, event: Event) -> None:
+    def _record(self, event: Event, *, last: bool = False) -> None:
+        """Keep `event`; `last`: the parent's own account of the end, the child's last word."""
+        if self.terminal is None and (last or self.job.is_last(event, self.events)):
+            self.terminal = event
         self.events.append(event)
         if self._events_file is not None:
             self._events_file.write(event.to_json() + "\n")
             self._events_file.flush()
-        if event.type in TERMINAL_TYPES and self.terminal is None:
-            self.terminal = event
         if self._on_event is not None:
             self._on_event(event)
+
+
+class WorkerProcess(ChildProcess):
+    """The worker of one run (`spec`): its folder is the run's, its spec written there as
+    `spec.json`; `command` replaces the child module's command line (a test's fake worker)."""
+
+    def __init__(
+        self,
+        spec: RunSpec,
+        on_event: Callable[[Event], None] | None = None,
+        *,
+        command: Sequence[str] | None = None,
+        transport: Transport = LOCAL,
+        cancel_grace: float = CANCEL_GRACE_SECONDS,
+        terminate_grace: float = TERMINATE_GRACE_SECONDS,
+    ) -> None:
+        super().__init__(WorkerJob.of(spec, command), on_event, transport=transport,
+                         cancel_grace=cancel_grace, terminate_grace=terminate_grace)
+        self.spec = spec
+
+    def __enter__(self) -> WorkerProcess:
+        return self
+
+    def _write_inputs(self) -> None:
+        self.spec.run_dir.joinpath("spec.json").write_text(self.spec.to_json(), encoding="utf-8")

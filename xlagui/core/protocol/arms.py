@@ -22,7 +22,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 from xlagui.core.protocol.identity import Role, StrEnum
 from xlagui.core.protocol.levers import LEVERS, PRECISION, XLA, Lever, LeverValue, offered_choices
@@ -164,30 +163,6 @@ def default_budget(xla: XlaMode, extra: Sequence[str], check: bool = False) -> i
 # --- hardware ---------------------------------------------------------------------------------
 
 
-def cpu_model(cpuinfo: Path = Path("/proc/cpuinfo")) -> str:
-    """The CPU's model name ("" where `/proc/cpuinfo` does not say)."""
-    try:
-        with cpuinfo.open(encoding="utf-8", errors="replace") as fh:
-            for line in fh:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return ""
-
-
-def cpu_flags(cpuinfo: Path = Path("/proc/cpuinfo")) -> frozenset[str]:
-    """The CPU's feature flags (Linux `/proc/cpuinfo`; empty where the file does not exist)."""
-    try:
-        with cpuinfo.open(encoding="utf-8", errors="replace") as fh:
-            for line in fh:
-                if line.startswith(("flags", "Features")):
-                    return frozenset(line.split(":", 1)[1].split())
-    except OSError:
-        pass
-    return frozenset()
-
-
 def native_support(precision: Precision, flags: frozenset[str]) -> bool | None:
     """Whether this CPU computes in `precision` natively (None: unknown, no flags readable)."""
     if precision is Precision.FLOAT32:
@@ -226,8 +201,9 @@ def hardware_fit(arm: Arm, device_kind: str, flags: frozenset[str]) -> HardwareF
     return HardwareFit.NOTHING if native else HardwareFit.CPU_NOT_NATIVE
 
 
-def runs_well(name: str, device_kind: str = "CPU", flags: frozenset[str] | None = None) -> bool:
-    """Whether an arm is known to run well here (the window ticks those by default)."""
+def runs_well(name: str, device_kind: str, flags: frozenset[str]) -> bool:
+    """Whether an arm is known to run well on a machine with these CPU `flags` (the window
+    ticks those by default)."""
     arm = parse_arm(name)
     if arm.xla is not XlaMode.OFF:
         return False  # XLA is the question being asked, not a known good
@@ -237,10 +213,9 @@ def runs_well(name: str, device_kind: str = "CPU", flags: frozenset[str] | None 
         # float16 has few native CPU kernels in TensorFlow even where the CPU has AVX512-FP16:
         # offered, measured if asked, never ticked by default.
         return False
-    flags = cpu_flags() if flags is None else flags
     return bool(native_support(arm.precision, flags))
 
 
-def default_also(device_kind: str = "CPU", flags: frozenset[str] | None = None) -> tuple[str, ...]:
-    """The "Also measure" arms ticked by default on this machine."""
+def default_also(device_kind: str, flags: frozenset[str]) -> tuple[str, ...]:
+    """The "Also measure" arms ticked by default on a machine with these CPU `flags`."""
     return tuple(n for n in OFFERED if runs_well(n, device_kind, flags))

@@ -23,12 +23,13 @@ import dataclasses
 import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import ClassVar, TextIO
+from typing import ClassVar, TextIO, TypeAlias
 
 from xlagui.core.protocol.config import ModelChoice, RunConfig
 from xlagui.core.protocol.identity import EventType
 from xlagui.core.protocol.jsoncodec import JSONObject, decode, plain_object
 from xlagui.core.protocol.jsoncodec import ProtocolError as ProtocolError  # the protocol's error
+from xlagui.core.protocol.probes import DeviceInfo, LayerCeiling
 from xlagui.core.xla.evidence import XlaEvidence
 from xlagui.core.xla.hlo import XlaReport
 
@@ -184,7 +185,7 @@ class BlockEvent(Event):
     seconds: float = 0.0
     loss: float | None = None
     # untimed: how long the worker then waited for its own threads to go idle (see
-    # `xlagui.core.worker.child.wait_until_quiet`), so their leftovers do not land in another
+    # `xlagui.core.worker.measure.wait_until_quiet`), so their leftovers do not land in another
     # arm's block
     quiet_seconds: float = 0.0
 
@@ -203,13 +204,24 @@ class CancelledEvent(Event):
     reason: str = "cancelled by the user"
 
 
+# A fact an error event carries for its words (a size, a name, an exit status).
+Fact: TypeAlias = str | int | float | bool | None
+
+
 @dataclass
 class ErrorEvent(Event):
+    """A run's failure: `message` is what happened in one line (the exception's own words),
+    `kind` what to do about it, with the `facts` (`xlagui.core.protocol.failures`) the words of
+    `xlagui.present.errors` need. `hint` is what older streams carry instead of a kind: the
+    advice already in words, shown as it is."""
+
     type: ClassVar[str] = EventType.ERROR
     error_type: str = ""
     message: str = ""
     hint: str = ""
     details: str = ""  # traceback or the tail of the worker's log
+    kind: str = ""  # a `failures.Failure`; "" in streams written before kinds
+    facts: dict[str, Fact] = field(default_factory=dict)
 
 
 @dataclass
@@ -240,6 +252,47 @@ class ModelEvent(Event):
     memory_parts: dict[str, int] = field(default_factory=dict)
 
 
+@dataclass
+class DevicesEvent(Event):
+    """The device probe's answer (`python -m xlagui.core.worker.child --probe`): the devices
+    TensorFlow sees on the machine the probe ran on."""
+
+    type: ClassVar[str] = EventType.DEVICES
+    protocol: int = 0
+    devices: list[DeviceInfo] = field(default_factory=list)
+
+
+@dataclass
+class LimitsEvent(Event):
+    """The peak probe's answer (`python -m xlagui.core.worker.child --peak …`,
+    `xlagui.core.machine.peak_probe`): what it measured on one device. The peaks are 0 when only
+    the layer ceiling was asked for."""
+
+    type: ClassVar[str] = EventType.LIMITS
+    protocol: int = 0
+    device: str = ""
+    device_name: str = ""
+    machine: str = ""  # the machine it ran on, in words (`peak.machine_id` there)
+    tf_version: str = ""
+    matmul_size: int = 0
+    matmul_flops_per_second: float = 0.0
+    matmul_peaks: dict[str, float] = field(default_factory=dict)
+    bandwidth_bytes: int = 0
+    bandwidth_bytes_per_second: float = 0.0
+    ceiling: LayerCeiling | None = None
+    probe_seconds: float = 0.0
+
+
+@dataclass
+class TextWrittenEvent(Event):
+    """The TensorBoard text writer's answer (`python -m xlagui.core.worker.child
+    --tensorboard-text DIR`): the comparison's summary is in `target`'s event file."""
+
+    type: ClassVar[str] = EventType.TEXT_WRITTEN
+    protocol: int = 0
+    target: str = ""
+
+
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.type: cls
     for cls in (
@@ -252,6 +305,9 @@ EVENT_TYPES: dict[str, type[Event]] = {
         CancelledEvent,
         ErrorEvent,
         ModelEvent,
+        DevicesEvent,
+        LimitsEvent,
+        TextWrittenEvent,
     )
 }
 TERMINAL_TYPES = frozenset({EventType.FINISHED, EventType.CANCELLED, EventType.ERROR})
@@ -313,7 +369,7 @@ class ProtocolMismatch(ProtocolError):
     """A worker that speaks another protocol version than this app (a stale install)."""
 
 
-def check_protocol(event: StartedEvent) -> None:
+def check_protocol(event: StartedEvent | DevicesEvent | LimitsEvent | TextWrittenEvent) -> None:
     if event.protocol != PROTOCOL_VERSION:
         raise ProtocolMismatch(
             f"the worker speaks protocol version {event.protocol}, this app version "

@@ -103,6 +103,9 @@ class EventType(StrEnum):
     CANCELLED = "cancelled"
     ERROR = "error"
     MODEL = "model"
+    DEVICES = "devices"  # the device probe's answer
+    LIMITS = "limits"  # the peak probe's answer
+    TEXT_WRITTEN = "text-written"  # the TensorBoard text writer's answer
 
 
 class StopReason(StrEnum):

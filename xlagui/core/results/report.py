@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as _dt
-import os
-import platform
 import shlex
 from dataclasses import dataclass, field
 from typing import Any
@@ -229,11 +227,3 @@ class ComparisonReport:
         return report
 
 
-def host_environment() -> dict[str, Any]:
-    return {
-        "hostname": platform.node(),
-        "platform": platform.platform(),
-        "python": platform.python_version(),
-        "cpu_count": os.cpu_count(),
-        "xlagui": __version__,
-    }

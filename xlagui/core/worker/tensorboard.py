@@ -10,8 +10,8 @@ the run's summary ("TensorBoard files not written: …") and the run goes on. On
 scalars are written once per epoch, after the epoch's time has been taken, so nothing is written
 inside a timed stretch, and a comparison's event files are a few KB. The summary text needs
 TensorFlow too; the parent (the CLI or the window, which never import it) hands it to a short
-`python -m xlagui.core.worker.child --tensorboard-text DIR TAG` process after the training, when no
-figure is being timed.
+`python -m xlagui.core.worker.child --tensorboard-text DIR` child on the machine that ran the
+training (`xlagui.core.measure.children.write_tensorboard_text`), when no figure is being timed.
 
 Scalars (tags): `epoch/loss`, `epoch/accuracy`, `epoch/val_loss`, `epoch/val_accuracy`,
 `epoch/seconds`, `epoch/step_seconds` (the epoch's time over its steps), one point per epoch.
@@ -19,14 +19,9 @@ Scalars (tags): `epoch/loss`, `epoch/accuracy`, `epoch/val_loss`, `epoch/val_acc
 
 from __future__ import annotations
 
-import os
 import shlex
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
-
-from xlagui.core.files.paths import cache_dir
 
 NOT_WRITTEN = "TensorBoard files not written"
 
@@ -117,36 +112,6 @@ class ScalarWriter:
     def _fail(self, exc: BaseException) -> None:
         self.error = self.error or (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         self._writer = None
-
-
-def write_text(out_dir: Path, text: str, *, timeout: float = 120.0) -> bool:
-    """Write `text` as the comparison's summary (Markdown) next to the runs. False when it could
-    not be written (the scalars are still there; nobody waits on this)."""
-    target = logdir(out_dir) / TEXT_RUN
-    try:
-        proc = subprocess.run(
-            [sys.executable, "-m", "xlagui.core.worker.child", "--tensorboard-text", str(target)],
-            input=text,
-            capture_output=True,
-            text=True,
-            encoding="utf-8",
-            # A folder name that is not UTF-8 (kept as surrogates) must not stop the summary.
-            errors="replace",
-            timeout=timeout,
-            env=_quiet_env(),
-        )
-    except (OSError, UnicodeError, subprocess.TimeoutExpired):
-        return False
-    return proc.returncode == 0
-
-
-def _quiet_env() -> dict[str, str]:
-    env = dict(os.environ)
-    env["CUDA_VISIBLE_DEVICES"] = ""  # text needs no GPU
-    env["TF_CPP_MIN_LOG_LEVEL"] = "2"
-    # Keras writes ~/.keras/keras.json on import; keep it in our own cache folder instead.
-    env.setdefault("KERAS_HOME", str(cache_dir() / "keras"))
-    return env
 
 
 def write_text_here(target: Path, text: str) -> None:

@@ -18,7 +18,7 @@ which Keras keeps to itself), so this module reads the text, and only these few 
 - in the buffer assignment, the `Total bytes used:` line and the sizes of `preallocated-temp`
   allocations;
 - in the worker's log, TensorFlow's `Compiled NAME N times, compile time: T us` lines (logged with
-  TF_CPP_VMODULE=device_compilation_profiler=1, which `worker_process.worker_env` sets).
+  TF_CPP_VMODULE=device_compilation_profiler=1, which `transports.environment.child_settings` sets).
 
 Everything else in the text is skipped. The instruction count is that of every computation in the
 module (fused ones included), as `HloModule::instruction_count()` counts it.

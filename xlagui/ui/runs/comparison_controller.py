@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QApplication, QFileDialog, QWidget
 
 from xlagui.core.data import exclusions as excl
 from xlagui.core.protocol.events import ErrorEvent, Event
+from xlagui.present.errors import error_hint
 from xlagui.present.markdown import report_markdown, summary_markdown
 from xlagui.present.verdicts import short_verdict
 from xlagui.ui.dataset.dataset_controller import DatasetController
@@ -270,7 +271,7 @@ class ComparisonController(QObject):
         err = self._run_errors.get(run_id)
         if err is not None:
             log.error("run %s failed: %s\n%s", run_id, err.message, err.details)
-            dialogs.show_error(self._window, title, err.message, err.hint, err.details)
+            dialogs.show_error(self._window, title, err.message, error_hint(err), err.details)
         else:
             dialogs.show_error(self._window, title, "the run ended without saying why",
                                "See its worker.log.")

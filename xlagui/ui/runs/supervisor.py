@@ -15,13 +15,13 @@ from PySide6.QtCore import QObject, QThread, Signal
 
 from xlagui.core import compare
 from xlagui.core.compare import CLOSING, ComparisonRequest, Phase
-from xlagui.core.measure.remote.dataset import HostDataset
-from xlagui.core.measure.remote.preflight import HostInfo
-from xlagui.core.measure.remote.ssh import RemoteError
+from xlagui.core.machine.host import HostInfo
+from xlagui.core.measure.transports import MachineError, PlacedDataset
 from xlagui.core.protocol.events import Event, ModelEvent
 from xlagui.core.protocol.record import RunEntry
 from xlagui.core.protocol.task import Cancelled, TaskState
 from xlagui.core.results.report import ComparisonReport
+from xlagui.present.hosts import error_hint, error_message
 
 
 class ComparisonSupervisor(QThread):
@@ -84,7 +84,7 @@ class ComparisonSupervisor(QThread):
     def run(self) -> None:
         try:
             compare.run(self.request, self, self.state, report=self.report)
-        except (RemoteError, Cancelled):
+        except (MachineError, Cancelled):
             pass  # the host's refusal was said (`host_failed`); a stop before anything ran
         except Exception as exc:  # the supervision must never take the app down
             self.crashed.emit(f"{type(exc).__name__}: {exc}", traceback.format_exc())
@@ -108,7 +108,7 @@ class ComparisonSupervisor(QThread):
             self._copied = percent
             self.copying.emit(target.host, done, total)
 
-    def on_dataset_ready(self, dataset: HostDataset) -> None:
+    def on_dataset_ready(self, dataset: PlacedDataset) -> None:
         pass
 
     def on_report_ready(self, report: ComparisonReport) -> None:
@@ -129,5 +129,5 @@ class ComparisonSupervisor(QThread):
     def on_measured(self, report: ComparisonReport) -> None:
         self.measurement_updated.emit(report.comparison)
 
-    def on_host_refused(self, host: str, error: RemoteError) -> None:
-        self.host_failed.emit(host, error.message, error.hint, error.details)
+    def on_host_refused(self, host: str, error: MachineError) -> None:
+        self.host_failed.emit(host, error_message(error), error_hint(error), error.details)

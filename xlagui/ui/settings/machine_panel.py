@@ -1,9 +1,9 @@
 """The "Machine" group of the settings: where a comparison runs.
 
 This computer, or an SSH host: picked from the hosts of the ssh configuration, or typed as
-`user@host`. A host is checked when it is chosen (the preflight,
-`core/measure/remote/preflight.py`, in the background and cancellable, like the model checks): the
-group then shows what the host has,
+`user@host`. A host is checked when it is chosen (its transport's preflight,
+`xlagui.core.measure.transports.check`, in the background and cancellable, like the model
+checks): the group then shows what the host has,
 and its device list replaces this computer's in the settings. Both sides of a comparison always
 run on the machine chosen here.
 """
@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import html
 from collections.abc import Callable
-from pathlib import Path
 
 from PySide6.QtCore import QSettings, Qt, Signal
 from PySide6.QtWidgets import (
@@ -27,24 +26,28 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from xlagui.core.measure.remote.preflight import HostInfo
-from xlagui.core.measure.remote.ssh import DEFAULT_PYTHON, RemoteError, SshTarget, config_hosts
+from xlagui.core.measure import transports
+from xlagui.core.measure.transports import (
+    DEFAULT_PYTHON,
+    HostInfo,
+    MachineError,
+    Target,
+    suggested_hosts,
+)
 from xlagui.core.protocol.task import TaskState
 from xlagui.present.hosts import error_text, host_rows
 from xlagui.ui.shared.tasks import TaskOwner
 from xlagui.ui.shared.theme import SEVERITY_COLORS
 
-# Runs the preflight (`check_host`).
-HostChecker = Callable[[SshTarget, TaskState], HostInfo]
+# Runs the preflight (`transports.check`).
+HostChecker = Callable[[Target, TaskState], HostInfo]
 LOCAL = ""  # the picker's data for this computer
 OTHER = "\x00other"  # the picker's data for "Other SSH host…"
 HOST_KEY, PYTHON_KEY = "machine_host", "machine_python"
 
 
-def real_checker(target: SshTarget, state: TaskState) -> HostInfo:
-    from xlagui.core.measure.remote.preflight import check_host
-
-    return check_host(target, state)
+def real_checker(target: Target, state: TaskState) -> HostInfo:
+    return transports.check(target, state)
 
 
 class MachinePanel(QGroupBox):
@@ -64,7 +67,7 @@ class MachinePanel(QGroupBox):
         self._checker = checker or real_checker
         self._info: HostInfo | None = None
         self._error = ""
-        self._checked: SshTarget | None = None  # what `_info` / `_error` answer
+        self._checked: Target | None = None  # what `_info` / `_error` answer
         self._check = TaskOwner(self)
         self._check.done.connect(self._on_check_done)
         self._check.failed.connect(self._on_check_failed)
@@ -76,7 +79,7 @@ class MachinePanel(QGroupBox):
         self.picker.setToolTip("Where both sides are measured: this computer, or a host over "
                                "SSH (its hosts come from your ssh configuration)")
         self.picker.addItem("This computer", LOCAL)
-        for host in config_hosts(Path(ssh_config) if ssh_config else None):
+        for host in suggested_hosts(ssh_config):
             self.picker.addItem(f"{host}  (SSH)", host)
         self.picker.addItem("Other SSH host…", OTHER)
         self.picker.currentIndexChanged.connect(self._on_picker_index_changed)
@@ -115,13 +118,13 @@ class MachinePanel(QGroupBox):
 
     # -- what the settings panel and the window call ----------------------------------------
 
-    def target(self) -> SshTarget | None:
+    def target(self) -> Target | None:
         """The SSH host chosen (None: this computer, or a host not named yet)."""
         host = self._host()
         if not host:
             return None
         try:
-            return SshTarget(host, python=self.python_edit.text().strip() or DEFAULT_PYTHON,
+            return Target(host, python=self.python_edit.text().strip() or DEFAULT_PYTHON,
                              ssh_config=self._ssh_config)
         except ValueError:
             return None
@@ -153,7 +156,7 @@ class MachinePanel(QGroupBox):
         info = self.host_info()
         if info is None:
             return None
-        return [{"id": d.id, "name": d.name, "kind": d.kind} for d in info.devices]
+        return [d.choice() for d in info.devices]
 
     def save(self, settings: QSettings) -> None:
         settings.setValue(HOST_KEY, self._host())
@@ -199,7 +202,7 @@ class MachinePanel(QGroupBox):
         self._show()
         self.changed.emit()
 
-    def _on_check_done(self, result: tuple[SshTarget, HostInfo]) -> None:
+    def _on_check_done(self, result: tuple[Target, HostInfo]) -> None:
         target, info = result
         if target != self._checked:
             return
@@ -208,7 +211,7 @@ class MachinePanel(QGroupBox):
         self.changed.emit()
 
     def _on_check_failed(self, exc: BaseException, details: str) -> None:
-        if isinstance(exc, RemoteError):
+        if isinstance(exc, MachineError):
             self._error = error_text(exc)
         else:
             self._error = f"the check failed: {type(exc).__name__}: {exc}"

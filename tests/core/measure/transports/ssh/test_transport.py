@@ -3,9 +3,10 @@ comparison with real TensorFlow workers on the host, a stop and a lost connectio
 of a measurement (the pairs kept, nothing left running on the host), and a real worker that
 ends when its ssh process is killed.
 
-Every test here starts a real `RemoteHost`, whose preflight imports TensorFlow on the host:
-marked `tf`. The stop and the lost connection drive the fake measuring worker
-(tests/helpers/fake_measure_worker.py) on the host, through the same transport as a real one.
+Every test here connects a real SSH transport, whose preflight (once per module) imports
+TensorFlow on the host: marked `tf`. The stop and the lost connection drive the fake measuring
+worker (tests/helpers/fake_measure_worker.py) on the host, through the same transport as a real
+one.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import psutil
 import pytest
@@ -25,9 +27,11 @@ from tests.helpers.sshd import ALIAS, SshServer
 from xlagui.cli import main
 from xlagui.core.compare import new_report, run_measurement, spec_for
 from xlagui.core.data.scan import DatasetScan, scan_dataset
-from xlagui.core.measure.remote.host import RemoteHost, SshTransport
-from xlagui.core.measure.remote.ssh import SshTarget
+from xlagui.core.machine.host import HostInfo
+from xlagui.core.measure import transports
+from xlagui.core.measure.jobs import WorkerJob
 from xlagui.core.measure.runner import samples_from_scan
+from xlagui.core.measure.transports import Target, Transport
 from xlagui.core.measure.worker_process import WorkerProcess
 from xlagui.core.protocol.config import RunConfig
 from xlagui.core.protocol.events import BlockEvent, ErrorEvent, Event, StartedEvent
@@ -35,10 +39,11 @@ from xlagui.core.protocol.record import RunEntry
 from xlagui.core.protocol.spec import RunSpec
 from xlagui.core.protocol.task import TaskState
 from xlagui.core.results.report import ComparisonReport
+from xlagui.present.errors import error_hint
 
 pytestmark = pytest.mark.tf
 
-FAKE = Path(__file__).resolve().parents[3] / "helpers" / "fake_measure_worker.py"
+FAKE = Path(__file__).resolve().parents[4] / "helpers" / "fake_measure_worker.py"
 
 
 def fake_command(spec: RunSpec) -> list[str]:
@@ -46,10 +51,22 @@ def fake_command(spec: RunSpec) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def host(sshd: SshServer) -> Iterator[RemoteHost]:
-    target = SshTarget(ALIAS, python=str(sshd.python), ssh_config=str(sshd.config))
-    with RemoteHost.connect(target) as connected:
-        yield connected
+def target(sshd: SshServer) -> Target:
+    return Target(ALIAS, python=str(sshd.python), ssh_config=str(sshd.config))
+
+
+@pytest.fixture(scope="module")
+def info(target: Target) -> HostInfo:
+    return transports.check(target)  # the preflight, once: each test then logs in again
+
+
+@pytest.fixture
+def host(target: Target, info: HostInfo) -> Iterator[Transport]:
+    transport = transports.connect(target, info=info)
+    try:
+        yield transport
+    finally:
+        transport.close()
 
 
 @pytest.fixture
@@ -85,29 +102,29 @@ def ssh_of(run_id: str) -> psutil.Process:
 
 
 def measure_on(
-    host: RemoteHost,
+    host: Transport,
     scan: DatasetScan,
     out: Path,
     state: TaskState,
     on_event: object,
     **fake: object,
-) -> tuple[ComparisonReport, SshTransport]:
+) -> ComparisonReport:
     config = RunConfig(
         batch_size=4, image_size=48, quick=True, budget_seconds=60,
         extra={"fake": {"step": 0.01, "ratio": 2.0, "sleep": 1.0, **fake}},
     )
     report = new_report(scan, config, environment=host.environment())
-    transport = host.prepare(scan, config, out, state)
     try:
+        host.prepare(scan, config, out, state)
         run_measurement(report, scan, out, state, on_event=on_event,  # type: ignore[arg-type]
-                        command_for=fake_command, transport=transport)
+                        command_for=fake_command, transport=host)
     finally:
-        transport.close()
-    return report, transport
+        host.close()  # this comparison's folder on the host goes with the connection
+    return report
 
 
 def test_a_stop_mid_measurement_leaves_nothing_on_the_host(
-    host: RemoteHost, scan: DatasetScan, tmp_path: Path
+    host: Transport, scan: DatasetScan, tmp_path: Path
 ) -> None:
     state = TaskState()
 
@@ -117,8 +134,7 @@ def test_a_stop_mid_measurement_leaves_nothing_on_the_host(
         if entry.variant == "baseline" and isinstance(event, BlockEvent) and event.seq == 2:
             state.request_interruption()
 
-    report, transport = measure_on(host, scan, tmp_path / "out", state, stop_in_round_2,
-                                   hang_at=2)
+    report = measure_on(host, scan, tmp_path / "out", state, stop_in_round_2, hang_at=2)
     baseline, xla = report.measure_runs
     assert baseline.events[-1].type == "cancelled" and not getattr(
         baseline.events[-1], "forced", True
@@ -129,7 +145,7 @@ def test_a_stop_mid_measurement_leaves_nothing_on_the_host(
     assert c.interleaved.pairs == 2 and c.interleaved.stopped_by == "stopped"
     pids = host_pids(report)
     assert len(pids) == 2 and all(gone(pid) for pid in pids)  # no orphan on the host
-    assert not Path(str(transport.remote_out)).exists()  # the host's run folder went
+    assert not Path(str(host.remote_out)).exists()  # type: ignore[attr-defined]  # it went
     assert not [p for p in psutil.Process().children(recursive=True) if p.name() == "ssh"
                 and "ControlMaster=no" in p.cmdline()]
     # Each run's folder came home: the worker's log (its stderr on the host) is here.
@@ -139,7 +155,7 @@ def test_a_stop_mid_measurement_leaves_nothing_on_the_host(
 
 
 def test_a_lost_connection_keeps_its_pairs_and_says_so(
-    host: RemoteHost, scan: DatasetScan, tmp_path: Path
+    host: Transport, scan: DatasetScan, tmp_path: Path
 ) -> None:
     state = TaskState()
     killed: list[int] = []
@@ -150,7 +166,7 @@ def test_a_lost_connection_keeps_its_pairs_and_says_so(
             killed.append(proc.pid)
             proc.send_signal(signal.SIGKILL)  # as a dropped network ends it
 
-    report, _ = measure_on(host, scan, tmp_path / "out", state, cut_in_round_2)
+    report = measure_on(host, scan, tmp_path / "out", state, cut_in_round_2)
     assert killed
     m = report.measurement
     assert m is not None and m.stopped_by == "error"
@@ -158,22 +174,22 @@ def test_a_lost_connection_keeps_its_pairs_and_says_so(
     xla = report.measure_runs[1]
     error = xla.events[-1]
     assert isinstance(error, ErrorEvent) and error.error_type == "ConnectionLost"
-    assert "What was measured before is kept" in error.hint
+    assert "What was measured before is kept" in error_hint(error)
     c = report.comparison
     assert c is not None and c.interleaved is not None and c.interleaved.pairs == 2
     assert all(gone(pid) for pid in host_pids(report))  # its stdin closed: it exited
 
 
 def test_killing_ssh_ends_a_real_worker_on_the_host(
-    host: RemoteHost, scan: DatasetScan, tmp_path: Path
+    host: Transport, scan: DatasetScan, tmp_path: Path
 ) -> None:
     config = RunConfig(batch_size=4, image_size=48, quick=True)
     report = new_report(scan, config, environment=host.environment())
     out = tmp_path / "out"
-    transport = host.prepare(scan, config, out, TaskState())
+    host.prepare(scan, config, out, TaskState())
     spec = spec_for(report.measure_runs[1], report, samples_from_scan(scan), out, mode="measure")
     try:
-        with WorkerProcess(spec, transport=transport) as worker:
+        with WorkerProcess(spec, transport=host) as worker:
             worker.start()
             started = worker.wait_for("started", TaskState())
             assert isinstance(started, StartedEvent) and started.xla_in_effect
@@ -185,7 +201,7 @@ def test_killing_ssh_ends_a_real_worker_on_the_host(
         assert worker.terminal.error_type == "ConnectionLost"
         assert gone(started.pid)  # TensorFlow's worker saw its stdin end and exited
     finally:
-        transport.close()
+        host.close()
     log = (out / "runs" / "m2-xla" / "worker.log").read_text()
     assert "TensorFlow" in log or "tensorflow" in log  # the host's log came home
 
@@ -220,25 +236,68 @@ def test_a_quick_comparison_on_the_host(
 
 
 def test_the_transport_runs_workers_with_the_hosts_paths(
-    host: RemoteHost, scan: DatasetScan, tmp_path: Path
+    host: Transport, scan: DatasetScan, tmp_path: Path
 ) -> None:
     """The spec a host's worker gets names the host's folders, never this computer's."""
     config = RunConfig(batch_size=4, image_size=48)
     report = new_report(scan, config, environment=host.environment())
     out = tmp_path / "out"
-    transport = host.prepare(scan, config, out, TaskState())
-    try:
-        spec = spec_for(report.runs[1], report, samples_from_scan(scan), out)
-        line, remote = transport.command(spec, [sys.executable, "-m", "xlagui.core.worker.child",
-                                                str(spec.run_dir / "spec.json")])
-    finally:
-        transport.close()
-    base = str(transport.remote_out)
+    dataset = host.prepare(scan, config, out, TaskState())
+    spec = spec_for(report.runs[1], report, samples_from_scan(scan), out)
+    job = WorkerJob.of(spec)
+    ssh: Any = host  # the SSH transport's own workings
+    line = ssh.command(job, [sys.executable, "-m", "xlagui.core.worker.child",
+                             str(spec.run_dir / "spec.json")])
+    remote = ssh.remote_spec(spec)
+    base = str(ssh.remote_out)
     assert str(remote.run_dir) == f"{base}/runs/{spec.run_id}"
     assert remote.tensorboard_dir == f"{base}/tensorboard/{spec.run_id}"
-    assert all(s.path.startswith(str(transport.dataset.root)) for s in remote.train + remote.val)
+    assert all(s.path.startswith(str(dataset.root)) for s in remote.train + remote.val)
     assert f"-m xlagui.core.worker.child - 2>>{base}/runs/{spec.run_id}/worker.log" in line
     assert "-u XLA_FLAGS" in line  # a timed run dumps nothing, whatever the host's shell has
     assert "TF_CPP_VMODULE=device_compilation_profiler=1" in line
     assert f"TMPDIR={base}/runs/{spec.run_id}/tmp" in line
     assert str(tmp_path) not in line  # nothing of this computer's folders
+
+
+def test_the_short_children_run_on_the_host(
+    host: Transport, scan: DatasetScan, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The model check, the device probe, the peak probe and the TensorBoard text run through
+    the host's transport, on the host: a model file is copied there, the limits are the
+    host's (cached under its name), the text comes home."""
+    from xlagui.core.measure import children
+    from xlagui.core.measure.model_check import check_models
+    from xlagui.core.model.check import ModelCheckSpec
+    from xlagui.core.protocol.config import parse_model
+    from xlagui.core.worker import tensorboard as tboard
+
+    model = tmp_path / "net.py"
+    model.write_text(
+        "import keras\n\n\ndef build_model(input_shape, num_classes):\n"
+        "    inputs = keras.Input(shape=input_shape)\n"
+        "    x = keras.layers.GlobalAveragePooling2D()(inputs)\n"
+        "    return keras.Model(inputs, keras.layers.Dense(1, activation='sigmoid')(x))\n"
+    )
+    choice = parse_model(str(model))
+    (check,) = check_models([ModelCheckSpec(model=choice, image_size=48, batch_size=4)],
+                            transport=host)
+    assert check.model.file == str(model) and check.model.params == 4  # the user's file
+    info = host.info
+    assert info is not None
+    assert (Path(info.cache) / "models" / str(choice.sha256) / "net.py").is_file()
+
+    assert children.devices(host)[0].id == "cpu"
+    monkeypatch.delenv("XLAGUI_PEAK_PROBE", raising=False)
+    limits = children.machine_limits("cpu", 48, 2, transport=host, quick=True,
+                                     path=tmp_path / "limits.json")
+    assert limits is not None and limits.machine == info.machine_id
+    assert limits.key.startswith(f"{info.machine_id} | cpu | TensorFlow {info.tensorflow}")
+
+    out = tmp_path / "out"
+    host.prepare(scan, RunConfig(batch_size=4, image_size=48), out, TaskState())
+    assert children.write_tensorboard_text(out, "# The comparison", transport=host)
+    written = tboard.logdir(out) / tboard.TEXT_RUN
+    assert list(written.glob("events.out.tfevents.*"))  # it came home
+    remote: Any = host
+    assert not list(Path(str(remote.remote_out)).glob("children/*"))  # nothing left there

@@ -1,5 +1,5 @@
 """The dataset on the host: copied once into the host's cache, keyed by the scan's fingerprint,
-or a folder already there (`SshTarget.remote_data`).
+or a folder already there (`Target.remote_data`).
 
 The copy is a tar stream made here (the scanned files alone, under their paths relative to the
 dataset's root) and unpacked by `tar` on the host into `.partial-<random>`, which is renamed to
@@ -20,20 +20,16 @@ import subprocess
 import tarfile
 import tempfile
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import IO, TYPE_CHECKING
 
-from xlagui.core.measure.remote.ssh import (
-    RemoteCommandFailed,
-    RemoteDataMissing,
-    RemoteError,
-    Ssh,
-    connection_error,
-    last_lines,
-    quote,
+from xlagui.core.measure.transports.base import (
+    CopyProgress,
+    MachineError,
+    MachineFailure,
+    PlacedDataset,
 )
+from xlagui.core.measure.transports.ssh.client import Ssh, connection_error, last_lines, quote
 from xlagui.core.protocol.task import Cancelled, TaskState
 
 if TYPE_CHECKING:
@@ -42,24 +38,6 @@ if TYPE_CHECKING:
 MARKER = ".xlagui-complete"  # the copy's last member: the manifest (relative path → size)
 STALE_PARTIAL_MINUTES = 60
 CHUNK_BYTES = 1 << 20
-
-# (bytes sent, bytes in all): called as the copy goes, at most once per chunk.
-CopyProgress = Callable[[int, int], None]
-
-
-@dataclass(frozen=True)
-class HostDataset:
-    """Where the dataset is on the host, and what getting it there cost."""
-
-    root: PurePosixPath
-    files: int
-    copied_bytes: int = 0  # 0: it was already there
-    seconds: float = 0.0
-    cached: bool = False  # a copy made before was used
-
-    def path_of(self, rel: str) -> str:
-        return str(self.root / rel)
-
 
 def manifest(scan: DatasetScan) -> dict[str, int]:
     """The scanned files by their path relative to the dataset's root, with their sizes."""
@@ -74,9 +52,9 @@ def dataset_on_host(
     *,
     remote_data: str = "",
     on_progress: CopyProgress | None = None,
-) -> HostDataset:
+) -> PlacedDataset:
     """Make `scan`'s files readable on the host; raises `Cancelled` on a stop during the copy
-    (nothing half-copied is left to trust) and a `RemoteError` when it cannot."""
+    (nothing half-copied is left to trust) and a `MachineError` when it cannot."""
     if remote_data:
         return _check_remote_data(ssh, remote_data, scan)
     t0 = time.perf_counter()
@@ -92,7 +70,7 @@ def dataset_on_host(
     )
     proc = ssh.run(probe, timeout=60)
     if proc.returncode == 0:
-        return HostDataset(
+        return PlacedDataset(
             root=final, files=len(files), seconds=time.perf_counter() - t0, cached=True
         )
     stderr = proc.stderr.decode("utf-8", errors="replace")
@@ -101,7 +79,7 @@ def dataset_on_host(
         raise lost
     partial = datasets / f".partial-{secrets.token_hex(6)}"
     sent = _copy(ssh, scan, files, partial, final, state, on_progress)
-    return HostDataset(
+    return PlacedDataset(
         root=final, files=len(files), copied_bytes=sent, seconds=time.perf_counter() - t0
     )
 
@@ -160,11 +138,8 @@ def _copy(
         lost = connection_error(ssh.target, returncode, stderr)
         if lost is not None:
             raise lost
-        raise RemoteCommandFailed(
-            f"copying the dataset to {ssh.target.host} failed: {last_lines(stderr, 3)}",
-            hint="The host needs tar and room in its cache for the dataset.",
-            details=stderr,
-        )
+        raise MachineError(MachineFailure.COPY_FAILED, stderr, host=ssh.target.host,
+                           said=last_lines(stderr, 3))
     return counter.sent
 
 
@@ -178,7 +153,7 @@ def _add(tar: tarfile.TarFile, path: Path, rel: str) -> None:
 
 def _remove(ssh: Ssh, folder: PurePosixPath) -> None:
     """Best effort: a connection that is gone leaves it to the next copy's clean-up."""
-    with contextlib.suppress(OSError, subprocess.TimeoutExpired, RemoteError):
+    with contextlib.suppress(OSError, subprocess.TimeoutExpired, MachineError):
         ssh.run(f"rm -rf {quote(str(folder))}", timeout=30)
 
 
@@ -224,33 +199,25 @@ print(json.dumps({"root": True, "bad": bad[:5], "count": len(bad)}))
 """
 
 
-def _check_remote_data(ssh: Ssh, root: str, scan: DatasetScan) -> HostDataset:
+def _check_remote_data(ssh: Ssh, root: str, scan: DatasetScan) -> PlacedDataset:
     """A folder on the host used as it is: every scanned file must be there with its size."""
     t0 = time.perf_counter()
     files = manifest(scan)
     command = f"{ssh.target.python} -c {quote(REMOTE_DATA_SCRIPT)} {quote(root)}"
     out = ssh.check(
         command, input=json.dumps(files).encode("utf-8"), timeout=120,
-        what="checking the dataset folder",
+        step="remote_data_check",
     )
+    host = ssh.target.host
     try:
         found = json.loads(out.decode("utf-8", errors="replace").strip().splitlines()[-1])
     except (json.JSONDecodeError, IndexError):
-        raise RemoteCommandFailed(
-            f"checking {root} on {ssh.target.host} gave no answer"
-        ) from None
+        raise MachineError(MachineFailure.REMOTE_DATA_UNCHECKED, host=host, root=root) from None
     if not found.get("root"):
-        raise RemoteDataMissing(
-            f"there is no folder {root} on {ssh.target.host}",
-            hint="Give the dataset's folder as the host sees it, or leave it out to copy the "
-            "dataset there.",
-        )
+        raise MachineError(MachineFailure.REMOTE_DATA_MISSING, host=host, root=root)
     if found.get("count"):
-        examples = ", ".join(found.get("bad") or [])
-        raise RemoteDataMissing(
-            f"{found['count']} of the dataset's {len(files)} files are missing from {root} on "
-            f"{ssh.target.host}, or differ in size (e.g. {examples})",
-            hint="The folder on the host must hold the same files as the one scanned here, "
-            "under the same relative paths.",
-        )
-    return HostDataset(root=PurePosixPath(root), files=len(files), seconds=time.perf_counter() - t0)
+        raise MachineError(MachineFailure.REMOTE_DATA_DIFFERS, host=host, root=root,
+                           count=int(found["count"]), files=len(files),
+                           examples=", ".join(found.get("bad") or []))
+    return PlacedDataset(root=PurePosixPath(root), files=len(files),
+                         seconds=time.perf_counter() - t0)

@@ -1,17 +1,10 @@
-"""Worker functions that need no TensorFlow: the wait for its own threads to go idle, and what
-the end of stdin means."""
+"""The measuring worker's wait for its own threads to go idle (no TensorFlow)."""
 
 from __future__ import annotations
 
-import io
-import queue
-import threading
-
 import pytest
 
-from xlagui.core.protocol.events import CancelledEvent, WorkerCommand
-from xlagui.core.worker import child as worker
-from xlagui.core.worker.child import EXIT_PARENT_GONE, EventSink, wait_until_quiet
+from xlagui.core.worker.measure import wait_until_quiet
 
 
 class FakeProcess:
@@ -72,40 +65,3 @@ def test_the_escape_hatch_switches_it_off(monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.setenv("XLAGUI_QUIET_WAIT", "0")
     proc = FakeProcess(busy_polls=10)
     assert wait(proc) == 0.0 and proc.polls == 0
-
-
-class Exited(Exception):
-    pass
-
-
-@pytest.fixture
-def exits(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    codes: list[int] = []
-
-    def fake_exit(code: int) -> None:
-        codes.append(code)
-        raise Exited
-
-    monkeypatch.setattr(worker.os, "_exit", fake_exit)
-    monkeypatch.setattr(worker, "_TERMINAL_SENT", threading.Event())
-    monkeypatch.setattr(worker.sys, "stdin", io.StringIO(""))
-    return codes
-
-
-def watch() -> None:
-    worker._watch_stdin(threading.Event(), queue.Queue[WorkerCommand]())
-
-
-def test_end_of_stdin_before_the_last_event_means_the_parent_is_gone(exits: list[int]) -> None:
-    with pytest.raises(Exited):
-        watch()
-    assert exits == [EXIT_PARENT_GONE]
-
-
-def test_end_of_stdin_after_the_last_event_leaves_the_exit_status_to_main(
-    exits: list[int],
-) -> None:
-    # The parent closes stdin as soon as it reads `cancelled`; the worker must still exit 0.
-    EventSink(io.StringIO(), 0.0).emit(CancelledEvent(epochs_done=0))
-    watch()
-    assert exits == []

@@ -25,20 +25,10 @@ from tests.helpers.sshd import (
 )
 from xlagui import __version__
 from xlagui.cli import main
-from xlagui.core.measure.remote.preflight import check_host
-from xlagui.core.measure.remote.ssh import (
-    AuthFailed,
-    HostNotFound,
-    HostUnreachable,
-    NoSsh,
-    PythonMissing,
-    RemoteError,
-    SshTarget,
-    TensorFlowMissing,
-    VersionMismatch,
-    XlaguiMissing,
-)
+from xlagui.core.measure import transports
+from xlagui.core.measure.transports import MachineError, MachineFailure, Target
 from xlagui.core.protocol.events import PROTOCOL_VERSION
+from xlagui.present.hosts import error_message, error_text
 
 
 def masters() -> list[psutil.Process]:
@@ -53,7 +43,7 @@ def masters() -> list[psutil.Process]:
 
 @pytest.mark.tf
 def test_the_preflight_says_what_the_host_has(sshd: SshServer) -> None:
-    info = check_host(SshTarget(ALIAS, python=str(sshd.python), ssh_config=str(sshd.config)))
+    info = transports.check(Target(ALIAS, python=str(sshd.python), ssh_config=str(sshd.config)))
     assert info.host == ALIAS and info.hostname == platform.node()
     assert (info.xlagui, info.protocol) == (__version__, PROTOCOL_VERSION)
     assert info.tensorflow == metadata.version("tensorflow")
@@ -91,21 +81,21 @@ def _python_without_tensorflow(folder: Path, cache: Path) -> Path:
 
 
 CASES = {
-    "wrong key": (WRONG_KEY_ALIAS, None, AuthFailed, ["refused the login", "Permission denied",
-                                                     "keys only (BatchMode)"]),
-    "closed port": (CLOSED_PORT_ALIAS, None, HostUnreachable, ["cannot be reached",
-                                                              "Connection refused"]),
-    "unknown host": (NO_SUCH_HOST_ALIAS, None, HostNotFound, ["no host called xlagui-nowhere",
-                                                             "Could not resolve hostname"]),
-    "no python": (ALIAS, "/no/such/python3", PythonMissing, [
+    "wrong key": (WRONG_KEY_ALIAS, None, MachineFailure.AUTH_FAILED, [
+        "refused the login", "Permission denied", "keys only (BatchMode)"]),
+    "closed port": (CLOSED_PORT_ALIAS, None, MachineFailure.UNREACHABLE, [
+        "cannot be reached", "Connection refused"]),
+    "unknown host": (NO_SUCH_HOST_ALIAS, None, MachineFailure.HOST_NOT_FOUND, [
+        "no host called xlagui-nowhere", "Could not resolve hostname"]),
+    "no python": (ALIAS, "/no/such/python3", MachineFailure.PYTHON_MISSING, [
         "has no Python called '/no/such/python3'", "--remote-python"]),
-    "no xlagui": (ALIAS, "bare", XlaguiMissing, [
+    "no xlagui": (ALIAS, "bare", MachineFailure.XLAGUI_MISSING, [
         "xlagui is not installed", "No module named 'xlagui'",
         f"-m pip install 'xlagui=={__version__}'"]),
-    "another version": (ALIAS, "other", VersionMismatch, [
+    "another version": (ALIAS, "other", MachineFailure.VERSION_MISMATCH, [
         "has xlagui 0.0.1 (protocol 5)", f"this app is {__version__} (protocol "
         f"{PROTOCOL_VERSION})", f"-m pip install 'xlagui=={__version__}'"]),
-    "no tensorflow": (ALIAS, "no-tf", TensorFlowMissing, [
+    "no tensorflow": (ALIAS, "no-tf", MachineFailure.TENSORFLOW_MISSING, [
         "TensorFlow cannot be imported: no TensorFlow on this host", "pip install tensorflow"]),
 }
 
@@ -122,11 +112,11 @@ def test_each_way_a_host_cannot_measure_has_its_own_message(
                                             '"protocol": 5}'))
     elif python == "no-tf":
         python = str(_python_without_tensorflow(tmp_path, sshd.host_cache))
-    target = SshTarget(alias, python=python or str(sshd.python), ssh_config=str(sshd.config))
-    with pytest.raises(RemoteError) as raised:
-        check_host(target)
-    assert type(raised.value) is kind
-    said = f"{raised.value.message} {raised.value.hint}"
+    target = Target(alias, python=python or str(sshd.python), ssh_config=str(sshd.config))
+    with pytest.raises(MachineError) as raised:
+        transports.check(target)
+    assert raised.value.kind is kind
+    said = error_text(raised.value)
     for word in words:
         assert word in said
     assert not masters()
@@ -139,8 +129,10 @@ def test_each_way_a_host_cannot_measure_has_its_own_message(
 def test_no_ssh_client_is_said_so(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("PATH", str(tmp_path))  # a PATH without ssh
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # where a control folder would go
-    with pytest.raises(NoSsh, match="no ssh command on this computer"):
-        check_host(SshTarget(ALIAS))
+    with pytest.raises(MachineError) as raised:
+        transports.check(Target(ALIAS))
+    assert raised.value.kind is MachineFailure.NO_SSH
+    assert error_message(raised.value) == "no ssh command on this computer"
     assert list(tmp_path.iterdir()) == []  # no control folder left behind
 
 

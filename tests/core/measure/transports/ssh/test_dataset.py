@@ -16,14 +16,16 @@ import pytest
 from tests.helpers.datasets import tiny_split_dataset
 from tests.helpers.sshd import ALIAS, SshServer
 from xlagui.core.data.scan import DatasetScan, scan_dataset
-from xlagui.core.measure.remote.dataset import MARKER, dataset_on_host
-from xlagui.core.measure.remote.ssh import RemoteDataMissing, Ssh, SshTarget
+from xlagui.core.measure.transports import MachineError, MachineFailure, Target
+from xlagui.core.measure.transports.ssh.client import Ssh
+from xlagui.core.measure.transports.ssh.dataset import MARKER, dataset_on_host
 from xlagui.core.protocol.task import Cancelled, TaskState
+from xlagui.present.hosts import error_message, error_text
 
 
 @pytest.fixture
 def ssh(sshd: SshServer) -> Iterator[Ssh]:
-    with Ssh(SshTarget(ALIAS, python=str(sshd.python), ssh_config=str(sshd.config))) as ssh:
+    with Ssh(Target(ALIAS, python=str(sshd.python), ssh_config=str(sshd.config))) as ssh:
         ssh.open()
         yield ssh
 
@@ -90,10 +92,15 @@ def test_a_folder_already_on_the_host_is_checked(
     shutil.copytree(scan.root, other)
     gone = scan.files[3]
     (other / gone.rel).unlink()
-    with pytest.raises(RemoteDataMissing) as missing:
+    with pytest.raises(MachineError) as missing:
         dataset_on_host(ssh, str(tmp_path / "cache"), scan, TaskState(), remote_data=str(other))
-    assert f"1 of the dataset's 16 files are missing from {other}" in missing.value.message
-    assert gone.rel in missing.value.message
-    with pytest.raises(RemoteDataMissing, match="there is no folder /no/such/folder"):
+    assert missing.value.kind is MachineFailure.REMOTE_DATA_DIFFERS
+    said = error_message(missing.value)
+    assert f"1 of the dataset's 16 files are missing from {other}" in said
+    assert gone.rel in said
+    assert "under the same relative paths" in error_text(missing.value)
+    with pytest.raises(MachineError) as nowhere:
         dataset_on_host(ssh, str(tmp_path / "cache"), scan, TaskState(),
                         remote_data="/no/such/folder")
+    assert nowhere.value.kind is MachineFailure.REMOTE_DATA_MISSING
+    assert error_message(nowhere.value).startswith("there is no folder /no/such/folder")

@@ -1,5 +1,5 @@
-"""The system's OpenSSH client, as xlagui uses it: a target, its command lines, one shared
-connection, and what each way of failing means in words.
+"""The system's OpenSSH client, as xlagui uses it: a target's command lines, one shared
+connection, and each way of failing as its kind of `MachineError` (`MachineFailure`).
 
 xlagui has no SSH of its own and runs nothing on the host but `ssh HOST -- COMMAND`: the user's
 `~/.ssh/config` (aliases, keys, agents, jump hosts) applies as it does in a terminal. Every call
@@ -17,14 +17,12 @@ import shutil
 import subprocess
 import tempfile
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from xlagui.core.measure.transports.base import MachineError, MachineFailure, Target
 from xlagui.core.protocol.task import Cancelled, TaskState
 
-DEFAULT_PYTHON = "python3"
 CONNECT_TIMEOUT_SECONDS = 15
 # A connection that stops answering is given up after 3 × 15 s: a lost network becomes a
 # failed run within a minute, not a hang.
@@ -34,96 +32,10 @@ CONTROL_PERSIST_SECONDS = 120
 POLL_SECONDS = 0.1  # how often a command that can be stopped checks whether it should
 
 
-@dataclass(frozen=True)
-class SshTarget:
-    """Where workers run: an SSH host and how to use it.
-
-    `host`: `user@host`, `host` or an alias of the ssh configuration. `python`: the host's
-    Python as words of the host's shell (`python3`, `~/venv/bin/python`, `env VAR=1 python3`).
-    `ssh_config`: an ssh configuration file (`ssh -F`), "" for ssh's own. `remote_data`: a
-    dataset folder already on the host, laid out like the local one; "" copies the dataset
-    into the host's cache.
-    """
-
-    host: str
-    python: str = DEFAULT_PYTHON
-    ssh_config: str = ""
-    remote_data: str = ""
-
-    def __post_init__(self) -> None:
-        if not self.host or self.host != self.host.strip() or any(c.isspace() for c in self.host):
-            raise ValueError(f"not an SSH host name: {self.host!r}")
-        if self.host.startswith("-"):  # would be read as an option of ssh
-            raise ValueError(f"an SSH host name cannot start with '-': {self.host!r}")
-        if not self.python.strip():
-            raise ValueError("the host's Python cannot be empty")
-
-
-class RemoteError(Exception):
-    """Something about the host stops the comparison before it starts; `kind` says what (one
-    subclass each), the message says it in words, `hint` what to do."""
-
-    kind = "remote"
-
-    def __init__(self, message: str, hint: str = "", details: str = "") -> None:
-        super().__init__(message)
-        self.message = message
-        self.hint = hint
-        self.details = details
-
-
-class NoSsh(RemoteError):
-    kind = "no_ssh"
-
-
-class HostNotFound(RemoteError):
-    kind = "host_not_found"
-
-
-class HostUnreachable(RemoteError):
-    kind = "unreachable"
-
-
-class AuthFailed(RemoteError):
-    kind = "auth_failed"
-
-
-class PythonMissing(RemoteError):
-    kind = "python_missing"
-
-
-class XlaguiMissing(RemoteError):
-    kind = "xlagui_missing"
-
-
-class VersionMismatch(RemoteError):
-    kind = "version_mismatch"
-
-
-class TensorFlowMissing(RemoteError):
-    kind = "tensorflow_missing"
-
-
-class RemoteDataMissing(RemoteError):
-    kind = "remote_data_missing"
-
-
-class ConnectionLost(RemoteError):
-    kind = "connection_lost"
-
-
-class RemoteCommandFailed(RemoteError):
-    kind = "command_failed"
-
-
 def ssh_binary() -> str:
     found = shutil.which("ssh")
     if found is None:
-        raise NoSsh(
-            "no ssh command on this computer",
-            hint="Install the OpenSSH client (Debian/Ubuntu: apt install openssh-client; "
-            "Windows: the optional feature 'OpenSSH Client').",
-        )
+        raise MachineError(MachineFailure.NO_SSH)
     return found
 
 
@@ -143,39 +55,20 @@ _AUTH = re.compile(
 )
 
 
-def connection_error(target: SshTarget, returncode: int, stderr: str) -> RemoteError | None:
-    """The `RemoteError` for an ssh that could not get a command to run on the host (exit
+def connection_error(target: Target, returncode: int, stderr: str) -> MachineError | None:
+    """The `MachineError` of an ssh that could not get a command to run on the host (exit
     status 255), or None when the failure is the command's own."""
     if returncode != 255:
         return None
-    said = last_lines(stderr)
-    host = target.host
     if _AUTH.search(stderr):
-        return AuthFailed(
-            f"{host} refused the login: {said}",
-            hint="xlagui logs in with keys only (BatchMode). Check that `ssh "
-            f"{host}` logs in without a password prompt (ssh-copy-id, ssh-add, IdentityFile in "
-            "~/.ssh/config); a changed host key must be accepted in a terminal first.",
-            details=stderr,
-        )
-    if _HOST_NOT_FOUND.search(stderr):
-        return HostNotFound(
-            f"no host called {host}: {said}",
-            hint="Check the name, or the Host alias in your ssh configuration.",
-            details=stderr,
-        )
-    if _UNREACHABLE.search(stderr):
-        return HostUnreachable(
-            f"{host} cannot be reached: {said}",
-            hint="Check that the host is up, the network or VPN is there, and the port is "
-            "the one ssh uses.",
-            details=stderr,
-        )
-    return HostUnreachable(
-        f"ssh could not run a command on {host}" + (f": {said}" if said else ""),
-        hint=f"Try `ssh {host} true` in a terminal.",
-        details=stderr,
-    )
+        kind = MachineFailure.AUTH_FAILED
+    elif _HOST_NOT_FOUND.search(stderr):
+        kind = MachineFailure.HOST_NOT_FOUND
+    elif _UNREACHABLE.search(stderr):
+        kind = MachineFailure.UNREACHABLE
+    else:
+        kind = MachineFailure.SSH_FAILED
+    return MachineError(kind, stderr, host=target.host, said=last_lines(stderr))
 
 
 def last_lines(text: str, lines: int = 2) -> str:
@@ -191,7 +84,7 @@ class Ssh:
     on the host; `run` runs one and waits; `close` ends the master. Safe to close twice.
     """
 
-    def __init__(self, target: SshTarget) -> None:
+    def __init__(self, target: Target) -> None:
         self.target = target
         self._control_dir: Path | None = None
 
@@ -215,6 +108,11 @@ class Ssh:
         return argv
 
     @property
+    def is_open(self) -> bool:
+        """Whether the master connection is there (`open` ran, `close` did not)."""
+        return self._control_dir is not None
+
+    @property
     def _control_path(self) -> Path:
         assert self._control_dir is not None
         return self._control_dir / "cm"
@@ -224,7 +122,7 @@ class Ssh:
 
     def open(self, timeout: float = CONNECT_TIMEOUT_SECONDS + 15) -> None:
         """Log in once and keep the connection for the calls that follow. Raises the
-        `RemoteError` of a failed login (unreachable, unknown host, refused key)."""
+        `MachineError` of a failed login (unreachable, unknown host, refused key)."""
         if self._control_dir is not None:
             return
         ssh_binary()  # no ssh: said before anything is made
@@ -252,17 +150,14 @@ class Ssh:
                 )
             except subprocess.TimeoutExpired:
                 shutil.rmtree(folder, ignore_errors=True)
-                raise HostUnreachable(
-                    f"{self.target.host} did not answer within {timeout:.0f} s",
-                    hint="Check that the host is up and the network or VPN is there.",
-                ) from None
+                raise MachineError(MachineFailure.NO_ANSWER, host=self.target.host,
+                                   seconds=timeout) from None
             err.seek(0)
             stderr = err.read().decode("utf-8", errors="replace")
         if proc.returncode != 0:
             shutil.rmtree(folder, ignore_errors=True)
-            raise connection_error(self.target, 255, stderr) or HostUnreachable(
-                f"ssh could not connect to {self.target.host}: {last_lines(stderr)}",
-                details=stderr,
+            raise connection_error(self.target, 255, stderr) or MachineError(
+                MachineFailure.NO_CONNECTION, stderr, host=self.target.host, said=last_lines(stderr)
             )
         self._control_dir = folder
 
@@ -271,7 +166,7 @@ class Ssh:
         folder, self._control_dir = self._control_dir, None
         if folder is None:
             return
-        with contextlib.suppress(OSError, subprocess.TimeoutExpired, NoSsh):
+        with contextlib.suppress(OSError, subprocess.TimeoutExpired, MachineError):
             subprocess.run(
                 [
                     ssh_binary(),
@@ -332,10 +227,10 @@ class Ssh:
 
     def check(
         self, command: str, *, input: bytes | None = None, timeout: float | None = None,
-        what: str = "",
+        step: str = "", file: str = "",
     ) -> bytes:
-        """`run`, and its stdout; a failure raises its `RemoteError` (`what`: the step, in
-        words, for the message)."""
+        """`run`, and its stdout; a failure raises its `MachineError` (`step`: which step it
+        was, `xlagui.present.hosts.STEPS`; `file`: the file it was about)."""
         proc = self.run(command, input=input, timeout=timeout)
         if proc.returncode == 0:
             return proc.stdout
@@ -343,11 +238,8 @@ class Ssh:
         lost = connection_error(self.target, proc.returncode, stderr)
         if lost is not None:
             raise lost
-        raise RemoteCommandFailed(
-            f"{what or 'a command'} failed on {self.target.host} (exit status "
-            f"{proc.returncode}): {last_lines(stderr, 3)}",
-            details=stderr,
-        )
+        raise MachineError(MachineFailure.COMMAND_FAILED, stderr, host=self.target.host, step=step,
+                           file=file, status=proc.returncode, said=last_lines(stderr, 3))
 
     def popen(
         self, command: str, *, stdin: Any, stdout: Any, stderr: IO[bytes] | int | None,
@@ -358,7 +250,7 @@ class Ssh:
         if text:
             return subprocess.Popen(
                 self.argv(command), stdin=stdin, stdout=stdout, stderr=stderr, text=True,
-                encoding="utf-8",
+                encoding="utf-8", errors="replace",
                 # Like a local worker: a Ctrl+C in the terminal is the CLI's to handle.
                 start_new_session=True,
             )
@@ -398,8 +290,3 @@ def config_hosts(path: Path | None = None) -> list[str]:
 
 def quote(word: str) -> str:
     return shlex.quote(word)
-
-
-def command_line(words: Sequence[str]) -> str:
-    """Words as one line of the host's shell, each quoted."""
-    return " ".join(shlex.quote(w) for w in words)

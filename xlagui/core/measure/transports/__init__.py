@@ -1,0 +1,74 @@
+"""Where the app's children run: the registry of transports.
+
+A transport (`base.Transport`) starts every child of a comparison on its machine: the
+training and measuring workers, the model check, the device and peak probes, the TensorBoard
+text (`core/measure/jobs.py`). `local` runs them on this computer; `ssh` on a host over the
+system's OpenSSH client. The layers above name only what is here: a `Target` (what the user
+typed), `connect` (a transport for it, logged in and preflighted), `check` (the preflight
+alone), `suggested_hosts` (a picker's list), a `HostInfo` and a `MachineError`
+(`xlagui.present.hosts` words it).
+
+A new transport is one module with `connect(target, *, info, state)` and `check(target, state)`
+(and, if it offers hosts to pick, `hosts(ssh_config)`), and one line in `TRANSPORTS` below. Its
+module is imported only when a target asks for it, so the command line starts without it.
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+
+from xlagui.core.machine.host import DEFAULT_PYTHON as DEFAULT_PYTHON
+from xlagui.core.machine.host import HostInfo as HostInfo
+from xlagui.core.measure.transports.base import MachineError as MachineError
+from xlagui.core.measure.transports.base import MachineFailure as MachineFailure
+from xlagui.core.measure.transports.base import PlacedDataset as PlacedDataset
+from xlagui.core.measure.transports.base import Target as Target
+from xlagui.core.measure.transports.base import Transport as Transport
+from xlagui.core.measure.transports.local import LOCAL as LOCAL
+from xlagui.core.protocol.task import TaskState
+
+# The registry: a transport's name (`Target.transport`) → its module.
+TRANSPORTS: dict[str, str] = {
+    "local": "xlagui.core.measure.transports.local",
+    "ssh": "xlagui.core.measure.transports.ssh.transport",
+}
+
+
+def module_of(target: Target) -> ModuleType:
+    try:
+        name = TRANSPORTS[target.transport]
+    except KeyError:
+        raise ValueError(
+            f"no transport called {target.transport!r}; one of {', '.join(TRANSPORTS)}"
+        ) from None
+    return importlib.import_module(name)
+
+
+def connect(target: Target | None, *, info: HostInfo | None = None,
+            state: TaskState | None = None) -> Transport:
+    """The transport of `target` (None: this computer), ready to start children: logged in and
+    preflighted (not again when `info` is what its preflight answered moments ago). Raises the
+    `MachineError` that says why not. `close` it when the comparison is over."""
+    if target is None:
+        return LOCAL
+    transport: Transport = module_of(target).connect(target, info=info, state=state)
+    return transport
+
+
+def check(target: Target, state: TaskState | None = None) -> HostInfo:
+    """What the machine of `target` has (its preflight alone: `xlagui hosts`, the window's
+    Machine group); raises the `MachineError` that says why it cannot measure, `Cancelled`
+    when `state` asks to stop first."""
+    info: HostInfo = module_of(target).check(target, state)
+    return info
+
+
+def suggested_hosts(ssh_config: str = "") -> list[str]:
+    """The hosts every transport offers to pick (the ssh configuration's aliases)."""
+    found: list[str] = []
+    for name in TRANSPORTS:
+        hosts = getattr(importlib.import_module(TRANSPORTS[name]), "hosts", None)
+        if hosts is not None:
+            found += [h for h in hosts(ssh_config) if h not in found]
+    return found

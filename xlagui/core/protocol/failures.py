@@ -1,0 +1,44 @@
+"""What went wrong with a run, as data: the kinds of failure an `ErrorEvent` carries
+(`ErrorEvent.kind`) and the facts each kind's words need (`ErrorEvent.facts`).
+
+The worker (`xlagui.core.worker.errors`) and the parent (`xlagui.core.measure.worker_process`, a
+transport's `died`) name the kind; `xlagui.present.errors` words it. No sentence travels.
+"""
+
+from __future__ import annotations
+
+import enum
+
+from xlagui.core.protocol.config import RunConfig
+from xlagui.core.protocol.events import Fact
+
+
+class Failure(str, enum.Enum):
+    """A kind of failure, with what to do about it (`present/errors.py` says it)."""
+
+    # Said by the worker, from its exception.
+    OUT_OF_MEMORY = "out_of_memory"  # facts: `run_sizes`
+    XLA_FAILED = "xla_failed"
+    GPU_UNUSABLE = "gpu_unusable"
+    UNREADABLE_IMAGE = "unreadable_image"
+    SEE_LOG = "see_log"  # nothing more to say than the run's log
+    # Said by the parent, for a worker that ended without its last word.
+    DIED_OUT_OF_MEMORY = "died_out_of_memory"  # facts: `run_sizes`
+    KILLED = "killed"  # by a signal; facts: `run_sizes`
+    EXITED = "exited"  # with a status but without a result
+    CONNECTION_LOST = "connection_lost"  # the transport's connection to the host went
+    # Said by the parent, for a stream it refused.
+    PROTOCOL_MISMATCH = "protocol_mismatch"
+    NOT_AN_EVENT = "not_an_event"
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+
+def run_sizes(config: RunConfig) -> dict[str, Fact]:
+    """The sizes a memory failure's words name: the model, the batch size, the image size."""
+    return {
+        "model": config.model.label,
+        "batch_size": config.batch_size,
+        "image_size": config.image_size,
+    }

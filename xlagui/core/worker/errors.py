@@ -1,0 +1,56 @@
+"""A worker's exception as its `ErrorEvent`: the message in one line (the exception's own words),
+and the kind of failure with the facts its advice needs (`present/errors.py` words it)."""
+
+from __future__ import annotations
+
+import traceback
+
+from xlagui.core.protocol.config import RunConfig
+from xlagui.core.protocol.events import ErrorEvent, Fact
+from xlagui.core.protocol.failures import Failure, run_sizes
+
+
+def error_message(exc: BaseException) -> str:
+    """One line a person can read; TensorFlow's first line is often just "Graph execution
+    error:", with the cause further down."""
+    text = str(exc)
+    for line in text.splitlines():
+        if "OOM when allocating" in line:
+            return "out of memory: " + line.strip()[:300]
+    for line in text.splitlines():
+        line = line.strip()
+        if line and line.rstrip(":") not in ("Graph execution error", "Detected at node"):
+            return line[:500]
+    return type(exc).__name__
+
+
+def failure(exc: BaseException, config: RunConfig) -> tuple[Failure, dict[str, Fact]]:
+    """What kind of failure `exc` is, and the facts its advice names."""
+    name = type(exc).__name__
+    text = str(exc)
+    if (
+        name == "ResourceExhaustedError"
+        or isinstance(exc, MemoryError)
+        or "OOM" in text
+        or "bad_alloc" in text
+    ):
+        return Failure.OUT_OF_MEMORY, run_sizes(config)
+    if "XLA" in text or "xla" in name.lower() or "jit" in text.lower():
+        return Failure.XLA_FAILED, {}
+    if "GPU" in text or "CUDA" in text:
+        return Failure.GPU_UNUSABLE, {}
+    if isinstance(exc, (FileNotFoundError, PermissionError)):
+        return Failure.UNREADABLE_IMAGE, {}
+    return Failure.SEE_LOG, {}
+
+
+def error_event(exc: BaseException, config: RunConfig) -> ErrorEvent:
+    """The event a run that raised `exc` ends with (called inside its `except`)."""
+    kind, facts = failure(exc, config)
+    return ErrorEvent(
+        error_type=type(exc).__name__,
+        message=error_message(exc),
+        kind=kind.value,
+        facts=facts,
+        details=traceback.format_exc(),
+    )

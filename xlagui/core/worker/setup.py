@@ -1,0 +1,223 @@
+"""What every worker builds before its first step (`set_up`): the input pipeline and the model,
+with the arm applied (XLA switched as asked, the dtype policy set) and read back, so that a run
+that did not get what it asked for says so (or is refused, for a baseline); and what every run
+adds to its summary when it ends (`finish_summary`: memory peaks, cache, what XLA did).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import platform
+import sys
+from typing import Any
+
+from xlagui.core.data.pipeline import build_datasets, warm_cache
+from xlagui.core.machine.cpu import cpu_name
+from xlagui.core.machine.device import Device, DeviceKind
+from xlagui.core.model.build import build_compiled
+from xlagui.core.protocol.config import XlaMode
+from xlagui.core.protocol.events import PROTOCOL_VERSION, RunSummary, StartedEvent
+from xlagui.core.protocol.spec import RunSpec
+from xlagui.core.worker.io import EventSink
+from xlagui.core.xla import evidence as xla_evidence
+from xlagui.core.xla import hlo
+
+
+class Setup:
+    """What both kinds of worker build before the first step: the pipeline and the model,
+    with XLA switched as asked and read back."""
+
+    def __init__(self, tf: Any, model: Any, datasets: Any, in_effect: bool) -> None:
+        self.tf = tf
+        self.model = model
+        self.datasets = datasets
+        self.in_effect = in_effect
+
+
+def set_up(spec: RunSpec, sink: EventSink, mode: str) -> Setup:
+    """Build the pipeline and the model of `spec` with its arm applied, read back what is in
+    effect, and say it in the `started` event."""
+    # lazy: TensorFlow must load after the parent's environment is in place (XLA flags, the
+    # dump folder, the visible devices), and `--probe` or `--tensorboard-text` need none of it
+    import keras
+    import tensorflow as tf
+
+    config = spec.config
+    device = Device.parse(config.device)
+    apply_arm(tf, keras, spec)
+    gpus = tf.config.list_physical_devices("GPU")
+    if device.is_gpu and not gpus:
+        raise RuntimeError(
+            f"device {config.device} was asked for but TensorFlow sees no GPU on this machine"
+        )
+    if mode == "measure":
+        # Two measuring workers share the GPU: each takes only what it uses.
+        for gpu in gpus:
+            tf.config.experimental.set_memory_growth(gpu, True)
+    datasets = build_datasets(
+        spec.train,
+        spec.val,
+        num_classes=len(spec.class_names),
+        image_size=config.image_size,
+        batch_size=config.batch_size,
+        seed=config.seed,
+        augment=config.augment,
+        cache_dir=spec.run_dir / "cache",
+    )
+    warm_cache(datasets)
+    model = _build_model(tf, spec, device)
+    in_effect = _xla_in_effect(tf, model, spec.xla_mode)
+    read_back = read_back_policy(model)
+    if spec.precision == "float32" and read_back["policy"] != "float32":
+        raise RuntimeError(
+            f"the run asked for float32 but the {read_back['policy']} policy is in effect; "
+            "refusing to call it a baseline"
+        )
+    sink.emit(_started(spec, mode, tf, keras, device, gpus, datasets, in_effect, read_back,
+                       sink.now()))
+    return Setup(tf, model, datasets, in_effect)
+
+
+def apply_arm(tf: Any, keras: Any, spec: RunSpec) -> None:
+    """The arm's levers that are set inside the process (the parent set the environment's):
+    the dtype policy, the XLA switch, the seed."""
+    # The dtype policy applies to layers built after it is set: set it before the model.
+    # The value, not the enum: Keras reads a `.name` attribute as the dtype's name (FLOAT32).
+    keras.mixed_precision.set_global_policy(spec.precision.value)
+    # The article's switch. On CPU it only engages with TF_XLA_FLAGS=--tf_xla_cpu_global_jit,
+    # which the parent has set (`ModeFacts.tf_xla_flags`).
+    tf.config.optimizer.set_jit("autoclustering" if spec.xla_mode.facts.autoclusters else False)
+    keras.utils.set_random_seed(spec.config.seed)
+
+
+def _started(spec: RunSpec, mode: str, tf: Any, keras: Any, device: Device, gpus: list[Any],
+             datasets: Any, in_effect: bool, read_back: dict[str, Any],
+             setup_seconds: float) -> StartedEvent:
+    config = spec.config
+    return StartedEvent(
+        protocol=PROTOCOL_VERSION,
+        mode=mode,
+        run_id=spec.run_id,
+        variant=spec.variant,
+        xla_mode=spec.xla_mode.value,
+        xla_in_effect=in_effect,
+        device_name=_device_name(tf, device, gpus),
+        device_kind=device.kind_word,
+        versions={
+            "python": platform.python_version(),
+            "tensorflow": tf.__version__,
+            "keras": keras.__version__,
+            "platform": platform.platform(),
+        },
+        config=config,
+        seed=config.seed,
+        class_names=spec.class_names,
+        train_count=datasets.train_count,
+        val_count=datasets.val_count,
+        steps_per_epoch=datasets.steps_per_epoch,
+        pid=os.getpid(),
+        setup_seconds=setup_seconds,
+        precision=spec.precision,
+        **read_back,
+    )
+
+
+def _build_model(tf: Any, spec: RunSpec, device: Device) -> Any:
+    """The model the comparison chose (`config.model`: a built-in, a .keras or a .py file),
+    compiled with the mode's `jit_compile`; on every GPU at once for device "all"."""
+    config = spec.config
+
+    def build() -> Any:
+        return build_compiled(config.model, config.image_size, len(spec.class_names),
+                              config.seed, spec.xla_mode.facts.jit_compile).model
+
+    if device.kind is not DeviceKind.ALL:
+        return build()
+    with tf.distribute.MirroredStrategy().scope():
+        return build()
+
+
+def _xla_in_effect(tf: Any, model: Any, xla_mode: XlaMode) -> bool:
+    """Whether XLA is on, read back from what Keras and TensorFlow say (for "auto": what
+    Keras resolved it to). A baseline with XLA on is refused: it would be no baseline."""
+    facts = xla_mode.facts
+    if facts.jit_compile:
+        return bool(model.jit_compile)
+    if facts.autoclusters:
+        return bool(tf.config.optimizer.get_jit())
+    in_effect = bool(model.jit_compile) or bool(tf.config.optimizer.get_jit())
+    if xla_mode is XlaMode.OFF and in_effect:
+        raise RuntimeError("the baseline has XLA switched on; refusing to call it a baseline")
+    return in_effect
+
+
+def _device_name(tf: Any, device: Device, gpus: list[Any]) -> str:
+    """The device the run trains on, in words: the GPU's name ("2 × NVIDIA H200" for every
+    GPU at once), or the CPU's model."""
+    if device.is_gpu and gpus:
+        details = tf.config.experimental.get_device_details(
+            gpus[min(device.gpu_index, len(gpus) - 1)]
+        )
+        logical = tf.config.list_logical_devices("GPU")
+        name = str(details.get("device_name", logical[0].name if logical else "GPU"))
+        return f"{len(gpus)} × {name}" if device.kind is DeviceKind.ALL else name
+    return cpu_name() or "CPU"
+
+
+def read_back_policy(model: Any) -> dict[str, Any]:
+    """What the compiled model really computes in: its policy, the first convolution's compute
+    and variable dtypes, the output layer's dtype, and whether the optimizer scales the loss."""
+    import keras  # lazy: see `set_up`
+
+    first = next((layer for layer in model.layers if layer.weights), model.layers[0])
+    return {
+        "policy": str(model.dtype_policy.name),
+        "compute_dtype": str(first.compute_dtype),
+        "variable_dtype": str(first.variable_dtype),
+        "output_dtype": str(model.layers[-1].compute_dtype),
+        "loss_scale": isinstance(model.optimizer, keras.optimizers.LossScaleOptimizer),
+    }
+
+
+def finish_summary(spec: RunSpec, setup: Setup, summary: RunSummary) -> RunSummary:
+    """`summary` with what every run adds at its end: memory peaks, the cache, the XLA mode as
+    asked and as read back, the evidence that XLA compiled, and what XLA did."""
+    run_dir = spec.run_dir
+    sys.stderr.flush()
+    return dataclasses.replace(
+        summary,
+        peak_rss_bytes=peak_rss_bytes(),
+        peak_device_bytes=_peak_device_bytes(setup.tf, Device.parse(spec.config.device)),
+        cache=setup.datasets.cache,
+        xla_mode=spec.xla_mode.value,
+        xla_in_effect=setup.in_effect,
+        xla_evidence=xla_evidence.collect(run_dir / "xla", run_dir / "worker.log"),
+        # What XLA did, read from the dump (about 20 ms for this CNN), kept in the summary so a
+        # reopened comparison has it when the dump folder is gone.
+        xla_did=hlo.read_dump(run_dir / "xla", run_dir / "worker.log")
+        if spec.xla_mode.asks_for_xla
+        else None,
+    )
+
+
+def peak_rss_bytes() -> int | None:
+    try:
+        import resource  # lazy: Unix only; the ImportError picks Windows' way
+
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        return int(peak if sys.platform == "darwin" else peak * 1024)
+    except ImportError:  # Windows
+        import psutil  # lazy: Windows only
+
+        info = psutil.Process().memory_info()
+        return int(getattr(info, "peak_wset", info.rss))
+
+
+def _peak_device_bytes(tf: Any, device: Device) -> int | None:
+    if not device.is_gpu:
+        return None  # TensorFlow reports no device memory for the CPU; peak RSS covers it
+    try:
+        return int(tf.config.experimental.get_memory_info(f"GPU:{device.gpu_index}")["peak"])
+    except Exception:  # older drivers or builds do not report it
+        return None
