@@ -31,12 +31,13 @@ from xlagui.core.protocol.events import PROTOCOL_VERSION
 from xlagui.present.hosts import error_message, error_text
 
 
-def masters() -> list[psutil.Process]:
-    """Our master connections still running (ssh -M … -N -f)."""
+def masters(sshd: SshServer) -> list[psutil.Process]:
+    """Our master connections to the test server still running (ssh -M … -N -f with its
+    configuration: another program's on this machine are not ours to count)."""
     found = []
     for proc in psutil.process_iter(["cmdline"]):
         cmdline = proc.info["cmdline"] or []
-        if "ControlMaster=yes" in cmdline and "-N" in cmdline:
+        if "ControlMaster=yes" in cmdline and "-N" in cmdline and str(sshd.config) in cmdline:
             found.append(proc)
     return found
 
@@ -53,7 +54,7 @@ def test_the_preflight_says_what_the_host_has(sshd: SshServer) -> None:
     assert info.cache == str(sshd.host_cache / "remote")
     assert info.free_disk_bytes > 0
     assert info.environment()["host"] == ALIAS
-    assert not masters()  # the connection it opened is closed
+    assert not masters(sshd)  # the connection it opened is closed
 
 
 def _fake_python(folder: Path, line: str) -> Path:
@@ -119,7 +120,7 @@ def test_each_way_a_host_cannot_measure_has_its_own_message(
     said = error_text(raised.value)
     for word in words:
         assert word in said
-    assert not masters()
+    assert not masters(sshd)
     argv = ["hosts", alias, "--ssh-config", str(sshd.config)]
     assert main([*argv, "--remote-python", target.python]) == 2
     err = capsys.readouterr().err.replace("\n", "")
@@ -166,4 +167,4 @@ def test_a_device_the_host_lacks_is_refused_before_anything_runs(
                  "--remote-python", str(sshd.python), "--out", str(out)])
     assert code == 2
     assert f"{ALIAS} has no device gpu:63 (TensorFlow sees: cpu" in capsys.readouterr().err
-    assert not out.exists() and not masters()
+    assert not out.exists() and not masters(sshd)
