@@ -84,16 +84,11 @@ def test_function_sizes_are_counted_from_def_to_the_last_line() -> None:
     assert function_sizes(source) == [("f", 3, 5), ("f.inner", 5, 2), ("C.m", 9, 2)]
 
 
-@pytest.mark.xfail(strict=True, reason="issue 28: cli.py, core/analysis/pairs.py, "
-                   "core/measure/worker_process.py, core/worker/child.py, present/format.py, "
-                   "ui/dataset_panel.py, ui/main_window.py, ui/run_column.py and "
-                   "ui/settings_panel.py are over 500 lines until the redesign splits them")
 def test_no_module_is_over_500_lines() -> None:
     assert long_modules() == []
 
 
-@pytest.mark.xfail(strict=True, reason="issue 28: 18 functions over 60 lines (cli, compare, "
-                   "interleave, model_check, preflight, export, worker/child, hlo, ranking, "
-                   "scan/classes and five ui constructors) until the redesign splits them")
+@pytest.mark.xfail(strict=True, reason="issue 28: analysis/ranking.py arm_results and "
+                   "xla/hlo.py analyse_module are over 60 lines until wave 2 splits them")
 def test_no_function_is_over_60_lines() -> None:
     assert long_functions() == []
