@@ -15,8 +15,6 @@ import ast
 import fnmatch
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "xlagui"
 
