@@ -41,8 +41,9 @@ from xlagui.core.protocol.events import ModelEvent
 from xlagui.core.protocol.task import TaskState
 from xlagui.present import models as words
 from xlagui.present.format import size_bytes
+from xlagui.present.levels import Level
 from xlagui.ui.shared.tasks import TaskOwner
-from xlagui.ui.shared.theme import SEVERITY_COLORS
+from xlagui.ui.shared.theme import LEVEL_COLORS
 
 # Runs the checks (`check_models`); the tests give a fake that answers at once.
 ModelChecker = Callable[[list[ModelCheckSpec], TaskState], list[ModelEvent]]
@@ -128,7 +129,7 @@ class ModelPanel(QGroupBox):
         self.code_note = QLabel()
         self.code_note.setObjectName("Note")
         self.code_note.setWordWrap(True)
-        self.code_note.setStyleSheet(f"color: {SEVERITY_COLORS['warning']};")
+        self.code_note.setStyleSheet(f"color: {LEVEL_COLORS[Level.WARNING]};")
         v.addWidget(self.code_note)
         self.status = QLabel()
         self.status.setObjectName("Note")
@@ -382,7 +383,7 @@ class ModelPanel(QGroupBox):
         check = self._full.get(self._full_key(choice)) or self._counts.get(
             (choice.argument, size, classes))
         if refused:
-            text, colour = refused, SEVERITY_COLORS["error"]
+            text, colour = refused, LEVEL_COLORS[Level.ERROR]
         elif self._checking:
             text, colour = f"Building {self._checking} once to check it…", ""
         elif check is None:
@@ -420,7 +421,7 @@ class ModelPanel(QGroupBox):
             why = self.choose_file(Path(path))
             if why:
                 self.status.setText(why)
-                self.status.setStyleSheet(f"color: {SEVERITY_COLORS['error']};")
+                self.status.setStyleSheet(f"color: {LEVEL_COLORS[Level.ERROR]};")
                 self.status.setVisible(True)
 
     def _on_layers_button_toggled(self, on: bool) -> None:

@@ -33,11 +33,12 @@ from xlagui.core.protocol.config import (
     TARGET_PERCENT_RANGE,
     XlaMode,
 )
+from xlagui.present.levels import Level
 from xlagui.present.levers import arm_description, arm_label
 from xlagui.ui.settings.device_box import DeviceBox
 from xlagui.ui.settings.machine_panel import HostChecker, MachinePanel
 from xlagui.ui.settings.model_panel import ModelChecker, ModelPanel
-from xlagui.ui.shared.theme import SEVERITY_COLORS
+from xlagui.ui.shared.theme import LEVEL_COLORS
 
 
 class SettingsForm(QWidget):
@@ -74,7 +75,7 @@ class SettingsForm(QWidget):
         self.left_out_label = QLabel()
         self.left_out_label.setObjectName("Note")
         self.left_out_label.setWordWrap(True)
-        self.left_out_label.setStyleSheet(f"color: {SEVERITY_COLORS['warning']};")
+        self.left_out_label.setStyleSheet(f"color: {LEVEL_COLORS[Level.WARNING]};")
         self.put_back_button = QPushButton("Put them back")
         self.put_back_button.setToolTip("Train and validate on every usable file again")
         lv.addWidget(self.left_out_label)
@@ -169,7 +170,7 @@ class SettingsForm(QWidget):
             note.setObjectName("Note")
             note.setWordWrap(True)
             note.setContentsMargins(22, 0, 0, 2)
-            note.setStyleSheet(f"color: {SEVERITY_COLORS['warning']};")
+            note.setStyleSheet(f"color: {LEVEL_COLORS[Level.WARNING]};")
             note.setVisible(False)
             alv.addWidget(box)
             alv.addWidget(note)

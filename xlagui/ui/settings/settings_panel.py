@@ -23,6 +23,7 @@ from xlagui.core.protocol.config import (
     XlaMode,
     check_image_size,
 )
+from xlagui.present.levels import Level
 from xlagui.present.settings_advice import (
     Note,
     SettingsDraft,
@@ -33,7 +34,7 @@ from xlagui.present.settings_advice import (
 from xlagui.ui.settings.machine_panel import HostChecker
 from xlagui.ui.settings.model_panel import ModelChecker
 from xlagui.ui.settings.settings_form import SettingsForm
-from xlagui.ui.shared.theme import SEVERITY_COLORS
+from xlagui.ui.shared.theme import LEVEL_COLORS
 
 SETTINGS_GROUP = "settings"
 # The speed budget is saved under its own key, and only once the user has set it.
@@ -174,7 +175,7 @@ class SettingsPanel(SettingsForm):
 
     def config(self) -> RunConfig | None:
         """The settings as a `RunConfig`, or None while any of them is in error."""
-        if any(n.severity == "error" for n in self.notes.values()):
+        if any(n.severity == Level.ERROR for n in self.notes.values()):
             return None
         try:
             return RunConfig(**self.values())
@@ -182,7 +183,7 @@ class SettingsPanel(SettingsForm):
             return None
 
     def errors(self) -> list[str]:
-        return [n.text for n in self.notes.values() if n.severity == "error"]
+        return [n.text for n in self.notes.values() if n.severity == Level.ERROR]
 
     @property
     def default_budget(self) -> int:
@@ -217,7 +218,7 @@ class SettingsPanel(SettingsForm):
             label.setVisible(note is not None)
             if note is not None:
                 label.setText(note.text)
-                label.setStyleSheet(f"color: {SEVERITY_COLORS[note.severity]};")
+                label.setStyleSheet(f"color: {LEVEL_COLORS[note.severity]};")
 
     def apply(self, config: RunConfig) -> list[str]:
         """Set every field to `config`'s (a reopened comparison's, "Use these settings"); what
