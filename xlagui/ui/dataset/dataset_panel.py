@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 )
 
 from xlagui.core.data import exclusions as excl
+from xlagui.core.data.scan.model import SEVERITIES
 from xlagui.core.protocol.identity import Severity
 from xlagui.present.levels import Level, level_of
 from xlagui.present.problem_kinds import problem_heading
@@ -392,9 +393,8 @@ class DatasetPanel(QWidget):
         index = {id(p): i for i, p in enumerate(problems)}
         for p in problems:
             groups[(p.severity, p.kind)].append(p)
-        order = (Severity.ERROR, Severity.WARNING, Severity.INFO)  # the worst first
-        for (severity, kind), group in sorted(groups.items(),
-                                              key=lambda kv: (order.index(kv[0][0]), kv[0][1])):
+        for (severity, kind), group in sorted(
+                groups.items(), key=lambda kv: (SEVERITIES.index(kv[0][0]), kv[0][1])):
             top = QTreeWidgetItem([problem_heading(severity, kind, len(group))])
             top.setForeground(0, _brush(LEVEL_COLORS[level_of(severity)]))
             f = top.font(0)
@@ -455,7 +455,8 @@ class DatasetPanel(QWidget):
             title = problem_heading(problem.severity, problem.kind)
             self.problem_view.show_problems(scan, [problem], title, self.exclusions)
         elif isinstance(group, str):
-            severity, kind = group.split(":", 1)
+            word, kind = group.split(":", 1)
+            severity = Severity(word)  # the group's item holds its severity as a string
             problems = [p for p in scan.problems if (p.severity, p.kind) == (severity, kind)]
             self.problem_view.show_problems(
                 scan, problems, problem_heading(severity, kind, len(problems)), self.exclusions)
