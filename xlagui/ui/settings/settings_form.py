@@ -33,6 +33,7 @@ from xlagui.core.protocol.config import (
     TARGET_PERCENT_RANGE,
     XlaMode,
 )
+from xlagui.core.protocol.identity import Role
 from xlagui.core.protocol.levers import XLA
 from xlagui.present.levels import Level
 from xlagui.present.levers import LEVER_WORDS, arm_description, arm_label, xla_choices
@@ -252,6 +253,11 @@ class SettingsForm(QWidget):
         """"CPU" or "GPU": the kind of the chosen device (what the arms' defaults and notes
         depend on)."""
         return "CPU" if (self.device.currentData() or "cpu") == "cpu" else "GPU"
+
+    @property
+    def one_side(self) -> Role:
+        """The side "Run one side" trains, as the XLA switch selects."""
+        return Role.XLA if self.xla.isChecked() else Role.BASELINE
 
     @property
     def arms(self) -> tuple[str, ...]:

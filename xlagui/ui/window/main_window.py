@@ -395,8 +395,7 @@ class MainWindow(QMainWindow):
         return self.comparisons.cannot_run_reason()
 
     def start_one_side(self) -> bool:
-        side = Role.XLA if self.settings_panel.xla.isChecked() else Role.BASELINE
-        return self.start_comparison(only={side})
+        return self.start_comparison(only={self.settings_panel.one_side})
 
     def start_comparison(self, *, only: set[Role] | None = None) -> bool:
         """Start a comparison (or one side of it); False, with the reason shown, if it can't.
