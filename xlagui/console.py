@@ -30,7 +30,8 @@ from xlagui.core.protocol.events import (
     StartedEvent,
     WarmupEvent,
 )
-from xlagui.core.protocol.record import INTERRUPTED, RunEntry
+from xlagui.core.protocol.identity import Role, RunStatus
+from xlagui.core.protocol.record import RunEntry
 from xlagui.core.results.report import ComparisonReport
 from xlagui.present.errors import error_hint
 from xlagui.present.format import ARM_COLUMNS, arm_table, comparison_rows
@@ -153,7 +154,7 @@ class RichProgress(_LiveDisplay):
 
     def on_run_done(self, entry: RunEntry) -> None:
         task = self.tasks.get(entry.run_id)
-        if entry.status == INTERRUPTED and task is not None:
+        if entry.status == RunStatus.INTERRUPTED and task is not None:
             # The worker said "cancelled"; the comparison keeps the run as cut short.
             epochs = sum(1 for e in entry.events if isinstance(e, EpochEvent))
             self.progress.update(task, status=f"[yellow]interrupted, {epochs} epochs kept[/yellow]")
@@ -294,7 +295,7 @@ def measure_table(i: Any) -> Table:
         if side is None:
             continue
         t.add_row(
-            "baseline" if side.arm == "baseline" else f"XLA ({side.xla_mode})",
+            "baseline" if side.arm == Role.BASELINE else f"XLA ({side.xla_mode})",
             _f(side.first_step_seconds, ".2f", " s"),
             _f(side.steady_step_seconds, ".3f", " s"),
             "not measurable" if side.compile_seconds is None else f"{side.compile_seconds:.2f} s",

@@ -13,6 +13,7 @@ from xlagui.present.levers import (
     every_value,
     hardware_note,
     mode_words,
+    xla_choices,
 )
 
 
@@ -62,3 +63,10 @@ def test_hardware_notes_name_the_missing_instructions() -> None:
     assert hardware_note(bf16, "GPU", OLD) == (
         "bfloat16 runs natively on GPUs from compute capability 8.0 (Ampere) on")
     assert hardware_note(parse_arm("fp16"), "GPU", OLD) == ""
+
+
+def test_the_xla_sides_modes_offered_are_the_values_with_a_choice() -> None:
+    # The settings' radio buttons, in the lever table's order: Keras' "auto" has none.
+    choices = xla_choices()
+    assert [mode for mode, _words in choices] == [XlaMode.JIT, XlaMode.AUTOCLUSTER]
+    assert all(words.choice and words.tip for _mode, words in choices)

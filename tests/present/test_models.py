@@ -12,21 +12,32 @@ from xlagui.core.model import sources
 from xlagui.core.model.check import memory_guard
 from xlagui.core.model.files import LoadedModel
 from xlagui.core.model.source import FileSource, ModelFacts
-from xlagui.core.protocol.config import ModelChoice, RunConfig
+from xlagui.core.protocol.config import ConfigError, ModelChoice, RunConfig
 from xlagui.core.protocol.events import ModelEvent
+from xlagui.present.levels import Level
 from xlagui.present.models import (
     BUILTIN_WORDS,
     about,
+    builtin_item,
+    check_status,
+    checking_for_run,
     code_note,
+    counts_failed,
     file_filter,
+    file_item,
     memory_warning,
     model_file_kinds,
     model_help,
     model_line,
     models_rows,
     not_a_model_file,
+    not_checked,
+    not_restored,
     open_file_hint,
     own_models_line,
+    refusal,
+    short_count,
+    summary_line,
 )
 
 
@@ -110,3 +121,52 @@ def test_a_source_without_its_own_words_is_named_by_its_suffix(
         "PATH.onnx (default: cnn, the article's)")
     assert about(ModelFacts("onnx", "n", "/m/n.onnx", "ef" * 32, False, False)) == (
         "/m/n.onnx (a .onnx file, sha256 efefefefefef…)")
+
+
+def _checked() -> ModelEvent:
+    from tests.helpers.models import FakeModelChecker as Fake
+    from xlagui.core.model.check import ModelCheckSpec
+    from xlagui.core.protocol.task import TaskState
+
+    return Fake(fixed={"m.keras": 224})([ModelCheckSpec(
+        model=ModelChoice(source="keras", name="m", file="/x/m.keras"), image_size=96,
+        batch_size=16, num_classes=5)], TaskState())[0]
+
+
+def test_summary_line_names_layers_parameters_input_and_output() -> None:
+    line = summary_line(_checked())
+    assert line.startswith("3 layers, 4,321 parameters; input 224×224×3 (fixed by the model); "
+                           "output 5 (softmax)"), line
+    assert "700 MB per training step at batch 16" in line or "700 MiB" in line, line
+
+
+def test_the_model_groups_list_and_status_words() -> None:
+    assert [short_count(n) for n in (None, 812, 559_617, 2_259_265)] == [
+        "?", "812", "560 k", "2.3 M"]
+    check = _checked()
+    assert builtin_item("vit", None) == "vit"
+    assert builtin_item("m", check) == "m — 4 k parameters"
+    assert file_item("/x/net.keras") == "net.keras  (your file)"
+    assert refusal(ConfigError("no such file: /x/m.keras")) == "No such file: /x/m.keras."
+    assert not_restored(ConfigError("unknown model 'vgg'")) == (
+        "The saved model was not restored: unknown model 'vgg'.")
+    assert not_restored("It is gone.") == "The saved model was not restored: It is gone."
+    assert checking_for_run("vit") == "Checking vit: it is built once before anything runs…"
+    assert not_checked("vit", OSError("disk")) == "vit could not be checked: OSError: disk"
+    assert counts_failed(OSError("disk")) == (
+        "The built-in models could not be built to count their parameters: disk")
+
+
+def test_the_model_groups_status_says_the_checks_state() -> None:
+    def status(refused: str = "", checking: str = "", checked: bool = False,
+               counts: bool = True) -> tuple[str, Level | None]:
+        return check_status(refused=refused, checking=checking,
+                            check=_checked() if checked else None, label="vit", counts=counts)
+
+    assert status(refused="net.py line 3: boom", checking="vit") == (
+        "net.py line 3: boom", Level.ERROR)
+    assert status(checking="resnet50", checked=True) == (
+        "Building resnet50 once to check it…", None)
+    assert status() == ("Building vit once to count its parameters…", None)
+    assert status(counts=False) == ("", None)
+    assert status(checked=True) == (summary_line(_checked()), None)

@@ -13,11 +13,12 @@ from xlagui.core.protocol.events import (
     StartedEvent,
     WarmupEvent,
 )
-from xlagui.core.protocol.record import CANCELLED, ERROR, INTERRUPTED, NOT_RUN
+from xlagui.core.protocol.identity import RunStatus
 from xlagui.present.run_status import (
     STOPPING,
     WAITING_NOTES,
     StatusWords,
+    Waiting,
     ended_words,
     measuring_words,
     planned_words,
@@ -54,7 +55,7 @@ def test_what_is_shown_where_the_plots_will_be() -> None:
     def note(epochs: int = 3, included: bool = True, runs: int = 1, base: bool = True) -> str:
         return waiting_note(epochs=epochs, included=included, runs_planned=runs, baseline=base)
 
-    assert note(epochs=0) == WAITING_NOTES["idle"]
+    assert note(epochs=0) == WAITING_NOTES[Waiting.IDLE]
     assert note(runs=0) == ""  # speed only: its own note says why
     assert note(included=False) == "Not part of this run: only the other side was asked for."
     assert note() == "Training starts after the speed measurement."
@@ -84,7 +85,7 @@ def test_a_training_run_that_did_not_finish() -> None:
     assert words(trace, stopping=True) == StatusWords(
         "cancelled", "Cancelled", eta="",
         detail="stopped after 1 epochs (the worker was stopped by force)")
-    trace.status = INTERRUPTED
+    trace.status = RunStatus.INTERRUPTED
     assert words(trace) == StatusWords(
         "interrupted", "Interrupted", eta="",
         detail="xlagui closed after 1 epochs (the worker was stopped by force); they are kept")
@@ -96,21 +97,21 @@ def test_a_training_run_that_did_not_finish() -> None:
 
 
 def test_a_run_ended_without_saying_how() -> None:
-    assert ended_words(INTERRUPTED) == StatusWords("interrupted", "Interrupted")
-    assert ended_words(CANCELLED) == StatusWords("cancelled", "Cancelled")
-    assert ended_words(ERROR) == StatusWords("error", "Failed")
+    assert ended_words(RunStatus.INTERRUPTED) == StatusWords("interrupted", "Interrupted")
+    assert ended_words(RunStatus.CANCELLED) == StatusWords("cancelled", "Cancelled")
+    assert ended_words(RunStatus.ERROR) == StatusWords("error", "Failed")
     assert STOPPING == StatusWords("stopping", "Stopping…")
 
 
 def test_a_side_whose_training_never_started() -> None:
-    assert unstarted_words(NOT_RUN, measured=True) == StatusWords(
+    assert unstarted_words(RunStatus.NOT_RUN, measured=True) == StatusWords(
         "not run", "Not run", eta="",
         detail="Speed measured; xlagui closed before this side's training started")
-    assert unstarted_words(NOT_RUN, measured=False).detail == (
+    assert unstarted_words(RunStatus.NOT_RUN, measured=False).detail == (
         "xlagui closed before this side started")
-    assert unstarted_words(CANCELLED, measured=True).detail == (
+    assert unstarted_words(RunStatus.CANCELLED, measured=True).detail == (
         "Speed measured; stopped before this side's training started")
-    assert unstarted_words(CANCELLED, measured=False) == StatusWords(
+    assert unstarted_words(RunStatus.CANCELLED, measured=False) == StatusWords(
         "cancelled", "Cancelled", detail="Stopped before this side started", eta="")
 
 
@@ -135,7 +136,7 @@ def test_the_speed_phase() -> None:
     trace.add(CancelledEvent())
     assert said(trace, stopping=True) == StatusWords(
         "cancelled", "Stopped", detail="stopped after 1 blocks; they are kept")
-    trace.status = INTERRUPTED
+    trace.status = RunStatus.INTERRUPTED
     assert said(trace) == StatusWords(
         "interrupted", "Interrupted", detail="xlagui closed after 1 blocks; they are kept")
     failed = trace_of([StartedEvent(mode="measure"), ErrorEvent(message="Boom", hint="")],

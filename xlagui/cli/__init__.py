@@ -32,6 +32,7 @@ from xlagui.core.protocol.config import (
     ConfigError,
     XlaMode,
 )
+from xlagui.core.protocol.identity import Role
 from xlagui.present.levers import mode_words
 from xlagui.present.models import model_help
 
@@ -125,7 +126,8 @@ def _compare_parser(sub: Any) -> argparse.ArgumentParser:
     c.add_argument("--no-augment", action="store_true", help="train without augmentation")
     c.add_argument("--out", type=Path, help="output folder (default: ./xlagui-<date-time>)")
     c.add_argument("--png", action="store_true", help="also render the PNG report (offscreen Qt)")
-    c.add_argument("--only", choices=["baseline", "xla"], help="run one side only")
+    c.add_argument("--only", choices=[Role.BASELINE.value, Role.XLA.value],
+                   help="run one side only")
     return c
 
 

@@ -27,6 +27,7 @@ from xlagui.core.protocol.config import (
     XlaMode,
     check_batch_fits,
 )
+from xlagui.core.protocol.identity import Role, RunStatus, Severity
 from xlagui.core.protocol.task import Cancelled, TaskState
 from xlagui.present.markdown import summary_markdown
 
@@ -59,7 +60,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         out_dir=out,
         demo=demo,
         exclusions=exclusions,
-        only=frozenset({args.only}) if args.only else None,
+        only=frozenset({Role(args.only)}) if args.only else None,
         target=target,
         summary_text=summary_markdown,
     )
@@ -91,7 +92,7 @@ def _ended(
     after a stop (not when Ctrl+C only skipped a speed-only comparison's inspection compile),
     failed when a run failed or the comparison is not valid."""
     if watcher.summarised:
-        failed = [r.run_id for r in report.inspect_runs if r.status == "error"]
+        failed = [r.run_id for r in report.inspect_runs if r.status == RunStatus.ERROR]
         if failed:
             console.print(f"[yellow]note:[/yellow] the inspection compile of {', '.join(failed)} "
                           "failed; the speed figures above stand.", soft_wrap=True)
@@ -102,7 +103,8 @@ def _ended(
     stopped = watcher.state.is_interruption_requested()
     if stopped and not watcher.summarised:
         return EXIT_CANCELLED
-    failed_runs = [r for r in [*report.measure_runs, *report.runs] if r.status == "error"]
+    failed_runs = [r for r in [*report.measure_runs, *report.runs]
+                   if r.status == RunStatus.ERROR]
     c = report.comparison
     only = watcher.request.only
     return EXIT_FAILED if failed_runs or (only is None and c is not None and not c.valid) \
@@ -154,7 +156,7 @@ def _output_folder(args: argparse.Namespace, root: str | Path) -> Path:
 def _say_scan(scan: DatasetScan, console: Console) -> bool:
     """The scan's problems, one line each; False when the dataset cannot be trained on."""
     for p in scan.problems:
-        colour = {"error": "red", "warning": "yellow"}.get(p.severity, "dim")
+        colour = {Severity.ERROR: "red", Severity.WARNING: "yellow"}.get(p.severity, "dim")
         console.print(f"[{colour}]{p.severity}:[/{colour}] {p.message}")
     if not scan.ok:
         console.print("[red]The dataset cannot be trained on; see the errors above.[/red]")

@@ -109,6 +109,13 @@ def arm_description(arm: Arm) -> str:
     )
 
 
+def xla_choices() -> list[tuple[XlaMode, ValueWords]]:
+    """The modes the settings offer for the XLA side, in the lever table's order, with their
+    words: each value of the XLA lever whose words have a `choice` (its radio button)."""
+    return [(XlaMode(value.value), value_words(value)) for value in XLA.values
+            if value_words(value).choice]
+
+
 def every_value() -> list[LeverValue]:
     """Every value of every lever (what `VALUE_WORDS` must cover)."""
     return [value for lever in LEVERS for value in lever.values]

@@ -1,6 +1,7 @@
 """The model in words: the line the command line prints before a comparison, the memory
 warning, the rows of `xlagui models`, and what the window's "Model" group, its file dialog, the
-drops and `--model`'s help say about the model sources. Qt-free.
+drops and `--model`'s help say about the model sources, and what the "Model" group says of the
+chosen model and its check. Qt-free.
 
 Every choice and list here is built from the registry of model sources
 (`xlagui.core.model.sources`): the built-ins' words are `BUILTIN_WORDS`, each source of files'
@@ -15,9 +16,10 @@ from pathlib import Path
 from xlagui.core.model import sources
 from xlagui.core.model.check import MemoryGuard
 from xlagui.core.model.source import ModelFacts, ModelSource
-from xlagui.core.protocol.config import RunConfig
+from xlagui.core.protocol.config import ConfigError, RunConfig
 from xlagui.core.protocol.events import ModelEvent
 from xlagui.present.format import size_bytes
+from xlagui.present.levels import Level
 from xlagui.present.limits import flop_count
 
 # What each built-in model is (`xlagui models`, the window's list and its caption).
@@ -180,3 +182,89 @@ def code_note(facts: ModelFacts) -> str:
         return ""
     return (f"Running a comparison runs the Python code in {Path(facts.file).name} (in the "
             "worker processes, not in this window). Open only files you trust.")
+
+
+# --- The window's "Model" group: its list and what it says of the chosen model ----------------
+
+
+def short_count(n: int | None) -> str:
+    """A parameter count in a few characters: "2.3 M", "560 k", "812"."""
+    if n is None:
+        return "?"
+    if n >= 1_000_000:
+        return f"{n / 1e6:.1f} M"
+    if n >= 1_000:
+        return f"{n / 1e3:.0f} k"
+    return str(n)
+
+
+def builtin_item(name: str, check: ModelEvent | None) -> str:
+    """A built-in's line in the model list: "vit — 560 k parameters" (its name alone until a
+    check has counted them)."""
+    params = (f" — {short_count(check.model.params)} parameters"
+              if check is not None and check.model.params is not None else "")
+    return f"{name}{params}"
+
+
+def file_item(file: str) -> str:
+    """A model file's line in the model list: "net.keras  (your file)"."""
+    return f"{Path(file).name}  (your file)"
+
+
+def refusal(exc: ConfigError) -> str:
+    """Why a model cannot be chosen, as a sentence (the core's reason, capitalised)."""
+    text = str(exc)
+    return text[0].upper() + text[1:] + "."
+
+
+def not_restored(why: str | ConfigError) -> str:
+    """Why the saved model was not restored: a refused choice, or why it cannot be shown (a
+    sentence already)."""
+    reason = f"{why}." if isinstance(why, ConfigError) else why
+    return f"The saved model was not restored: {reason}"
+
+
+def checking_for_run(label: str) -> str:
+    """Why a comparison cannot start while its model's check has not answered."""
+    return f"Checking {label}: it is built once before anything runs…"
+
+
+def not_checked(label: str, exc: BaseException) -> str:
+    """A check that failed without saying why the model is refused."""
+    return f"{label} could not be checked: {type(exc).__name__}: {exc}"
+
+
+def counts_failed(exc: BaseException) -> str:
+    """The built-ins' parameter counts could not be had."""
+    return f"The built-in models could not be built to count their parameters: {exc}"
+
+
+def check_status(*, refused: str, checking: str, check: ModelEvent | None, label: str,
+                 counts: bool) -> tuple[str, Level | None]:
+    """What the "Model" group says of the chosen model, and its level (None: plain): why it
+    was refused, that it is being built (`checking`: the label of the model being checked),
+    its summary line once checked, or that it will be built to count its parameters (when
+    the window `counts` them at all)."""
+    if refused:
+        return refused, Level.ERROR
+    if checking:
+        return f"Building {checking} once to check it…", None
+    if check is None:
+        return (f"Building {label} once to count its parameters…" if counts else ""), None
+    return summary_line(check), None
+
+
+def summary_line(check: ModelEvent) -> str:
+    """"154 layers, 2,259,265 parameters, takes 150×150×3 images, 1 output (sigmoid)…"."""
+    params = f"{check.model.params:,}" if check.model.params is not None else "?"
+    fixed = " (fixed by the model)" if check.fixed_input_size else ""
+    activation = "sigmoid" if check.outputs == 1 else "softmax"
+    words = [f"{check.layers:,} layers, {params} parameters",
+             f"input {check.image_size}×{check.image_size}×3{fixed}",
+             f"output {check.outputs} ({activation})"]
+    if check.compile_words:
+        words.append(f"compiled with {check.compile_words}")
+    if check.memory_bytes:
+        words.append(f"about {size_bytes(check.memory_bytes)} per training step at batch "
+                     f"{check.batch_size}")
+    return "; ".join(words) + "."

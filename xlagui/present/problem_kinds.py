@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from xlagui.core.protocol.identity import Severity
+
 KIND_WORDS = {
     "not_an_image": "not images",
     "unreadable": "unreadable files",
@@ -30,7 +32,7 @@ def kind_words(kind: str) -> str:
     return KIND_WORDS.get(kind, kind.replace("_", " "))
 
 
-def problem_heading(severity: str, kind: str, count: int | None = None) -> str:
+def problem_heading(severity: Severity, kind: str, count: int | None = None) -> str:
     """"Error: not images", and with `count` "Error: not images (3)"."""
     heading = f"{severity.capitalize()}: {kind_words(kind)}"
     return heading if count is None else f"{heading} ({count})"

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xlagui.core.protocol.events import CancelledEvent, ErrorEvent, FinishedEvent
-from xlagui.core.protocol.record import CANCELLED, INTERRUPTED, NOT_RUN
+from xlagui.core.protocol.identity import RunStatus, StrEnum
 from xlagui.present import format as fmt
 from xlagui.present.errors import error_hint
 from xlagui.present.traces import RunTrace
@@ -19,14 +19,48 @@ SPEED_ONLY_NOTE = (
     "or wall-time curves. Its blocks are in the speed-up plot below."
 )
 
+
+
+class ChipState(StrEnum):
+    """The state a column's chip shows, which picks its colour (`xlagui.ui.shared.theme.
+    STATUS_COLORS`): a run's status (`RunStatus`, whose words it shares), or a step of a
+    live run the record does not keep (starting, compiling, stopping), or no run yet (idle)."""
+
+    IDLE = "idle"  # no comparison yet
+    QUEUED = RunStatus.QUEUED.value
+    NOT_RUN = RunStatus.NOT_RUN.value
+    STARTING = "starting"  # the worker and TensorFlow are starting
+    COMPILING = "compiling"  # tracing, compiling, warming up: no step timed yet
+    RUNNING = RunStatus.RUNNING.value
+    STOPPING = "stopping"  # Stop was pressed; the run has not ended yet
+    FINISHED = RunStatus.FINISHED.value
+    CANCELLED = RunStatus.CANCELLED.value
+    INTERRUPTED = RunStatus.INTERRUPTED.value
+    ERROR = RunStatus.ERROR.value
+
+
+# The chips of a run under way: what Stop turns into "Stopping…".
+LIVE_STATES = frozenset({ChipState.STARTING, ChipState.COMPILING, ChipState.RUNNING})
+
+
+class Waiting(StrEnum):
+    """Why a column has no plots yet: the keys of `WAITING_NOTES`."""
+
+    IDLE = "idle"  # no comparison runs
+    FIRST = "first"  # the speed measurement comes first
+    AFTER = "after"  # the baseline's training comes first
+    NOT_RUN = RunStatus.NOT_RUN.value  # this side was not asked for
+    UNSTARTED = "unstarted"  # the comparison ended before this side's training started
+
+
 # What a column shows where its plots will be, until its first training run starts: empty
 # axes (which pyqtgraph labels 1e-10 … 5e-10) would say nothing true.
 WAITING_NOTES = {
-    "idle": "The loss and wall-time curves appear here when a comparison runs.",
-    "first": "Training starts after the speed measurement.",
-    "after": "Training starts after the baseline's.",
-    "not run": "Not part of this run: only the other side was asked for.",
-    "unstarted": "This side's training did not start.",
+    Waiting.IDLE: "The loss and wall-time curves appear here when a comparison runs.",
+    Waiting.FIRST: "Training starts after the speed measurement.",
+    Waiting.AFTER: "Training starts after the baseline's.",
+    Waiting.NOT_RUN: "Not part of this run: only the other side was asked for.",
+    Waiting.UNSTARTED: "This side's training did not start.",
 }
 # In a plot's place while its run has nothing for it yet (compiling, the first epoch).
 LOSS_WAITING = "The loss appears with the first batch."
@@ -35,19 +69,18 @@ TIME_WAITING = "The wall time appears after the first epoch."
 
 @dataclass(frozen=True)
 class StatusWords:
-    """What a column's head says: `state` (the chip's colour: "idle", "queued", "starting",
-    "compiling", "running", "stopping", "finished", "cancelled", "interrupted", "error",
-    "not run"), `chip` (its words), the `detail` line, its `detail_tip` and the `eta`; a
-    field left None leaves what is shown as it is."""
+    """What a column's head says: `state` (the chip's, which picks its colour), `chip` (its
+    words), the `detail` line, its `detail_tip` and the `eta`; a field left None leaves what is
+    shown as it is."""
 
-    state: str
+    state: ChipState
     chip: str
     detail: str | None = None
     detail_tip: str | None = None
     eta: str | None = None
 
 
-STOPPING = StatusWords("stopping", "Stopping…")
+STOPPING = StatusWords(ChipState.STOPPING, "Stopping…")
 
 
 def waiting_note(*, epochs: int, included: bool, runs_planned: int, baseline: bool) -> str:
@@ -56,20 +89,20 @@ def waiting_note(*, epochs: int, included: bool, runs_planned: int, baseline: bo
     if epochs > 0 and included and runs_planned == 0:
         return ""
     if epochs == 0:
-        return WAITING_NOTES["idle"]
+        return WAITING_NOTES[Waiting.IDLE]
     if not included:
-        return WAITING_NOTES["not run"]
-    return WAITING_NOTES["first" if baseline else "after"]
+        return WAITING_NOTES[Waiting.NOT_RUN]
+    return WAITING_NOTES[Waiting.FIRST if baseline else Waiting.AFTER]
 
 
 def planned_words(*, epochs: int, runs_planned: int, included: bool) -> StatusWords:
     """Before a comparison's runs start: none planned, queued, or this side not asked for."""
     if epochs == 0:
-        return StatusWords("idle", "No run yet", detail="")
+        return StatusWords(ChipState.IDLE, "No run yet", detail="")
     if included:
-        return StatusWords("queued", "Queued", detail=f"{epochs} epochs planned"
+        return StatusWords(ChipState.QUEUED, "Queued", detail=f"{epochs} epochs planned"
                            + (f", {runs_planned} runs" if runs_planned > 1 else ""))
-    return StatusWords("not run", "Not part of this run",
+    return StatusWords(ChipState.NOT_RUN, "Not part of this run",
                        detail="Only the other side was asked for")
 
 
@@ -80,28 +113,28 @@ def run_words(repeat: int, runs_planned: int) -> str:
 
 def starting_words(repeat: int, runs_planned: int) -> StatusWords:
     """A run's worker was started."""
-    return StatusWords("starting", "Starting…", detail=run_words(repeat, runs_planned)
+    return StatusWords(ChipState.STARTING, "Starting…", detail=run_words(repeat, runs_planned)
                        + "starting the worker and TensorFlow…", eta="")
 
 
-def ended_words(status: str) -> StatusWords:
+def ended_words(status: RunStatus) -> StatusWords:
     """A run ended with `status` and no terminal event of its own said how."""
-    if status == INTERRUPTED:
-        return StatusWords("interrupted", "Interrupted")
-    if status == CANCELLED:
-        return StatusWords("cancelled", "Cancelled")
-    return StatusWords("error", "Failed")
+    if status == RunStatus.INTERRUPTED:
+        return StatusWords(ChipState.INTERRUPTED, "Interrupted")
+    if status == RunStatus.CANCELLED:
+        return StatusWords(ChipState.CANCELLED, "Cancelled")
+    return StatusWords(ChipState.ERROR, "Failed")
 
 
-def unstarted_words(status: str, *, measured: bool) -> StatusWords:
+def unstarted_words(status: RunStatus, *, measured: bool) -> StatusWords:
     """None of a side's training runs started: the app closed first (`not run`) or Stop was
     pressed; `measured`: its speed was measured before."""
     first = "Speed measured; " if measured else ""
-    if status == NOT_RUN:
-        return StatusWords("not run", "Not run", eta="",
+    if status == RunStatus.NOT_RUN:
+        return StatusWords(ChipState.NOT_RUN, "Not run", eta="",
                            detail=f"{first}xlagui closed before this side's training started"
                            if first else "xlagui closed before this side started")
-    return StatusWords("cancelled", "Cancelled", eta="",
+    return StatusWords(ChipState.CANCELLED, "Cancelled", eta="",
                        detail=f"{first}stopped before this side's training started"
                        if first else "Stopped before this side started")
 
@@ -114,28 +147,28 @@ def training_words(trace: RunTrace, *, runs_planned: int, epochs_planned: int,
     term = trace.terminal
     if isinstance(term, FinishedEvent):
         total = trace.summary.total_seconds if trace.summary is not None else None
-        return StatusWords("finished", "Finished", eta="",
+        return StatusWords(ChipState.FINISHED, "Finished", eta="",
                            detail=run + f"{len(trace.epochs)} epochs in {fmt.seconds(total)}")
     if isinstance(term, CancelledEvent):
         forced = " (the worker was stopped by force)" if term.forced else ""
-        if trace.status == INTERRUPTED:
-            return StatusWords("interrupted", "Interrupted", eta="",
+        if trace.status == RunStatus.INTERRUPTED:
+            return StatusWords(ChipState.INTERRUPTED, "Interrupted", eta="",
                                detail=run + f"xlagui closed after {len(trace.epochs)} "
                                f"epochs{forced}; they are kept")
-        return StatusWords("cancelled", "Cancelled", eta="",
+        return StatusWords(ChipState.CANCELLED, "Cancelled", eta="",
                            detail=run + f"stopped after {term.epochs_done} epochs{forced}")
     if isinstance(term, ErrorEvent):
-        return StatusWords("error", "Failed", detail=run + term.message,
+        return StatusWords(ChipState.ERROR, "Failed", detail=run + term.message,
                            detail_tip=f"{term.message}\n{error_hint(term)}".strip(), eta="")
     if stopping or trace.started is None:
         return None
     if trace.first_batch_t is None:
         what = "tracing the model" + (" and compiling it with XLA" if uses_xla else "")
-        return StatusWords("compiling", "Compiling…",
+        return StatusWords(ChipState.COMPILING, "Compiling…",
                            detail=run + f"{what}; the first batch is on its way")
     epoch = max(trace.current_epoch, 1)
     eta = trace.eta_seconds()
-    return StatusWords("running", f"Epoch {epoch} of {epochs_planned}",
+    return StatusWords(ChipState.RUNNING, f"Epoch {epoch} of {epochs_planned}",
                        detail=run + f"step {trace.steps_done:,} of {trace.total_steps:,}",
                        eta="" if eta is None else f"ETA {fmt.duration(eta)}")
 
@@ -149,24 +182,25 @@ def measuring_words(trace: RunTrace, *, uses_xla: bool, others: str,
     per_step = f"{fmt.seconds(step)} per step (median)" if step is not None else ""
     blocks = len(trace.blocks)
     if isinstance(term, FinishedEvent):
-        return StatusWords("finished", "Speed measured", detail=f"{blocks} blocks · {per_step}")
+        return StatusWords(ChipState.FINISHED, "Speed measured",
+                           detail=f"{blocks} blocks · {per_step}")
     if isinstance(term, CancelledEvent):
-        interrupted = trace.status == INTERRUPTED
+        interrupted = trace.status == RunStatus.INTERRUPTED
         forced = " (the worker was stopped by force)" if term.forced else ""
         why = "xlagui closed" if interrupted else "stopped"
-        return StatusWords("interrupted" if interrupted else "cancelled",
+        return StatusWords(ChipState.INTERRUPTED if interrupted else ChipState.CANCELLED,
                            "Interrupted" if interrupted else "Stopped",
                            detail=f"{why} after {blocks} blocks{forced}; they are kept")
     if isinstance(term, ErrorEvent):
-        return StatusWords("error", "Failed", detail=term.message,
+        return StatusWords(ChipState.ERROR, "Failed", detail=term.message,
                            detail_tip=f"{term.message}\n{error_hint(term)}".strip())
     if stopping:
         return None
     if trace.warmup is None:
         what = "tracing" + (" and compiling with XLA" if uses_xla else "")
-        return StatusWords("compiling", "Warming up…", detail=f"measuring speed: first step "
-                           f"({what}), then a few steady ones")
+        return StatusWords(ChipState.COMPILING, "Warming up…",
+                           detail=f"measuring speed: first step ({what}), then a few steady ones")
     first = f"first step {fmt.seconds(trace.warmup.first_step_seconds)}"
-    return StatusWords("running", "Measuring speed",
+    return StatusWords(ChipState.RUNNING, "Measuring speed",
                        detail=f"{blocks} blocks in turns with the other {others} · "
                        f"{per_step or first}")

@@ -69,11 +69,11 @@ def _problem_lines(scan: DatasetScan, max_paths: int) -> list[str]:
         if n
     )
     lines = [f"Problems: {tally}"]
-    groups: dict[tuple[str, str], list[Problem]] = {}
+    groups: dict[tuple[Severity, str], list[Problem]] = {}
     for p in scan.problems:
         groups.setdefault((p.severity, p.kind), []).append(p)
     for (severity, kind), group in sorted(
-        groups.items(), key=lambda kv: (SEVERITIES.index(Severity(kv[0][0])), kv[0][1])
+        groups.items(), key=lambda kv: (SEVERITIES.index(kv[0][0]), kv[0][1])
     ):
         lines.append(f"  {severity} {kind} ({len(group)}):")
         lines.extend(f"    {p.message}" for p in group[:max_paths])

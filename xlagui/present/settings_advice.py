@@ -23,6 +23,7 @@ from xlagui.core.protocol.config import (
     check_batch_fits,
     check_image_size,
 )
+from xlagui.present.levels import Level
 from xlagui.present.levers import hardware_note
 
 # Below this many pixels a side, images train fast but leave XLA little to speed up.
@@ -31,9 +32,9 @@ SMALL_IMAGE_SIZE = 64
 
 @dataclass
 class Note:
-    """A remark on one field: "error" blocks a run, "warning" and "info" only explain."""
+    """A remark on one field: an `ERROR` blocks a run, a `WARNING` or an `INFO` only explains."""
 
-    severity: str
+    severity: Level
     text: str
 
 
@@ -69,31 +70,31 @@ def settings_notes(draft: SettingsDraft) -> dict[str, Note]:
     try:
         check_image_size(draft.image_size, draft.model)
     except ConfigError as exc:
-        notes["image_size"] = Note("error", _sentence(exc))
+        notes["image_size"] = Note(Level.ERROR, _sentence(exc))
     else:
         if draft.image_size < SMALL_IMAGE_SIZE:
             notes["image_size"] = Note(
-                "info", f"Small images train fast but leave XLA little to speed up "
+                Level.INFO, f"Small images train fast but leave XLA little to speed up "
                 f"(the smallest is {MIN_IMAGE_SIZE} px).")
     batch = _batch_note(draft)
     if batch is not None:
         notes["batch_size"] = batch
     if draft.epochs == 1:
         notes["epochs"] = Note(
-            "warning", "With one epoch there is no steady epoch to compare: the first "
+            Level.WARNING, "With one epoch there is no steady epoch to compare: the first "
             "epoch includes tracing and compiling. Use 2 or more.")
     if draft.repeats > 1:
         notes["repeats"] = Note(
-            "info", f"{draft.repeats} runs per side, interleaved (baseline, XLA, …); the "
+            Level.INFO, f"{draft.repeats} runs per side, interleaved (baseline, XLA, …); the "
             "speed-up interval comes from the repeats.")
     if not draft.auto_split:
         notes["holdout_percent"] = Note(
-            "info", "Not used: the dataset has its own test folder.")
+            Level.INFO, "Not used: the dataset has its own test folder.")
     budget = _budget_note(draft)
     if budget is not None:
         notes["budget_seconds"] = budget
     if draft.device == "cpu" and draft.gpu_available:
-        notes["device"] = Note("info", "A GPU is available; XLA usually gains more there.")
+        notes["device"] = Note(Level.INFO, "A GPU is available; XLA usually gains more there.")
     return notes
 
 
@@ -105,13 +106,13 @@ def _batch_note(draft: SettingsDraft) -> Note | None:
     try:
         check_batch_fits(draft.batch_size, draft.train_count)
     except ConfigError as exc:
-        return Note("error", _sentence(exc))
+        return Note(Level.ERROR, _sentence(exc))
     if not draft.train_count:
         return None
     steps, left = divmod(draft.train_count, draft.batch_size)
     rest = f", {left:,} left out of each shuffled epoch" if left else ""
     return Note(
-        "info", f"{draft.train_count:,} training images: {steps:,} full "
+        Level.INFO, f"{draft.train_count:,} training images: {steps:,} full "
         f"batch{'es' if steps != 1 else ''} per epoch{rest}.")
 
 
@@ -123,7 +124,7 @@ def _budget_note(draft: SettingsDraft) -> Note | None:
     if draft.budget_chosen or not others:
         return None
     return Note(
-        "info", f"{DEFAULTS['budget_seconds']} s for XLA and {EXTRA_ARM_BUDGET_SECONDS} s "
+        Level.INFO, f"{DEFAULTS['budget_seconds']} s for XLA and {EXTRA_ARM_BUDGET_SECONDS} s "
         f"more for each other arm ({', '.join(others)}): each needs pairs of its own.")
 
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from xlagui.core.analysis.pairs import RatioEstimate, RunningEstimate
 from xlagui.core.protocol import events as ev
-from xlagui.core.protocol.identity import Role, WorkerMode
+from xlagui.core.protocol.identity import Role, RunStatus, WorkerMode
 
 # Weight of the newest batch in the smoothed loss curve (an exponential moving average).
 SMOOTHING = 0.15
@@ -43,9 +43,9 @@ class RunTrace:
     steps_done: int = 0
     warmup: ev.WarmupEvent | None = None  # a measuring worker's first and warm steps
     blocks: list[ev.BlockEvent] = field(default_factory=list)  # its timed blocks
-    # How the comparison recorded the run's end (`core.report.RUN_STATUSES`; "interrupted": the
-    # app closed during it), once it ended; "" before.
-    status: str = ""
+    # How the comparison recorded the run's end (`INTERRUPTED`: the app closed during it), once
+    # it ended; None before.
+    status: RunStatus | None = None
 
     @property
     def measuring(self) -> bool:

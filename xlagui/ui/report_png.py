@@ -30,15 +30,17 @@ from PySide6.QtWidgets import (
 from xlagui.core.analysis.pairs import ArmResult
 from xlagui.core.analysis.stats import Comparison
 from xlagui.core.files.atomic import atomic_write_bytes
+from xlagui.core.protocol.identity import Role, RunStatus
 from xlagui.core.protocol.record import RunEntry
 from xlagui.core.results.report import ComparisonReport
 from xlagui.present import format as fmt
 from xlagui.present import limits, verdicts, xla_did
 from xlagui.present import report as report_words
+from xlagui.present.levels import Level
 from xlagui.present.problems import comparison_problems
 from xlagui.present.traces import RunTrace, trace_of
 from xlagui.ui.shared import plots
-from xlagui.ui.shared.theme import SEVERITY_COLORS, VARIANT_TITLES
+from xlagui.ui.shared.theme import LEVEL_COLORS, VARIANT_TITLES
 
 WIDTH = 1600
 _app: QApplication | None = None  # an application this module had to create, kept alive
@@ -128,7 +130,7 @@ def _table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> QGridLayout:
         for col, text in enumerate(row):
             cell = _label(text, wrap=col >= 2)
             if text.startswith(("NOT VALID", "WORSE")):
-                cell.setStyleSheet(f"color: {SEVERITY_COLORS['error']};")
+                cell.setStyleSheet(f"color: {LEVEL_COLORS[Level.ERROR]};")
             grid.addWidget(cell, i, col, Qt.AlignmentFlag.AlignTop)
     for col in range(2, len(header)):
         grid.setColumnStretch(col, 1)
@@ -136,7 +138,7 @@ def _table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> QGridLayout:
 
 
 BAR_HEIGHT = 0.62
-MARK_COLOR = SEVERITY_COLORS["error"]
+MARK_COLOR = LEVEL_COLORS[Level.ERROR]
 
 
 class ArmChart:
@@ -179,7 +181,7 @@ class ArmChart:
             text.setPos(max(b.high or b.speedup, b.speedup) + right * 0.02, y)
             item.addItem(text)
         axis = item.getAxis("left")
-        axis.setTicks([[(y, b.arm + (" (XLA)" if b.variant == "xla" else ""))
+        axis.setTicks([[(y, b.arm + (" (XLA)" if b.variant == Role.XLA else ""))
                         for y, b in zip(ys, bars, strict=True)]])
         item.showGrid(x=True, y=False, alpha=0.15)
         item.setXRange(0, right * 1.45, padding=0)
@@ -222,7 +224,7 @@ class _SidePlots(QFrame):
         last = traces[-1] if traces else None
         figures = fmt.training_figures(last.summary if last else None)
         if last is None:
-            figures.insert(0, ("Status", "not run"))
+            figures.insert(0, ("Status", RunStatus.NOT_RUN))
         elif last.summary is None:
             figures.insert(0, ("Status", entries[-1].status))
         v.addLayout(_kv(figures))
@@ -253,7 +255,7 @@ class _ArmPanel(QFrame):
             item = grid.itemAtPosition(i, 1)
             cell = item.widget() if item is not None else None
             if cell is not None and value.startswith(("NOT VALID", "WORSE", "failed")):
-                cell.setStyleSheet(f"color: {SEVERITY_COLORS['error']};")
+                cell.setStyleSheet(f"color: {LEVEL_COLORS[Level.ERROR]};")
         v.addLayout(grid)
         v.addStretch(1)
 
@@ -311,7 +313,7 @@ class ReportFigure(QWidget):
         c = report.config
         root.addWidget(_label(report_words.comparison_title(report), "Title"))
         root.addWidget(_label(
-            f"Baseline (XLA off) vs XLA ({fmt.mode_words('xla', c.xla.value)})"
+            f"Baseline (XLA off) vs XLA ({fmt.mode_words(Role.XLA, c.xla.value)})"
             + (f" and {', '.join(c.arms)}" if c.arms else "") + " · "
             f"{fmt.created(report.created)} · xlagui {report.app_version}", "Sub"))
         info = QHBoxLayout()
@@ -321,7 +323,7 @@ class ReportFigure(QWidget):
         root.addLayout(info)
         comp = report.comparison
         verdict = fmt.question_verdict(comp) if comp is not None else "Not compared yet."
-        colour = "#202124" if comp is not None and comp.valid else SEVERITY_COLORS["error"]
+        colour = "#202124" if comp is not None and comp.valid else LEVEL_COLORS[Level.ERROR]
         v = _label(verdict, "Section")
         v.setStyleSheet(f"color: {colour}; font-size: 21px;")
         root.addWidget(v)
@@ -374,10 +376,10 @@ class ReportFigure(QWidget):
             root.addWidget(_label(did_line))
         if comp is not None:
             problems = comparison_problems(comp.problems)
-            for title, lines, severity in (("Problems", problems, "error"),
-                                           ("Notes", comp.notes, "warning")):
+            for title, lines, level in (("Problems", problems, Level.ERROR),
+                                        ("Notes", comp.notes, Level.WARNING)):
                 if lines:
-                    root.addWidget(_bullets(title, lines, SEVERITY_COLORS[severity]))
+                    root.addWidget(_bullets(title, lines, LEVEL_COLORS[level]))
         root.addWidget(_label(f"Reproduce: {report.reproduce_command()}", "Mono"))
 
     def _add_training(self, root: QVBoxLayout, bottom: QHBoxLayout,
@@ -386,7 +388,7 @@ class ReportFigure(QWidget):
         c = report.config
         sides = QHBoxLayout()
         sides.setSpacing(16)
-        for variant in ("baseline", "xla"):
+        for variant in (Role.BASELINE, Role.XLA):
             entries = [r for r in report.runs if r.variant == variant]
             side = _SidePlots(variant, entries, c.epochs, c.xla.value)
             self.side_plots.append(side)
@@ -397,7 +399,7 @@ class ReportFigure(QWidget):
                                   interactive=False, antialias=True)
         overlay.setFixedHeight(330)
         plots.legend(overlay, font_pt=9.5, corner="top-left")
-        for variant in ("baseline", "xla"):
+        for variant in (Role.BASELINE, Role.XLA):
             entries = [r for r in report.runs if r.variant == variant and r.events]
             for i, entry in enumerate(entries):
                 trace = trace_of(entry.events, c.epochs)

@@ -14,7 +14,7 @@ from tests.helpers.clicks import choose_combo_item, click
 from tests.helpers.models import FakeModelChecker
 from tests.ui.conftest import WindowFactory, drop, load_small, url_mime
 from xlagui.core.model.sources import builtin_names
-from xlagui.ui.settings.model_panel import ModelPanel, summary_line
+from xlagui.ui.settings.model_panel import ModelPanel
 from xlagui.ui.window.main_window import MainWindow
 
 
@@ -195,21 +195,6 @@ def test_a_check_still_running_blocks_the_run_and_a_new_choice_supersedes_it(
     qtbot.waitUntil(lambda: window.cannot_run_reason() == "", timeout=5_000)
     assert panel.choice().name == "resnet50"
     assert "6,048" not in panel.status.text() and "3,048 parameters" in panel.status.text()
-
-
-def test_summary_line_names_layers_parameters_input_and_output() -> None:
-    from tests.helpers.models import FakeModelChecker as Fake
-    from xlagui.core.model.check import ModelCheckSpec
-    from xlagui.core.protocol.config import ModelChoice
-    from xlagui.core.protocol.task import TaskState
-
-    check = Fake(fixed={"m.keras": 224})([ModelCheckSpec(
-        model=ModelChoice(source="keras", name="m", file="/x/m.keras"), image_size=96,
-        batch_size=16, num_classes=5)], TaskState())[0]
-    line = summary_line(check)
-    assert line.startswith("3 layers, 4,321 parameters; input 224×224×3 (fixed by the model); "
-                           "output 5 (softmax)"), line
-    assert "700 MB per training step at batch 16" in line or "700 MiB" in line, line
 
 
 def test_no_checker_counts_nothing_and_the_cnn_still_runs(qtbot: QtBot) -> None:

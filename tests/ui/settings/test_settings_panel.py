@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
+import pytest
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QStandardItemModel
+from PySide6.QtWidgets import QGroupBox, QRadioButton
 from pytestqt.qtbot import QtBot
 
+from tests.helpers.clicks import click
 from tests.ui.conftest import WindowFactory, drag_enter, url_mime
 from xlagui.core.protocol.config import MIN_IMAGE_SIZE, RANGES, XlaMode
+from xlagui.present.levers import VALUE_WORDS
 from xlagui.ui.settings.settings_panel import SettingsPanel
 from xlagui.ui.window.main_window import MainWindow
 
@@ -69,16 +74,61 @@ def test_held_out_share_is_off_for_a_dataset_with_its_own_test_folder(
     assert "own test folder" in panel._note_labels["holdout_percent"].text()
 
 
-def test_the_xla_switch_picks_the_single_side(loaded_window: MainWindow) -> None:
+def test_the_xla_switch_picks_the_single_side(qtbot: QtBot, loaded_window: MainWindow) -> None:
     panel = loaded_window.settings_panel
     assert loaded_window.run_one_button.text() == "Run XLA only"
-    panel.xla.setChecked(False)
+    click(qtbot, panel.xla)
     assert loaded_window.run_one_button.text() == "Run baseline only"
-    panel.advanced_button.setChecked(True)
+    click(qtbot, panel.advanced_button)
     assert panel.advanced.isVisible()
-    panel.mode_autocluster.setChecked(True)
+    with qtbot.waitSignal(panel.changed, timeout=1_000):
+        click(qtbot, _mode_button(panel, XlaMode.AUTOCLUSTER))
     config = panel.config()
     assert config is not None and config.xla is XlaMode.AUTOCLUSTER
+    click(qtbot, _mode_button(panel, XlaMode.JIT))
+    config = panel.config()
+    assert config is not None and config.xla is XlaMode.JIT
+
+
+def _mode_button(panel: SettingsPanel, mode: XlaMode) -> QRadioButton:
+    button = panel.findChild(QRadioButton, f"xla:{mode.value}")
+    assert isinstance(button, QRadioButton), mode
+    return button
+
+
+def test_the_xla_modes_are_the_levers_with_their_words(qtbot: QtBot) -> None:
+    panel = SettingsPanel()
+    qtbot.addWidget(panel)
+    assert "XLA" in [box.title() for box in panel.findChildren(QGroupBox)]
+    buttons = panel.advanced.findChildren(QRadioButton)
+    assert [(b.objectName(), b.text(), b.toolTip()) for b in buttons] == [
+        ("xla:jit", "jit_compile=True (recommended)",
+         "model.compile(jit_compile=True): XLA compiles the whole training step, on CPU and "
+         "GPU"),
+        ("xla:autocluster", "Auto-clustering (the article's set_jit)",
+         "tf.config.optimizer.set_jit(True): XLA compiles the clusters it chooses; on CPU it "
+         "needs extra flags, which xlagui sets"),
+    ]
+    assert _mode_button(panel, XlaMode.JIT).isChecked() and panel.xla_mode is XlaMode.JIT
+
+
+def test_a_new_xla_mode_with_words_is_offered_without_touching_the_panel(
+        qtbot: QtBot, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Keras' "auto" has no radio button today: given one's words, it appears after the others
+    # (the lever table's order), and a click on it is the comparison's mode.
+    words = VALUE_WORDS["xla.auto"]
+    monkeypatch.setitem(VALUE_WORDS, "xla.auto", dataclasses.replace(
+        words, choice="Keras decides", tip="jit_compile=\"auto\""))
+    panel = SettingsPanel()
+    qtbot.addWidget(panel)
+    panel.show()
+    click(qtbot, panel.advanced_button)
+    names = [b.objectName() for b in panel.advanced.findChildren(QRadioButton)]
+    assert names == ["xla:jit", "xla:autocluster", "xla:auto"]
+    click(qtbot, _mode_button(panel, XlaMode.AUTO))
+    config = panel.config()
+    assert config is not None and config.xla is XlaMode.AUTO
+    assert panel.values()["xla"] == "auto"
 
 
 def test_gpus_are_listed_after_the_probe_or_disabled_with_a_reason(qtbot: QtBot) -> None:
@@ -114,14 +164,16 @@ def test_settings_and_geometry_are_remembered(qtbot: QtBot, make_window: WindowF
     first = make_window()
     first.settings_panel.epochs.setValue(7)
     first.settings_panel.augment.setChecked(False)
-    first.settings_panel.mode_autocluster.setChecked(True)
+    click(qtbot, first.settings_panel.advanced_button)
+    click(qtbot, _mode_button(first.settings_panel, XlaMode.AUTOCLUSTER))
     first.resize(first.width(), 560)  # the offscreen screen is 800x600
     first.close()
     second = make_window(show=False)
     panel = second.settings_panel
     assert panel.epochs.value() == 7
     assert not panel.augment.isChecked()
-    assert panel.mode_autocluster.isChecked()
+    assert _mode_button(panel, XlaMode.AUTOCLUSTER).isChecked()
+    assert settings.value("settings/xla") == "autocluster"  # saved as before
     assert second.height() == first.height() == 560
 
 

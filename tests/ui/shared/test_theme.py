@@ -1,23 +1,42 @@
-"""Every XLA mode has what the window and the reports say and draw for it: a new mode added
-to `XlaMode` without its words or its colour fails here, not in front of a user."""
+"""Every lever value, chip state and level has what the window and the reports draw for it: a
+new XLA mode or precision added to the lever table without its words or its colour fails here,
+not in front of a user."""
 
 from __future__ import annotations
 
 from xlagui.core.protocol.config import XlaMode
+from xlagui.core.protocol.identity import Role
+from xlagui.core.protocol.levers import LEVERS
+from xlagui.present.levels import Level
 from xlagui.present.levers import mode_words
-from xlagui.ui.shared import plots, theme
+from xlagui.present.run_status import ChipState
+from xlagui.ui.shared import dialogs, plots, theme
 
 
-def test_every_xla_mode_has_its_words_and_its_colour() -> None:
+def test_every_xla_mode_has_its_words() -> None:
     for mode in XlaMode:
         words = mode_words(mode)
         assert words.label and words.short and words.words and words.how and words.brief, mode
-        if mode is not XlaMode.OFF:  # the baseline's colour is the baseline's
-            assert mode in theme.MODE_COLORS, mode
-            assert plots.color(mode.value).name() == theme.MODE_COLORS[mode], mode
 
 
-def test_each_mode_has_a_colour_of_its_own() -> None:
-    colours = list(theme.MODE_COLORS.values())
+def test_every_lever_value_has_its_colour() -> None:
+    for lever in LEVERS:
+        assert not lever.default.colour, lever.name  # the baseline's colour is the baseline's
+        for value in lever.values[1:]:
+            assert value.colour, value.value
+            assert value.colour in theme.VALUE_COLORS, value.value
+            assert plots.color(value.colour).name() == theme.VALUE_COLORS[value.colour]
+
+
+def test_each_value_has_a_colour_of_its_own() -> None:
+    colours = list(theme.VALUE_COLORS.values())
     assert len(set(colours)) == len(colours)
-    assert not set(colours) & {theme.VARIANT_COLORS["baseline"], theme.VARIANT_COLORS["xla"]}
+    assert not set(colours) & {theme.VARIANT_COLORS[Role.BASELINE],
+                               theme.VARIANT_COLORS[Role.XLA]}
+    assert plots.color("xla").name() == theme.VARIANT_COLORS[Role.XLA]  # a variant as saved
+
+
+def test_every_chip_state_and_level_has_its_colours() -> None:
+    assert set(theme.STATUS_COLORS) == set(ChipState)
+    assert set(theme.LEVEL_COLORS) == set(Level)
+    assert set(dialogs.MESSAGE_COLORS) == set(Level)

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QWidget
 
 from xlagui.core.data import exclusions as excl
 from xlagui.core.protocol.task import TaskState
+from xlagui.present.levels import Level
 from xlagui.present.problem_kinds import KIND_WORDS
 from xlagui.ui.dataset.dataset_panel import DatasetPanel
 from xlagui.ui.settings.settings_panel import SettingsPanel
@@ -103,7 +104,7 @@ class DatasetController(QObject):
 
     def open_demo(self) -> None:
         self.message.emit(
-            "info", "Preparing the demo dataset (the first time takes a few seconds)…", 0)
+            Level.INFO, "Preparing the demo dataset (the first time takes a few seconds)…", 0)
         self.scanning.emit()
         self._panel.show_scanning("the demo dataset")
 
@@ -171,15 +172,15 @@ class DatasetController(QObject):
         if not scan.ok:
             first = scan.errors[0].message
             self.message.emit(
-                "error", f"<b>This folder cannot be trained on.</b> {html.escape(first)}", 0)
+                Level.ERROR, f"<b>This folder cannot be trained on.</b> {html.escape(first)}", 0)
         elif scan.warnings:
             n = len(scan.warnings)
             self.message.emit(
-                "warning", f"Loaded <b>{html.escape(name)}</b> with {n} "
+                Level.WARNING, f"Loaded <b>{html.escape(name)}</b> with {n} "
                 f"warning{'s' if n != 1 else ''}: see Problems on the Dataset tab.", 8000)
         else:
             self.message.emit(
-                "ok", f"Loaded <b>{html.escape(name)}</b>: "
+                Level.OK, f"Loaded <b>{html.escape(name)}</b>: "
                 f"{len(scan.files):,} images in {len(scan.class_names)} classes.", 5000)
         self.loaded.emit(scan)
 
@@ -190,7 +191,7 @@ class DatasetController(QObject):
         if isinstance(exc, DatasetError):
             message = str(exc)
             self.message.emit(
-                "error", f"<b>Cannot open this folder.</b> {html.escape(message)}", 0)
+                Level.ERROR, f"<b>Cannot open this folder.</b> {html.escape(message)}", 0)
         else:
             message = f"{type(exc).__name__}: {exc}"
             log.error("the scan of %s failed:\n%s", self._scan_path, details)

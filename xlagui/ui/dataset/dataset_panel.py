@@ -32,13 +32,16 @@ from PySide6.QtWidgets import (
 )
 
 from xlagui.core.data import exclusions as excl
+from xlagui.core.data.scan.model import SEVERITIES
+from xlagui.core.protocol.identity import Severity
+from xlagui.present.levels import Level, level_of
 from xlagui.present.problem_kinds import problem_heading
 from xlagui.present.scan import layout_description, summary_text
 from xlagui.ui.dataset.image_preview import ImagePreview
 from xlagui.ui.dataset.problem_view import ProblemView
 from xlagui.ui.dataset.thumbnails import ThumbnailModel, ThumbnailView
 from xlagui.ui.shared import dialogs
-from xlagui.ui.shared.theme import SEVERITY_COLORS
+from xlagui.ui.shared.theme import LEVEL_COLORS
 
 if TYPE_CHECKING:
     from xlagui.core.data.scan import DatasetScan, ImageFile, Problem
@@ -277,7 +280,7 @@ class DatasetPanel(QWidget):
         train = len(scan.files_for("train"))
         test = len(scan.files_for("test"))
         state = ("ready to train" if scan.ok else "training refused until the errors are fixed")
-        colour = SEVERITY_COLORS["ok"] if scan.ok else SEVERITY_COLORS["error"]
+        colour = LEVEL_COLORS[Level.OK] if scan.ok else LEVEL_COLORS[Level.ERROR]
         self._status = (
             f"{len(scan.class_names)} classes · {train:,} training and {test:,} test images · "
             f"<span style='color:{colour}; font-weight:600'>{state}</span>"
@@ -308,7 +311,7 @@ class DatasetPanel(QWidget):
         if scan is None:
             return
         left = len(exclusions.files(scan))
-        extra = (f" · <span style='color:{SEVERITY_COLORS['warning']}'>"
+        extra = (f" · <span style='color:{LEVEL_COLORS[Level.WARNING]}'>"
                  f"{excl.describe(left)}</span>" if left else "")
         self.status_label.setText(self._status + extra)
         tree = self.problem_tree
@@ -381,20 +384,19 @@ class DatasetPanel(QWidget):
         tree.clear()
         if not problems:
             item = QTreeWidgetItem(["No problems found"])
-            item.setForeground(0, _brush(SEVERITY_COLORS["ok"]))
+            item.setForeground(0, _brush(LEVEL_COLORS[Level.OK]))
             tree.addTopLevelItem(item)
             tree.setMaximumHeight(tree.sizeHintForRow(0) + 2 * tree.frameWidth() + 6)
             return
         tree.setMaximumHeight(16_777_215)
-        groups: dict[tuple[str, str], list[Problem]] = defaultdict(list)
+        groups: dict[tuple[Severity, str], list[Problem]] = defaultdict(list)
         index = {id(p): i for i, p in enumerate(problems)}
         for p in problems:
             groups[(p.severity, p.kind)].append(p)
-        order = {"error": 0, "warning": 1, "info": 2}
-        for (severity, kind), group in sorted(groups.items(),
-                                              key=lambda kv: (order.get(kv[0][0], 3), kv[0][1])):
+        for (severity, kind), group in sorted(
+                groups.items(), key=lambda kv: (SEVERITIES.index(kv[0][0]), kv[0][1])):
             top = QTreeWidgetItem([problem_heading(severity, kind, len(group))])
-            top.setForeground(0, _brush(SEVERITY_COLORS.get(severity, "#000")))
+            top.setForeground(0, _brush(LEVEL_COLORS[level_of(severity)]))
             f = top.font(0)
             f.setBold(True)
             top.setFont(0, f)
@@ -415,7 +417,7 @@ class DatasetPanel(QWidget):
                 top.addChild(child)
             tree.addTopLevelItem(top)
             # Errors are what stops a training: show them open; the rest on demand.
-            top.setExpanded(severity == "error")
+            top.setExpanded(severity is Severity.ERROR)
 
     # -- slots ----------------------------------------------------------------------------
 
@@ -453,7 +455,8 @@ class DatasetPanel(QWidget):
             title = problem_heading(problem.severity, problem.kind)
             self.problem_view.show_problems(scan, [problem], title, self.exclusions)
         elif isinstance(group, str):
-            severity, kind = group.split(":", 1)
+            word, kind = group.split(":", 1)
+            severity = Severity(word)  # the group's item holds its severity as a string
             problems = [p for p in scan.problems if (p.severity, p.kind) == (severity, kind)]
             self.problem_view.show_problems(
                 scan, problems, problem_heading(severity, kind, len(problems)), self.exclusions)

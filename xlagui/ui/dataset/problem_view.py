@@ -23,9 +23,10 @@ from PySide6.QtWidgets import (
 
 from xlagui.core.data import exclusions as excl
 from xlagui.present import format as fmt
+from xlagui.present.levels import level_of
 from xlagui.ui.dataset.thumbnails import decode_image
 from xlagui.ui.shared.tasks import BackgroundTask, TaskKeeper
-from xlagui.ui.shared.theme import SEVERITY_COLORS
+from xlagui.ui.shared.theme import LEVEL_COLORS
 from xlagui.ui.shared.widgets import ImageLabel, box_layout
 
 if TYPE_CHECKING:
@@ -193,7 +194,7 @@ class ProblemView(QWidget):
         if len(problems) == 1:
             p = problems[0]
             self.message.setText(p.message)
-            self.message.setStyleSheet(f"color: {SEVERITY_COLORS.get(p.severity, '#000')};")
+            self.message.setStyleSheet(f"color: {LEVEL_COLORS[level_of(p.severity)]};")
             self._show_files(scan, p)
         else:
             shown = problems[:50]

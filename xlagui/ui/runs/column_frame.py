@@ -23,7 +23,9 @@ from xlagui.present.run_status import (
     SPEED_ONLY_NOTE,
     TIME_WAITING,
     WAITING_NOTES,
+    ChipState,
     StatusWords,
+    Waiting,
 )
 from xlagui.ui.shared import plots
 from xlagui.ui.shared.theme import VARIANT_TITLES, chip_style
@@ -53,7 +55,7 @@ class ColumnFrame(QFrame):
         super().__init__(parent)
         self.variant = variant
         self.setObjectName("Card")
-        self.state = "idle"
+        self.state = ChipState.IDLE
         self._status_text = ""
         self._loss_drawn = self._time_drawn = False  # what the plots show has any points
         self._build()
@@ -139,7 +141,7 @@ class ColumnFrame(QFrame):
         )
         self.speed_only_note.hide()
         layout.addWidget(self.speed_only_note)
-        self.waiting_note = QLabel(WAITING_NOTES["idle"])
+        self.waiting_note = QLabel(WAITING_NOTES[Waiting.IDLE])
         self.waiting_note.setObjectName("Placeholder")
         self.waiting_note.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.waiting_note.setWordWrap(True)
@@ -249,7 +251,7 @@ class ColumnFrame(QFrame):
         if said.eta is not None:
             self.eta.setText(said.eta)
 
-    def _set_state(self, state: str, text: str) -> None:
+    def _set_state(self, state: ChipState, text: str) -> None:
         if state != self.state:
             self.state = state
             self.chip.setStyleSheet(chip_style(state))  # restyling is costly: on change only

@@ -18,7 +18,9 @@ from PySide6.QtWidgets import QApplication, QFileDialog, QWidget
 
 from xlagui.core.data import exclusions as excl
 from xlagui.core.protocol.events import ErrorEvent, Event
+from xlagui.core.protocol.identity import Role, RunStatus
 from xlagui.present.errors import error_hint
+from xlagui.present.levels import Level
 from xlagui.present.markdown import report_markdown, summary_markdown
 from xlagui.present.verdicts import short_verdict
 from xlagui.ui.dataset.dataset_controller import DatasetController
@@ -41,7 +43,7 @@ if TYPE_CHECKING:
 # Which command starts a measuring worker for a run (tests: a fake one); None: the real worker.
 MeasureCommand = Callable[[Any], "list[str] | None"]
 # How a failed run's variant is named in the dialog's title.
-VARIANT_WORDS = {"baseline": "baseline", "xla": "XLA"}
+VARIANT_WORDS: dict[str, str] = {Role.BASELINE: "baseline", Role.XLA: "XLA"}
 
 log = logging.getLogger(__name__)
 
@@ -146,14 +148,14 @@ class ComparisonController(QObject):
             return "Scanning the dataset…"
         return ""
 
-    def start(self, *, only: set[str] | None = None, quick: bool = False) -> bool:
+    def start(self, *, only: set[Role] | None = None, quick: bool = False) -> bool:
         """Start a comparison (`quick`: the speed measurement only) or one side of it (`only`);
         False, with the reason shown, if it can't."""
         reason = self.cannot_run_reason()
         config = self._settings.config()
         scan = self._datasets.scan
         if reason or config is None or scan is None:
-            self.message.emit("warning", html.escape(reason or "Cannot run now."), 6000)
+            self.message.emit(Level.WARNING, html.escape(reason or "Cannot run now."), 6000)
             return False
         from xlagui.core.compare import plan
         from xlagui.core.results import history
@@ -174,7 +176,7 @@ class ComparisonController(QObject):
         report = plan(request)
         memory = self._settings.model_panel.memory_note(len(report.measure_runs))
         if memory:
-            self.message.emit("warning", html.escape(memory), 10000)
+            self.message.emit(Level.WARNING, html.escape(memory), 10000)
         self._run_variants = {}
         self._run_errors = {}
         self._runs_tab.view.begin(report, only=only, folder=folder)
@@ -194,7 +196,7 @@ class ComparisonController(QObject):
         return True
 
     def _request(self, scan: DatasetScan, config: RunConfig, folder: Path,
-                 only: set[str] | None) -> ComparisonRequest:
+                 only: set[Role] | None) -> ComparisonRequest:
         """What the workflow is asked to run: the settings, the dataset less the files left
         out, the model panel's check, the Machine group's host with what its preflight found."""
         from xlagui.core.compare import ComparisonRequest
@@ -261,9 +263,10 @@ class ComparisonController(QObject):
 
     def _on_supervisor_run_done(self, run_id: str, status: str,
                                 comparison: Comparison | None) -> None:
-        self._runs_tab.view.on_run_done(run_id, status, comparison)
-        log.info("run %s ended: %s", run_id, status)
-        if status != "error":
+        ended = RunStatus(status)  # a queued signal brings the status as a plain string
+        self._runs_tab.view.on_run_done(run_id, ended, comparison)
+        log.info("run %s ended: %s", run_id, ended)
+        if ended is not RunStatus.ERROR:
             return
         # The supervisor said which variant this run is when it started it.
         variant = self._run_variants.get(run_id, "")
@@ -306,20 +309,20 @@ class ComparisonController(QObject):
         self._history_panel.refresh(select=supervisor.out_dir)
         c = report.comparison
         if stopped:
-            self.message.emit("warning", "Stopped. Runs that finished before the stop are "
+            self.message.emit(Level.WARNING, "Stopped. Runs that finished before the stop are "
                                          "saved in the history.", 8000)
         elif c is not None and (
             c.interleaved is not None
-            or (c.runs_compared.get("baseline") and c.runs_compared.get("xla"))
+            or (c.runs_compared.get(Role.BASELINE) and c.runs_compared.get(Role.XLA))
         ):
             self.message.emit(
-                "ok" if c.valid else "error",
+                Level.OK if c.valid else Level.ERROR,
                 f"<b>Comparison finished.</b> {html.escape(short_verdict(c))} The details are "
                 "below.",
                 15000)
         else:
-            done = sum(1 for r in report.runs if r.status == "finished")
-            self.message.emit("info", f"Done: {done} run{'s' if done != 1 else ''} finished.",
+            done = sum(1 for r in report.runs if r.status == RunStatus.FINISHED)
+            self.message.emit(Level.INFO, f"Done: {done} run{'s' if done != 1 else ''} finished.",
                               6000)
         self.status.emit("Comparison saved in the history", 5000)
         log.info("comparison ended (%s), saved in %s", "stopped" if stopped else "done",
@@ -331,7 +334,7 @@ class ComparisonController(QObject):
     def open_history_item(self, folder: Path) -> bool:
         if self.is_running():
             self.message.emit(
-                "warning", "A comparison is running: reopen saved ones when it has finished.",
+                Level.WARNING, "A comparison is running: reopen saved ones when it has finished.",
                 6000)
             return False
         from xlagui.core.results import history
@@ -360,7 +363,7 @@ class ComparisonController(QObject):
         """
         report = self.report
         if report is None:
-            self.message.emit("warning", "Nothing to export yet: run a comparison or reopen "
+            self.message.emit(Level.WARNING, "Nothing to export yet: run a comparison or reopen "
                                          "one from the history.", 6000)
             return None
         if folder is None:
@@ -392,7 +395,7 @@ class ComparisonController(QObject):
         log.info("exported %s", ", ".join(str(p) for p in written))
         url = QUrl.fromLocalFile(str(folder)).toString()
         self.message.emit(
-            "ok", f"Exported {html.escape(stem)}.png, .csv and .json to "
+            Level.OK, f"Exported {html.escape(stem)}.png, .csv and .json to "
             f"<a href='{url}'>{html.escape(str(folder))}</a>", 10000)
         self.exported.emit(written)
         return written
@@ -403,11 +406,11 @@ class ComparisonController(QObject):
         into an issue or a pull request; the text, or None when nothing is shown."""
         report = self.report
         if report is None:
-            self.message.emit("warning", "Nothing to copy yet: run a comparison or reopen one "
+            self.message.emit(Level.WARNING, "Nothing to copy yet: run a comparison or reopen one "
                                          "from the history.", 6000)
             return None
         text = report_markdown(report)
         QApplication.clipboard().setText(text)
-        self.message.emit("ok", "Copied the comparison as Markdown: paste it into an issue or "
+        self.message.emit(Level.OK, "Copied the comparison as Markdown: paste it into an issue or "
                                 "a pull request.", 6000)
         return text

@@ -22,9 +22,10 @@ from PySide6.QtWidgets import (
 from xlagui.core.analysis.stats import Comparison
 from xlagui.present import format as fmt
 from xlagui.present import limits, verdicts
+from xlagui.present.levels import Level
 from xlagui.present.traces import RunTrace, SpeedupCurve
 from xlagui.ui.shared import plots
-from xlagui.ui.shared.theme import SEVERITY_COLORS, VARIANT_TITLES
+from xlagui.ui.shared.theme import LEVEL_COLORS, VARIANT_TITLES
 from xlagui.ui.shared.widgets import box_layout, transparent_body
 
 WAITING = "The comparison appears here when both sides have finished a run."
@@ -122,12 +123,12 @@ class ComparisonPanel(QFrame):
         right.addLayout(self._build_rows())
         self.problems = QLabel()
         self.problems.setWordWrap(True)
-        self.problems.setStyleSheet(f"color: {SEVERITY_COLORS['error']};")
+        self.problems.setStyleSheet(f"color: {LEVEL_COLORS[Level.ERROR]};")
         self.problems.setVisible(False)
         right.addWidget(self.problems)
         self.notes = QLabel()
         self.notes.setWordWrap(True)
-        self.notes.setStyleSheet(f"color: {SEVERITY_COLORS['warning']};")
+        self.notes.setStyleSheet(f"color: {LEVEL_COLORS[Level.WARNING]};")
         self.notes.setVisible(False)
         right.addWidget(self.notes)
         self._build_limits(right)
@@ -315,7 +316,7 @@ class ComparisonPanel(QFrame):
         self.verdict.setText(fmt.question_verdict(c))
         # Red only for a comparison that is not valid; a valid one reads as plain text,
         # whatever it says about XLA.
-        colour = "#202124" if c.valid else SEVERITY_COLORS["error"]
+        colour = "#202124" if c.valid else LEVEL_COLORS[Level.ERROR]
         self.verdict.setStyleSheet(f"color: {colour}; font-size: 10.5pt; font-weight: 600;")
         self._fill_rows(c)
         self._show_limits(c)
@@ -381,7 +382,7 @@ class ComparisonPanel(QFrame):
             bad = engaged != "yes" or accuracy.startswith("WORSE")
             if bad:
                 for cell in cells:
-                    cell.setStyleSheet(f"color: {SEVERITY_COLORS['error']};")
+                    cell.setStyleSheet(f"color: {LEVEL_COLORS[Level.ERROR]};")
             detail = " · ".join(
                 p for p in (f"engaged: {engaged}", f"accuracy: {accuracy}", note) if p
             )

@@ -14,9 +14,10 @@ from xlagui.core.analysis.pairs import compile_seconds
 from xlagui.core.protocol.arms import parse_arm
 from xlagui.core.protocol.config import XlaMode
 from xlagui.core.protocol.events import Event, FinishedEvent
+from xlagui.core.protocol.identity import EventType, Role, RunStatus, role_of
 from xlagui.present import format as fmt
 from xlagui.present import run_status as words
-from xlagui.present.run_status import WAITING_NOTES
+from xlagui.present.run_status import LIVE_STATES, WAITING_NOTES, ChipState, Waiting
 from xlagui.present.traces import RunTrace
 from xlagui.ui.runs.column_frame import ColumnFrame
 from xlagui.ui.shared import plots
@@ -34,22 +35,24 @@ class RunColumn(ColumnFrame):
     def __init__(self, variant: str, parent: QWidget | None = None) -> None:
         super().__init__(variant, parent)  # builds the widgets
         # Whether this side compiles with XLA (the XLA side, or an arm such as jit+bf16).
-        self.uses_xla = variant == "xla" or (
-            variant != "baseline" and parse_arm(variant).xla is not XlaMode.OFF
+        role = role_of(variant)
+        self.uses_xla = role is Role.XLA or (
+            role is Role.ARM and parse_arm(variant).xla is not XlaMode.OFF
         )
         self.traces: list[RunTrace] = []  # the training runs, oldest first
         self.measure_trace: RunTrace | None = None  # the speed phase's worker, if any
         self._current: RunTrace | None = None  # the trace events go to
         self.epochs_planned = 0
         self.runs_planned = 0
-        self._unstarted = ""  # why none of this side's training runs started, once known
+        # Why none of this side's training runs started, once known.
+        self._unstarted: RunStatus | None = None
         self._dirty = False
         self._loss_dirty = False
         self._time_dirty = False
         self._time_curves: list[Any] = []
         self._styled_traces = 0
         self._loss_span = 0  # the epochs the loss plot spans
-        self.reset(epochs=0, xla_mode="off", runs_planned=0, included=True)
+        self.reset(epochs=0, xla_mode=XlaMode.OFF, runs_planned=0, included=True)
 
     # -- what the runs view calls -----------------------------------------------------------
 
@@ -59,7 +62,7 @@ class RunColumn(ColumnFrame):
         `sides`: how many sides the comparison has)."""
         self.traces = []
         self.measure_trace = self._current = None
-        self._unstarted = ""
+        self._unstarted = None
         self.epochs_planned = epochs
         self.runs_planned = runs_planned
         self.others = "side" if sides <= 2 else "sides"
@@ -87,7 +90,7 @@ class RunColumn(ColumnFrame):
         self.speed_only_note.setVisible(epochs > 0 and included and runs_planned == 0)
         self._show_plots(False, words.waiting_note(epochs=epochs, included=included,
                                                    runs_planned=runs_planned,
-                                                   baseline=self.variant == "baseline"))
+                                                   baseline=self.variant == Role.BASELINE))
         self._say(words.planned_words(epochs=epochs, runs_planned=runs_planned,
                                       included=included))
         self._dirty = self._loss_dirty = self._time_dirty = False
@@ -113,18 +116,18 @@ class RunColumn(ColumnFrame):
             self._show_plots(True, "")  # the first training run: now there is something
         self._dirty = True
         kind = event.type
-        if kind in ("batch", "block"):
+        if kind in (EventType.BATCH, EventType.BLOCK):
             self._loss_dirty = True
-        elif kind == "epoch":
+        elif kind == EventType.EPOCH:
             self._loss_dirty = self._time_dirty = True
 
     def mark_stopping(self) -> None:
-        if self.state in ("starting", "compiling", "running"):
+        if self.state in LIVE_STATES:
             self._say(words.STOPPING)
 
-    def end_run(self, status: str) -> None:
-        """The run ended with `status` (`core.report.RUN_STATUSES`), even if no terminal event
-        said so; "interrupted" shows a cancelled run as cut short by the app's closing."""
+    def end_run(self, status: RunStatus) -> None:
+        """The run ended with `status`, even if no terminal event said so; `INTERRUPTED` shows
+        a cancelled run as cut short by the app's closing."""
         current = self._current
         if current is not None:
             current.status = status
@@ -132,13 +135,13 @@ class RunColumn(ColumnFrame):
                 self._say(words.ended_words(status))
         self._dirty = self._time_dirty = True
 
-    def end_unstarted(self, status: str) -> None:
+    def end_unstarted(self, status: RunStatus) -> None:
         """None of this side's training runs started, and none will: the app closed first
         (`not run`) or Stop was pressed (`cancelled`)."""
         self._unstarted = status
         self._dirty = True
         if not self.traces and self.waiting_note.isVisibleTo(self):
-            self._show_plots(False, WAITING_NOTES["unstarted"])
+            self._show_plots(False, WAITING_NOTES[Waiting.UNSTARTED])
 
     @property
     def trace(self) -> RunTrace | None:
@@ -177,7 +180,7 @@ class RunColumn(ColumnFrame):
             self._update_figures(trace)
         # A measured speed that ended well stays in the figures; the chip says the training
         # never started (a measurement cut short says so itself).
-        if self._unstarted and not self.traces and (
+        if self._unstarted is not None and not self.traces and (
             trace is None or isinstance(trace.terminal, FinishedEvent)
         ):
             self._say(words.unstarted_words(self._unstarted, measured=trace is not None))
@@ -247,7 +250,7 @@ class RunColumn(ColumnFrame):
             # The speed phase: warm-up, then blocks of steps taken in turns with the others.
             self.eta.setText("")
             self._say(words.measuring_words(trace, uses_xla=self.uses_xla, others=self.others,
-                                            stopping=self.state == "stopping"))
+                                            stopping=self.state == ChipState.STOPPING))
             return
         self.progress.setValue(round(trace.fraction * 1000))
         if isinstance(trace.terminal, FinishedEvent):
@@ -255,7 +258,7 @@ class RunColumn(ColumnFrame):
         self._say(words.training_words(trace, runs_planned=self.runs_planned,
                                        epochs_planned=self.epochs_planned,
                                        uses_xla=self.uses_xla,
-                                       stopping=self.state == "stopping"))
+                                       stopping=self.state == ChipState.STOPPING))
 
     def _update_figures(self, trace: RunTrace) -> None:
         if trace.measuring:

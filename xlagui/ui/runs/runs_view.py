@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 from xlagui.core.analysis.stats import Comparison
 from xlagui.core.protocol.arms import CHECK_VARIANT
 from xlagui.core.protocol.events import Event
-from xlagui.core.protocol.record import CANCELLED, NOT_RUN
+from xlagui.core.protocol.identity import Role, RunStatus
 from xlagui.core.results.report import ComparisonReport
 from xlagui.present.report import comparison_title
 from xlagui.present.traces import SpeedupTraces
@@ -35,7 +35,7 @@ from xlagui.ui.runs.run_column import RunColumn
 from xlagui.ui.shared.widgets import box_layout, transparent_body
 
 REDRAW_HZ = 15
-VARIANTS = ("baseline", "xla")  # always shown; a comparison's other arms follow them
+VARIANTS = (Role.BASELINE, Role.XLA)  # always shown; a comparison's other arms follow them
 VISIBLE_COLUMNS = 3  # past this many, the columns scroll horizontally
 MIN_COLUMN_WIDTH = 320
 
@@ -44,7 +44,7 @@ def variants_of(report: ComparisonReport) -> list[str]:
     """The sides a report's columns show, in order: baseline, XLA, then each other arm as its
     measuring workers and runs name it (older reports have only the first two). The A/A
     check's second baseline has no column: its one figure is a row of the summary."""
-    out = list(VARIANTS)
+    out: list[str] = list(VARIANTS)
     for entry in [*report.measure_runs, *report.runs]:
         if entry.variant not in out and entry.variant != CHECK_VARIANT:
             out.append(entry.variant)
@@ -207,7 +207,7 @@ class RunsView(QWidget):
 
     # -- the life of a comparison -----------------------------------------------------------
 
-    def begin(self, report: ComparisonReport, *, only: set[str] | None = None,
+    def begin(self, report: ComparisonReport, *, only: set[Role] | None = None,
               folder: Path | None = None, live: bool = True) -> None:
         self.report = report
         self.folder = folder
@@ -247,7 +247,8 @@ class RunsView(QWidget):
         if column is not None:
             column.apply_event(event)
 
-    def on_run_done(self, run_id: str, status: str, comparison: Comparison | None) -> None:
+    def on_run_done(self, run_id: str, status: RunStatus,
+                    comparison: Comparison | None) -> None:
         column = self.columns.get(self._variant_of.get(run_id, ""))
         if column is not None:
             column.end_run(status)
@@ -255,7 +256,8 @@ class RunsView(QWidget):
             self._redraw_all(force=True)
         if comparison is not None and (
             comparison.interleaved is not None
-            or (comparison.runs_compared.get("baseline") and comparison.runs_compared.get("xla"))
+            or (comparison.runs_compared.get(Role.BASELINE)
+                and comparison.runs_compared.get(Role.XLA))
         ):
             self.comparison.show_comparison(comparison)
 
@@ -272,8 +274,10 @@ class RunsView(QWidget):
         self._timer.stop()
         for variant, column in self.columns.items():
             ended = {r.status for r in report.runs if r.variant == variant}
-            if ended and ended <= {NOT_RUN, CANCELLED} and not column.traces:
-                column.end_unstarted(NOT_RUN if NOT_RUN in ended else CANCELLED)
+            unstarted = {RunStatus.NOT_RUN, RunStatus.CANCELLED}
+            if ended and ended <= unstarted and not column.traces:
+                column.end_unstarted(RunStatus.NOT_RUN if RunStatus.NOT_RUN in ended
+                                     else RunStatus.CANCELLED)
         self._redraw_all(force=True)
         self._update_speed_curves()
         self.comparison.show_comparison(report.comparison)

@@ -36,8 +36,9 @@ from xlagui.core.measure.transports import (
 )
 from xlagui.core.protocol.task import TaskState
 from xlagui.present.hosts import error_text, host_rows
+from xlagui.present.levels import Level
 from xlagui.ui.shared.tasks import TaskOwner
-from xlagui.ui.shared.theme import SEVERITY_COLORS
+from xlagui.ui.shared.theme import LEVEL_COLORS
 
 # Runs the preflight (`transports.check`).
 HostChecker = Callable[[Target, TaskState], HostInfo]
@@ -233,7 +234,7 @@ class MachinePanel(QGroupBox):
         elif target is None:
             text = "Type the host as you would give it to ssh."
         elif target == self._checked and self._error:
-            text, colour = html.escape(self._error), SEVERITY_COLORS["error"]
+            text, colour = html.escape(self._error), LEVEL_COLORS[Level.ERROR]
         elif (info := self.host_info()) is not None:
             rows = "<br>".join(f"{what}: {html.escape(value)}"
                                for what, value in host_rows(info)[1:])

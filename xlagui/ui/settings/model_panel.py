@@ -40,9 +40,9 @@ from xlagui.core.protocol.config import ConfigError, ModelChoice, RunConfig, che
 from xlagui.core.protocol.events import ModelEvent
 from xlagui.core.protocol.task import TaskState
 from xlagui.present import models as words
-from xlagui.present.format import size_bytes
+from xlagui.present.levels import Level
 from xlagui.ui.shared.tasks import TaskOwner
-from xlagui.ui.shared.theme import SEVERITY_COLORS
+from xlagui.ui.shared.theme import LEVEL_COLORS
 
 # Runs the checks (`check_models`); the tests give a fake that answers at once.
 ModelChecker = Callable[[list[ModelCheckSpec], TaskState], list[ModelEvent]]
@@ -128,7 +128,7 @@ class ModelPanel(QGroupBox):
         self.code_note = QLabel()
         self.code_note.setObjectName("Note")
         self.code_note.setWordWrap(True)
-        self.code_note.setStyleSheet(f"color: {SEVERITY_COLORS['warning']};")
+        self.code_note.setStyleSheet(f"color: {LEVEL_COLORS[Level.WARNING]};")
         v.addWidget(self.code_note)
         self.status = QLabel()
         self.status.setObjectName("Note")
@@ -185,10 +185,10 @@ class ModelPanel(QGroupBox):
         try:
             choice = sources.parse_model(str(path))
         except ConfigError as exc:
-            return str(exc)[0].upper() + str(exc)[1:] + "."
+            return words.refusal(exc)
         self._file_choice = choice
         index = self.picker.findData("file", FILE_ROLE)
-        text = f"{Path(choice.file).name}  (your file)"
+        text = words.file_item(choice.file)
         if index < 0:
             self.picker.insertSeparator(self.picker.count())
             self.picker.addItem(text, "file")
@@ -207,7 +207,7 @@ class ModelPanel(QGroupBox):
         try:
             sources.check(choice)
         except ConfigError as exc:
-            return str(exc)[0].upper() + str(exc)[1:] + "."
+            return words.refusal(exc)
         if not choice.file:
             blocked = self.picker.blockSignals(True)
             self.picker.setCurrentIndex(self.picker.findData(choice.name, FILE_ROLE))
@@ -236,7 +236,7 @@ class ModelPanel(QGroupBox):
         if key in self._refused:
             return self._refused[key]
         if key not in self._full:
-            return f"Checking {choice.label}: it is built once before anything runs…"
+            return words.checking_for_run(choice.label)
         return ""
 
     def memory_note(self, workers: int) -> str:
@@ -270,9 +270,9 @@ class ModelPanel(QGroupBox):
             if new_head and sources.describe(choice).takes_new_head:
                 choice = dataclasses.replace(choice, new_head=True)
         except ConfigError as exc:
-            return f"The saved model was not restored: {exc}."
+            return words.not_restored(exc)
         why = self.select(choice)
-        return f"The saved model was not restored: {why}" if why else ""
+        return words.not_restored(why) if why else ""
 
     # -- checks -------------------------------------------------------------------------------
 
@@ -331,8 +331,7 @@ class ModelPanel(QGroupBox):
 
     def _on_list_failed(self, exc: BaseException, _details: str) -> None:
         self._list_key = None
-        self.status.setText(f"The built-in models could not be built to count their "
-                            f"parameters: {exc}")
+        self.status.setText(words.counts_failed(exc))
 
     def _on_one_done(self, answer: tuple[tuple[str, int, int, int], ModelEvent]) -> None:
         key, check = answer
@@ -348,7 +347,7 @@ class ModelPanel(QGroupBox):
         self._checking = ""
         choice = self.choice()
         message = str(exc) if isinstance(exc, (ModelRefused, ConfigError)) else (
-            f"{choice.label} could not be checked: {type(exc).__name__}: {exc}")
+            words.not_checked(choice.label, exc))
         self._refused[self._full_key(choice)] = message
         self._show()
         self.changed.emit()
@@ -361,10 +360,8 @@ class ModelPanel(QGroupBox):
             name = self.picker.itemData(i, FILE_ROLE)
             if name not in sources.builtin_names():
                 continue
-            check = self._counts.get((name, size, classes))
-            params = f" — {_short_count(check.model.params)} parameters" if (
-                check is not None and check.model.params is not None) else ""
-            self.picker.setItemText(i, f"{name}{params}")
+            self.picker.setItemText(i, words.builtin_item(name, self._counts.get(
+                (name, size, classes))))
             self.picker.setItemData(i, words.BUILTIN_WORDS.get(name, ""),
                                     Qt.ItemDataRole.ToolTipRole)
         choice = self.choice()
@@ -381,19 +378,12 @@ class ModelPanel(QGroupBox):
         # A built-in's parameter count is known from the list's checks (keyed by its name).
         check = self._full.get(self._full_key(choice)) or self._counts.get(
             (choice.argument, size, classes))
-        if refused:
-            text, colour = refused, SEVERITY_COLORS["error"]
-        elif self._checking:
-            text, colour = f"Building {self._checking} once to check it…", ""
-        elif check is None:
-            text = ("" if self._checker is None else f"Building {choice.label} once to count "
-                    "its parameters…")
-            colour = ""
-        else:
-            text, colour = summary_line(check), ""
+        text, level = words.check_status(
+            refused=refused or "", checking=self._checking, check=check, label=choice.label,
+            counts=self._checker is not None)
         self.status.setText(text)
         self.status.setVisible(bool(text))
-        self.status.setStyleSheet(f"color: {colour};" if colour else "")
+        self.status.setStyleSheet(f"color: {LEVEL_COLORS[level]};" if level else "")
         self.layers_button.setVisible(check is not None and bool(check.summary))
         self.layers.setPlainText("\n".join(check.summary) if check is not None else "")
 
@@ -420,35 +410,9 @@ class ModelPanel(QGroupBox):
             why = self.choose_file(Path(path))
             if why:
                 self.status.setText(why)
-                self.status.setStyleSheet(f"color: {SEVERITY_COLORS['error']};")
+                self.status.setStyleSheet(f"color: {LEVEL_COLORS[Level.ERROR]};")
                 self.status.setVisible(True)
 
     def _on_layers_button_toggled(self, on: bool) -> None:
         self.layers.setVisible(on)
         self.layers_button.setArrowType(Qt.ArrowType.DownArrow if on else Qt.ArrowType.RightArrow)
-
-
-def summary_line(check: ModelEvent) -> str:
-    """"154 layers, 2,259,265 parameters, takes 150×150×3 images, 1 output (sigmoid)…"."""
-    params = f"{check.model.params:,}" if check.model.params is not None else "?"
-    fixed = " (fixed by the model)" if check.fixed_input_size else ""
-    activation = "sigmoid" if check.outputs == 1 else "softmax"
-    words = [f"{check.layers:,} layers, {params} parameters",
-             f"input {check.image_size}×{check.image_size}×3{fixed}",
-             f"output {check.outputs} ({activation})"]
-    if check.compile_words:
-        words.append(f"compiled with {check.compile_words}")
-    if check.memory_bytes:
-        words.append(f"about {size_bytes(check.memory_bytes)} per training step at batch "
-                     f"{check.batch_size}")
-    return "; ".join(words) + "."
-
-
-def _short_count(n: int | None) -> str:
-    if n is None:
-        return "?"
-    if n >= 1_000_000:
-        return f"{n / 1e6:.1f} M"
-    if n >= 1_000:
-        return f"{n / 1e3:.0f} k"
-    return str(n)

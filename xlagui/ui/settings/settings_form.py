@@ -33,11 +33,17 @@ from xlagui.core.protocol.config import (
     TARGET_PERCENT_RANGE,
     XlaMode,
 )
-from xlagui.present.levers import arm_description, arm_label
+from xlagui.core.protocol.identity import Role
+from xlagui.core.protocol.levers import XLA
+from xlagui.present.levels import Level
+from xlagui.present.levers import LEVER_WORDS, arm_description, arm_label, xla_choices
 from xlagui.ui.settings.device_box import DeviceBox
 from xlagui.ui.settings.machine_panel import HostChecker, MachinePanel
 from xlagui.ui.settings.model_panel import ModelChecker, ModelPanel
-from xlagui.ui.shared.theme import SEVERITY_COLORS
+from xlagui.ui.shared.theme import LEVEL_COLORS
+
+# The XLA side's mode until the user picks one (`RunConfig`'s).
+DEFAULT_MODE = XlaMode(DEFAULTS["xla"])
 
 
 class SettingsForm(QWidget):
@@ -74,7 +80,7 @@ class SettingsForm(QWidget):
         self.left_out_label = QLabel()
         self.left_out_label.setObjectName("Note")
         self.left_out_label.setWordWrap(True)
-        self.left_out_label.setStyleSheet(f"color: {SEVERITY_COLORS['warning']};")
+        self.left_out_label.setStyleSheet(f"color: {LEVEL_COLORS[Level.WARNING]};")
         self.put_back_button = QPushButton("Put them back")
         self.put_back_button.setToolTip("Train and validate on every usable file again")
         lv.addWidget(self.left_out_label)
@@ -114,8 +120,9 @@ class SettingsForm(QWidget):
         outer.addWidget(training)
 
     def _build_xla(self, outer: QVBoxLayout) -> None:
-        """The XLA switch (which side "Run one side" trains) and the mode."""
-        xla = QGroupBox("XLA")
+        """The XLA switch (which side "Run one side" trains) and the mode: a radio button per
+        mode the XLA lever offers (`present.levers.xla_choices`), in the table's order."""
+        xla = QGroupBox(LEVER_WORDS[XLA.words])
         xv = QVBoxLayout(xla)
         self.xla = QCheckBox("XLA on")
         self.xla.setChecked(True)
@@ -134,19 +141,16 @@ class SettingsForm(QWidget):
         self.advanced = QWidget()
         av = QVBoxLayout(self.advanced)
         av.setContentsMargins(18, 0, 0, 0)
-        self.mode_jit = QRadioButton("jit_compile=True (recommended)")
-        self.mode_jit.setToolTip("model.compile(jit_compile=True): XLA compiles the whole "
-                                 "training step, on CPU and GPU")
-        self.mode_autocluster = QRadioButton("Auto-clustering (the article's set_jit)")
-        self.mode_autocluster.setToolTip("tf.config.optimizer.set_jit(True): XLA compiles the "
-                                  "clusters it chooses; on CPU it needs extra flags, which xlagui "
-                                  "sets")
         self.mode_group = QButtonGroup(self)
-        self.mode_group.addButton(self.mode_jit)
-        self.mode_group.addButton(self.mode_autocluster)
-        self.mode_jit.setChecked(True)
-        av.addWidget(self.mode_jit)
-        av.addWidget(self.mode_autocluster)
+        self.mode_buttons: dict[XlaMode, QRadioButton] = {}
+        for mode, words in xla_choices():
+            button = QRadioButton(words.choice)
+            button.setObjectName(f"xla:{mode.value}")
+            button.setToolTip(words.tip)
+            self.mode_group.addButton(button)
+            av.addWidget(button)
+            self.mode_buttons[mode] = button
+        self.choose_mode(DEFAULT_MODE)
         self.advanced.setVisible(False)
         xv.addWidget(self.advanced)
         outer.addWidget(xla)
@@ -169,7 +173,7 @@ class SettingsForm(QWidget):
             note.setObjectName("Note")
             note.setWordWrap(True)
             note.setContentsMargins(22, 0, 0, 2)
-            note.setStyleSheet(f"color: {SEVERITY_COLORS['warning']};")
+            note.setStyleSheet(f"color: {LEVEL_COLORS[Level.WARNING]};")
             note.setVisible(False)
             alv.addWidget(box)
             alv.addWidget(note)
@@ -251,13 +255,24 @@ class SettingsForm(QWidget):
         return "CPU" if (self.device.currentData() or "cpu") == "cpu" else "GPU"
 
     @property
+    def one_side(self) -> Role:
+        """The side "Run one side" trains, as the XLA switch selects."""
+        return Role.XLA if self.xla.isChecked() else Role.BASELINE
+
+    @property
     def arms(self) -> tuple[str, ...]:
         """The ticked "Also measure" arms, in the order offered."""
         return tuple(n for n, box in self.arm_boxes.items() if box.isChecked())
 
     @property
     def xla_mode(self) -> XlaMode:
-        return XlaMode.AUTOCLUSTER if self.mode_autocluster.isChecked() else XlaMode.JIT
+        """The XLA side's mode: the one ticked."""
+        return next((mode for mode, button in self.mode_buttons.items() if button.isChecked()),
+                    DEFAULT_MODE)
+
+    def choose_mode(self, mode: XlaMode) -> None:
+        """Tick `mode` (the default's button for a mode the window does not offer)."""
+        self.mode_buttons.get(mode, self.mode_buttons[DEFAULT_MODE]).setChecked(True)
 
     def values(self) -> dict[str, Any]:
         return {

@@ -23,6 +23,7 @@ from xlagui.core.protocol.config import (
     XlaMode,
     check_image_size,
 )
+from xlagui.present.levels import Level
 from xlagui.present.settings_advice import (
     Note,
     SettingsDraft,
@@ -32,8 +33,8 @@ from xlagui.present.settings_advice import (
 )
 from xlagui.ui.settings.machine_panel import HostChecker
 from xlagui.ui.settings.model_panel import ModelChecker
-from xlagui.ui.settings.settings_form import SettingsForm
-from xlagui.ui.shared.theme import SEVERITY_COLORS
+from xlagui.ui.settings.settings_form import DEFAULT_MODE, SettingsForm
+from xlagui.ui.shared.theme import LEVEL_COLORS
 
 SETTINGS_GROUP = "settings"
 # The speed budget is saved under its own key, and only once the user has set it.
@@ -98,7 +99,8 @@ class SettingsPanel(SettingsForm):
         self.device.currentIndexChanged.connect(self._on_device_changed)
         self.xla.toggled.connect(self._on_xla_toggled)
         self.advanced_button.toggled.connect(self._on_advanced_toggled)
-        self.mode_jit.toggled.connect(self._on_value_changed)
+        for mode_button in self.mode_buttons.values():
+            mode_button.toggled.connect(self._on_mode_toggled)
         for arm_box in self.arm_boxes.values():
             arm_box.toggled.connect(self._on_arm_toggled)
         self.check.toggled.connect(self._on_check_toggled)
@@ -116,7 +118,7 @@ class SettingsPanel(SettingsForm):
         self.target.setValue(DEFAULTS["target_percent"])
         self.augment.setChecked(DEFAULTS["augment"])
         self.check.setChecked(False)
-        self.mode_jit.setChecked(True)
+        self.choose_mode(DEFAULT_MODE)
         self.model_panel.select(ModelChoice())
         self._chosen_arms = None
         self._show_arms()
@@ -174,7 +176,7 @@ class SettingsPanel(SettingsForm):
 
     def config(self) -> RunConfig | None:
         """The settings as a `RunConfig`, or None while any of them is in error."""
-        if any(n.severity == "error" for n in self.notes.values()):
+        if any(n.severity == Level.ERROR for n in self.notes.values()):
             return None
         try:
             return RunConfig(**self.values())
@@ -182,7 +184,7 @@ class SettingsPanel(SettingsForm):
             return None
 
     def errors(self) -> list[str]:
-        return [n.text for n in self.notes.values() if n.severity == "error"]
+        return [n.text for n in self.notes.values() if n.severity == Level.ERROR]
 
     @property
     def default_budget(self) -> int:
@@ -217,7 +219,7 @@ class SettingsPanel(SettingsForm):
             label.setVisible(note is not None)
             if note is not None:
                 label.setText(note.text)
-                label.setStyleSheet(f"color: {SEVERITY_COLORS[note.severity]};")
+                label.setStyleSheet(f"color: {LEVEL_COLORS[note.severity]};")
 
     def apply(self, config: RunConfig) -> list[str]:
         """Set every field to `config`'s (a reopened comparison's, "Use these settings"); what
@@ -230,8 +232,7 @@ class SettingsPanel(SettingsForm):
         self.augment.setChecked(config.augment)
         self.target.setValue(config.target_percent)
         self.check.setChecked(config.check)
-        autocluster = config.xla is XlaMode.AUTOCLUSTER
-        (self.mode_autocluster if autocluster else self.mode_jit).setChecked(True)
+        self.choose_mode(config.xla)
         self._chosen_arms = tuple(a for a in config.arms if a in self.arm_boxes)
         dropped = [a for a in config.arms if a not in self.arm_boxes]
         if dropped:
@@ -295,8 +296,9 @@ class SettingsPanel(SettingsForm):
             self.augment.setChecked(_bool(settings.value("augment"), DEFAULTS["augment"]))
             self.check.setChecked(_bool(settings.value("check"), False))
             self.xla.setChecked(_bool(settings.value("xla_on"), True))
-            if settings.value("xla") == XlaMode.AUTOCLUSTER.value:
-                self.mode_autocluster.setChecked(True)
+            saved_mode = settings.value("xla")
+            if saved_mode in self.mode_buttons:  # a mode no longer offered is left at its default
+                self.choose_mode(XlaMode(saved_mode))
             self.advanced_button.setChecked(_bool(settings.value("advanced_open"), False))
             device = settings.value("device")
             if isinstance(device, str):
@@ -389,6 +391,11 @@ class SettingsPanel(SettingsForm):
         self._preferred_device = self.device.currentData() or "cpu"
         self._show_arms()
         self._on_value_changed()
+
+    def _on_mode_toggled(self, on: bool) -> None:
+        # The button ticked says it, not the one it replaced: one check per change.
+        if on:
+            self._on_value_changed()
 
     def _on_arm_toggled(self, _on: bool) -> None:
         self._chosen_arms = self.arms

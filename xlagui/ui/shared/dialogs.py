@@ -24,13 +24,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from xlagui.ui.shared.theme import SEVERITY_COLORS
+from xlagui.present.levels import Level
+from xlagui.ui.shared.theme import LEVEL_COLORS
 
+# The message bar at each level: (text, background, border).
 MESSAGE_COLORS = {
-    "error": ("#b3261e", "#fbe9e7", "#f3b8b2"),
-    "warning": ("#7a5300", "#fff4dc", "#f0d28e"),
-    "info": ("#1a4f8b", "#e8f0fb", "#b9cdea"),
-    "ok": ("#1e5e2f", "#e6f4ea", "#a8d5b4"),
+    Level.ERROR: ("#b3261e", "#fbe9e7", "#f3b8b2"),
+    Level.WARNING: ("#7a5300", "#fff4dc", "#f0d28e"),
+    Level.INFO: ("#1a4f8b", "#e8f0fb", "#b9cdea"),
+    Level.OK: ("#1e5e2f", "#e6f4ea", "#a8d5b4"),
 }
 
 
@@ -110,7 +112,7 @@ class MessageBar(QFrame):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("MessageBar")
-        self.level = "info"
+        self.level = Level.INFO
         layout = QHBoxLayout(self)
         layout.setContentsMargins(12, 6, 6, 6)
         self.label = QLabel()
@@ -131,8 +133,9 @@ class MessageBar(QFrame):
         self.hide()
 
     def show_message(self, level: str, html: str, timeout_ms: int = 0) -> None:
-        fg, bg, border = MESSAGE_COLORS.get(level, MESSAGE_COLORS["info"])
-        self.level = level
+        """Show `html` at `level` (a `Level`; a queued signal brings its plain string)."""
+        self.level = Level(level)
+        fg, bg, border = MESSAGE_COLORS[self.level]
         self.setStyleSheet(
             f"QFrame#MessageBar {{ background: {bg}; border: 1px solid {border}; "
             f"border-radius: 6px; }} QFrame#MessageBar QLabel {{ color: {fg}; }}"
@@ -181,7 +184,7 @@ class DropOverlay(QWidget):
         return False
 
     def paintEvent(self, event: QPaintEvent) -> None:
-        colour = QColor("#2f6fd6" if self.accepted else SEVERITY_COLORS["error"])
+        colour = QColor("#2f6fd6" if self.accepted else LEVEL_COLORS[Level.ERROR])
         p = QPainter(self)
         p.setRenderHint(QPainter.RenderHint.Antialiasing)
         fill = QColor(colour)
@@ -211,7 +214,7 @@ def show_about(parent: QWidget) -> None:
         "on your images and compares them.</p>")
 
 
-def open_log_folder(folder: Path | None) -> tuple[str, str, int] | None:
+def open_log_folder(folder: Path | None) -> tuple[Level, str, int] | None:
     """Show the log folder (`core.paths.log_dir` when None; made if missing) in the file
     manager; what the message bar should say instead when that fails, else None."""
     from xlagui.core.files import paths
@@ -220,7 +223,7 @@ def open_log_folder(folder: Path | None) -> tuple[str, str, int] | None:
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        return "error", html.escape(f"The log folder {folder} cannot be made: {exc}"), 8000
+        return Level.ERROR, html.escape(f"The log folder {folder} cannot be made: {exc}"), 8000
     if not QDesktopServices.openUrl(QUrl.fromLocalFile(str(folder))):
-        return "info", f"The log files are in {html.escape(str(folder))}", 10000
+        return Level.INFO, f"The log files are in {html.escape(str(folder))}", 10000
     return None

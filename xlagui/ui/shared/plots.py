@@ -16,6 +16,7 @@ from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import QGraphicsItem
 
 from xlagui.core.analysis.pairs import InterleavedSummary, running_estimates
+from xlagui.core.protocol.identity import Role, StopReason
 from xlagui.present.limits import Roofline
 from xlagui.present.traces import RunTrace, SpeedupCurve
 from xlagui.ui.shared.theme import EXTRA_COLORS, VARIANT_COLORS, VARIANT_TITLES
@@ -252,7 +253,7 @@ class SpeedupPlot:
         )
         item.addItem(self.one)
         self.arms: dict[str, _ArmCurves] = {}
-        xla = self._curves("xla")
+        xla = self._curves(Role.XLA)
         self.estimate, self.upper, self.lower, self.band = (
             xla.estimate, xla.upper, xla.lower, xla.band)
         self.stop = pg.InfiniteLine(angle=90, pen=pg.mkPen("#222222", width=1.5))
@@ -287,7 +288,7 @@ class SpeedupPlot:
         what the live one did)."""
         if not curves:
             ratios = list(summary.pair_ratios) if summary is not None else []
-            curves = {"xla": SpeedupCurve.of(running_estimates(ratios))} if ratios else {}
+            curves = {Role.XLA: SpeedupCurve.of(running_estimates(ratios))} if ratios else {}
         for variant, arm in self.arms.items():
             arm.show(curves.get(variant))
         for variant, curve in curves.items():
@@ -314,7 +315,7 @@ class SpeedupPlot:
         item.setXRange(0.5, rounds + 0.5, padding=0)
         item.setYRange(low - pad, high + pad, padding=0)
         stopped = summary.stopped_by if summary is not None else ""
-        lead = curves.get("xla") or next(iter(curves.values()))
+        lead = curves.get(Role.XLA) or next(iter(curves.values()))
         # The legend on the left, in the corner the lead curve leaves free: the stop marker's
         # words are on the right where it ends, and a legend there hid them (a short plot has
         # no room for both one above the other).
@@ -341,11 +342,11 @@ class SpeedupPlot:
 TITLE_XLA = "Speed-up as pairs arrive"
 TITLE_ARMS = "Speed-up as rounds arrive"
 
-STOP_WORDS = {
-    "target": "precision reached",
-    "budget": "budget spent",
-    "stopped": "stopped",
-    "error": "a worker failed",
+STOP_WORDS: dict[str, str] = {
+    StopReason.TARGET: "precision reached",
+    StopReason.BUDGET: "budget spent",
+    StopReason.STOPPED: "stopped",
+    StopReason.ERROR: "a worker failed",
 }
 
 

@@ -2,46 +2,56 @@
 
 from __future__ import annotations
 
-from xlagui.core.protocol.config import XlaMode
+from xlagui.core.protocol.identity import Role
+from xlagui.present.levels import Level
+from xlagui.present.run_status import ChipState
 
-# An XLA mode measured as an arm of its own (`--arms autocluster`): one colour per mode, every
-# mode but the baseline's (tests/ui/shared/test_theme.py checks none is missing).
-MODE_COLORS = {
-    XlaMode.AUTOCLUSTER: "#c0392b",
-    XlaMode.JIT: "#b8860b",
-    XlaMode.AUTO: "#795548",
-}
-VARIANT_COLORS = {
-    "baseline": "#3b6ea8",
-    "xla": "#e07b22",
-    "val": "#4d5560",
-    # The other arms (`xlagui.core.protocol.arms.OFFERED`), each its own.
+# Each lever value measured as an arm of its own (`--arms autocluster`, `bf16`), keyed by the
+# value's colour key (`LeverValue.colour` in `xlagui.core.protocol.levers`): one colour per
+# value, every value but the baseline's (tests/ui/shared/test_theme.py checks none is missing).
+VALUE_COLORS = {
+    "autocluster": "#c0392b",
+    "jit": "#b8860b",
+    "auto": "#795548",
     "bf16": "#2e9e5b",
     "fp16": "#8e44ad",
+}
+VARIANT_COLORS: dict[str, str] = {
+    Role.BASELINE: "#3b6ea8",
+    Role.XLA: "#e07b22",
+    "val": "#4d5560",
+    # The other arms (`xlagui.core.protocol.arms.OFFERED`), each its own: a value of one lever
+    # by its colour key, and the arms that join two.
     "jit+bf16": "#16a3b8",
     "jit+fp16": "#d35f9a",
-    **{mode.value: colour for mode, colour in MODE_COLORS.items()},
+    **VALUE_COLORS,
 }
 # Arms without a colour of their own take one of these, always the same for the same name.
 EXTRA_COLORS = ("#6d8c1f", "#7b5e3b", "#3f51b5", "#00897b", "#ad1457", "#5d4037")
-VARIANT_TITLES = {"baseline": "Baseline", "xla": "XLA"}
+VARIANT_TITLES: dict[str, str] = {Role.BASELINE: "Baseline", Role.XLA: "XLA"}
 
 # Status chips: (text colour, background)
 STATUS_COLORS = {
-    "idle": ("#5f6368", "#eceff1"),
-    "queued": ("#5f6368", "#eceff1"),
-    "not run": ("#5f6368", "#eceff1"),
-    "starting": ("#1a5fb4", "#e3edfb"),
-    "compiling": ("#6a3fb0", "#efe7fb"),
-    "running": ("#1a5fb4", "#e3edfb"),
-    "stopping": ("#8a5a00", "#fdf0d5"),
-    "finished": ("#1e7b34", "#e3f4e6"),
-    "cancelled": ("#8a5a00", "#fdf0d5"),
-    "interrupted": ("#8a5a00", "#fdf0d5"),
-    "error": ("#b3261e", "#fbe4e2"),
+    ChipState.IDLE: ("#5f6368", "#eceff1"),
+    ChipState.QUEUED: ("#5f6368", "#eceff1"),
+    ChipState.NOT_RUN: ("#5f6368", "#eceff1"),
+    ChipState.STARTING: ("#1a5fb4", "#e3edfb"),
+    ChipState.COMPILING: ("#6a3fb0", "#efe7fb"),
+    ChipState.RUNNING: ("#1a5fb4", "#e3edfb"),
+    ChipState.STOPPING: ("#8a5a00", "#fdf0d5"),
+    ChipState.FINISHED: ("#1e7b34", "#e3f4e6"),
+    ChipState.CANCELLED: ("#8a5a00", "#fdf0d5"),
+    ChipState.INTERRUPTED: ("#8a5a00", "#fdf0d5"),
+    ChipState.ERROR: ("#b3261e", "#fbe4e2"),
 }
 
-SEVERITY_COLORS = {"error": "#b3261e", "warning": "#9a6700", "info": "#5f6368", "ok": "#1e7b34"}
+# The colour of a line's text at each level (a note, a problem, a scan's state).
+LEVEL_COLORS = {
+    Level.ERROR: "#b3261e",
+    Level.WARNING: "#9a6700",
+    Level.INFO: "#5f6368",
+    Level.OK: "#1e7b34",
+}
 
 APP_STYLE = """
 QLabel#Heading { font-size: 15pt; font-weight: 600; }
@@ -57,6 +67,6 @@ QPushButton#Primary { font-weight: 600; padding: 6px 14px; }
 """
 
 
-def chip_style(state: str) -> str:
-    fg, bg = STATUS_COLORS.get(state, STATUS_COLORS["idle"])
+def chip_style(state: ChipState) -> str:
+    fg, bg = STATUS_COLORS[state]
     return f"color: {fg}; background: {bg};"

@@ -34,6 +34,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from xlagui.core.protocol.identity import Role
+from xlagui.present.levels import Level
 from xlagui.present.report import comparison_title
 from xlagui.ui.dataset.dataset_controller import DatasetController
 from xlagui.ui.dataset.dataset_panel import DatasetPanel
@@ -318,7 +320,7 @@ class MainWindow(QMainWindow):
         self.speed_only.setChecked(str(s.value("run/speed_only", "false")).lower() == "true")
         if self.settings_panel.restore_problems:
             self.message_bar.show_message(
-                "warning", html.escape(" ".join(self.settings_panel.restore_problems))
+                Level.WARNING, html.escape(" ".join(self.settings_panel.restore_problems))
             )
 
     # -- dataset ----------------------------------------------------------------------------
@@ -372,19 +374,19 @@ class MainWindow(QMainWindow):
         problems = self.settings_panel.apply(report.config)
         self.speed_only.setChecked(report.config.quick)
         if problems:
-            self.message_bar.show_message("warning", html.escape(" ".join(problems)))
+            self.message_bar.show_message(Level.WARNING, html.escape(" ".join(problems)))
         else:
             self.statusBar().showMessage(f"Settings of “{comparison_title(report)}” set", 5000)
 
     def _on_drops_model_file_dropped(self, path: Path) -> None:
         why = self.settings_panel.model_panel.choose_file(path)
         if why:
-            self.message_bar.show_message("error", html.escape(why))
+            self.message_bar.show_message(Level.ERROR, html.escape(why))
         else:
             self.statusBar().showMessage(f"Model: {path.name}", 5000)
 
     def _on_drops_refused(self, why: str) -> None:
-        self.message_bar.show_message("error", html.escape(why))
+        self.message_bar.show_message(Level.ERROR, html.escape(why))
 
     # -- running, history and export ---------------------------------------------------------
 
@@ -393,10 +395,9 @@ class MainWindow(QMainWindow):
         return self.comparisons.cannot_run_reason()
 
     def start_one_side(self) -> bool:
-        side = "xla" if self.settings_panel.xla.isChecked() else "baseline"
-        return self.start_comparison(only={side})
+        return self.start_comparison(only={self.settings_panel.one_side})
 
-    def start_comparison(self, *, only: set[str] | None = None) -> bool:
+    def start_comparison(self, *, only: set[Role] | None = None) -> bool:
         """Start a comparison (or one side of it); False, with the reason shown, if it can't.
 
         `only` is keyword-only so that no signal's argument can ever land in it."""
