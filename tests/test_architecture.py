@@ -291,12 +291,12 @@ def index() -> CodeIndex:
 
 
 def test_the_rules_resolve_each_kind_of_name(index: CodeIndex) -> None:
-    good = ("`core/measure/interleave.py: measure_interleaved` `compare.run_measurement` "
+    good = ("`core/measure/interleave.py: measure_interleaved` `phases.run_measurement` "
             "`xlagui.core.compare` `python -m xlagui.core.worker.child --probe` "
             "`WorkerProcess.run_to_end` `report.recompute` `machine/peak.py` `scan/` "
             "`worker_env` `history.HistoryItem.saved_verdict` `tf.summary` "
             "`WorkerCommand(\"cancel\")` `runs/<random>` `comparison.json` `batch` "
-            "`ui/comparison_controller.py: ComparisonController.start`")
+            "`ui/runs/comparison_controller.py: ComparisonController.start`")
     assert problems(index, good) == []
     bad = ("`models/check.py` `compare.no_such_phase` `core/measure/interleave.py: nothing` "
            "`NoSuchClass.method` `WorkerProcess.no_such_method` `no_such_function` "
