@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -486,6 +487,33 @@ def test_decompression_bomb_is_refused_without_decoding(
     assert "cats/bomb.png" not in rels(scan)
     assert len(scan.files) == 10  # every other file was scanned without decoding, too
     assert Image.MAX_IMAGE_PIXELS == limit_before
+
+
+def test_other_threads_keep_pillows_limit_while_a_scan_reads_headers(tmp_path: Path) -> None:
+    """The scan reads a bomb's header without Pillow's check, but only for itself: a thumbnail
+    decoded in another thread during the scan (the window's pool) is still refused by Pillow.
+    Switching the process-wide `Image.MAX_IMAGE_PIXELS` off for the scan let it through."""
+    two_classes(tmp_path)
+    make_png_header(tmp_path / "cats" / "bomb.png", 20000, 20000)
+    other = make_png_header(tmp_path.parent / f"{tmp_path.name}-elsewhere.png", 20000, 20000)
+    seen: list[str] = []
+
+    def decode_elsewhere() -> str:
+        try:
+            with Image.open(other) as im:
+                return f"opened {im.size}"
+        except Image.DecompressionBombError:
+            return "refused"
+
+    def on_progress(fraction: float) -> None:
+        if 0 < fraction < 0.9:  # while the headers are read
+            with ThreadPoolExecutor(max_workers=1) as pool:
+                seen.append(pool.submit(decode_elsewhere).result())
+
+    scan = scan_dataset(tmp_path, state=TaskState(on_progress=on_progress))
+
+    assert "20000x20000" in only(scan, "too_large").message
+    assert seen and set(seen) == {"refused"}
 
 
 def test_pixel_limit_is_configurable(tmp_path: Path) -> None:

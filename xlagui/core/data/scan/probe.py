@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import os
 import stat
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
+import struct
+import warnings
 from typing import BinaryIO
 
 from PIL import Image, UnidentifiedImageError
@@ -51,15 +50,14 @@ def probe_all(
     files: list[ImageFile] = []
     tails: dict[str, bytes] = {}
     total = max(1, len(candidates))
-    with _pillow_bomb_check_off():
-        for i, cand in enumerate(candidates):
-            ctx.check_stop()
-            probed = probe(ctx, cand)
-            if probed is not None:
-                image, tail = probed
-                files.append(image)
-                tails[image.path] = tail
-            ctx.progress(0.9 * (i + 1) / total)
+    for i, cand in enumerate(candidates):
+        ctx.check_stop()
+        probed = probe(ctx, cand)
+        if probed is not None:
+            image, tail = probed
+            files.append(image)
+            tails[image.path] = tail
+        ctx.progress(0.9 * (i + 1) / total)
     return files, tails
 
 
@@ -155,8 +153,8 @@ def _pillow_header(
     header, or None after reporting why the file is unusable."""
     path, rel = cand.path, cand.rel
     try:
-        im = Image.open(fh)
-    except Image.DecompressionBombError as exc:
+        im = open_header(fh)
+    except Image.DecompressionBombError as exc:  # a plugin's own check (DCX, ICNS, …)
         ctx.problem("too_large", f"{rel} is refused: {exc}", [path])
         return None
     except Exception as exc:  # any failure to read a header means "unusable"
@@ -182,8 +180,11 @@ def _pillow_header(
         )
         frames = 1
         try:
-            # MPO is a JPEG with extra pictures (depth maps, previews), not an animation.
-            if fmt != "MPO" and getattr(im, "is_animated", False):
+            # MPO is a JPEG with extra pictures (depth maps, previews), not an animation. An
+            # image over the limit is refused whatever its frames: they are not read (Pillow
+            # checks each frame's size against its own limit as it seeks).
+            if (fmt != "MPO" and width * height <= ctx.pixel_limit
+                    and getattr(im, "is_animated", False)):
                 frames = int(getattr(im, "n_frames", 1))
         except Exception:  # counting frames reads past the header, which may be cut
             ctx.problem(
@@ -266,29 +267,36 @@ def _readlink(path: str) -> str:
         return "?"
 
 
-_bomb_check_lock = threading.Lock()
-_bomb_check_users = 0
-_bomb_check_saved: int | None = None
+def open_header(fh: BinaryIO) -> Image.Image:
+    """`Image.open(fh)` without its decompression-bomb check: the header is read by the plugin
+    that accepts the file, found as `Image.open` finds it, and nothing is decoded.
 
-
-@contextmanager
-def _pillow_bomb_check_off() -> Iterator[None]:
-    """Let Pillow open any header, so the scan can name the size of an oversized image itself.
-
-    Pillow would otherwise raise (or warn) in `Image.open` before we see the size. The check
-    is process-wide, so concurrent scans share one switch-off and the last one restores it.
-    Pixels are never decoded here, so nothing of the protection is lost for the scan.
+    The scan names an oversized image's size itself (against `ScanContext.pixel_limit`), so it
+    must read headers Pillow would refuse. Pillow's check reads the process-wide
+    `Image.MAX_IMAGE_PIXELS`: switching that off for the scan switched it off for every thread,
+    the window's thumbnail decoders included. This leaves it alone.
     """
-    global _bomb_check_users, _bomb_check_saved
-    with _bomb_check_lock:
-        if _bomb_check_users == 0:
-            _bomb_check_saved = Image.MAX_IMAGE_PIXELS
-            Image.MAX_IMAGE_PIXELS = None
-        _bomb_check_users += 1
-    try:
-        yield
-    finally:
-        with _bomb_check_lock:
-            _bomb_check_users -= 1
-            if _bomb_check_users == 0:
-                Image.MAX_IMAGE_PIXELS = _bomb_check_saved
+    fh.seek(0)
+    prefix = fh.read(16)
+    messages: list[str] = []
+    tried: set[str] = set()
+    for load_plugins in (Image.preinit, Image.init):
+        load_plugins()
+        for fmt in [f for f in Image.ID if f not in tried]:
+            tried.add(fmt)
+            factory, accept = Image.OPEN[fmt]
+            result = not accept or accept(prefix)
+            if isinstance(result, str):
+                messages.append(result)
+                continue
+            if not result:
+                continue
+            try:
+                fh.seek(0)
+                return factory(fh, "")
+            except (SyntaxError, IndexError, TypeError, struct.error) as exc:
+                if Image.WARN_POSSIBLE_FORMATS:
+                    messages.append(f"{fmt} opening failed. {exc}")
+    for message in messages:  # as Image.open says them
+        warnings.warn(message, stacklevel=2)
+    raise UnidentifiedImageError(f"cannot identify image file {fh!r}")
