@@ -20,7 +20,8 @@ The phase is read from the workers' own events as they are written (`runs/<id>/e
 of the comparison's folder) and from the worker processes that exist, never from a sleep:
 
 - starting: every measuring worker has begun loading TensorFlow (its log holds TensorFlow's
-  first lines, written as its library loads) and none has sent `started`;
+  first lines, written as its library loads; on an SSH host, the host's log) and none has
+  sent `started`;
 - warm-up: the first measuring worker has sent `warmup`: the next one is compiling;
 - measuring: two rounds of interleaved blocks are in;
 - inspection: after a speed-only measurement, the untimed compile with XLA's dump has sent
@@ -114,12 +115,15 @@ def host_workers(sshd: Any) -> list[psutil.Process]:
     return out
 
 
-def reached(phase: str, out: Path) -> bool:
-    """Whether the comparison writing into `out` is in `phase` now."""
+def reached(phase: str, out: Path, host_cache: Path | None = None) -> bool:
+    """Whether the comparison writing into `out` is in `phase` now. On an SSH host the
+    workers' logs are the host's, under its cache `host_cache` (copied home at the end)."""
     events = seen(out)
     measuring = {k: v for k, v in events.items() if k.startswith("m")}
     if phase == "starting":
         logs = list((out / "runs").glob("m*/worker.log"))
+        if host_cache is not None:
+            logs += list(host_cache.glob("**/runs/m*/worker.log"))
         loading = [p for p in logs if p.stat().st_size > 0]  # TensorFlow's first words
         return len(loading) >= MEASURING and not any("started" in v for v in measuring.values())
     if phase == "warm-up":
@@ -173,8 +177,9 @@ def cli_stop(phase: str, out: Path, sshd: Any = None) -> Stop:
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
         proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, env=env)
         try:
-            if not wait(lambda: reached(phase, out) or proc.poll() is not None, PHASE_TIMEOUT,
-                        lambda: time.sleep(0.05)):
+            cache = sshd.host_cache if sshd is not None else None
+            if not wait(lambda: reached(phase, out, cache) or proc.poll() is not None,
+                        PHASE_TIMEOUT, lambda: time.sleep(0.05)):
                 raise RuntimeError(f"cli, {phase}: not reached in {PHASE_TIMEOUT:.0f} s")
             if proc.poll() is not None:
                 raise RuntimeError(f"cli, {phase}: ended before the phase (see {log.name})")
