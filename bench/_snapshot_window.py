@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from _snapshot_common import Texts, share
-from PySide6.QtCore import QEventLoop, QSettings, QTimer
+from PySide6.QtCore import QEvent, QEventLoop, QSettings, QTimer
 from PySide6.QtGui import Qt as GuiQt
 from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import (
@@ -209,9 +209,17 @@ class WindowTexts:
         loop.exec()
         signal.disconnect(loop.quit)
 
+    def _settle(self) -> None:
+        """Run what the event loop would: posted events, then the deferred deletions
+        (`processEvents` alone never deletes a `deleteLater`'d widget, which would then
+        still show its words beside the new ones)."""
+        self.app.processEvents()
+        QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+        self.app.processEvents()
+
     def _tab(self, index: int) -> list[str]:
         self.window.tabs.setCurrentIndex(index)
-        self.app.processEvents()
+        self._settle()
         page = self.window.tabs.widget(index)
         return visible_texts(page) if page is not None else []
 
@@ -222,6 +230,7 @@ class WindowTexts:
 
     def reopened(self, folder: Path) -> Texts:
         """The Runs and "What XLA did" tabs of the comparison in `folder`, reopened."""
+        self._settle()
         if not self.window.open_history_item(folder):
             return {"refused": self._messages()}
         return {"runs": self._tab(TAB_RUNS), "what xla did": share(self._tab(TAB_XLA)),
@@ -277,7 +286,7 @@ class WindowTexts:
         panel.reset_defaults()
         change(panel)
         panel.validate()
-        self.app.processEvents()
+        self._settle()
         return {"sidebar": visible_texts(self.window.sidebar),
                 "cannot run": self.window.cannot_run_reason()}
 
