@@ -22,7 +22,14 @@ is recorded as `ERROR: …` in place of its text, so one break does not hide the
 
 `--corpus DIR` keeps the saved comparisons in DIR (a second run renders the files already
 there, not the helpers: the same comparisons even where the helpers changed). Deterministic:
-fixed time stamps, the UTC time zone, no clock, paths replaced by placeholders.
+fixed time stamps, the UTC time zone, no clock, paths replaced by placeholders; two runs, and a
+run on a corpus made afresh, give the same bytes.
+
+Issue 28's "before" is /work/golden-words.json, rendered from the corpus kept in
+/work/golden-corpus (615 comparisons). After a change that must keep the words:
+
+    python bench/snapshot_words.py --corpus /work/golden-corpus --out /tmp/after.json
+    diff /work/golden-words.json /tmp/after.json
 """
 
 from __future__ import annotations
