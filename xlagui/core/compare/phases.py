@@ -34,7 +34,8 @@ from xlagui.core.measure.transports import LOCAL, Transport
 from xlagui.core.measure.worker_process import WorkerProcess
 from xlagui.core.protocol.config import XlaMode
 from xlagui.core.protocol.events import Event
-from xlagui.core.protocol.record import CANCELLED, ERROR, FINISHED, QUEUED, RUNNING, RunEntry
+from xlagui.core.protocol.identity import RunStatus, WorkerMode
+from xlagui.core.protocol.record import RunEntry, ended_by
 from xlagui.core.protocol.spec import RunSpec, Sample
 from xlagui.core.protocol.task import Cancelled, TaskState
 from xlagui.core.results.report import ComparisonReport, MeasurementRecord
@@ -105,7 +106,7 @@ def run_measurement(
     measure_limits(report, transport, state)
     entries = report.measure_runs
     for e in entries:
-        e.status, e.events = RUNNING, []
+        e.status, e.events = RunStatus.RUNNING, []
     report.measurement = MeasurementRecord()
     by_id = {e.run_id: e for e in entries}
 
@@ -124,7 +125,7 @@ def run_measurement(
 
     c = report.config
     outcome = measure_interleaved(
-        [spec_for(e, report, samples, out_dir, mode="measure") for e in entries],
+        [spec_for(e, report, samples, out_dir, mode=WorkerMode.MEASURE) for e in entries],
         state,
         MeasureSettings(budget_seconds=float(c.budget_seconds), target=c.target_percent / 100),
         on_event=relay,
@@ -152,8 +153,7 @@ def _record_outcome(report: ComparisonReport, outcome: MeasureOutcome, state: Ta
         if not e.events:  # its worker never said a word: stopped before it started
             e.status = skipped_status(state)
             continue
-        last = e.events[-1].type
-        e.status = ended_status(last if last in (FINISHED, ERROR) else CANCELLED, state)
+        e.status = ended_status(ended_by(e.events[-1]), state)
     report.recompute()
 
 
@@ -220,8 +220,8 @@ def run_inspection(
         if state.is_interruption_requested():
             entry.status = skipped_status(state)
             continue
-        spec = spec_for(entry, report, samples, out_dir, mode="inspect")
-        entry.status, entry.events = RUNNING, []
+        spec = spec_for(entry, report, samples, out_dir, mode=WorkerMode.INSPECT)
+        entry.status, entry.events = RunStatus.RUNNING, []
         result = runner(spec, state, entry.events.append)
         entry.status = ended_status(result.status, state)
 
@@ -284,7 +284,7 @@ def run_comparison(
         # has none: its answer should not wait for it).
         run_inspection(report, samples, out_dir, state, transport=transport)
     for entry in report.runs:
-        if entry.status != QUEUED or (only is not None and entry.variant not in only):
+        if entry.status != RunStatus.QUEUED or (only is not None and entry.variant not in only):
             continue
         if state.is_interruption_requested():
             entry.status = skipped_status(state)
@@ -310,7 +310,7 @@ def _train(
     on_run_start: Callable[[RunEntry], None] | None,
 ) -> None:
     """One training run, its events kept in `entry` and relayed as they come."""
-    entry.status, entry.events = RUNNING, []
+    entry.status, entry.events = RunStatus.RUNNING, []
     if on_run_start is not None:
         on_run_start(entry)
 

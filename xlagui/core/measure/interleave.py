@@ -41,6 +41,7 @@ from xlagui.core.protocol.events import (
     WarmupEvent,
     WorkerCommand,
 )
+from xlagui.core.protocol.identity import Command, EventType, StopReason
 from xlagui.core.protocol.spec import RunSpec
 from xlagui.core.protocol.task import TaskState
 
@@ -96,7 +97,7 @@ class MeasureSettings:
 
 @dataclass
 class MeasureOutcome:
-    stopped_by: str  # "target", "budget", "stopped" or "error"
+    stopped_by: StopReason
     block_steps: int
     measuring_seconds: float
     error: ErrorEvent | None = None
@@ -229,7 +230,7 @@ def measure_interleaved(
     if sorted(warm_order) != list(range(len(specs))):
         raise ValueError(f"a warm-up order must name each worker once, got {warm_order}")
     if state.is_interruption_requested():  # stopped before it began: start nobody
-        return _Progress().outcome("stopped", warm_order)
+        return _Progress().outcome(StopReason.STOPPED, warm_order)
     workers = [
         start_worker(spec, relay_for(spec), command_for(spec) if command_for else None)
         for spec in specs
@@ -262,19 +263,20 @@ def _measure(
         reason, estimates = _rounds(workers, blocks, state, settings, run, clock, on_round)
         lags = catch_up_steps(blocks, estimates)
         for w, lag in zip(workers, lags, strict=True):
-            w.send(WorkerCommand("finish", steps=lag))
+            w.send(WorkerCommand(Command.FINISH, steps=lag))
         for w in workers:
-            w.wait_for("finished", state)
+            w.wait_for(EventType.FINISHED, state)
         return run.outcome(reason, warm_order)
     except Stopped:
         _stop_together(workers)
-        return run.outcome("stopped", warm_order)
+        return run.outcome(StopReason.STOPPED, warm_order)
     except WorkerGone as gone:
         _stop_together(workers)
         error = gone.event if isinstance(gone.event, ErrorEvent) else None
         if error is None and isinstance(gone.event, FinishedEvent):
             error = ErrorEvent(message="a worker finished before it was asked to")
-        return run.outcome("error" if error is not None else "stopped", warm_order, error)
+        reason = StopReason.ERROR if error is not None else StopReason.STOPPED
+        return run.outcome(reason, warm_order, error)
 
 
 def _stop_together(workers: Sequence[MeasuringWorker]) -> None:
@@ -307,7 +309,7 @@ class _Progress:
     ks: list[int] = field(default_factory=list)
     measuring: float = 0.0
 
-    def outcome(self, reason: str, order: list[int],
+    def outcome(self, reason: StopReason, order: list[int],
                 error: ErrorEvent | None = None) -> MeasureOutcome:
         return MeasureOutcome(reason, self.block_steps, self.measuring, error, self.ks, order)
 
@@ -320,7 +322,7 @@ def _rounds(
     run: _Progress,
     clock: Callable[[], float],
     on_round: Callable[[int, float], None] | None,
-) -> tuple[str, list[pairs.RatioEstimate | None]]:
+) -> tuple[StopReason, list[pairs.RatioEstimate | None]]:
     """Rounds of blocks until the stopping rule says why to stop; that reason and each arm's
     last estimate. Each round takes the arms `round_members` picks, in the Williams order of
     their number (each set of members has its own run through the design)."""
@@ -339,8 +341,8 @@ def _rounds(
         rounds_of[members] = k + 1
         for j in round_order(len(members), k):
             i = members[j]
-            workers[i].send(WorkerCommand("block", steps=run.ks[i], seq=seq))
-            event = workers[i].wait_for("block", state)
+            workers[i].send(WorkerCommand(Command.BLOCK, steps=run.ks[i], seq=seq))
+            event = workers[i].wait_for(EventType.BLOCK, state)
             assert isinstance(event, BlockEvent)
             blocks[i].append(event)
         run.measuring = clock() - t0
@@ -367,11 +369,11 @@ def _start_and_warm_up(
     for w in workers:  # set-up (importing TensorFlow, decoding images) runs in parallel
         w.start()
     for w in workers:
-        w.wait_for("started", state)
+        w.wait_for(EventType.STARTED, state)
     warm: dict[int, float] = {}
     for i in order:  # one at a time: a compile is timed with the machine to itself
-        workers[i].send(WorkerCommand("warmup", steps=warm_steps))
-        event = workers[i].wait_for("warmup", state)
+        workers[i].send(WorkerCommand(Command.WARMUP, steps=warm_steps))
+        event = workers[i].wait_for(EventType.WARMUP, state)
         assert isinstance(event, WarmupEvent)
         seconds = sorted(event.warm_step_seconds)
         warm[i] = float(seconds[len(seconds) // 2])

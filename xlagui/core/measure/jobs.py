@@ -21,6 +21,7 @@ from typing import ClassVar, Protocol
 from xlagui.core.model.check import ModelCheckSpec
 from xlagui.core.protocol.config import XlaMode
 from xlagui.core.protocol.events import TERMINAL_TYPES, Event
+from xlagui.core.protocol.identity import DumpChoice, EventType
 from xlagui.core.protocol.spec import RunSpec
 
 CHILD_MODULE = "xlagui.core.worker.child"
@@ -67,7 +68,7 @@ class ChildSettings:
 
     device: str | None = "cpu"
     xla_mode: XlaMode = XlaMode.OFF
-    dump: str = "none"
+    dump: DumpChoice = DumpChoice.NONE
     quiet: bool = True
 
 
@@ -90,7 +91,7 @@ class ChildJob:
     command: tuple[str, ...] | None = field(default=None, kw_only=True)
 
     reads_commands: ClassVar[bool] = False  # a cancel goes to its stdin, else it is terminated
-    answers: ClassVar[frozenset[str]] = frozenset({"error"})  # event types that end it
+    answers: ClassVar[frozenset[str]] = frozenset({EventType.ERROR})  # event types that end it
 
     @property
     def log_path(self) -> Path:
@@ -168,15 +169,15 @@ class CheckJob(ChildJob):
         return ChildSettings("cpu", quiet=False)
 
     def is_last(self, event: Event, before: Sequence[Event]) -> bool:
-        answered = sum(1 for e in before if e.type == "model") + (event.type == "model")
-        return event.type == "error" or answered >= len(self.specs)
+        answered = sum(1 for e in [*before, event] if e.type == EventType.MODEL)
+        return event.type == EventType.ERROR or answered >= len(self.specs)
 
 
 @dataclass(frozen=True)
 class DevicesJob(ChildJob):
     """The devices TensorFlow sees: every GPU visible."""
 
-    answers: ClassVar[frozenset[str]] = frozenset({"devices", "error"})
+    answers: ClassVar[frozenset[str]] = frozenset({EventType.DEVICES, EventType.ERROR})
 
     def describe(self) -> str:
         return "the device probe"
@@ -198,7 +199,7 @@ class PeakJob(ChildJob):
     peak: bool = field(default=True, kw_only=True)
     quick: bool = field(default=False, kw_only=True)
 
-    answers: ClassVar[frozenset[str]] = frozenset({"limits", "error"})
+    answers: ClassVar[frozenset[str]] = frozenset({EventType.LIMITS, EventType.ERROR})
 
     def describe(self) -> str:
         return "the peak probe"
@@ -223,7 +224,7 @@ class TextJob(ChildJob):
     target: Path = field(kw_only=True)
     text: str = field(default="", kw_only=True)
 
-    answers: ClassVar[frozenset[str]] = frozenset({"text-written", "error"})
+    answers: ClassVar[frozenset[str]] = frozenset({EventType.TEXT_WRITTEN, EventType.ERROR})
 
     def describe(self) -> str:
         return "the TensorBoard text"

@@ -56,6 +56,7 @@ from xlagui.core.protocol.events import (
     parse_event,
 )
 from xlagui.core.protocol.failures import Failure
+from xlagui.core.protocol.identity import Command, EventType
 from xlagui.core.protocol.spec import RunSpec
 from xlagui.core.protocol.task import TaskState
 
@@ -205,7 +206,7 @@ class ChildProcess:
             return
         self._cancel_at = time.monotonic()
         if self.job.reads_commands:
-            self.send(WorkerCommand("cancel"))
+            self.send(WorkerCommand(Command.CANCEL))
         proc = self._proc
         started = any(isinstance(e, StartedEvent) for e in self.events)
         if not started and proc is not None and proc.poll() is None:
@@ -340,7 +341,7 @@ class ChildProcess:
         event: Event
         if self._cancel_at is not None:
             event = CancelledEvent(
-                epochs_done=sum(1 for e in self.events if e.type == "epoch"),
+                epochs_done=sum(1 for e in self.events if e.type == EventType.EPOCH),
                 forced=self.forced,
                 reason="cancelled by the user; the worker did not stop by itself and was "
                 + ("killed" if self._killed else "terminated")

@@ -34,6 +34,7 @@ from xlagui.core.protocol.events import (
     write_event,
 )
 from xlagui.core.protocol.jsoncodec import decode, plain
+from xlagui.core.protocol.precision import Precision
 
 # What a TensorFlow worker holds before any model (a worker training the article's CNN at
 # 48 px peaked at 694 MB of RSS; the model's share of that was a few MB).
@@ -144,7 +145,8 @@ def _check(spec: ModelCheckSpec) -> ModelEvent:
     import numpy as np
     import tensorflow as tf
 
-    keras.mixed_precision.set_global_policy("float32")
+    # The value, not the enum: Keras reads an enum's `.name` as the dtype's name (FLOAT32).
+    keras.mixed_precision.set_global_policy(Precision.FLOAT32.value)
     tf.config.optimizer.set_jit(False)
     keras.utils.set_random_seed(spec.seed)
     choice = spec.model

@@ -108,6 +108,16 @@ class EventType(StrEnum):
     TEXT_WRITTEN = "text-written"  # the TensorBoard text writer's answer
 
 
+class Command(StrEnum):
+    """What the parent asks a worker to do next (`WorkerCommand.cmd`, one JSON line on its
+    stdin)."""
+
+    WARMUP = "warmup"  # time the first step and a few steady ones
+    BLOCK = "block"  # run a block of steps, timed
+    FINISH = "finish"  # catch up untimed, evaluate, report the summary and exit
+    CANCEL = "cancel"  # stop at the next step
+
+
 class StopReason(StrEnum):
     """How an interleaved measurement ended (`InterleavedSummary.stopped_by`; "" while it
     runs, or in a comparison that measured nothing)."""

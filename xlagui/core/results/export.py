@@ -22,6 +22,7 @@ from xlagui.core.analysis.ranking import ranked
 from xlagui.core.analysis.stats import Comparison
 from xlagui.core.files.atomic import atomic_write_text
 from xlagui.core.protocol.events import BlockEvent, EpochEvent
+from xlagui.core.protocol.precision import FLOAT32_DTYPE
 from xlagui.core.protocol.record import RunEntry
 from xlagui.core.results.report import ComparisonReport
 
@@ -185,7 +186,7 @@ def efficiency_rows(report: ComparisonReport) -> list[dict[str, str]]:
     add("arithmetic_intensity", e.intensity, "FLOP per byte, estimated")
     add("peak_flops_per_second", e.peak_flops_per_second, "float32 matmul probe")
     for dtype, rate in e.peaks.items():
-        if dtype != "float32":
+        if dtype != FLOAT32_DTYPE:
             add(f"peak_flops_per_second_{dtype}", rate, f"{dtype} matmul probe")
     add("bandwidth_bytes_per_second", e.bandwidth_bytes_per_second, "element-wise probe")
     add("ceiling_flops_per_second", e.ceiling_flops_per_second,

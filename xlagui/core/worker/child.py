@@ -49,6 +49,7 @@ from xlagui.core.protocol.events import (
     TextWrittenEvent,
     WorkerCommand,
 )
+from xlagui.core.protocol.identity import WorkerMode
 from xlagui.core.protocol.spec import RunSpec
 from xlagui.core.worker import tensorboard as tboard
 from xlagui.core.worker.errors import error_event, error_message
@@ -77,9 +78,9 @@ def run(
         if cancel.is_set():
             sink.emit(CancelledEvent(epochs_done=0))
             return
-        if spec.mode == "measure":
+        if spec.mode is WorkerMode.MEASURE:
             measure(spec, setup, sink, cancel, commands or queue.Queue())
-        elif spec.mode == "inspect":
+        elif spec.mode is WorkerMode.INSPECT:
             inspect(spec, setup, sink)
         else:
             train(spec, setup, sink, cancel, state)

@@ -21,6 +21,7 @@ from xlagui.core.protocol.events import (
     FinishedEvent,
     RunSummary,
 )
+from xlagui.core.protocol.identity import WorkerMode
 from xlagui.core.protocol.spec import RunSpec
 from xlagui.core.worker import tensorboard as tboard
 from xlagui.core.worker.errors import error_message
@@ -142,7 +143,7 @@ def inspect(spec: RunSpec, setup: Setup, sink: EventSink) -> None:
     setup.model.make_train_function()
     logs = setup.model.train_function(iter(setup.datasets.stream))
     float(logs["loss"])  # waits for the step
-    summary = RunSummary(mode="inspect", steps_done=1)
+    summary = RunSummary(mode=WorkerMode.INSPECT, steps_done=1)
     sink.emit(FinishedEvent(summary=finish_summary(spec, setup, summary)))
 
 

@@ -35,6 +35,7 @@ from xlagui.core.measure.transports import Target, Transport
 from xlagui.core.measure.worker_process import WorkerProcess
 from xlagui.core.protocol.config import RunConfig
 from xlagui.core.protocol.events import BlockEvent, ErrorEvent, Event, StartedEvent
+from xlagui.core.protocol.identity import WorkerMode
 from xlagui.core.protocol.record import RunEntry
 from xlagui.core.protocol.spec import RunSpec
 from xlagui.core.protocol.task import TaskState
@@ -187,7 +188,8 @@ def test_killing_ssh_ends_a_real_worker_on_the_host(
     report = new_report(scan, config, environment=host.environment())
     out = tmp_path / "out"
     host.prepare(scan, config, out, TaskState())
-    spec = spec_for(report.measure_runs[1], report, samples_from_scan(scan), out, mode="measure")
+    spec = spec_for(report.measure_runs[1], report, samples_from_scan(scan), out,
+                    mode=WorkerMode.MEASURE)
     try:
         with WorkerProcess(spec, transport=host) as worker:
             worker.start()
