@@ -28,10 +28,14 @@ from xlagui.core.compare.planning import (
 )
 from xlagui.core.data.exclusions import without_recorded
 from xlagui.core.measure.children import machine_limits, write_tensorboard_text
-from xlagui.core.measure.interleave import MeasureOutcome, MeasureSettings, measure_interleaved
+from xlagui.core.measure.interleave import (
+    MeasureOutcome,
+    MeasureSettings,
+    measure_interleaved,
+    start_process,
+)
 from xlagui.core.measure.runner import RunResult, run_worker, samples_from_scan
 from xlagui.core.measure.transports import LOCAL, Transport
-from xlagui.core.measure.worker_process import WorkerProcess
 from xlagui.core.protocol.config import XlaMode
 from xlagui.core.protocol.events import Event
 from xlagui.core.protocol.identity import RunStatus, WorkerMode
@@ -46,7 +50,7 @@ if TYPE_CHECKING:
 
 RunWorker = Callable[[RunSpec, TaskState, Callable[[Event], None]], RunResult]
 # The command line that starts a worker for a spec (tests: a fake worker); None: the real one.
-WorkerCommand = Callable[[RunSpec], "Sequence[str] | None"]
+CommandLineFor = Callable[[RunSpec], "Sequence[str] | None"]
 Samples = tuple[list[str], list[Sample], list[Sample]]
 
 
@@ -90,7 +94,7 @@ def run_measurement(
     *,
     on_event: Callable[[RunEntry, Event], None] | None = None,
     on_round: Callable[[ComparisonReport], None] | None = None,
-    command_for: WorkerCommand | None = None,
+    command_for: CommandLineFor | None = None,
     clock: Callable[[], float] = time.monotonic,
     transport: Transport = LOCAL,
 ) -> ComparisonReport:
@@ -132,7 +136,7 @@ def run_measurement(
         on_round=round_done,
         command_for=command_for,
         clock=clock,
-        start_worker=functools.partial(_start_worker, transport=transport),
+        start_worker=functools.partial(start_process, transport=transport),
     )
     _record_outcome(report, outcome, state)
     save_or_raise(report, out_dir)
@@ -157,18 +161,8 @@ def _record_outcome(report: ComparisonReport, outcome: MeasureOutcome, state: Ta
     report.recompute()
 
 
-def _start_worker(
-    spec: RunSpec,
-    relay: Callable[[Event], None],
-    command: Sequence[str] | None,
-    *,
-    transport: Transport,
-) -> WorkerProcess:
-    return WorkerProcess(spec, relay, command=command, transport=transport)
-
-
 def _runner(worker: RunWorker | None, transport: Transport,
-            command_for: WorkerCommand | None) -> RunWorker:
+            command_for: CommandLineFor | None) -> RunWorker:
     """`worker` (a test's), else the real runner through `transport`, each worker started with
     `command_for(spec)` (a test's fake worker) or the real command."""
     if worker is not None:
@@ -199,7 +193,7 @@ def run_inspection(
     *,
     worker: RunWorker | None = None,
     transport: Transport = LOCAL,
-    command_for: WorkerCommand | None = None,
+    command_for: CommandLineFor | None = None,
 ) -> None:
     """For each arm that uses XLA, one short compile with XLA's dump on, in a worker of its own
     outside every timed run (`report.inspect_runs`): what "What XLA did" and `xlagui inspect`
@@ -234,7 +228,7 @@ def inspect_after_measurement(
     *,
     worker: RunWorker | None = None,
     transport: Transport = LOCAL,
-    command_for: WorkerCommand | None = None,
+    command_for: CommandLineFor | None = None,
 ) -> None:
     """"What XLA did" for a comparison whose measuring workers dumped nothing: the untimed
     inspection compile (`run_inspection`) after the measurement. It costs one compile per XLA

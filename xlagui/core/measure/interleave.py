@@ -9,8 +9,8 @@ Williams design: every arm goes in every position, and after every other arm, eq
 With several arms, a round leaves out an arm whose interval is already well inside the widest
 one (`round_members`): the stopping rule waits for the widest, so its rounds are what buy time.
 While one works the others wait idle on their stdin, and a worker answers only once its own
-threads have gone quiet (`xlagui.core.worker.child.wait_until_quiet`), so they never compete for the
-CPU or the GPU.
+threads have gone quiet (`xlagui.core.worker.measure.wait_until_quiet`), so they never compete for
+the CPU or the GPU.
 After every round the per-round ratios give an estimate with an interval
 (`xlagui.core.analysis.pairs`), and the measurement stops when that interval is narrow enough or
 the time budget is spent.
@@ -32,6 +32,8 @@ from typing import Protocol
 
 from xlagui.core.analysis import pairs
 from xlagui.core.analysis.summary import pair_up
+from xlagui.core.measure.transports.base import Transport
+from xlagui.core.measure.transports.local import LOCAL
 from xlagui.core.measure.worker_process import Stopped, WorkerGone, WorkerProcess
 from xlagui.core.protocol.events import (
     BlockEvent,
@@ -77,10 +79,12 @@ class MeasuringWorker(Protocol):
 StartWorker = Callable[[RunSpec, Callable[[Event], None], "Sequence[str] | None"], MeasuringWorker]
 
 
-def _start_process(
-    spec: RunSpec, relay: Callable[[Event], None], command: Sequence[str] | None
+def start_process(
+    spec: RunSpec, relay: Callable[[Event], None], command: Sequence[str] | None, *,
+    transport: Transport = LOCAL,
 ) -> MeasuringWorker:
-    return WorkerProcess(spec, relay, command=command)
+    """A measuring worker's process, started through `transport` (the default `StartWorker`)."""
+    return WorkerProcess(spec, relay, command=command, transport=transport)
 
 
 @dataclass(frozen=True)
@@ -205,7 +209,7 @@ def measure_interleaved(
     on_round: Callable[[int, float], None] | None = None,
     command_for: Callable[[RunSpec], Sequence[str] | None] | None = None,
     clock: Callable[[], float] = time.monotonic,
-    start_worker: StartWorker = _start_process,
+    start_worker: StartWorker = start_process,
     order: Callable[[int], list[int]] | None = None,
 ) -> MeasureOutcome:
     """Measure `specs[1:]` against `specs[0]` (the baseline) in interleaved rounds.
@@ -391,8 +395,8 @@ def catch_up_steps(
     An arm faster than the baseline always catches up: its steps are cheap, and it is the one a
     recommendation may name, which needs an accuracy check on equal terms. A slower arm catches
     up only when that takes at most `max_seconds`; otherwise its accuracy is reported as not
-    compared (`xlagui.core.analysis.ranking.accuracy_parity`) rather than paid for with a minute of
-    its slow steps.
+    compared (`xlagui.core.analysis.accuracy.AccuracyKind.UNEQUAL_STEPS`) rather than paid for
+    with a minute of its slow steps.
     """
     done = [sum(b.steps for b in arm) for arm in blocks]
     out = [0]

@@ -22,7 +22,7 @@ from xlagui.core.model.check import ModelCheckSpec
 from xlagui.core.protocol.config import XlaMode
 from xlagui.core.protocol.events import TERMINAL_TYPES, Event
 from xlagui.core.protocol.identity import DumpChoice, EventType
-from xlagui.core.protocol.spec import RunSpec
+from xlagui.core.protocol.spec import SPEC_FILE, RunSpec
 
 CHILD_MODULE = "xlagui.core.worker.child"
 LOG_NAME = "worker.log"  # a child's stderr, in its folder
@@ -131,7 +131,7 @@ class WorkerJob(ChildJob):
 
     @property
     def spec_path(self) -> Path:
-        return self.spec.run_dir / "spec.json"
+        return self.spec.run_dir / SPEC_FILE
 
     def describe(self) -> str:
         return self.spec.describe()

@@ -3,12 +3,12 @@ cancel it, report its end (`ChildProcess`); a run's worker is one (`WorkerProces
 
 Named `worker_process` because it is the parent's side of `python -m xlagui.core.worker.child`
 (`core/worker/` is the child's side); `supervisor` is the GUI's QThread
-(`xlagui.ui.supervisor`), which hosts this code but does not supervise a process itself.
+(`xlagui.ui.runs.supervisor`), which only watches the comparison (`xlagui.core.compare`).
 
 Every child goes through `ChildProcess`: the training and measuring workers
-(`runner.run_worker`, `interleave.measure_interleaved`) and the short ones (`children.py`: the
-model check, the device probe, the peak probe, the TensorBoard text), so the following are
-written once:
+(`runner.run_worker`, `interleave.measure_interleaved`) and the short ones (`model_check.py`: the
+model check; `children.py`: the device probe, the peak probe, the TensorBoard text), so the
+following are written once:
 
 - starting: the child's folder (its log, `events.jsonl`, a temporary folder), and a
   `Transport` (`core/measure/transports/`) that runs its command line with the one environment
@@ -407,12 +407,14 @@ class WorkerProcess(ChildProcess):
         cancel_grace: float = CANCEL_GRACE_SECONDS,
         terminate_grace: float = TERMINATE_GRACE_SECONDS,
     ) -> None:
-        super().__init__(WorkerJob.of(spec, command), on_event, transport=transport,
+        job = WorkerJob.of(spec, command)
+        super().__init__(job, on_event, transport=transport,
                          cancel_grace=cancel_grace, terminate_grace=terminate_grace)
         self.spec = spec
+        self._spec_path = job.spec_path
 
     def __enter__(self) -> WorkerProcess:
         return self
 
     def _write_inputs(self) -> None:
-        self.spec.run_dir.joinpath("spec.json").write_text(self.spec.to_json(), encoding="utf-8")
+        self._spec_path.write_text(self.spec.to_json(), encoding="utf-8")

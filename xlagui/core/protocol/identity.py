@@ -84,7 +84,7 @@ class WorkerMode(StrEnum):
 
 class DumpChoice(StrEnum):
     """What XLA writes to a run's `xla/` folder (`RunSpec.xla_dump`; the flags of each are
-    `xlagui.core.measure.worker_process.XLA_DUMPS`)."""
+    `xlagui.core.measure.transports.environment.XLA_DUMPS`)."""
 
     TEXT = "text"  # the HLO as text, with its metadata
     NOMETA = "nometa"  # the HLO as text, without metadata (smaller)

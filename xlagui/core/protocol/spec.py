@@ -16,6 +16,7 @@ from xlagui.core.protocol.config import RunConfig, XlaMode
 from xlagui.core.protocol.identity import DumpChoice, WorkerMode, as_variant
 from xlagui.core.protocol.jsoncodec import JSONObject, JSONValue, ProtocolError, decode, plain
 
+SPEC_FILE = "spec.json"  # a run's spec in its folder: the parent writes it, the worker reads it
 SAMPLE_FIELDS = ("path", "label", "format", "mode")  # a sample's order in spec.json
 
 

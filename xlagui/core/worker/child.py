@@ -50,7 +50,7 @@ from xlagui.core.protocol.events import (
     WorkerCommand,
 )
 from xlagui.core.protocol.identity import WorkerMode
-from xlagui.core.protocol.spec import RunSpec
+from xlagui.core.protocol.spec import SPEC_FILE, RunSpec
 from xlagui.core.worker import tensorboard as tboard
 from xlagui.core.worker.errors import error_event, error_message
 from xlagui.core.worker.io import EventSink, redirect_stdout, watch_stdin
@@ -150,7 +150,7 @@ def read_spec(where: str) -> RunSpec:
         raise ProtocolError("run spec: stdin ended before the spec's line")
     spec = RunSpec.from_json(line)
     spec.run_dir.mkdir(parents=True, exist_ok=True)
-    (spec.run_dir / "spec.json").write_text(spec.to_json(), encoding="utf-8")
+    (spec.run_dir / SPEC_FILE).write_text(spec.to_json(), encoding="utf-8")
     return spec
 
 
