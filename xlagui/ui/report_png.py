@@ -35,6 +35,7 @@ from xlagui.core.results.report import ComparisonReport
 from xlagui.present import format as fmt
 from xlagui.present import limits, verdicts, xla_did
 from xlagui.present import report as report_words
+from xlagui.present.notes import comparison_notes
 from xlagui.present.problems import comparison_problems
 from xlagui.present.traces import RunTrace, trace_of
 from xlagui.ui.shared import plots
@@ -375,7 +376,7 @@ class ReportFigure(QWidget):
         if comp is not None:
             problems = comparison_problems(comp.problems)
             for title, lines, severity in (("Problems", problems, "error"),
-                                           ("Notes", comp.notes, "warning")):
+                                           ("Notes", comparison_notes(comp), "warning")):
                 if lines:
                     root.addWidget(_bullets(title, lines, SEVERITY_COLORS[severity]))
         root.addWidget(_label(f"Reproduce: {report.reproduce_command()}", "Mono"))

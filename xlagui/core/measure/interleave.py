@@ -278,6 +278,7 @@ def _measure(
         _stop_together(workers)
         error = gone.event if isinstance(gone.event, ErrorEvent) else None
         if error is None and isinstance(gone.event, FinishedEvent):
+            # Words kept as they are in the measurement's record (`MeasurementRecord.error`).
             error = ErrorEvent(message="a worker finished before it was asked to")
         reason = StopReason.ERROR if error is not None else StopReason.STOPPED
         return run.outcome(reason, warm_order, error)

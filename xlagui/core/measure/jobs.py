@@ -21,11 +21,36 @@ from typing import ClassVar, Protocol
 from xlagui.core.model.check import ModelCheckSpec
 from xlagui.core.protocol.config import XlaMode
 from xlagui.core.protocol.events import TERMINAL_TYPES, Event
-from xlagui.core.protocol.identity import DumpChoice, EventType
+from xlagui.core.protocol.identity import DumpChoice, EventType, WorkerMode
+from xlagui.core.protocol.precision import Precision
 from xlagui.core.protocol.spec import SPEC_FILE, RunSpec
 
 CHILD_MODULE = "xlagui.core.worker.child"
 LOG_NAME = "worker.log"  # a child's stderr, in its folder
+
+# What kind of worker a run's is, in the parent's messages about it.
+_WORKER_WORDS = {
+    WorkerMode.TRAIN: "training",
+    WorkerMode.MEASURE: "measuring",
+    WorkerMode.INSPECT: "inspecting",
+}
+
+
+def run_words(spec: RunSpec) -> str:
+    """The run in a few words, for the parent's messages about its worker (its death, a lost
+    connection): which arm, what kind of worker, and the sizes that decide its memory.
+
+    Worded here, where those messages are made, not in `xlagui.present`: each is the `message`
+    of the run's error event, which travels as it is (saved in comparison.json, and the one
+    line every version shows of a failed run)."""
+    arm = spec.variant if spec.xla_mode is XlaMode.OFF else (
+        f"{spec.variant}, XLA {spec.xla_mode.value}"
+    )
+    precision = "" if spec.precision is Precision.FLOAT32 else f", {spec.precision}"
+    return (
+        f"{_WORKER_WORDS[spec.mode]} worker of {arm}{precision}, batch size "
+        f"{spec.config.batch_size}, image size {spec.config.image_size}"
+    )
 
 
 class Place(Protocol):
@@ -98,7 +123,7 @@ class ChildJob:
         return self.folder / LOG_NAME
 
     def describe(self) -> str:
-        """The child in words, for a message about it."""
+        """The child in words, for the parent's messages about it (see `run_words`)."""
         return "a helper process"
 
     def request(self, place: Place) -> Request:
@@ -134,7 +159,7 @@ class WorkerJob(ChildJob):
         return self.spec.run_dir / SPEC_FILE
 
     def describe(self) -> str:
-        return self.spec.describe()
+        return run_words(self.spec)
 
     def request(self, place: Place) -> Request:
         if place.local:

@@ -256,6 +256,8 @@ class ChildProcess:
                 self.cancel()
                 raise Stopped()
             if self._ended:
+                # Only a stream refused before its last word leaves no terminal event: the
+                # words are the measurement record's `error` (saved, never shown).
                 raise WorkerGone(self.terminal or ErrorEvent(message="the worker ended"))
             event = self.poll()
             if event is None:
@@ -366,6 +368,8 @@ class ChildProcess:
         and figures from a stream that lost lines could not be trusted. A stream that does not
         decode comes from another release or a bug: the user is told so, by name."""
         mismatch = isinstance(exc, ProtocolMismatch)
+        # The message travels with the run's error event as it is (comparison.json, every
+        # version's "failed: …"), so it is worded here; its advice is the kind's.
         error = ErrorEvent(
             error_type=type(exc).__name__,
             message=str(exc) if mismatch else f"the worker sent a line that is not an event: {exc}",

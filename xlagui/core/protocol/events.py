@@ -30,6 +30,7 @@ from xlagui.core.protocol.identity import Command, EventType, WorkerMode, as_var
 from xlagui.core.protocol.jsoncodec import JSONObject, decode, plain_object
 from xlagui.core.protocol.jsoncodec import ProtocolError as ProtocolError  # the protocol's error
 from xlagui.core.protocol.modes import XlaMode
+from xlagui.core.protocol.omissions import Omission
 from xlagui.core.protocol.precision import Precision
 from xlagui.core.protocol.probes import DeviceInfo, LayerCeiling
 from xlagui.core.xla.evidence import XlaEvidence
@@ -89,8 +90,11 @@ class RunSummary:
     xla_in_effect: bool = False  # read back
     xla_evidence: XlaEvidence | None = None
     xla_did: XlaReport | None = None  # XLA runs: what XLA did, from the dump
-    # What an optional export could not do, in words ("TensorBoard files not written: …"): the
-    # run itself finished, and the comparison repeats these as notes.
+    # What an optional export or figure could not do (`omissions`: its kind and the error's
+    # words): the run itself finished, and the comparison repeats these as notes. `notes` is
+    # what streams written before omissions say instead, in words ("TensorBoard files not
+    # written: …"), shown as they are.
+    omissions: tuple[Omission, ...] = ()
     notes: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
@@ -253,6 +257,9 @@ class ModelEvent(Event):
     outputs: int = 0  # the output layer's width
     layers: int = 0  # counted through nested models
     summary: list[str] = field(default_factory=list)  # "name (Class) output-shape params" lines
+    # The model's layers left out of `summary` (`xlagui.present.models.layer_lines` says so); a
+    # check from before counted them in a last line of `summary` instead.
+    more_layers: int = 0
     compile_words: str = ""  # what it is compiled with: "Adam + binary_crossentropy"
     # One training step's FLOPs at the batch size, and the forward pass's per image, counted
     # from the HLO of the compiled step (`xlagui.core.model.flops.hlo_flops`); None where no count

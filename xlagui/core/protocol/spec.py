@@ -113,23 +113,6 @@ class RunSpec:
             raise ProtocolError(f"run spec: not JSON ({exc})") from None
         return cls.from_dict(data)
 
-    def describe(self) -> str:
-        """The run in a few words, for a message about its worker: which arm, what kind of
-        worker, and the sizes that decide its memory."""
-        kind = {
-            WorkerMode.TRAIN: "training",
-            WorkerMode.MEASURE: "measuring",
-            WorkerMode.INSPECT: "inspecting",
-        }[self.mode]
-        arm = self.variant if self.xla_mode is XlaMode.OFF else (
-            f"{self.variant}, XLA {self.xla_mode.value}"
-        )
-        precision = "" if self.precision is Precision.FLOAT32 else f", {self.precision}"
-        return (
-            f"{kind} worker of {arm}{precision}, batch size {self.config.batch_size}, "
-            f"image size {self.config.image_size}"
-        )
-
 
 def _sample_object(item: JSONValue, where: str) -> JSONValue:
     if not isinstance(item, list) or not 2 <= len(item) <= len(SAMPLE_FIELDS):

@@ -229,7 +229,9 @@ class SshTransport:
 
         ssh's own failure is 255 (the host's shell reports a child's death by signal N as
         128 + N, see `command`), and a local ssh killed by a signal was not stopped by us (a
-        stop cancels first and is reported as cancelled): both mean the connection went."""
+        stop cancels first and is reported as cancelled): both mean the connection went. The
+        message names the host here: it travels with the run's error event as it is
+        (`ended.py`)."""
         host = self.machine
         if returncode < 0 or returncode == 255:
             return ErrorEvent(
