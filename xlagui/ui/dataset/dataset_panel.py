@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 )
 
 from xlagui.core.data import exclusions as excl
+from xlagui.present.exclusions import left_out
 from xlagui.present.problem_kinds import problem_heading
 from xlagui.present.scan import layout_description, summary_text
 from xlagui.ui.dataset.image_preview import ImagePreview
@@ -309,7 +310,7 @@ class DatasetPanel(QWidget):
             return
         left = len(exclusions.files(scan))
         extra = (f" · <span style='color:{SEVERITY_COLORS['warning']}'>"
-                 f"{excl.describe(left)}</span>" if left else "")
+                 f"{left_out(left)}</span>" if left else "")
         self.status_label.setText(self._status + extra)
         tree = self.problem_tree
         for i in range(tree.topLevelItemCount()):
