@@ -27,10 +27,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from xlagui.core.measure.remote.preflight import DeviceInfo, HostInfo
+
 from tests.helpers.limits import known_limits, limits_report
 from tests.helpers.reports import comparison_report, measure_entry
 from tests.helpers.streams import RECORDED, recorded_events, run_events
-from xlagui.core.measure.remote.preflight import DeviceInfo, HostInfo
 from xlagui.core.protocol.config import ModelChoice
 from xlagui.core.protocol.events import (
     BlockEvent,

@@ -226,9 +226,10 @@ class _FakeSsh:
 
 def host_errors(work: Path) -> Texts:
     """The hosts' errors: ssh's failures, each preflight refusal, a lost connection."""
-    from xlagui import __version__
     from xlagui.core.measure.remote.preflight import preflight
     from xlagui.core.measure.remote.ssh import RemoteError, connection_error
+
+    from xlagui import __version__
     from xlagui.present.hosts import error_text
 
     out: dict[str, Texts] = {}
@@ -257,7 +258,6 @@ def host_errors(work: Path) -> Texts:
 
 def _lost(work: Path) -> Texts:
     from _snapshot_corpus import HOST
-
     from xlagui.core.measure.remote.dataset import HostDataset
     from xlagui.core.measure.remote.host import RemoteHost, SshTransport
 
@@ -325,8 +325,8 @@ def models_words() -> Texts:
 
 def hosts_words() -> Texts:
     from _snapshot_corpus import HOST
-
     from xlagui.core.measure.remote.dataset import HostDataset
+
     from xlagui.present.hosts import dataset_line, device_words, host_line, host_rows
 
     return {

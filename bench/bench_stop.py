@@ -203,7 +203,6 @@ class Window:
     def __init__(self, work: Path) -> None:
         from bench_cancel import _Gui
         from PySide6.QtCore import QSettings
-
         from xlagui.ui.main_window import MainWindow
 
         self.gui = _Gui(work)  # the app, "Stop and close" answered, waiting on signals

@@ -11,8 +11,6 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "xlagui"
 MAX_MODULE_LINES = 500
@@ -88,7 +86,5 @@ def test_no_module_is_over_500_lines() -> None:
     assert long_modules() == []
 
 
-@pytest.mark.xfail(strict=True, reason="issue 28: analysis/ranking.py arm_results and "
-                   "xla/hlo.py analyse_module are over 60 lines until wave 2 splits them")
 def test_no_function_is_over_60_lines() -> None:
     assert long_functions() == []

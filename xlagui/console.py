@@ -19,7 +19,6 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from xlagui.core.analysis.pairs import block_words
 from xlagui.core.protocol.events import (
     BatchEvent,
     CancelledEvent,
@@ -35,7 +34,9 @@ from xlagui.core.protocol.record import RunEntry
 from xlagui.core.results.report import ComparisonReport
 from xlagui.present.errors import error_hint
 from xlagui.present.format import ARM_COLUMNS, arm_table, comparison_rows
+from xlagui.present.intervals import block_words
 from xlagui.present.limits import efficiency_rows, limit_verdict
+from xlagui.present.notes import comparison_notes
 from xlagui.present.report import RUN_COLUMNS, run_name, run_rows
 from xlagui.present.verdicts import recommendation_sentence, verdict_sentence
 
@@ -267,7 +268,7 @@ def print_summary(console: Console, report: ComparisonReport) -> None:
     recommendation = recommendation_sentence(c.recommendation)
     if recommendation:
         console.print(f"[bold]{escape(recommendation)}[/bold]")
-    for note in c.notes:
+    for note in comparison_notes(c):
         console.print(f"[yellow]Note: {escape(note)}[/yellow]")
     print_limits(console, c)
 

@@ -74,7 +74,7 @@ CASES = [
     (MachineError(F.PREFLIGHT_STOPPED, host="gpu", status=1, said="Killed"),
      "the preflight on gpu stopped before describing the host (exit status 1): Killed", ""),
     (MachineError(F.TENSORFLOW_MISSING, host="gpu", python="python3",
-                  said="TensorFlow cannot be imported: no module"),
+                  said="no module"),
      "gpu: TensorFlow cannot be imported: no module",
      "Install TensorFlow for that Python: `python3 -m pip install tensorflow`."),
     (MachineError(F.PREFLIGHT_GARBLED, host="gpu", said="field 'cpu' should be str"),

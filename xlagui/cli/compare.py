@@ -190,7 +190,8 @@ def _dataset_root(args: argparse.Namespace, demo: bool, console: Console) -> str
 def _exclusions(text: str, scan: DatasetScan, console: Console) -> Exclusions:
     """The `--exclude-problems` list for `scan`, said on the console; ConfigError if the
     kinds are unknown or would leave nothing to train on."""
-    from xlagui.core.data.exclusions import Exclusions, describe, empty_after, parse_kinds
+    from xlagui.core.data.exclusions import Exclusions, empty_after, parse_kinds
+    from xlagui.present.exclusions import left_out as describe
 
     try:
         kinds = parse_kinds(text)

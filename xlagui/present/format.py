@@ -8,14 +8,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from xlagui.core.analysis.pairs import InstrumentCheck, block_words, widest_arm
+from xlagui.core.analysis.pairs import InstrumentCheck, widest_arm
 from xlagui.core.analysis.stats import NO_SPEED, NOT_COMPARED
 from xlagui.core.protocol.arms import parse_arm
 from xlagui.core.protocol.config import XlaMode
 from xlagui.core.protocol.identity import Role, RunStatus, StopReason
-from xlagui.core.xla.evidence import describe
 from xlagui.present import levers as lever_words
 from xlagui.present import verdicts
+from xlagui.present.evidence import evidence_words
+from xlagui.present.intervals import block_words, interval_method
 from xlagui.present.problems import arm_problems, comparison_problems
 
 if TYPE_CHECKING:
@@ -110,7 +111,7 @@ def ratio(value: float | None) -> str:
 
 def evidence(summary: RunSummary | None) -> str:
     """What shows that XLA compiled (or did not) in one run, in words."""
-    return describe(summary.xla_evidence) if summary is not None else DASH
+    return evidence_words(summary.xla_evidence) if summary is not None else DASH
 
 
 def interval_words(value: float, low: float | None, high: float | None) -> str:
@@ -142,7 +143,7 @@ def measured_on(c: Comparison) -> str:
     i = c.interleaved
     if i is not None:
         return f"from {i.pairs} interleaved pairs of {block_words(i)}"
-    return c.speedup.method if c.speedup is not None else ""
+    return interval_method(c, c.speedup) if c.speedup is not None else ""
 
 
 def measurement_end(c: Comparison) -> str:

@@ -136,7 +136,7 @@ MESSAGES: dict[F, Callable[[Facts], str]] = {
     F.VERSION_MISMATCH: _version_mismatch,
     F.PREFLIGHT_STOPPED: lambda f: f"the preflight on {f.get('host')} stopped before "
     f"describing the host (exit status {f.get('status')}): {_said(f)}",
-    F.TENSORFLOW_MISSING: lambda f: f"{f.get('host')}: {_said(f)}",
+    F.TENSORFLOW_MISSING: lambda f: f"{f.get('host')}: TensorFlow cannot be imported: {_said(f)}",
     F.PREFLIGHT_GARBLED: lambda f: f"{f.get('host')}: {_said(f)}",
     F.COPY_FAILED: lambda f: f"copying the dataset to {f.get('host')} failed: {_said(f)}",
     F.REMOTE_DATA_UNCHECKED: lambda f: f"checking {f.get('root')} on {f.get('host')} gave no "

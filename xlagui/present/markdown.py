@@ -20,6 +20,7 @@ from xlagui.core.protocol.identity import Role
 from xlagui.present import format as fmt
 from xlagui.present import limits, verdicts
 from xlagui.present import report as report_words
+from xlagui.present.notes import comparison_notes
 from xlagui.present.problems import comparison_problems
 
 if TYPE_CHECKING:
@@ -135,7 +136,8 @@ def _report_markdown(report: ComparisonReport) -> str:
         lines += table(("What", "Value"), efficiency)
         lines += ["", limits.limit_verdict(c), ""]
     if c is not None:
-        for heading, items in (("Problems", comparison_problems(c.problems)), ("Notes", c.notes)):
+        for heading, items in (("Problems", comparison_problems(c.problems)),
+                               ("Notes", comparison_notes(c))):
             if items:
                 lines += [f"## {heading}", ""]
                 lines += [f"- {' '.join(item.split())}" for item in items]

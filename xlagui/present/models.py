@@ -60,6 +60,12 @@ SOURCE_WORDS = {
 }
 
 
+def layer_lines(check: ModelEvent) -> list[str]:
+    """The checked model's layers, one line each, the last saying how many are left out."""
+    more = [f"… {check.more_layers} more layers"] if check.more_layers else []
+    return [*check.summary, *more]
+
+
 def model_line(config: RunConfig, check: ModelEvent | None) -> str:
     """"Model: mixer (file …, sha256 1a2b3c4d…), 309,649 parameters, 0.642 GFLOP per training
     step at batch 8, compiled with Adam + binary_crossentropy"."""

@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from xlagui.core.data.exclusions import describe
 from xlagui.core.protocol import arms as arm_kinds
 from xlagui.core.protocol.config import (
     DEFAULTS,
@@ -23,6 +22,7 @@ from xlagui.core.protocol.config import (
     check_batch_fits,
     check_image_size,
 )
+from xlagui.present.exclusions import left_out
 from xlagui.present.levels import Level
 from xlagui.present.levers import hardware_note
 
@@ -136,7 +136,7 @@ def arm_note(name: str, device_kind: str) -> str:
 
 def left_out_line(count: int, detail: str) -> str:
     """How many files the comparison leaves out, and why (`detail`, may be "")."""
-    return (f"{describe(count)}" + (f" ({detail})" if detail else "")
+    return (f"{left_out(count)}" + (f" ({detail})" if detail else "")
             + ". The dataset folder is not changed.")
 
 

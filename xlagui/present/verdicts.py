@@ -16,7 +16,6 @@ from xlagui.core.analysis.pairs import (
     InterleavedSummary,
     Recommendation,
     RecommendationKind,
-    block_words,
     widest_arm,
 )
 from xlagui.core.analysis.stats import (
@@ -30,6 +29,7 @@ from xlagui.core.analysis.stats import (
 )
 from xlagui.core.protocol.arms import parse_arm
 from xlagui.core.protocol.identity import Role, StopReason
+from xlagui.present.intervals import block_words
 from xlagui.present.levers import arm_label
 from xlagui.present.problems import arm_problems, comparison_problem, comparison_problems
 

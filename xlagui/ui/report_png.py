@@ -37,6 +37,7 @@ from xlagui.present import format as fmt
 from xlagui.present import limits, verdicts, xla_did
 from xlagui.present import report as report_words
 from xlagui.present.levels import Level
+from xlagui.present.notes import comparison_notes
 from xlagui.present.problems import comparison_problems
 from xlagui.present.traces import RunTrace, trace_of
 from xlagui.ui.shared import plots
@@ -377,7 +378,7 @@ class ReportFigure(QWidget):
         if comp is not None:
             problems = comparison_problems(comp.problems)
             for title, lines, level in (("Problems", problems, Level.ERROR),
-                                        ("Notes", comp.notes, Level.WARNING)):
+                                        ("Notes", comparison_notes(comp), Level.WARNING)):
                 if lines:
                     root.addWidget(_bullets(title, lines, LEVEL_COLORS[level]))
         root.addWidget(_label(f"Reproduce: {report.reproduce_command()}", "Mono"))

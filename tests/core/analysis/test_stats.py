@@ -1,12 +1,14 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 
 import pytest
 
 from tests.helpers.streams import run_events
 from xlagui.core.analysis.accuracy import AccuracyKind
+from xlagui.core.analysis.notes import RunNote
 from xlagui.core.analysis.stats import (
     CAUGHT_UP,
     EXTRAPOLATED,
@@ -14,6 +16,8 @@ from xlagui.core.analysis.stats import (
     NOT_WITHIN,
     SPEED_MEASURED,
     BreakEven,
+    Comparison,
+    IntervalBasis,
     RunRecord,
     break_even,
     compare_runs,
@@ -21,8 +25,10 @@ from xlagui.core.analysis.stats import (
     ratio_interval,
     summarize_epochs,
 )
+from xlagui.core.protocol.omissions import Omission, OmissionKind
 from xlagui.core.protocol.problems import Problem, ProblemKind
 from xlagui.core.xla.evidence import XlaEvidence
+from xlagui.present.notes import comparison_notes
 from xlagui.present.problems import comparison_problem, comparison_problems
 
 
@@ -69,7 +75,7 @@ def test_speedup_across_epochs_with_interval() -> None:
     assert c.speedup.value == pytest.approx(2.0, rel=0.02)
     assert c.speedup.low is not None and c.speedup.high is not None
     assert c.speedup.low < 2.0 < c.speedup.high
-    assert "across epochs" in c.speedup.method
+    assert c.speedup.basis == IntervalBasis.EPOCHS and c.speedup.method == ""
     assert c.total_time_ratio == pytest.approx(12 / 9)
     assert c.verdict_kind == SPEED_MEASURED and c.interleaved is None  # said per epoch
 
@@ -82,12 +88,13 @@ def test_speedup_across_repeats_when_repeated() -> None:
         record("xla", (5, 1.1, 1.1), repeat=2),
     ]
     c = compare_runs(runs)
-    assert c.speedup is not None and "across 2 repeats" in c.speedup.method
+    assert c.speedup is not None
+    assert (c.speedup.basis, c.speedup.count) == (IntervalBasis.REPEATS, 2)
     assert c.speedup.value == pytest.approx(2.0, rel=0.01)
 
 
 def test_identical_samples_give_a_degenerate_interval() -> None:
-    iv = ratio_interval([2.0, 2.0], [1.0, 1.0], "m")
+    iv = ratio_interval([2.0, 2.0], [1.0, 1.0], IntervalBasis.EPOCHS)
     assert (iv.value, iv.low, iv.high) == (2.0, 2.0, 2.0)
 
 
@@ -96,7 +103,7 @@ def test_interval_known_answer_worked_by_hand() -> None:
     each mean's variance is (ln 2)², the standard error √2·ln 2 = 0.9803, Welch's df is exactly
     2, and the t table's 97.5% point for 2 df is 4.303. Half-width 4.303 × 0.9803 = 4.218, so
     the interval is 2·e^∓4.218 = 0.02946 to 135.8."""
-    iv = ratio_interval([4.0, 1.0], [2.0, 0.5], "m")
+    iv = ratio_interval([4.0, 1.0], [2.0, 0.5], IntervalBasis.EPOCHS)
     assert iv.value == pytest.approx(2.0)
     assert iv.low == pytest.approx(0.02946, rel=1e-3)
     assert iv.high == pytest.approx(135.8, rel=1e-3)
@@ -109,7 +116,7 @@ def test_interval_agrees_with_scipys_welch_test() -> None:
 
     b, x = [2.0, 2.2, 1.9], [1.0, 1.3]
     welch = stats.ttest_ind(np.log(b), np.log(x), equal_var=False).confidence_interval(0.95)
-    iv = ratio_interval(b, x, "m")
+    iv = ratio_interval(b, x, IntervalBasis.EPOCHS)
     assert iv.value == pytest.approx((2.0 * 2.2 * 1.9) ** (1 / 3) / (1.0 * 1.3) ** (1 / 2))
     assert iv.low == pytest.approx(math.exp(welch.low))
     assert iv.high == pytest.approx(math.exp(welch.high))
@@ -222,13 +229,32 @@ def test_one_epoch_has_no_steady_state() -> None:
 
 
 def test_notes_of_the_runs_are_said_once_with_the_runs_they_concern() -> None:
+    left_out = Omission(OmissionKind.TENSORBOARD, "TensorBoard is not installed")
+    base = record("baseline", (10.0, 5.0, 5.0))
+    xla = record("xla", (20.0, 4.0, 4.0))
+    noted = [dataclasses.replace(r, summary=dataclasses.replace(r.summary, omissions=(left_out,)))
+             for r in (base, xla)]
+    c = compare_runs(noted)
+    assert c.notes == [RunNote(OmissionKind.TENSORBOARD, left_out.said, ("baseline1", "xla1"))]
+    assert comparison_notes(c) == [
+        "TensorBoard files not written: TensorBoard is not installed (runs baseline1, xla1)"]
+    assert c.valid  # a failed optional export does not invalidate the comparison
+    assert compare_runs([noted[0], xla]).notes == [
+        RunNote(OmissionKind.TENSORBOARD, left_out.said, ("baseline1",))]
+    assert compare_runs([base, xla]).notes == []
+
+
+def test_notes_in_words_keep_their_words() -> None:
+    # A stream written before omissions says its note in words; a comparison saved then kept
+    # its notes as sentences with their runs.
     note = "TensorBoard files not written: TensorBoard is not installed"
     base = record("baseline", (10.0, 5.0, 5.0))
     xla = record("xla", (20.0, 4.0, 4.0))
     noted = [dataclasses.replace(r, summary=dataclasses.replace(r.summary, notes=(note,)))
              for r in (base, xla)]
     c = compare_runs(noted)
-    assert c.notes == [f"{note} (runs baseline1, xla1)"]
-    assert c.valid  # a failed optional export does not invalidate the comparison
-    assert compare_runs([noted[0], xla]).notes == [f"{note} (run baseline1)"]
-    assert compare_runs([base, xla]).notes == []
+    assert comparison_notes(c) == [f"{note} (runs baseline1, xla1)"]
+    saved = Comparison.from_dict({"notes": [f"{note} (run baseline1)"]})
+    assert comparison_notes(saved) == [f"{note} (run baseline1)"]
+    again = Comparison.from_dict(json.loads(json.dumps(c.to_dict())))
+    assert again.notes == c.notes

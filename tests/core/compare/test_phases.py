@@ -14,6 +14,7 @@ from xlagui.core.compare import CLOSING, new_report, plan_runs, run_comparison
 from xlagui.core.data.scan import DatasetScan, scan_dataset
 from xlagui.core.protocol.config import RunConfig
 from xlagui.core.protocol.events import EpochEvent, ErrorEvent, Event
+from xlagui.core.protocol.identity import WorkerMode
 from xlagui.core.protocol.record import RunEntry
 from xlagui.core.protocol.task import TaskState
 from xlagui.core.results import export, history
@@ -243,7 +244,8 @@ def test_what_xla_did_comes_from_one_untimed_compile_per_xla_arm(
         ("i-jit+bf16", "inspect", "text", "mixed_bfloat16"),
     ]
     assert [e.status for e in report.inspect_runs] == ["finished", "finished"]
-    timed = [spec_for(e, report, samples, tmp_path, mode="measure") for e in report.measure_runs]
+    timed = [spec_for(e, report, samples, tmp_path, mode=WorkerMode.MEASURE)
+             for e in report.measure_runs]
     timed += [spec_for(e, report, samples, tmp_path) for e in report.runs]
     assert {s.xla_dump for s in timed} == {"none"}
     again = type(report).from_dict(json.loads(json.dumps(report.to_dict())))

@@ -12,6 +12,7 @@ from xlagui.core.compare import new_report, run_measurement
 from xlagui.core.data.scan import DatasetScan, scan_dataset
 from xlagui.core.protocol.config import RunConfig
 from xlagui.core.protocol.events import BlockEvent, FinishedEvent, StartedEvent, WarmupEvent
+from xlagui.core.protocol.identity import WorkerMode
 from xlagui.core.protocol.task import TaskState
 
 pytestmark = pytest.mark.tf
@@ -70,7 +71,8 @@ def test_each_arm_kind_reads_back_what_is_in_effect(
     config = RunConfig(batch_size=8, image_size=48, quick=True, seed=1, arms=(arm,), xla="jit")
     report = new_report(scan, config)
     entry = next(e for e in plan_measure_runs(config) if e.arm.name == arm)
-    spec = spec_for(entry, report, samples_from_scan(scan), tmp_path / "out", mode="measure")
+    spec = spec_for(entry, report, samples_from_scan(scan), tmp_path / "out",
+                    mode=WorkerMode.MEASURE)
     events: list = []
     worker = WorkerProcess(spec, events.append)
     state = TaskState()
@@ -113,7 +115,8 @@ def test_keras_auto_arm_leaves_xla_off_on_a_cpu(scan: DatasetScan, tmp_path: Pat
     report = new_report(scan, config)
     entry = next(e for e in plan_measure_runs(config) if e.arm.name == "auto")
     assert entry.xla_mode == "auto"
-    spec = spec_for(entry, report, samples_from_scan(scan), tmp_path / "out", mode="measure")
+    spec = spec_for(entry, report, samples_from_scan(scan), tmp_path / "out",
+                    mode=WorkerMode.MEASURE)
     worker = WorkerProcess(spec, lambda e: None)
     state = TaskState()
     worker.start()

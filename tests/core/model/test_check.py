@@ -6,8 +6,10 @@ from __future__ import annotations
 import pytest
 
 from xlagui.core.model.check import (
+    SUMMARY_LINES,
     TENSORFLOW_BYTES,
     ModelCheckSpec,
+    _summary,
     article_cnn_memory,
     memory_guard,
 )
@@ -75,6 +77,28 @@ def test_the_cnns_memory_is_worked_out_from_its_shapes() -> None:
     # conv1's output alone, 146·146·64 floats per image, kept and its gradient, at batch 64
     assert parts["activations"] > 2 * 4 * 64 * 146 * 146 * 64
     assert parts["tensorflow"] == TENSORFLOW_BYTES
+
+
+class _Layer:
+    """What the summary reads of a Keras layer: its name, output shape and parameters."""
+
+    def __init__(self, i: int) -> None:
+        self.name = f"dense_{i}"
+        self.output = type("Out", (), {"shape": (None, 8)})()
+        self._params = 1000 * i
+
+    def count_params(self) -> int:
+        return self._params
+
+
+def test_a_long_summary_keeps_its_first_layers_and_counts_the_rest() -> None:
+    model = type("Model", (), {"layers": [_Layer(i) for i in range(SUMMARY_LINES + 5)]})()
+    lines, more = _summary(model)
+    assert len(lines) == SUMMARY_LINES - 1 and more == 6  # with the count's line: SUMMARY_LINES
+    assert lines[1] == "dense_1 (_Layer) (8,) 1,000"
+    model.layers = model.layers[:SUMMARY_LINES]
+    assert _summary(model) == ([f"dense_{i} (_Layer) (8,) {1000 * i:,}"
+                                for i in range(SUMMARY_LINES)], 0)
 
 
 @pytest.mark.tf

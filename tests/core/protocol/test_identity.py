@@ -90,4 +90,3 @@ def test_a_run_spec_types_its_identities_and_writes_strings(tmp_path: Path) -> N
         "inspect", "mixed_float16", "nometa")
     again = RunSpec.from_json(spec.to_json())
     assert again == spec and again.mode is WorkerMode.INSPECT
-    assert spec.describe().startswith("inspecting worker of xla, XLA jit, mixed_float16,")

@@ -68,16 +68,3 @@ def test_a_run_spec_without_a_field_it_needs_says_which() -> None:
     with pytest.raises(ProtocolError, match=r"run spec lacks .*run_dir"):
         RunSpec.from_json('{"run_id":"r","variant":"baseline","xla_mode":"off","config":{},'
                           '"class_names":[],"train":[],"val":[]}')
-
-
-def test_a_spec_describes_its_run_in_words(tmp_path: Path) -> None:
-    assert spec(tmp_path).describe() == (
-        "training worker of baseline, batch size 4, image size 48"
-    )
-    arm = RunSpec(
-        "m", "bf16", XlaMode.JIT, RunConfig(batch_size=8, image_size=96), [], [], [],
-        tmp_path, mode="measure", precision="mixed_bfloat16",
-    )
-    assert arm.describe() == (
-        "measuring worker of bf16, XLA jit, mixed_bfloat16, batch size 8, image size 96"
-    )

@@ -4,6 +4,7 @@ per run, and a comparison whose workers cannot load TensorBoard still finishing 
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -11,7 +12,9 @@ from pathlib import Path
 import pytest
 
 from xlagui.core.protocol.events import EpochEvent
+from xlagui.core.protocol.omissions import Omission, OmissionKind
 from xlagui.core.worker import tensorboard as tboard
+from xlagui.present.notes import comparison_notes
 
 
 def _epoch(n: int) -> EpochEvent:
@@ -58,7 +61,7 @@ def test_scalar_writer_writes_each_epoch_at_its_step() -> None:
     assert [(tag, step) for tag, _, step in summary.written if tag == "epoch/loss"] == [
         ("epoch/loss", 1), ("epoch/loss", 2)
     ]
-    assert summary.closed and writer.notes() == ()
+    assert summary.closed and writer.omissions() == ()
 
 
 def test_scalar_writer_that_cannot_write_keeps_the_reason_and_stops_trying() -> None:
@@ -69,18 +72,18 @@ def test_scalar_writer_that_cannot_write_keeps_the_reason_and_stops_trying() -> 
     writer.close()
     assert {step for _, _, step in summary.written} == {1}  # nothing after the failure
     assert not summary.closed
-    assert writer.notes() == (
-        "TensorBoard files not written: TensorBoard is not installed, missing implementation "
-        "for tf.summary.scalar",
-    )
+    assert writer.omissions() == (Omission(
+        OmissionKind.TENSORBOARD,
+        "TensorBoard is not installed, missing implementation for tf.summary.scalar",
+    ),)
 
 
 def test_scalar_writer_that_cannot_be_created_says_why() -> None:
     writer = tboard.ScalarWriter("/read-only/run", FakeSummary(fail_on="create"))
     writer.write_epoch(_epoch(1), steps=4)
     writer.close()
-    (note,) = writer.notes()
-    assert note.startswith(tboard.NOT_WRITTEN + ": ") and "Permission denied" in note
+    (left_out,) = writer.omissions()
+    assert left_out.kind is OmissionKind.TENSORBOARD and "Permission denied" in left_out.said
 
 
 def test_epoch_scalars_leave_out_what_an_epoch_lacks() -> None:
@@ -170,7 +173,9 @@ def test_workers_without_tensorboard_still_finish_their_runs(
     shadow = tmp_path / "shadow" / "tensorboard"
     shadow.mkdir(parents=True)
     (shadow / "__init__.py").write_text('raise ImportError("hidden by the test")\n')
-    monkeypatch.setenv("PYTHONPATH", str(shadow.parent))  # what the workers import first
+    # What the workers import first; the rest of the path stays (the tree under test).
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(
+        [str(shadow.parent), *filter(None, [os.environ.get("PYTHONPATH")])]))
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
     data = tiny_split_dataset(tmp_path / "d", train=8, test=2)
     out = tmp_path / "out"
@@ -181,10 +186,10 @@ def test_workers_without_tensorboard_still_finish_their_runs(
     assert code in (0, 1)  # 1 only for a comparison a tiny set leaves not valid
     c = report.comparison
     assert c is not None
-    assert c.notes == [
-        "TensorBoard files not written: TensorBoard is not installed, missing implementation "
-        "for tf.summary.scalar (runs 01-baseline-r1, 02-xla-r1)"
+    said = "TensorBoard is not installed, missing implementation for tf.summary.scalar"
+    assert comparison_notes(c) == [
+        f"TensorBoard files not written: {said} (runs 01-baseline-r1, 02-xla-r1)"
     ]
     for run in report.runs:
         assert run.summary is not None and run.summary.epochs_done == 1
-        assert run.summary.notes == (c.notes[0].split(" (runs ")[0],)
+        assert run.summary.omissions == (Omission(OmissionKind.TENSORBOARD, said),)

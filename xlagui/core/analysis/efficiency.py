@@ -27,6 +27,7 @@ from xlagui.core.model.flops import ModelCount, article_cnn_count
 from xlagui.core.protocol.config import RunConfig
 from xlagui.core.protocol.events import ModelEvent
 from xlagui.core.protocol.identity import Role, RunStatus
+from xlagui.core.protocol.precision import FLOAT32_DTYPE
 from xlagui.core.protocol.record import RunEntry
 
 
@@ -59,7 +60,7 @@ class ArmEfficiency:
     seconds: float
     achieved_flops_per_second: float
     # The arm's compute dtype ("bfloat16" for a bf16 arm), whose matmul peak it is held to.
-    compute_dtype: str = "float32"
+    compute_dtype: str = FLOAT32_DTYPE
     peak_flops_per_second: float | None = None  # that dtype's peak
     percent_of_peak: float | None = None  # fractions: 0.25 is 25%
     percent_of_ceiling: float | None = None  # the layer ceiling is float32's: float32 arms only
@@ -88,13 +89,13 @@ class Efficiency:
     limits_key: str = ""
     arms: list[ArmEfficiency] = field(default_factory=list)
 
-    def peak(self, dtype: str = "float32") -> float | None:
+    def peak(self, dtype: str = FLOAT32_DTYPE) -> float | None:
         """The matmul peak of a compute dtype (None: not measured)."""
         if dtype in self.peaks:
             return self.peaks[dtype]
-        return self.peak_flops_per_second if dtype == "float32" else None
+        return self.peak_flops_per_second if dtype == FLOAT32_DTYPE else None
 
-    def roof(self, dtype: str = "float32") -> float | None:
+    def roof(self, dtype: str = FLOAT32_DTYPE) -> float | None:
         """What the roofline allows at the model's intensity: min(peak, bandwidth × AI)."""
         peak = self.peak(dtype)
         if peak is None or self.bandwidth_bytes_per_second is None:
@@ -103,7 +104,7 @@ class Efficiency:
 
     @property
     def roof_flops_per_second(self) -> float | None:
-        return self.roof("float32")
+        return self.roof(FLOAT32_DTYPE)
 
     def arm(self, key: str) -> ArmEfficiency | None:
         return next((a for a in self.arms if a.key == key), None)
@@ -118,14 +119,14 @@ class Efficiency:
         return cls(**d)
 
 
-def gap_factors(e: Efficiency, achieved: float, dtype: str = "float32") -> dict[str, float]:
+def gap_factors(e: Efficiency, achieved: float, dtype: str = FLOAT32_DTYPE) -> dict[str, float]:
     """Peak ÷ achieved, split into memory, compute and overhead factors (their product), all
     against the peak of the arm's compute dtype (the layer ceiling is float32's only)."""
     peak = e.peak(dtype)
     if peak is None or achieved <= 0 or e.intensity <= 0:  # no traffic estimate: no split
         return {}
     roof = e.roof(dtype) or peak
-    measured = e.ceiling_flops_per_second if dtype == "float32" else None
+    measured = e.ceiling_flops_per_second if dtype == FLOAT32_DTYPE else None
     ceiling = min(measured or roof, roof)
     return {
         "memory": peak / roof,
@@ -145,7 +146,7 @@ def _arm(e: Efficiency, entry: RunEntry, source: str, flops: float,
     )
     if a.peak_flops_per_second:
         a.percent_of_peak = achieved / a.peak_flops_per_second
-    if e.ceiling_flops_per_second and dtype == "float32":
+    if e.ceiling_flops_per_second and dtype == FLOAT32_DTYPE:
         a.percent_of_ceiling = achieved / e.ceiling_flops_per_second
     roof = e.roof(dtype) if e.intensity > 0 else None
     if roof:

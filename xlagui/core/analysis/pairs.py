@@ -460,11 +460,3 @@ def widest_arm(i: InterleavedSummary) -> ArmResult | None:
     if len(i.arms) < 2 or not widths:
         return None
     return max(widths, key=lambda a: a.half_width or 0.0)
-
-
-def block_words(i: InterleavedSummary) -> str:
-    """“1-step blocks”, or “blocks of 2 (baseline) and 1 steps” when the sides' K differ."""
-    b, a = i.baseline_block_steps, i.block_steps
-    if not b or b == a:
-        return f"{a}-step blocks"
-    return f"blocks of {b} (baseline) and {a} steps"

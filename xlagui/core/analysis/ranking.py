@@ -17,6 +17,7 @@ fastest one's are tied; the simplest of them is recommended.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from xlagui.core.analysis import accuracy
@@ -32,7 +33,7 @@ from xlagui.core.analysis.pairs import (
 )
 from xlagui.core.analysis.summary import summarize
 from xlagui.core.machine import cpu as machine_cpu
-from xlagui.core.protocol.arms import Arm, HardwareFit, Precision, hardware_fit, parse_arm
+from xlagui.core.protocol.arms import HardwareFit, Precision, hardware_fit, parse_arm
 from xlagui.core.protocol.events import BlockEvent, FinishedEvent, RunSummary, StartedEvent
 from xlagui.core.protocol.identity import Role, RunStatus, WorkerMode
 from xlagui.core.protocol.problems import Problem, policy_problems, xla_problem
@@ -108,7 +109,6 @@ def arm_results(
     measure_runs: Sequence[RunEntry],
     runs: Sequence[RunEntry],
     *,
-    stopped_by: str = "",
     counts: dict[str, Any] | None = None,
     class_count: int = 2,
 ) -> list[ArmResult]:
@@ -120,53 +120,68 @@ def arm_results(
     base = measure_runs[0]
     base_started = _started(base)
     device_kind = base_started.device_kind if base_started is not None else "CPU"
-    base_acc = _accuracy(base.variant, runs, measure_runs)
-    chance = chance_level(counts, class_count)
     # This machine's CPU flags, as the hardware note has always read them (`None`: no worker
     # said which device it ran on, so nothing is noted).
     flags = machine_cpu.cpu_flags() if base_started is not None else None
-    out = []
-    for entry in measure_runs[1:]:
-        arm: Arm = entry.arm
-        s = summarize((base.xla_mode, base.events), (entry.xla_mode, entry.events))
-        nonfinite = sum(1 for e in entry.events if isinstance(e, BlockEvent) and e.loss is None)
-        problems = _arm_problems(entry, runs)
-        adjusted = (
-            estimate_ratio(s.pair_ratios, 1 - (1 - CONFIDENCE) / (len(measure_runs) - 1))
-            if s.pair_ratios
-            else None
+    against = _Baseline(base, _accuracy(base.variant, runs, measure_runs),
+                        chance_level(counts, class_count), len(measure_runs) - 1)
+    return [
+        _arm_result(
+            entry, against, runs, measure_runs,
+            HardwareFit.NOTHING if flags is None else hardware_fit(entry.arm, device_kind, flags),
         )
-        acc = _accuracy(entry.variant, runs, measure_runs)
-        verdict = accuracy.compare(base_acc, acc, chance, nonfinite)
-        timing = s.xla
-        out.append(
-            ArmResult(
-                arm=arm.name,
-                variant=entry.variant,
-                ratio=s.ratio,
-                low=s.low,
-                high=s.high,
-                pairs=s.pairs,
-                outliers=s.outliers,
-                half_width=s.half_width,
-                adjusted_low=adjusted.low if adjusted else None,
-                adjusted_high=adjusted.high if adjusted else None,
-                first_step_seconds=timing.first_step_seconds if timing else None,
-                steady_step_seconds=timing.steady_step_seconds if timing else None,
-                compile_seconds=timing.compile_seconds if timing else None,
-                valid=not problems,
-                problems=problems,
-                hardware=HardwareFit.NOTHING if flags is None
-                else hardware_fit(arm, device_kind, flags),
-                val_accuracy=verdict.arm,
-                baseline_val_accuracy=verdict.baseline,
-                accuracy_ok=verdict.ok,
-                accuracy=verdict,
-                accuracy_kind=verdict.kind.value,
-                nonfinite_losses=nonfinite,
-            )
-        )
-    return out
+        for entry in measure_runs[1:]
+    ]
+
+
+@dataclass(frozen=True)
+class _Baseline:
+    """What every arm is held against: the baseline's worker and accuracy, the validation
+    set's chance level, and how many arms share the adjusted intervals."""
+
+    entry: RunEntry
+    accuracy: AccuracySide
+    chance: float
+    arms: int
+
+
+def _arm_result(entry: RunEntry, base: _Baseline, runs: Sequence[RunEntry],
+                measure_runs: Sequence[RunEntry], hardware: HardwareFit) -> ArmResult:
+    """One arm against the baseline: its ratio, intervals, timings, problems and accuracy."""
+    s = summarize((base.entry.xla_mode, base.entry.events), (entry.xla_mode, entry.events))
+    nonfinite = sum(1 for e in entry.events if isinstance(e, BlockEvent) and e.loss is None)
+    problems = _arm_problems(entry, runs)
+    adjusted = (
+        estimate_ratio(s.pair_ratios, 1 - (1 - CONFIDENCE) / base.arms) if s.pair_ratios
+        else None
+    )
+    verdict = accuracy.compare(base.accuracy, _accuracy(entry.variant, runs, measure_runs),
+                               base.chance, nonfinite)
+    timing = s.xla
+    return ArmResult(
+        arm=entry.arm.name,
+        variant=entry.variant,
+        ratio=s.ratio,
+        low=s.low,
+        high=s.high,
+        pairs=s.pairs,
+        outliers=s.outliers,
+        half_width=s.half_width,
+        adjusted_low=adjusted.low if adjusted else None,
+        adjusted_high=adjusted.high if adjusted else None,
+        first_step_seconds=timing.first_step_seconds if timing else None,
+        steady_step_seconds=timing.steady_step_seconds if timing else None,
+        compile_seconds=timing.compile_seconds if timing else None,
+        valid=not problems,
+        problems=problems,
+        hardware=hardware,
+        val_accuracy=verdict.arm,
+        baseline_val_accuracy=verdict.baseline,
+        accuracy_ok=verdict.ok,
+        accuracy=verdict,
+        accuracy_kind=verdict.kind.value,
+        nonfinite_losses=nonfinite,
+    )
 
 
 def _arm_problems(entry: RunEntry, runs: Sequence[RunEntry]) -> list[Problem]:

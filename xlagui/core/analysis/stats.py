@@ -15,9 +15,10 @@ from typing import Any
 from xlagui.core.analysis import accuracy
 from xlagui.core.analysis.accuracy import AccuracyVerdict
 from xlagui.core.analysis.efficiency import Efficiency
-from xlagui.core.analysis.pairs import InterleavedSummary, Recommendation, block_words
+from xlagui.core.analysis.notes import RunNote, run_notes, saved_notes
+from xlagui.core.analysis.pairs import InterleavedSummary, Recommendation
 from xlagui.core.protocol.events import EpochEvent, Event, RunSummary
-from xlagui.core.protocol.identity import Role
+from xlagui.core.protocol.identity import Role, StrEnum
 from xlagui.core.protocol.modes import XlaMode
 from xlagui.core.protocol.problems import Problem, ProblemKind, xla_problem
 
@@ -76,12 +77,35 @@ class RunRecord:
         return ev is not None and ev.compiled
 
 
+class IntervalBasis(StrEnum):
+    """What a speed-up's interval was computed from (`Interval.basis`)."""
+
+    INTERLEAVED = "interleaved"  # the interleaved measurement's pairs of blocks
+    REPEATS = "repeats"  # one steady epoch time per repeat (`Interval.count` of them)
+    EPOCHS = "epochs"  # every epoch after the first
+
+
 @dataclass
 class Interval:
+    """A speed-up with its 95% interval (`low`, `high`: None when there were too few values for
+    one), and what it was computed from: `basis` (an `IntervalBasis`) and `count`, the pairs or
+    repeats. `xlagui.present.intervals.interval_method` says it. `method` is how a comparison
+    saved before `basis` said it, in words (shown as it is); "" since."""
+
     value: float
     low: float | None
     high: float | None
-    method: str  # how the interval was obtained, in words
+    method: str = ""
+    basis: str = ""
+    count: int = 0
+
+
+class CompileBasis(StrEnum):
+    """What XLA's extra compile time was measured on (`Comparison.compile_measured_on`): XLA
+    minus baseline, beyond the steady ones, of the first step or the first epoch."""
+
+    FIRST_STEP = "first_step"  # of the interleaved measurement's workers
+    FIRST_EPOCH = "first_epoch"  # of the training runs
 
 
 # What a comparison could compare (`Comparison.verdict_kind`).
@@ -121,7 +145,9 @@ class Comparison:
     speedup: Interval | None = None
     speedup_epochs: Interval | None = None
     interleaved: InterleavedSummary | None = None
-    compile_measured_on: str = ""  # what `extra_compile_seconds` compares, in words
+    # What `extra_compile_seconds` compares: a `CompileBasis`, or, in comparisons saved before
+    # it, the same in words; "" when nothing was.
+    compile_measured_on: str = ""
     total_time_ratio: float | None = None
     baseline_total_seconds: float | None = None
     xla_total_seconds: float | None = None
@@ -143,8 +169,8 @@ class Comparison:
     # Why it is not valid, or why nothing was compared (`xlagui.present.problems` says them).
     problems: list[Problem] = field(default_factory=list)
     # What did not invalidate the comparison but a reader should know: an optional export that
-    # failed ("TensorBoard files not written: …", with the runs it concerns).
-    notes: list[str] = field(default_factory=list)
+    # failed, with the runs it concerns (`xlagui.present.notes` says them).
+    notes: list[RunNote] = field(default_factory=list)
     runs_compared: dict[str, int] = field(default_factory=dict)
     # What could be compared (`VERDICT_KINDS`). With the figures, the break-even, the accuracy
     # verdict and the problems it is the verdict as data: `xlagui.present.verdicts` alone says
@@ -172,6 +198,7 @@ class Comparison:
         its sentences and the break-even, which `ComparisonReport` recomputes from events."""
         d = {k: v for k, v in d.items() if k not in _IN_WORDS}
         d["problems"] = [Problem.from_saved(p) for p in d.get("problems") or []]
+        d["notes"] = saved_notes(d.get("notes") or [])
         if not isinstance(d.get("recommendation"), dict):
             d["recommendation"] = None
         else:
@@ -207,8 +234,10 @@ def t_quantile(df: float, confidence: float = 0.95) -> float:
     return float(sps.t.ppf(0.5 + confidence / 2, df))
 
 
-def ratio_interval(base: Sequence[float], xla: Sequence[float], method: str) -> Interval:
-    """Ratio of geometric means base/xla with a 95% Welch interval on the log scale.
+def ratio_interval(base: Sequence[float], xla: Sequence[float], basis: IntervalBasis,
+                   count: int = 0) -> Interval:
+    """Ratio of geometric means base/xla with a 95% Welch interval on the log scale (none with
+    fewer than two values a side), computed from `basis` (`count` repeats).
 
     Timings are positive and skewed, so they are compared as logs: the interval is for the
     ratio, and it is asymmetric around it as a ratio should be.
@@ -218,15 +247,16 @@ def ratio_interval(base: Sequence[float], xla: Sequence[float], method: str) -> 
     diff = statistics.fmean(lb) - statistics.fmean(lx)
     value = math.exp(diff)
     if len(lb) < 2 or len(lx) < 2:
-        return Interval(value, None, None, method + " (too few values for an interval)")
+        return Interval(value, None, None, basis=basis, count=count)
     vb = statistics.variance(lb) / len(lb)
     vx = statistics.variance(lx) / len(lx)
     se = math.sqrt(vb + vx)
     if se == 0:
-        return Interval(value, value, value, method)
+        return Interval(value, value, value, basis=basis, count=count)
     df = (vb + vx) ** 2 / (vb**2 / (len(lb) - 1) + vx**2 / (len(lx) - 1))
     half = t_quantile(df) * se
-    return Interval(value, math.exp(diff - half), math.exp(diff + half), method)
+    return Interval(value, math.exp(diff - half), math.exp(diff + half), basis=basis,
+                    count=count)
 
 
 def _mean(values: Sequence[float | None]) -> float | None:
@@ -276,27 +306,13 @@ def interleaved_speedup(i: InterleavedSummary) -> Interval | None:
     """The speed-up (baseline ÷ XLA per step) from the interleaved ratio (XLA ÷ baseline)."""
     if i.ratio is None or i.ratio <= 0:
         return None
-    method = f"from {i.pairs} interleaved pairs of {block_words(i)}" + (
-        ", 95% CI" if i.low is not None else " (too few pairs for an interval)"
-    )
     return Interval(
         1 / i.ratio,
         1 / i.high if i.high else None,
         1 / i.low if i.low else None,
-        method,
+        basis=IntervalBasis.INTERLEAVED,
+        count=i.pairs,
     )
-
-
-def run_notes(runs: Sequence[RunRecord]) -> list[str]:
-    """The runs' notes, each once, with the runs it concerns ("… (runs 01-baseline-r1, 02-…)")."""
-    concerns: dict[str, list[str]] = {}
-    for r in runs:
-        for note in r.summary.notes:
-            concerns.setdefault(note, []).append(r.run_id)
-    return [
-        f"{note} (run{'s' if len(ids) > 1 else ''} {', '.join(ids)})"
-        for note, ids in concerns.items()
-    ]
 
 
 def compare_runs(
@@ -311,7 +327,7 @@ def compare_runs(
     base = [r for r in runs if r.variant == Role.BASELINE and r.summary.epochs_done]
     xla = [r for r in runs if r.variant == Role.XLA and r.summary.epochs_done]
     c = Comparison(runs_compared={Role.BASELINE: len(base), Role.XLA: len(xla)})
-    c.notes = run_notes([*runs, *measure_runs])
+    c.notes = run_notes([(r.run_id, r.summary) for r in [*runs, *measure_runs]])
     _check_evidence(c, [*xla, *(m for m in measure_runs if m.variant == Role.XLA)],
                     [*base, *(m for m in measure_runs if m.variant == Role.BASELINE)])
     if interleaved is not None and interleaved.ratio is not None:
@@ -360,7 +376,7 @@ def _interleaved_figures(c: Comparison, interleaved: InterleavedSummary) -> None
         if x.compile_seconds is not None:
             extra = x.compile_seconds - (b.compile_seconds or 0.0)
             c.extra_compile_seconds = extra if extra > 0 else None
-        c.compile_measured_on = "first step beyond the steady steps, XLA minus baseline"
+        c.compile_measured_on = CompileBasis.FIRST_STEP
 
 
 def _epoch_figures(c: Comparison, base: Sequence[RunRecord], xla: Sequence[RunRecord]) -> None:
@@ -373,14 +389,13 @@ def _epoch_figures(c: Comparison, base: Sequence[RunRecord], xla: Sequence[RunRe
     xla_known = [v for v in xla_steady if v is not None]
     all_known = len(base_known) == len(base) and len(xla_known) == len(xla)
     if len(base) >= 2 and len(xla) >= 2 and all_known:
-        c.speedup_epochs = ratio_interval(
-            base_known, xla_known, f"95% CI across {min(len(base), len(xla))} repeats"
-        )
+        c.speedup_epochs = ratio_interval(base_known, xla_known, IntervalBasis.REPEATS,
+                                          min(len(base), len(xla)))
     else:
         b_ep = [v for r in base for v in steady_epochs(r.summary.epoch_seconds)]
         x_ep = [v for r in xla for v in steady_epochs(r.summary.epoch_seconds)]
         if b_ep and x_ep:
-            c.speedup_epochs = ratio_interval(b_ep, x_ep, "95% CI across epochs after the first")
+            c.speedup_epochs = ratio_interval(b_ep, x_ep, IntervalBasis.EPOCHS)
         else:
             c.problems.append(Problem(ProblemKind.TOO_FEW_EPOCHS))
     if c.speedup is None:
@@ -398,7 +413,7 @@ def _epoch_figures(c: Comparison, base: Sequence[RunRecord], xla: Sequence[RunRe
             # Epochs swing by more than a small compile: a first epoch that came out faster
             # than the baseline's is noise, and is reported as not measurable, never negative.
             c.extra_compile_seconds = xo - bo if xo - bo > 0 else None
-            c.compile_measured_on = "first epoch beyond the steady epochs, XLA minus baseline"
+            c.compile_measured_on = CompileBasis.FIRST_EPOCH
     c.break_even = break_even(
         _mean_curve([r.summary.cumulative_seconds for r in base]),
         _mean_curve([r.summary.cumulative_seconds for r in xla]),

@@ -28,13 +28,18 @@ from xlagui.core.compare.planning import (
 )
 from xlagui.core.data.exclusions import without_recorded
 from xlagui.core.measure.children import machine_limits, write_tensorboard_text
-from xlagui.core.measure.interleave import MeasureOutcome, MeasureSettings, measure_interleaved
+from xlagui.core.measure.interleave import (
+    MeasureOutcome,
+    MeasureSettings,
+    measure_interleaved,
+    start_process,
+)
 from xlagui.core.measure.runner import RunResult, run_worker, samples_from_scan
 from xlagui.core.measure.transports import LOCAL, Transport
-from xlagui.core.measure.worker_process import WorkerProcess
 from xlagui.core.protocol.config import XlaMode
 from xlagui.core.protocol.events import Event
-from xlagui.core.protocol.record import CANCELLED, ERROR, FINISHED, QUEUED, RUNNING, RunEntry
+from xlagui.core.protocol.identity import RunStatus, WorkerMode
+from xlagui.core.protocol.record import RunEntry, ended_by
 from xlagui.core.protocol.spec import RunSpec, Sample
 from xlagui.core.protocol.task import Cancelled, TaskState
 from xlagui.core.results.report import ComparisonReport, MeasurementRecord
@@ -45,7 +50,7 @@ if TYPE_CHECKING:
 
 RunWorker = Callable[[RunSpec, TaskState, Callable[[Event], None]], RunResult]
 # The command line that starts a worker for a spec (tests: a fake worker); None: the real one.
-WorkerCommand = Callable[[RunSpec], "Sequence[str] | None"]
+CommandLineFor = Callable[[RunSpec], "Sequence[str] | None"]
 Samples = tuple[list[str], list[Sample], list[Sample]]
 
 
@@ -89,7 +94,7 @@ def run_measurement(
     *,
     on_event: Callable[[RunEntry, Event], None] | None = None,
     on_round: Callable[[ComparisonReport], None] | None = None,
-    command_for: WorkerCommand | None = None,
+    command_for: CommandLineFor | None = None,
     clock: Callable[[], float] = time.monotonic,
     transport: Transport = LOCAL,
 ) -> ComparisonReport:
@@ -105,7 +110,7 @@ def run_measurement(
     measure_limits(report, transport, state)
     entries = report.measure_runs
     for e in entries:
-        e.status, e.events = RUNNING, []
+        e.status, e.events = RunStatus.RUNNING, []
     report.measurement = MeasurementRecord()
     by_id = {e.run_id: e for e in entries}
 
@@ -124,14 +129,14 @@ def run_measurement(
 
     c = report.config
     outcome = measure_interleaved(
-        [spec_for(e, report, samples, out_dir, mode="measure") for e in entries],
+        [spec_for(e, report, samples, out_dir, mode=WorkerMode.MEASURE) for e in entries],
         state,
         MeasureSettings(budget_seconds=float(c.budget_seconds), target=c.target_percent / 100),
         on_event=relay,
         on_round=round_done,
         command_for=command_for,
         clock=clock,
-        start_worker=functools.partial(_start_worker, transport=transport),
+        start_worker=functools.partial(start_process, transport=transport),
     )
     _record_outcome(report, outcome, state)
     save_or_raise(report, out_dir)
@@ -152,23 +157,12 @@ def _record_outcome(report: ComparisonReport, outcome: MeasureOutcome, state: Ta
         if not e.events:  # its worker never said a word: stopped before it started
             e.status = skipped_status(state)
             continue
-        last = e.events[-1].type
-        e.status = ended_status(last if last in (FINISHED, ERROR) else CANCELLED, state)
+        e.status = ended_status(ended_by(e.events[-1]), state)
     report.recompute()
 
 
-def _start_worker(
-    spec: RunSpec,
-    relay: Callable[[Event], None],
-    command: Sequence[str] | None,
-    *,
-    transport: Transport,
-) -> WorkerProcess:
-    return WorkerProcess(spec, relay, command=command, transport=transport)
-
-
 def _runner(worker: RunWorker | None, transport: Transport,
-            command_for: WorkerCommand | None) -> RunWorker:
+            command_for: CommandLineFor | None) -> RunWorker:
     """`worker` (a test's), else the real runner through `transport`, each worker started with
     `command_for(spec)` (a test's fake worker) or the real command."""
     if worker is not None:
@@ -199,7 +193,7 @@ def run_inspection(
     *,
     worker: RunWorker | None = None,
     transport: Transport = LOCAL,
-    command_for: WorkerCommand | None = None,
+    command_for: CommandLineFor | None = None,
 ) -> None:
     """For each arm that uses XLA, one short compile with XLA's dump on, in a worker of its own
     outside every timed run (`report.inspect_runs`): what "What XLA did" and `xlagui inspect`
@@ -220,8 +214,8 @@ def run_inspection(
         if state.is_interruption_requested():
             entry.status = skipped_status(state)
             continue
-        spec = spec_for(entry, report, samples, out_dir, mode="inspect")
-        entry.status, entry.events = RUNNING, []
+        spec = spec_for(entry, report, samples, out_dir, mode=WorkerMode.INSPECT)
+        entry.status, entry.events = RunStatus.RUNNING, []
         result = runner(spec, state, entry.events.append)
         entry.status = ended_status(result.status, state)
 
@@ -234,7 +228,7 @@ def inspect_after_measurement(
     *,
     worker: RunWorker | None = None,
     transport: Transport = LOCAL,
-    command_for: WorkerCommand | None = None,
+    command_for: CommandLineFor | None = None,
 ) -> None:
     """"What XLA did" for a comparison whose measuring workers dumped nothing: the untimed
     inspection compile (`run_inspection`) after the measurement. It costs one compile per XLA
@@ -284,7 +278,7 @@ def run_comparison(
         # has none: its answer should not wait for it).
         run_inspection(report, samples, out_dir, state, transport=transport)
     for entry in report.runs:
-        if entry.status != QUEUED or (only is not None and entry.variant not in only):
+        if entry.status != RunStatus.QUEUED or (only is not None and entry.variant not in only):
             continue
         if state.is_interruption_requested():
             entry.status = skipped_status(state)
@@ -310,7 +304,7 @@ def _train(
     on_run_start: Callable[[RunEntry], None] | None,
 ) -> None:
     """One training run, its events kept in `entry` and relayed as they come."""
-    entry.status, entry.events = RUNNING, []
+    entry.status, entry.events = RunStatus.RUNNING, []
     if on_run_start is not None:
         on_run_start(entry)
 

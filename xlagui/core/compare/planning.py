@@ -23,11 +23,11 @@ from xlagui.core.data.demo import dataset_name
 from xlagui.core.data.exclusions import Exclusions
 from xlagui.core.machine.environment import host_environment
 from xlagui.core.model.cnn import expected_parameter_count
-from xlagui.core.protocol.arms import BASELINE, CHECK_VARIANT, comparison_arms
+from xlagui.core.protocol.arms import BASELINE, comparison_arms
 from xlagui.core.protocol.config import RunConfig, XlaMode
 from xlagui.core.protocol.events import ModelEvent
-from xlagui.core.protocol.identity import DumpChoice, RunStatus, WorkerMode
-from xlagui.core.protocol.record import CANCELLED, INTERRUPTED, NOT_RUN, RunEntry
+from xlagui.core.protocol.identity import DumpChoice, Role, RunStatus, WorkerMode
+from xlagui.core.protocol.record import RunEntry
 from xlagui.core.protocol.spec import RunSpec, Sample
 from xlagui.core.protocol.task import TaskState
 from xlagui.core.results import export
@@ -41,17 +41,18 @@ if TYPE_CHECKING:
 CLOSING = "closing"
 
 
-def ended_status(status: str, state: TaskState) -> RunStatus:
+def ended_status(status: RunStatus, state: TaskState) -> RunStatus:
     """How a run that ended with `status` is recorded: a run cut short because the app is
     closing is `interrupted` (its events keep what it finished), not `cancelled`."""
     closing = state.interruption_reason == CLOSING
-    return INTERRUPTED if status == CANCELLED and closing else RunStatus(status)
+    status = RunStatus(status)
+    return RunStatus.INTERRUPTED if status is RunStatus.CANCELLED and closing else status
 
 
 def skipped_status(state: TaskState) -> RunStatus:
     """How a run that will not start after a stop is recorded: `not run` when the app is
     closing, `cancelled` after a Stop."""
-    return NOT_RUN if state.interruption_reason == CLOSING else CANCELLED
+    return RunStatus.NOT_RUN if state.interruption_reason == CLOSING else RunStatus.CANCELLED
 
 
 class SaveError(OSError):
@@ -109,7 +110,7 @@ def plan_runs(config: RunConfig) -> list[RunEntry]:
     return runs
 
 
-CHECK = CHECK_VARIANT  # the variant of the A/A check's second baseline worker
+CHECK = Role.CHECK  # the variant of the A/A check's second baseline worker
 
 
 def plan_measure_runs(config: RunConfig) -> list[RunEntry]:
@@ -182,7 +183,7 @@ def spec_for(
     samples: tuple[list[str], list[Sample], list[Sample]],
     out_dir: Path,
     *,
-    mode: str = "train",
+    mode: WorkerMode = WorkerMode.TRAIN,
 ) -> RunSpec:
     """What the worker of `entry` needs: the comparison's config and samples, its own folder.
 
@@ -191,6 +192,7 @@ def spec_for(
     XLA training runs dump it, and show what XLA did. Training runs write TensorBoard scalars.
     """
     class_names, train, val = samples
+    mode = WorkerMode(mode)
     return RunSpec(
         run_id=entry.run_id,
         variant=entry.variant,
@@ -201,24 +203,25 @@ def spec_for(
         val=val,
         run_dir=out_dir / "runs" / entry.run_id,
         repeat=entry.repeat,
-        mode=WorkerMode(mode),
+        mode=mode,
         precision=entry.precision,
         # Only the short inspection compile dumps: the dump slows a compile by about a second
         # (BENCHMARKS.md, evidence collection), which no timed run should carry.
-        xla_dump=DumpChoice.TEXT if mode == WorkerMode.INSPECT else DumpChoice.NONE,
-        tensorboard_dir=str(tboard.run_dir(out_dir, entry.run_id)) if mode == "train" else "",
+        xla_dump=DumpChoice.TEXT if mode is WorkerMode.INSPECT else DumpChoice.NONE,
+        tensorboard_dir=(str(tboard.run_dir(out_dir, entry.run_id)) if mode is WorkerMode.TRAIN
+                         else ""),
     )
 
 
-def _seeded(config: RunConfig, entry: RunEntry, mode: str) -> RunConfig:
+def _seeded(config: RunConfig, entry: RunEntry, mode: WorkerMode) -> RunConfig:
     """Repeat r of every side trains with seed + r - 1: the repeats then show the seed-to-seed
     spread of training that an accuracy verdict must clear (`xlagui.core.analysis.accuracy`). The
     measuring workers share one seed (their steps and batches must match), except the A/A
     twin, which takes the next: its quick check is then baseline against baseline with
     another seed, a sample of the spread an accuracy claim has to beat."""
-    if mode == "train":
+    if mode is WorkerMode.TRAIN:
         return dataclasses.replace(config, seed=config.seed + entry.repeat - 1)
-    if entry.variant == CHECK:
+    if entry.role is Role.CHECK:
         return dataclasses.replace(config, seed=config.seed + 1)
     return config
 

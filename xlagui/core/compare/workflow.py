@@ -28,7 +28,6 @@ from xlagui.core.measure.transports import MachineError, Transport
 from xlagui.core.protocol.config import ConfigError
 from xlagui.core.protocol.events import ModelEvent
 from xlagui.core.protocol.identity import RunStatus
-from xlagui.core.protocol.record import CANCELLED, QUEUED
 from xlagui.core.protocol.task import Cancelled, TaskState
 from xlagui.core.results.report import ComparisonReport
 
@@ -70,7 +69,7 @@ def run(
             _run_phases(planner.request, report, transport, observer, state)
             return report
     except (MachineError, ConfigError):
-        planner.skip_all(CANCELLED)
+        planner.skip_all(RunStatus.CANCELLED)
         raise
     except Cancelled:
         planner.skip_all(skipped_status(state))
@@ -103,7 +102,7 @@ class _Planner:
         not be made ready)."""
         if self.report is not None:
             for entry in [*self.report.measure_runs, *self.report.runs]:
-                if entry.status == QUEUED:
+                if entry.status == RunStatus.QUEUED:
                     entry.status = status
 
 

@@ -32,12 +32,6 @@ KIND_WORDS: dict[str, str] = {
     "duplicate": "duplicate_in_class",
 }
 WORD_OF_KIND = {kind: word for word, kind in KIND_WORDS.items()}
-# What leaves, in people's words, per kind ("Would leave out 2 files: <rule>").
-RULES: dict[str, str] = {
-    "label_conflict": "every copy, as nobody can tell which label is right",
-    "leakage": "the test copies; the training copy stays",
-    "duplicate_in_class": "all copies but the first",
-}
 
 ProblemKey = tuple[str, tuple[str, ...]]
 
@@ -58,7 +52,7 @@ def parse_kinds(text: str) -> tuple[str, ...]:
 
 def can_leave_out(problem: Problem) -> bool:
     """Whether a comparison can leave this problem's files out (its kind is one of the three)."""
-    return problem.kind in RULES
+    return problem.kind in WORD_OF_KIND
 
 
 def problem_key(problem: Problem) -> ProblemKey:
@@ -182,11 +176,6 @@ def empty_after(scan: DatasetScan) -> str:
     if not test:
         return "leaving these files out leaves no test images"
     return ""
-
-
-def describe(count: int) -> str:
-    """The number of files left out, in words: "3 files left out of this comparison"."""
-    return f"{count:,} file{'s' if count != 1 else ''} left out of this comparison"
 
 
 def without_recorded(scan: DatasetScan, dataset: dict[str, Any]) -> DatasetScan:

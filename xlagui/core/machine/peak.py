@@ -36,6 +36,7 @@ from xlagui.core.files.paths import cache_dir
 from xlagui.core.machine import host
 from xlagui.core.machine.cpu import cpu_name
 from xlagui.core.protocol.events import LimitsEvent
+from xlagui.core.protocol.precision import FLOAT32_DTYPE
 from xlagui.core.protocol.probes import LayerCeiling as LayerCeiling  # saved in the limits
 
 PROBE_VERSION = 2  # 2: a matmul peak per compute dtype
@@ -66,11 +67,11 @@ class MachineLimits:
     # have float32's, as `matmul_flops_per_second`.
     matmul_peaks: dict[str, float] = field(default_factory=dict)
 
-    def peak(self, dtype: str = "float32") -> float | None:
+    def peak(self, dtype: str = FLOAT32_DTYPE) -> float | None:
         """The matmul peak of `dtype` (None: not measured on this device)."""
         if dtype in self.matmul_peaks:
             return self.matmul_peaks[dtype]
-        return self.matmul_flops_per_second if dtype == "float32" else None
+        return self.matmul_flops_per_second if dtype == FLOAT32_DTYPE else None
 
     def ceiling(self, image_size: int, batch_size: int) -> LayerCeiling | None:
         return self.ceilings.get(ceiling_key(image_size, batch_size))

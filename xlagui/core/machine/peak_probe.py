@@ -12,6 +12,7 @@ from xlagui.core.machine.cpu import cpu_name
 from xlagui.core.machine.device import Device
 from xlagui.core.model import flops
 from xlagui.core.protocol.events import PROTOCOL_VERSION, LimitsEvent
+from xlagui.core.protocol.precision import COMPUTE_DTYPES, FLOAT32_DTYPE
 from xlagui.core.protocol.probes import LayerCeiling
 
 
@@ -30,7 +31,7 @@ def _best_seconds(fn: Any, *, budget: float, min_reps: int = 3, max_reps: int = 
     return best
 
 
-def probe_matmul(tf: Any, size: int, budget: float, dtype: str = "float32") -> float:
+def probe_matmul(tf: Any, size: int, budget: float, dtype: str = FLOAT32_DTYPE) -> float:
     """FLOP/s of a size×size matmul in `dtype` (2·n³ FLOPs), the best of a few."""
     a = tf.cast(tf.random.uniform((size, size), dtype=tf.float32, seed=1), dtype)
     b = tf.cast(tf.random.uniform((size, size), dtype=tf.float32, seed=2), dtype)
@@ -103,7 +104,7 @@ def probe_layers(tf: Any, image_size: int, batch_size: int, budget: float) -> La
 # Every compute dtype an arm can ask for. Where the device has no native support TensorFlow
 # converts, and the probe shows what that gets (on this project's AMX CPU a 1024² matmul ran at
 # 112 GFLOP/s in float32 and float16, 681 in bfloat16: fp16 arms are slow for other ops).
-PROBED_DTYPES = ("float32", "bfloat16", "float16")
+PROBED_DTYPES = COMPUTE_DTYPES
 
 
 def probe(device: str, image_size: int, batch_size: int, *, peak_too: bool = True,
@@ -124,7 +125,7 @@ def probe(device: str, image_size: int, batch_size: int, *, peak_too: bool = Tru
             out.matmul_peaks = {
                 dtype: probe_matmul(tf, size, budget, dtype) for dtype in PROBED_DTYPES
             }
-            out.matmul_flops_per_second = out.matmul_peaks["float32"]
+            out.matmul_flops_per_second = out.matmul_peaks[FLOAT32_DTYPE]
             floats = (1 << 20) if quick else ((1 << 28) if gpu else (1 << 25))
             out.bandwidth_bytes, out.bandwidth_bytes_per_second = probe_bandwidth(
                 tf, floats, budget)

@@ -1,5 +1,10 @@
 """The parent's account of a child that ended without its last word (`child_died`): for a run,
-its arm and sizes (`died_event`), the same words for a training and a measuring worker."""
+its arm and sizes (`died_event`), the same words for a training and a measuring worker.
+
+The kind and its facts are what `xlagui.present.errors` words as advice; the `message`, what
+happened in one line, is worded here: it travels with the run's error event as it is (saved in
+comparison.json, and the one line of a failed run every version shows).
+"""
 
 from __future__ import annotations
 
@@ -7,7 +12,7 @@ import os
 import signal
 from pathlib import Path
 
-from xlagui.core.measure.jobs import ChildJob, WorkerJob
+from xlagui.core.measure.jobs import ChildJob, WorkerJob, run_words
 from xlagui.core.protocol.events import ErrorEvent
 from xlagui.core.protocol.failures import Failure, run_sizes
 from xlagui.core.protocol.spec import RunSpec
@@ -44,7 +49,7 @@ def died_event(returncode: int, log_path: Path, spec: RunSpec) -> ErrorEvent:
     to change (`failures.run_sizes`): the same for a training and a measuring worker.
     """
     tail = log_tail(log_path)
-    run = spec.describe()
+    run = run_words(spec)
     sizes = run_sizes(spec.config)
     if any(marker in tail for marker in OOM_MARKERS):
         return ErrorEvent(

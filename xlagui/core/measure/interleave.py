@@ -9,8 +9,8 @@ Williams design: every arm goes in every position, and after every other arm, eq
 With several arms, a round leaves out an arm whose interval is already well inside the widest
 one (`round_members`): the stopping rule waits for the widest, so its rounds are what buy time.
 While one works the others wait idle on their stdin, and a worker answers only once its own
-threads have gone quiet (`xlagui.core.worker.child.wait_until_quiet`), so they never compete for the
-CPU or the GPU.
+threads have gone quiet (`xlagui.core.worker.measure.wait_until_quiet`), so they never compete for
+the CPU or the GPU.
 After every round the per-round ratios give an estimate with an interval
 (`xlagui.core.analysis.pairs`), and the measurement stops when that interval is narrow enough or
 the time budget is spent.
@@ -32,6 +32,8 @@ from typing import Protocol
 
 from xlagui.core.analysis import pairs
 from xlagui.core.analysis.summary import pair_up
+from xlagui.core.measure.transports.base import Transport
+from xlagui.core.measure.transports.local import LOCAL
 from xlagui.core.measure.worker_process import Stopped, WorkerGone, WorkerProcess
 from xlagui.core.protocol.events import (
     BlockEvent,
@@ -41,6 +43,7 @@ from xlagui.core.protocol.events import (
     WarmupEvent,
     WorkerCommand,
 )
+from xlagui.core.protocol.identity import Command, EventType, StopReason
 from xlagui.core.protocol.spec import RunSpec
 from xlagui.core.protocol.task import TaskState
 
@@ -76,10 +79,12 @@ class MeasuringWorker(Protocol):
 StartWorker = Callable[[RunSpec, Callable[[Event], None], "Sequence[str] | None"], MeasuringWorker]
 
 
-def _start_process(
-    spec: RunSpec, relay: Callable[[Event], None], command: Sequence[str] | None
+def start_process(
+    spec: RunSpec, relay: Callable[[Event], None], command: Sequence[str] | None, *,
+    transport: Transport = LOCAL,
 ) -> MeasuringWorker:
-    return WorkerProcess(spec, relay, command=command)
+    """A measuring worker's process, started through `transport` (the default `StartWorker`)."""
+    return WorkerProcess(spec, relay, command=command, transport=transport)
 
 
 @dataclass(frozen=True)
@@ -96,7 +101,7 @@ class MeasureSettings:
 
 @dataclass
 class MeasureOutcome:
-    stopped_by: str  # "target", "budget", "stopped" or "error"
+    stopped_by: StopReason
     block_steps: int
     measuring_seconds: float
     error: ErrorEvent | None = None
@@ -204,7 +209,7 @@ def measure_interleaved(
     on_round: Callable[[int, float], None] | None = None,
     command_for: Callable[[RunSpec], Sequence[str] | None] | None = None,
     clock: Callable[[], float] = time.monotonic,
-    start_worker: StartWorker = _start_process,
+    start_worker: StartWorker = start_process,
     order: Callable[[int], list[int]] | None = None,
 ) -> MeasureOutcome:
     """Measure `specs[1:]` against `specs[0]` (the baseline) in interleaved rounds.
@@ -229,7 +234,7 @@ def measure_interleaved(
     if sorted(warm_order) != list(range(len(specs))):
         raise ValueError(f"a warm-up order must name each worker once, got {warm_order}")
     if state.is_interruption_requested():  # stopped before it began: start nobody
-        return _Progress().outcome("stopped", warm_order)
+        return _Progress().outcome(StopReason.STOPPED, warm_order)
     workers = [
         start_worker(spec, relay_for(spec), command_for(spec) if command_for else None)
         for spec in specs
@@ -262,19 +267,21 @@ def _measure(
         reason, estimates = _rounds(workers, blocks, state, settings, run, clock, on_round)
         lags = catch_up_steps(blocks, estimates)
         for w, lag in zip(workers, lags, strict=True):
-            w.send(WorkerCommand("finish", steps=lag))
+            w.send(WorkerCommand(Command.FINISH, steps=lag))
         for w in workers:
-            w.wait_for("finished", state)
+            w.wait_for(EventType.FINISHED, state)
         return run.outcome(reason, warm_order)
     except Stopped:
         _stop_together(workers)
-        return run.outcome("stopped", warm_order)
+        return run.outcome(StopReason.STOPPED, warm_order)
     except WorkerGone as gone:
         _stop_together(workers)
         error = gone.event if isinstance(gone.event, ErrorEvent) else None
         if error is None and isinstance(gone.event, FinishedEvent):
+            # Words kept as they are in the measurement's record (`MeasurementRecord.error`).
             error = ErrorEvent(message="a worker finished before it was asked to")
-        return run.outcome("error" if error is not None else "stopped", warm_order, error)
+        reason = StopReason.ERROR if error is not None else StopReason.STOPPED
+        return run.outcome(reason, warm_order, error)
 
 
 def _stop_together(workers: Sequence[MeasuringWorker]) -> None:
@@ -307,7 +314,7 @@ class _Progress:
     ks: list[int] = field(default_factory=list)
     measuring: float = 0.0
 
-    def outcome(self, reason: str, order: list[int],
+    def outcome(self, reason: StopReason, order: list[int],
                 error: ErrorEvent | None = None) -> MeasureOutcome:
         return MeasureOutcome(reason, self.block_steps, self.measuring, error, self.ks, order)
 
@@ -320,7 +327,7 @@ def _rounds(
     run: _Progress,
     clock: Callable[[], float],
     on_round: Callable[[int, float], None] | None,
-) -> tuple[str, list[pairs.RatioEstimate | None]]:
+) -> tuple[StopReason, list[pairs.RatioEstimate | None]]:
     """Rounds of blocks until the stopping rule says why to stop; that reason and each arm's
     last estimate. Each round takes the arms `round_members` picks, in the Williams order of
     their number (each set of members has its own run through the design)."""
@@ -339,8 +346,8 @@ def _rounds(
         rounds_of[members] = k + 1
         for j in round_order(len(members), k):
             i = members[j]
-            workers[i].send(WorkerCommand("block", steps=run.ks[i], seq=seq))
-            event = workers[i].wait_for("block", state)
+            workers[i].send(WorkerCommand(Command.BLOCK, steps=run.ks[i], seq=seq))
+            event = workers[i].wait_for(EventType.BLOCK, state)
             assert isinstance(event, BlockEvent)
             blocks[i].append(event)
         run.measuring = clock() - t0
@@ -367,11 +374,11 @@ def _start_and_warm_up(
     for w in workers:  # set-up (importing TensorFlow, decoding images) runs in parallel
         w.start()
     for w in workers:
-        w.wait_for("started", state)
+        w.wait_for(EventType.STARTED, state)
     warm: dict[int, float] = {}
     for i in order:  # one at a time: a compile is timed with the machine to itself
-        workers[i].send(WorkerCommand("warmup", steps=warm_steps))
-        event = workers[i].wait_for("warmup", state)
+        workers[i].send(WorkerCommand(Command.WARMUP, steps=warm_steps))
+        event = workers[i].wait_for(EventType.WARMUP, state)
         assert isinstance(event, WarmupEvent)
         seconds = sorted(event.warm_step_seconds)
         warm[i] = float(seconds[len(seconds) // 2])
@@ -389,8 +396,8 @@ def catch_up_steps(
     An arm faster than the baseline always catches up: its steps are cheap, and it is the one a
     recommendation may name, which needs an accuracy check on equal terms. A slower arm catches
     up only when that takes at most `max_seconds`; otherwise its accuracy is reported as not
-    compared (`xlagui.core.analysis.ranking.accuracy_parity`) rather than paid for with a minute of
-    its slow steps.
+    compared (`xlagui.core.analysis.accuracy.AccuracyKind.UNEQUAL_STEPS`) rather than paid for
+    with a minute of its slow steps.
     """
     done = [sum(b.steps for b in arm) for arm in blocks]
     out = [0]

@@ -21,10 +21,36 @@ from typing import ClassVar, Protocol
 from xlagui.core.model.check import ModelCheckSpec
 from xlagui.core.protocol.config import XlaMode
 from xlagui.core.protocol.events import TERMINAL_TYPES, Event
-from xlagui.core.protocol.spec import RunSpec
+from xlagui.core.protocol.identity import DumpChoice, EventType, WorkerMode
+from xlagui.core.protocol.precision import Precision
+from xlagui.core.protocol.spec import SPEC_FILE, RunSpec
 
 CHILD_MODULE = "xlagui.core.worker.child"
 LOG_NAME = "worker.log"  # a child's stderr, in its folder
+
+# What kind of worker a run's is, in the parent's messages about it.
+_WORKER_WORDS = {
+    WorkerMode.TRAIN: "training",
+    WorkerMode.MEASURE: "measuring",
+    WorkerMode.INSPECT: "inspecting",
+}
+
+
+def run_words(spec: RunSpec) -> str:
+    """The run in a few words, for the parent's messages about its worker (its death, a lost
+    connection): which arm, what kind of worker, and the sizes that decide its memory.
+
+    Worded here, where those messages are made, not in `xlagui.present`: each is the `message`
+    of the run's error event, which travels as it is (saved in comparison.json, and the one
+    line every version shows of a failed run)."""
+    arm = spec.variant if spec.xla_mode is XlaMode.OFF else (
+        f"{spec.variant}, XLA {spec.xla_mode.value}"
+    )
+    precision = "" if spec.precision is Precision.FLOAT32 else f", {spec.precision}"
+    return (
+        f"{_WORKER_WORDS[spec.mode]} worker of {arm}{precision}, batch size "
+        f"{spec.config.batch_size}, image size {spec.config.image_size}"
+    )
 
 
 class Place(Protocol):
@@ -67,7 +93,7 @@ class ChildSettings:
 
     device: str | None = "cpu"
     xla_mode: XlaMode = XlaMode.OFF
-    dump: str = "none"
+    dump: DumpChoice = DumpChoice.NONE
     quiet: bool = True
 
 
@@ -90,14 +116,14 @@ class ChildJob:
     command: tuple[str, ...] | None = field(default=None, kw_only=True)
 
     reads_commands: ClassVar[bool] = False  # a cancel goes to its stdin, else it is terminated
-    answers: ClassVar[frozenset[str]] = frozenset({"error"})  # event types that end it
+    answers: ClassVar[frozenset[str]] = frozenset({EventType.ERROR})  # event types that end it
 
     @property
     def log_path(self) -> Path:
         return self.folder / LOG_NAME
 
     def describe(self) -> str:
-        """The child in words, for a message about it."""
+        """The child in words, for the parent's messages about it (see `run_words`)."""
         return "a helper process"
 
     def request(self, place: Place) -> Request:
@@ -130,10 +156,10 @@ class WorkerJob(ChildJob):
 
     @property
     def spec_path(self) -> Path:
-        return self.spec.run_dir / "spec.json"
+        return self.spec.run_dir / SPEC_FILE
 
     def describe(self) -> str:
-        return self.spec.describe()
+        return run_words(self.spec)
 
     def request(self, place: Place) -> Request:
         if place.local:
@@ -168,15 +194,15 @@ class CheckJob(ChildJob):
         return ChildSettings("cpu", quiet=False)
 
     def is_last(self, event: Event, before: Sequence[Event]) -> bool:
-        answered = sum(1 for e in before if e.type == "model") + (event.type == "model")
-        return event.type == "error" or answered >= len(self.specs)
+        answered = sum(1 for e in [*before, event] if e.type == EventType.MODEL)
+        return event.type == EventType.ERROR or answered >= len(self.specs)
 
 
 @dataclass(frozen=True)
 class DevicesJob(ChildJob):
     """The devices TensorFlow sees: every GPU visible."""
 
-    answers: ClassVar[frozenset[str]] = frozenset({"devices", "error"})
+    answers: ClassVar[frozenset[str]] = frozenset({EventType.DEVICES, EventType.ERROR})
 
     def describe(self) -> str:
         return "the device probe"
@@ -198,7 +224,7 @@ class PeakJob(ChildJob):
     peak: bool = field(default=True, kw_only=True)
     quick: bool = field(default=False, kw_only=True)
 
-    answers: ClassVar[frozenset[str]] = frozenset({"limits", "error"})
+    answers: ClassVar[frozenset[str]] = frozenset({EventType.LIMITS, EventType.ERROR})
 
     def describe(self) -> str:
         return "the peak probe"
@@ -223,7 +249,7 @@ class TextJob(ChildJob):
     target: Path = field(kw_only=True)
     text: str = field(default="", kw_only=True)
 
-    answers: ClassVar[frozenset[str]] = frozenset({"text-written", "error"})
+    answers: ClassVar[frozenset[str]] = frozenset({EventType.TEXT_WRITTEN, EventType.ERROR})
 
     def describe(self) -> str:
         return "the TensorBoard text"

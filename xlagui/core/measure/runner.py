@@ -19,6 +19,8 @@ from xlagui.core.measure.worker_process import (
     WorkerProcess,
 )
 from xlagui.core.protocol.events import Event, EventLog
+from xlagui.core.protocol.identity import RunStatus
+from xlagui.core.protocol.record import ended_by
 from xlagui.core.protocol.spec import RunSpec, Sample
 from xlagui.core.protocol.task import TaskState
 
@@ -29,7 +31,7 @@ if TYPE_CHECKING:
 @dataclass
 class RunResult(EventLog):
     spec: RunSpec
-    status: str  # "finished", "cancelled" or "error"
+    status: RunStatus  # finished, cancelled or error
     events: list[Event] = field(default_factory=list)
     returncode: int | None = None
 
@@ -72,7 +74,7 @@ def run_worker(
     assert worker.terminal is not None  # the stream's end always leaves one
     return RunResult(
         spec=spec,
-        status=worker.terminal.type,
+        status=ended_by(worker.terminal),
         events=worker.events,
         returncode=worker.returncode,
     )

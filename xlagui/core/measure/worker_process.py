@@ -3,12 +3,12 @@ cancel it, report its end (`ChildProcess`); a run's worker is one (`WorkerProces
 
 Named `worker_process` because it is the parent's side of `python -m xlagui.core.worker.child`
 (`core/worker/` is the child's side); `supervisor` is the GUI's QThread
-(`xlagui.ui.supervisor`), which hosts this code but does not supervise a process itself.
+(`xlagui.ui.runs.supervisor`), which only watches the comparison (`xlagui.core.compare`).
 
 Every child goes through `ChildProcess`: the training and measuring workers
-(`runner.run_worker`, `interleave.measure_interleaved`) and the short ones (`children.py`: the
-model check, the device probe, the peak probe, the TensorBoard text), so the following are
-written once:
+(`runner.run_worker`, `interleave.measure_interleaved`) and the short ones (`model_check.py`: the
+model check; `children.py`: the device probe, the peak probe, the TensorBoard text), so the
+following are written once:
 
 - starting: the child's folder (its log, `events.jsonl`, a temporary folder), and a
   `Transport` (`core/measure/transports/`) that runs its command line with the one environment
@@ -56,6 +56,7 @@ from xlagui.core.protocol.events import (
     parse_event,
 )
 from xlagui.core.protocol.failures import Failure
+from xlagui.core.protocol.identity import Command, EventType
 from xlagui.core.protocol.spec import RunSpec
 from xlagui.core.protocol.task import TaskState
 
@@ -205,7 +206,7 @@ class ChildProcess:
             return
         self._cancel_at = time.monotonic()
         if self.job.reads_commands:
-            self.send(WorkerCommand("cancel"))
+            self.send(WorkerCommand(Command.CANCEL))
         proc = self._proc
         started = any(isinstance(e, StartedEvent) for e in self.events)
         if not started and proc is not None and proc.poll() is None:
@@ -255,6 +256,8 @@ class ChildProcess:
                 self.cancel()
                 raise Stopped()
             if self._ended:
+                # Only a stream refused before its last word leaves no terminal event: the
+                # words are the measurement record's `error` (saved, never shown).
                 raise WorkerGone(self.terminal or ErrorEvent(message="the worker ended"))
             event = self.poll()
             if event is None:
@@ -340,7 +343,7 @@ class ChildProcess:
         event: Event
         if self._cancel_at is not None:
             event = CancelledEvent(
-                epochs_done=sum(1 for e in self.events if e.type == "epoch"),
+                epochs_done=sum(1 for e in self.events if e.type == EventType.EPOCH),
                 forced=self.forced,
                 reason="cancelled by the user; the worker did not stop by itself and was "
                 + ("killed" if self._killed else "terminated")
@@ -365,6 +368,8 @@ class ChildProcess:
         and figures from a stream that lost lines could not be trusted. A stream that does not
         decode comes from another release or a bug: the user is told so, by name."""
         mismatch = isinstance(exc, ProtocolMismatch)
+        # The message travels with the run's error event as it is (comparison.json, every
+        # version's "failed: …"), so it is worded here; its advice is the kind's.
         error = ErrorEvent(
             error_type=type(exc).__name__,
             message=str(exc) if mismatch else f"the worker sent a line that is not an event: {exc}",
@@ -406,12 +411,14 @@ class WorkerProcess(ChildProcess):
         cancel_grace: float = CANCEL_GRACE_SECONDS,
         terminate_grace: float = TERMINATE_GRACE_SECONDS,
     ) -> None:
-        super().__init__(WorkerJob.of(spec, command), on_event, transport=transport,
+        job = WorkerJob.of(spec, command)
+        super().__init__(job, on_event, transport=transport,
                          cancel_grace=cancel_grace, terminate_grace=terminate_grace)
         self.spec = spec
+        self._spec_path = job.spec_path
 
     def __enter__(self) -> WorkerProcess:
         return self
 
     def _write_inputs(self) -> None:
-        self.spec.run_dir.joinpath("spec.json").write_text(self.spec.to_json(), encoding="utf-8")
+        self._spec_path.write_text(self.spec.to_json(), encoding="utf-8")

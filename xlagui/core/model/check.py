@@ -34,6 +34,7 @@ from xlagui.core.protocol.events import (
     write_event,
 )
 from xlagui.core.protocol.jsoncodec import decode, plain
+from xlagui.core.protocol.precision import Precision
 
 # What a TensorFlow worker holds before any model (a worker training the article's CNN at
 # 48 px peaked at 694 MB of RSS; the model's share of that was a few MB).
@@ -114,7 +115,10 @@ def memory_estimate(model: Any, batch_size: int) -> dict[str, int]:
     }
 
 
-def _summary(model: Any) -> list[str]:
+def _summary(model: Any) -> tuple[list[str], int]:
+    """The model's layers as "name (Class) output-shape params" lines, at most `SUMMARY_LINES`
+    with the line that counts the rest (`present.models.layer_lines`), and how many are left
+    out."""
     lines = []
     for layer in model.layers:
         try:
@@ -123,8 +127,8 @@ def _summary(model: Any) -> list[str]:
             shape = ()
         lines.append(f"{layer.name} ({type(layer).__name__}) {shape} {layer.count_params():,}")
     if len(lines) > SUMMARY_LINES:
-        lines = [*lines[: SUMMARY_LINES - 1], f"… {len(lines) - SUMMARY_LINES + 1} more layers"]
-    return lines
+        return lines[: SUMMARY_LINES - 1], len(lines) - SUMMARY_LINES + 1
+    return lines, 0
 
 
 def _step_flops(tf: Any, model: Any, x: Any, y: Any) -> tuple[float, float]:
@@ -144,7 +148,8 @@ def _check(spec: ModelCheckSpec) -> ModelEvent:
     import numpy as np
     import tensorflow as tf
 
-    keras.mixed_precision.set_global_policy("float32")
+    # The value, not the enum: Keras reads an enum's `.name` as the dtype's name (FLOAT32).
+    keras.mixed_precision.set_global_policy(Precision.FLOAT32.value)
     tf.config.optimizer.set_jit(False)
     keras.utils.set_random_seed(spec.seed)
     choice = spec.model
@@ -169,6 +174,7 @@ def _check(spec: ModelCheckSpec) -> ModelEvent:
         except Exception as exc:  # any model: no count is better than a wrong one
             note = f"{type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else ''}"
         parts = memory_estimate(model, spec.batch_size)
+    summary, more_layers = _summary(model)
     return ModelEvent(
         protocol=PROTOCOL_VERSION,
         model=dataclasses.replace(choice, params=int(model.count_params())),
@@ -176,7 +182,8 @@ def _check(spec: ModelCheckSpec) -> ModelEvent:
         fixed_input_size=fixed is not None,
         outputs=head_units(spec.num_classes),
         layers=len(_leaf_layers(model)),
-        summary=_summary(model),
+        summary=summary,
+        more_layers=more_layers,
         compile_words=words,
         batch_size=spec.batch_size,
         flops_per_step=flops[0] if flops else None,

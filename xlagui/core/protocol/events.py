@@ -4,8 +4,8 @@ A run emits typed events, serialised as one JSON object per line. The worker pro
 them, the CLI and the GUI read the very same stream, and tests replay recorded streams without
 TensorFlow. Every event carries `t`, the seconds since the run started.
 
-Two kinds of run speak it. A *training* run (`mode="train"`) streams started, batch, epoch and
-one terminal event. A *measuring* worker (`mode="measure"`) sends started, then waits for
+Two kinds of run speak it. A *training* run (`WorkerMode.TRAIN`) streams started, batch, epoch
+and one terminal event. A *measuring* worker (`WorkerMode.MEASURE`) sends started, then waits for
 `WorkerCommand`s on its stdin and answers each: `warmup` with a `WarmupEvent`, `block` with a
 `BlockEvent`, `finish` with `finished`. The parent alternates blocks between live workers (see
 `xlagui.core.measure.interleave`).
@@ -26,9 +26,12 @@ from dataclasses import dataclass, field
 from typing import ClassVar, TextIO, TypeAlias
 
 from xlagui.core.protocol.config import ModelChoice, RunConfig
-from xlagui.core.protocol.identity import EventType
+from xlagui.core.protocol.identity import Command, EventType, WorkerMode, as_variant
 from xlagui.core.protocol.jsoncodec import JSONObject, decode, plain_object
 from xlagui.core.protocol.jsoncodec import ProtocolError as ProtocolError  # the protocol's error
+from xlagui.core.protocol.modes import XlaMode
+from xlagui.core.protocol.omissions import Omission
+from xlagui.core.protocol.precision import Precision
 from xlagui.core.protocol.probes import DeviceInfo, LayerCeiling
 from xlagui.core.xla.evidence import XlaEvidence
 from xlagui.core.xla.hlo import XlaReport
@@ -46,16 +49,16 @@ PROTOCOL_VERSION = 6
 class RunSummary:
     """What a run reports when it ends (`FinishedEvent.summary`).
 
-    A training run (`mode="train"`) fills the epoch figures
+    A training run (`WorkerMode.TRAIN`) fills the epoch figures
     (`xlagui.core.analysis.stats.summarize_epochs`) and `setup_seconds`; a measuring worker
-    (`"measure"`) the steps it ran, how many losses were
-    not finite and the validation figures after them; an inspecting one (`"inspect"`, the short
+    (`MEASURE`) the steps it ran, how many losses were
+    not finite and the validation figures after them; an inspecting one (`INSPECT`, the short
     compile with XLA's dump on) only `steps_done`. Every run adds its memory peaks, its cache, its
     XLA mode as asked and as read back, and the evidence that XLA compiled; an XLA run also what
     XLA did (`xla_did`, read from its dump).
     """
 
-    mode: str = "train"  # "train", "measure" or "inspect"
+    mode: WorkerMode = WorkerMode.TRAIN
     # Training runs: the epochs' timings (the first pays for tracing and compiling) and metrics.
     epochs_done: int = 0
     total_seconds: float | None = None
@@ -83,13 +86,21 @@ class RunSummary:
     peak_rss_bytes: int | None = None
     peak_device_bytes: int | None = None  # None on the CPU, or where the driver does not say
     cache: str = ""  # "memory" or the on-disk cache path
-    xla_mode: str = "off"  # asked for
+    xla_mode: XlaMode = XlaMode.OFF  # asked for
     xla_in_effect: bool = False  # read back
     xla_evidence: XlaEvidence | None = None
     xla_did: XlaReport | None = None  # XLA runs: what XLA did, from the dump
-    # What an optional export could not do, in words ("TensorBoard files not written: …"): the
-    # run itself finished, and the comparison repeats these as notes.
+    # What an optional export or figure could not do (`omissions`: its kind and the error's
+    # words): the run itself finished, and the comparison repeats these as notes. `notes` is
+    # what streams written before omissions say instead, in words ("TensorBoard files not
+    # written: …"), shown as they are.
+    omissions: tuple[Omission, ...] = ()
     notes: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        # Strings given for the identities (older callers, tests) become their enums.
+        object.__setattr__(self, "mode", WorkerMode(self.mode))
+        object.__setattr__(self, "xla_mode", XlaMode(self.xla_mode))
 
     def to_dict(self) -> JSONObject:
         return plain_object(self)
@@ -119,10 +130,10 @@ class StartedEvent(Event):
 
     type: ClassVar[str] = EventType.STARTED
     protocol: int = 0  # the worker's PROTOCOL_VERSION; 0 in streams recorded before version 2
-    mode: str = "train"  # "train" or "measure"
+    mode: WorkerMode = WorkerMode.TRAIN
     run_id: str = ""
-    variant: str = ""  # "baseline" or "xla"
-    xla_mode: str = "off"  # what was asked for
+    variant: str = ""  # a `Role` member (baseline, xla, check) or another arm's canonical name
+    xla_mode: XlaMode = XlaMode.OFF  # what was asked for
     xla_in_effect: bool = False  # read back after compiling (model.jit_compile / get_jit())
     device_name: str = ""
     device_kind: str = ""  # "CPU" or "GPU"
@@ -136,12 +147,20 @@ class StartedEvent(Event):
     pid: int = 0
     setup_seconds: float = 0.0  # import TensorFlow, build the input pipeline and the model
     # The arm's dtype policy: asked for, then read back from the compiled model (protocol 3).
-    precision: str = "float32"
+    precision: Precision = Precision.FLOAT32
     policy: str = ""  # model.dtype_policy.name
     compute_dtype: str = ""  # of the first convolution
     variable_dtype: str = ""
     output_dtype: str = ""  # of the output layer (float32 under every policy)
     loss_scale: bool = False  # the optimizer is Keras' LossScaleOptimizer
+
+    def __post_init__(self) -> None:
+        # Strings given for the identities (older callers, tests) become their enums ("" is
+        # the variant of a stream that did not say it).
+        self.mode = WorkerMode(self.mode)
+        self.variant = as_variant(self.variant) if self.variant else ""
+        self.xla_mode = XlaMode(self.xla_mode)
+        self.precision = Precision(self.precision)
 
 
 @dataclass
@@ -238,6 +257,9 @@ class ModelEvent(Event):
     outputs: int = 0  # the output layer's width
     layers: int = 0  # counted through nested models
     summary: list[str] = field(default_factory=list)  # "name (Class) output-shape params" lines
+    # The model's layers left out of `summary` (`xlagui.present.models.layer_lines` says so); a
+    # check from before counted them in a last line of `summary` instead.
+    more_layers: int = 0
     compile_words: str = ""  # what it is compiled with: "Adam + binary_crossentropy"
     # One training step's FLOPs at the batch size, and the forward pass's per image, counted
     # from the HLO of the compiled step (`xlagui.core.model.flops.hlo_flops`); None where no count
@@ -377,7 +399,7 @@ def check_protocol(event: StartedEvent | DevicesEvent | LimitsEvent | TextWritte
         )
 
 
-COMMANDS = ("warmup", "block", "finish", "cancel")
+COMMANDS = tuple(Command)
 
 
 @dataclass(frozen=True)
@@ -391,18 +413,19 @@ class WorkerCommand:
     one format).
     """
 
-    cmd: str
+    cmd: Command
     steps: int = 0
     seq: int = 0
 
     def __post_init__(self) -> None:
         if self.cmd not in COMMANDS:
             raise ProtocolError(f"unknown worker command {self.cmd!r}")
+        object.__setattr__(self, "cmd", Command(self.cmd))
         for name in ("steps", "seq"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise ProtocolError(f"worker command: field {name!r} must be a whole number ≥ 0")
-        if self.cmd == "block" and self.steps < 1:
+        if self.cmd is Command.BLOCK and self.steps < 1:
             raise ProtocolError("worker command: a block needs at least 1 step")
 
     def to_json(self) -> str:

@@ -84,7 +84,7 @@ class WorkerMode(StrEnum):
 
 class DumpChoice(StrEnum):
     """What XLA writes to a run's `xla/` folder (`RunSpec.xla_dump`; the flags of each are
-    `xlagui.core.measure.worker_process.XLA_DUMPS`)."""
+    `xlagui.core.measure.transports.environment.XLA_DUMPS`)."""
 
     TEXT = "text"  # the HLO as text, with its metadata
     NOMETA = "nometa"  # the HLO as text, without metadata (smaller)
@@ -106,6 +106,16 @@ class EventType(StrEnum):
     DEVICES = "devices"  # the device probe's answer
     LIMITS = "limits"  # the peak probe's answer
     TEXT_WRITTEN = "text-written"  # the TensorBoard text writer's answer
+
+
+class Command(StrEnum):
+    """What the parent asks a worker to do next (`WorkerCommand.cmd`, one JSON line on its
+    stdin)."""
+
+    WARMUP = "warmup"  # time the first step and a few steady ones
+    BLOCK = "block"  # run a block of steps, timed
+    FINISH = "finish"  # catch up untimed, evaluate, report the summary and exit
+    CANCEL = "cancel"  # stop at the next step
 
 
 class StopReason(StrEnum):

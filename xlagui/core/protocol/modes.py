@@ -17,8 +17,8 @@ class XlaMode(StrEnum):
     """How (and whether) XLA is switched on for a run.
 
     What a worker sets per mode is in `_XLA_MODE_FACTS` below; how it switches a mode on and
-    proves it engaged is in `xlagui.core.worker.child._setup`; what is said of it, in
-    `xlagui.present.levers.VALUE_WORDS`. Those places (and the XLA lever's table in
+    proves it engaged is in `xlagui.core.worker.setup` (`apply_arm`, `_xla_in_effect`); what is
+    said of it, in `xlagui.present.levers.VALUE_WORDS`. Those places (and the XLA lever's table in
     `xlagui.core.protocol.levers`, to offer it) are all a new mode needs.
     """
 

@@ -33,6 +33,10 @@ _COMPUTE_DTYPES = {
     Precision.BF16: "bfloat16",
     Precision.FP16: "float16",
 }
+# The compute dtypes, as TensorFlow names them: float32's is what the baseline computes in,
+# and what the machine's layer ceiling and its older single matmul peak were measured in.
+FLOAT32_DTYPE = _COMPUTE_DTYPES[Precision.FLOAT32]
+COMPUTE_DTYPES = tuple(_COMPUTE_DTYPES.values())
 _NATIVE_CPU_FLAGS = {
     Precision.BF16: frozenset({"avx512_bf16", "amx_bf16"}),
     Precision.FP16: frozenset({"avx512_fp16", "amx_fp16"}),

@@ -11,7 +11,7 @@ from typing import Any
 
 from xlagui.core.protocol.arms import Arm, Precision
 from xlagui.core.protocol.events import Event, EventLog, event_from_dict
-from xlagui.core.protocol.identity import Role, RunStatus, as_variant, role_of
+from xlagui.core.protocol.identity import EventType, Role, RunStatus, as_variant, role_of
 from xlagui.core.protocol.modes import XlaMode
 
 # The statuses by their old names (`RunStatus` is the type): code above `protocol/` still
@@ -24,6 +24,19 @@ ERROR = RunStatus.ERROR
 INTERRUPTED = RunStatus.INTERRUPTED
 NOT_RUN = RunStatus.NOT_RUN
 RUN_STATUSES = tuple(RunStatus)
+
+# How a run's last word leaves it: finished, failed, or cancelled (a stream that ended on any
+# other event was cut short).
+_ENDED_BY: dict[str, RunStatus] = {
+    EventType.FINISHED: RunStatus.FINISHED,
+    EventType.ERROR: RunStatus.ERROR,
+}
+
+
+def ended_by(last: Event | None) -> RunStatus:
+    """The status of a run whose worker's last event was `last`: `finished` or `error` when
+    it said so, `cancelled` otherwise (a stop, or no word at all)."""
+    return _ENDED_BY.get(last.type, RunStatus.CANCELLED) if last else RunStatus.CANCELLED
 
 
 @dataclass

@@ -16,6 +16,7 @@ from xlagui.core.protocol.config import RunConfig, XlaMode
 from xlagui.core.protocol.identity import DumpChoice, WorkerMode, as_variant
 from xlagui.core.protocol.jsoncodec import JSONObject, JSONValue, ProtocolError, decode, plain
 
+SPEC_FILE = "spec.json"  # a run's spec in its folder: the parent writes it, the worker reads it
 SAMPLE_FIELDS = ("path", "label", "format", "mode")  # a sample's order in spec.json
 
 
@@ -111,23 +112,6 @@ class RunSpec:
         except json.JSONDecodeError as exc:
             raise ProtocolError(f"run spec: not JSON ({exc})") from None
         return cls.from_dict(data)
-
-    def describe(self) -> str:
-        """The run in a few words, for a message about its worker: which arm, what kind of
-        worker, and the sizes that decide its memory."""
-        kind = {
-            WorkerMode.TRAIN: "training",
-            WorkerMode.MEASURE: "measuring",
-            WorkerMode.INSPECT: "inspecting",
-        }[self.mode]
-        arm = self.variant if self.xla_mode is XlaMode.OFF else (
-            f"{self.variant}, XLA {self.xla_mode.value}"
-        )
-        precision = "" if self.precision is Precision.FLOAT32 else f", {self.precision}"
-        return (
-            f"{kind} worker of {arm}{precision}, batch size {self.config.batch_size}, "
-            f"image size {self.config.image_size}"
-        )
 
 
 def _sample_object(item: JSONValue, where: str) -> JSONValue:

@@ -17,11 +17,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from xlagui.core.analysis.pairs import block_words
 from xlagui.core.analysis.ranking import ranked
-from xlagui.core.analysis.stats import Comparison
+from xlagui.core.analysis.stats import Comparison, Interval
 from xlagui.core.files.atomic import atomic_write_text
 from xlagui.core.protocol.events import BlockEvent, EpochEvent
+from xlagui.core.protocol.precision import FLOAT32_DTYPE
 from xlagui.core.protocol.record import RunEntry
 from xlagui.core.results.report import ComparisonReport
 
@@ -100,6 +100,12 @@ def run_metric_rows(report: ComparisonReport) -> list[dict[str, str]]:
     return rows
 
 
+def _basis(s: Interval) -> str:
+    """What an interval was computed from, as data (an `IntervalBasis`: "interleaved",
+    "repeats", "epochs"), or a comparison saved before that in its own words."""
+    return str(s.basis) or s.method
+
+
 def _interleaved_rows(c: Comparison) -> list[dict[str, str]]:
     """The interleaved measurement's figures (none without one)."""
     i = c.interleaved
@@ -108,15 +114,19 @@ def _interleaved_rows(c: Comparison) -> list[dict[str, str]]:
     rows = []
     if c.speedup is not None:
         sp = c.speedup
-        rows.append(_summary("speedup_per_step", sp.value, sp.low, sp.high, sp.method))
+        rows.append(_summary("speedup_per_step", sp.value, sp.low, sp.high, _basis(sp)))
     rows += [
         _summary("interleaved_ratio", i.ratio, i.low, i.high, "XLA step time / baseline (median)"),
-        _summary("interleaved_pairs", i.pairs, note=block_words(i)),
+        _summary("interleaved_pairs", i.pairs),
+        _summary("interleaved_block_steps", i.block_steps),
         _summary("interleaved_outliers", i.outliers, note="flagged by modified Z-score, kept"),
         _summary("interleaved_stopped_by", "", note=i.stopped_by),
         _summary("interleaved_half_width", i.half_width, note="relative, of the 95% interval"),
         _summary("interleaved_measuring_seconds", i.measuring_seconds),
     ]
+    if i.baseline_block_steps and i.baseline_block_steps != i.block_steps:
+        # Comparisons saved when the baseline's K could differ from the arms'.
+        rows.append(_summary("interleaved_baseline_block_steps", i.baseline_block_steps))
     for side in (i.baseline, i.xla):
         if side is not None:
             rows.append(_summary(f"{side.arm}_steady_step_seconds", side.steady_step_seconds))
@@ -141,7 +151,7 @@ def summary_rows(report: ComparisonReport) -> list[dict[str, str]]:
     epochs = c.speedup_epochs or (c.speedup if c.interleaved is None else None)
     if epochs is not None:
         rows.append(_summary("speedup_steady_epoch", epochs.value, epochs.low, epochs.high,
-                             epochs.method))
+                             _basis(epochs)))
     rows += [
         _summary("total_time_ratio", c.total_time_ratio, note="XLA total wall time / baseline"),
         _summary("baseline_steady_epoch_seconds", c.baseline_steady_seconds),
@@ -162,7 +172,8 @@ def summary_rows(report: ComparisonReport) -> list[dict[str, str]]:
     if c.recommendation is not None:
         rows.append(_summary("recommendation", c.recommended_arm,
                              note=c.recommendation.kind.value))
-    rows += [_summary("note", "", note=note) for note in c.notes]
+    rows += [{**_summary("note", n.kind, note=n.said), "run_id": ",".join(n.runs)}
+             for n in c.notes]
     return rows + arm_rows(report) + efficiency_rows(report)
 
 
@@ -185,7 +196,7 @@ def efficiency_rows(report: ComparisonReport) -> list[dict[str, str]]:
     add("arithmetic_intensity", e.intensity, "FLOP per byte, estimated")
     add("peak_flops_per_second", e.peak_flops_per_second, "float32 matmul probe")
     for dtype, rate in e.peaks.items():
-        if dtype != "float32":
+        if dtype != FLOAT32_DTYPE:
             add(f"peak_flops_per_second_{dtype}", rate, f"{dtype} matmul probe")
     add("bandwidth_bytes_per_second", e.bandwidth_bytes_per_second, "element-wise probe")
     add("ceiling_flops_per_second", e.ceiling_flops_per_second,

@@ -49,7 +49,8 @@ from xlagui.core.protocol.events import (
     TextWrittenEvent,
     WorkerCommand,
 )
-from xlagui.core.protocol.spec import RunSpec
+from xlagui.core.protocol.identity import WorkerMode
+from xlagui.core.protocol.spec import SPEC_FILE, RunSpec
 from xlagui.core.worker import tensorboard as tboard
 from xlagui.core.worker.errors import error_event, error_message
 from xlagui.core.worker.io import EventSink, redirect_stdout, watch_stdin
@@ -77,9 +78,9 @@ def run(
         if cancel.is_set():
             sink.emit(CancelledEvent(epochs_done=0))
             return
-        if spec.mode == "measure":
+        if spec.mode is WorkerMode.MEASURE:
             measure(spec, setup, sink, cancel, commands or queue.Queue())
-        elif spec.mode == "inspect":
+        elif spec.mode is WorkerMode.INSPECT:
             inspect(spec, setup, sink)
         else:
             train(spec, setup, sink, cancel, state)
@@ -149,7 +150,7 @@ def read_spec(where: str) -> RunSpec:
         raise ProtocolError("run spec: stdin ended before the spec's line")
     spec = RunSpec.from_json(line)
     spec.run_dir.mkdir(parents=True, exist_ok=True)
-    (spec.run_dir / "spec.json").write_text(spec.to_json(), encoding="utf-8")
+    (spec.run_dir / SPEC_FILE).write_text(spec.to_json(), encoding="utf-8")
     return spec
 
 

@@ -12,7 +12,9 @@ from xlagui.core.protocol.failures import Failure, run_sizes
 
 def error_message(exc: BaseException) -> str:
     """One line a person can read; TensorFlow's first line is often just "Graph execution
-    error:", with the cause further down."""
+    error:", with the cause further down. Its own words, but for "out of memory: " before
+    TensorFlow's allocation line: the message travels as it is (comparison.json, and the one
+    line of a failed run every version shows), where the kind's advice may not be said."""
     text = str(exc)
     for line in text.splitlines():
         if "OOM when allocating" in line:

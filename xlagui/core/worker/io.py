@@ -24,6 +24,7 @@ from xlagui.core.protocol.events import (
     WorkerCommand,
     write_event,
 )
+from xlagui.core.protocol.identity import Command
 
 EXIT_PARENT_GONE = 3
 # Set once the run's last event (finished, cancelled or error) is out: the parent may close our
@@ -72,7 +73,7 @@ def watch_stdin(cancel: threading.Event, commands: queue.Queue[WorkerCommand]) -
         except ProtocolError as exc:
             print(f"ignored a bad command: {exc}", file=sys.stderr)
             continue
-        if command.cmd == "cancel":
+        if command.cmd is Command.CANCEL:
             cancel.set()
         commands.put(command)
     if TERMINAL_SENT.is_set():

@@ -20,6 +20,7 @@ from xlagui.core.protocol.events import (
     WarmupEvent,
     WorkerCommand,
 )
+from xlagui.core.protocol.identity import Command, WorkerMode
 from xlagui.core.protocol.spec import RunSpec
 from xlagui.core.worker.io import EventSink
 from xlagui.core.worker.setup import Setup, finish_summary
@@ -51,13 +52,13 @@ def measure(
     try:
         while True:
             command = commands.get()
-            if command.cmd == "cancel":
+            if command.cmd is Command.CANCEL:
                 raise Stopped()
-            if command.cmd == "warmup":
+            if command.cmd is Command.WARMUP:
                 sink.emit(warm_up(stepper, command.steps))
-            elif command.cmd == "block":
+            elif command.cmd is Command.BLOCK:
                 sink.emit(timed_block(stepper, command))
-            elif command.cmd == "finish":
+            elif command.cmd is Command.FINISH:
                 summary = finish_measuring(stepper, setup, cancel, command.steps)
                 sink.emit(FinishedEvent(summary=finish_summary(spec, setup, summary)))
                 return
@@ -143,7 +144,7 @@ def finish_measuring(
     if cancel.is_set():
         raise Stopped()
     return RunSummary(
-        mode="measure",
+        mode=WorkerMode.MEASURE,
         steps_done=stepper.steps_done,
         nonfinite_losses=stepper.nonfinite,
         final_val_accuracy=val_accuracy,

@@ -18,6 +18,8 @@ from xlagui.core.machine.device import Device, DeviceKind
 from xlagui.core.model.build import build_compiled
 from xlagui.core.protocol.config import XlaMode
 from xlagui.core.protocol.events import PROTOCOL_VERSION, RunSummary, StartedEvent
+from xlagui.core.protocol.identity import WorkerMode
+from xlagui.core.protocol.precision import Precision
 from xlagui.core.protocol.spec import RunSpec
 from xlagui.core.worker.io import EventSink
 from xlagui.core.xla import evidence as xla_evidence
@@ -35,7 +37,7 @@ class Setup:
         self.in_effect = in_effect
 
 
-def set_up(spec: RunSpec, sink: EventSink, mode: str) -> Setup:
+def set_up(spec: RunSpec, sink: EventSink, mode: WorkerMode) -> Setup:
     """Build the pipeline and the model of `spec` with its arm applied, read back what is in
     effect, and say it in the `started` event."""
     # lazy: TensorFlow must load after the parent's environment is in place (XLA flags, the
@@ -51,7 +53,7 @@ def set_up(spec: RunSpec, sink: EventSink, mode: str) -> Setup:
         raise RuntimeError(
             f"device {config.device} was asked for but TensorFlow sees no GPU on this machine"
         )
-    if mode == "measure":
+    if mode is WorkerMode.MEASURE:
         # Two measuring workers share the GPU: each takes only what it uses.
         for gpu in gpus:
             tf.config.experimental.set_memory_growth(gpu, True)
@@ -69,7 +71,7 @@ def set_up(spec: RunSpec, sink: EventSink, mode: str) -> Setup:
     model = _build_model(tf, spec, device)
     in_effect = _xla_in_effect(tf, model, spec.xla_mode)
     read_back = read_back_policy(model)
-    if spec.precision == "float32" and read_back["policy"] != "float32":
+    if spec.precision is Precision.FLOAT32 and read_back["policy"] != Precision.FLOAT32:
         raise RuntimeError(
             f"the run asked for float32 but the {read_back['policy']} policy is in effect; "
             "refusing to call it a baseline"
@@ -91,7 +93,7 @@ def apply_arm(tf: Any, keras: Any, spec: RunSpec) -> None:
     keras.utils.set_random_seed(spec.config.seed)
 
 
-def _started(spec: RunSpec, mode: str, tf: Any, keras: Any, device: Device, gpus: list[Any],
+def _started(spec: RunSpec, mode: WorkerMode, tf: Any, keras: Any, device: Device, gpus: list[Any],
              datasets: Any, in_effect: bool, read_back: dict[str, Any],
              setup_seconds: float) -> StartedEvent:
     config = spec.config
@@ -100,7 +102,7 @@ def _started(spec: RunSpec, mode: str, tf: Any, keras: Any, device: Device, gpus
         mode=mode,
         run_id=spec.run_id,
         variant=spec.variant,
-        xla_mode=spec.xla_mode.value,
+        xla_mode=spec.xla_mode,
         xla_in_effect=in_effect,
         device_name=_device_name(tf, device, gpus),
         device_kind=device.kind_word,
@@ -190,7 +192,7 @@ def finish_summary(spec: RunSpec, setup: Setup, summary: RunSummary) -> RunSumma
         peak_rss_bytes=peak_rss_bytes(),
         peak_device_bytes=_peak_device_bytes(setup.tf, Device.parse(spec.config.device)),
         cache=setup.datasets.cache,
-        xla_mode=spec.xla_mode.value,
+        xla_mode=spec.xla_mode,
         xla_in_effect=setup.in_effect,
         xla_evidence=xla_evidence.collect(run_dir / "xla", run_dir / "worker.log"),
         # What XLA did, read from the dump (about 20 ms for this CNN), kept in the summary so a

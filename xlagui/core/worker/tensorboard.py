@@ -5,8 +5,9 @@ Training workers write the scalars themselves with `tf.summary`, to
 overlays the arms. `tf.summary` is TensorFlow's API but TensorBoard's implementation: without the
 `tensorboard` package (TensorFlow 2.21 no longer depends on it) every call raises "TensorBoard is
 not installed", so `tensorboard` is one of xlagui's runtime dependencies. Writing is still an
-optional export: `ScalarWriter` never raises into the training run; a failure becomes a note in
-the run's summary ("TensorBoard files not written: …") and the run goes on. On by default: the
+optional export: `ScalarWriter` never raises into the training run; a failure becomes an
+omission in the run's summary (`OmissionKind.TENSORBOARD`, with the error's words) and the run
+goes on. On by default: the
 scalars are written once per epoch, after the epoch's time has been taken, so nothing is written
 inside a timed stretch, and a comparison's event files are a few KB. The summary text needs
 TensorFlow too; the parent (the CLI or the window, which never import it) hands it to a short
@@ -23,7 +24,7 @@ import shlex
 from pathlib import Path
 from typing import Any
 
-NOT_WRITTEN = "TensorBoard files not written"
+from xlagui.core.protocol.omissions import Omission, OmissionKind
 
 FOLDER = "tensorboard"
 SCALAR_TAGS = (
@@ -74,8 +75,8 @@ class ScalarWriter:
     """One training run's per-epoch scalars, written with `summary` (the worker's `tf.summary`).
 
     An optional export must never fail a run: the first failure (creating the writer, writing,
-    flushing) is kept in `error`, nothing more is attempted, and `notes()` says so for the run's
-    summary. Called after the epoch's time was taken, never inside a timed stretch.
+    flushing) is kept in `error`, nothing more is attempted, and `omissions()` says so for the
+    run's summary. Called after the epoch's time was taken, never inside a timed stretch.
     """
 
     def __init__(self, target: str, summary: Any) -> None:
@@ -106,8 +107,8 @@ class ScalarWriter:
         except Exception as exc:
             self._fail(exc)
 
-    def notes(self) -> tuple[str, ...]:
-        return (f"{NOT_WRITTEN}: {self.error}",) if self.error else ()
+    def omissions(self) -> tuple[Omission, ...]:
+        return (Omission(OmissionKind.TENSORBOARD, self.error),) if self.error else ()
 
     def _fail(self, exc: BaseException) -> None:
         self.error = self.error or (str(exc).strip().splitlines() or [type(exc).__name__])[0]

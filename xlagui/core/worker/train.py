@@ -21,6 +21,8 @@ from xlagui.core.protocol.events import (
     FinishedEvent,
     RunSummary,
 )
+from xlagui.core.protocol.identity import WorkerMode
+from xlagui.core.protocol.omissions import Omission, OmissionKind
 from xlagui.core.protocol.spec import RunSpec
 from xlagui.core.worker import tensorboard as tboard
 from xlagui.core.worker.errors import error_message
@@ -126,12 +128,12 @@ def train(
     writer = state.writer
     if writer is not None:
         writer.close()
-    correct, correct_note = val_correct(setup.model, setup.datasets.val)
+    correct, not_kept = val_correct(setup.model, setup.datasets.val)
     summary = dataclasses.replace(
         summarize_epochs(state.epochs),
         setup_seconds=setup_seconds,
         val_correct=correct,
-        notes=(writer.notes() if writer is not None else ()) + correct_note,
+        omissions=(writer.omissions() if writer is not None else ()) + not_kept,
     )
     sink.emit(FinishedEvent(summary=finish_summary(spec, setup, summary)))
 
@@ -142,14 +144,14 @@ def inspect(spec: RunSpec, setup: Setup, sink: EventSink) -> None:
     setup.model.make_train_function()
     logs = setup.model.train_function(iter(setup.datasets.stream))
     float(logs["loss"])  # waits for the step
-    summary = RunSummary(mode="inspect", steps_done=1)
+    summary = RunSummary(mode=WorkerMode.INSPECT, steps_done=1)
     sink.emit(FinishedEvent(summary=finish_summary(spec, setup, summary)))
 
 
-def val_correct(model: Any, val: Any) -> tuple[str, tuple[str, ...]]:
+def val_correct(model: Any, val: Any) -> tuple[str, tuple[Omission, ...]]:
     """Which validation images the trained model gets right, in the pipeline's fixed order
     (`accuracy.correct_bits`), for McNemar's paired test between two runs; after the timed
-    epochs. ("", (note,)) when it could not be had: it is evidence, not the run."""
+    epochs. ("", (its omission,)) when it could not be had: it is evidence, not the run."""
     import numpy as np  # lazy: with TensorFlow, see `setup.set_up`
 
     if val is None:
@@ -163,4 +165,4 @@ def val_correct(model: Any, val: Any) -> tuple[str, tuple[str, ...]]:
             guess = (probs.reshape(-1) > 0.5).astype(labels.dtype)
         return accuracy.correct_bits([bool(ok) for ok in guess == labels]), ()
     except Exception as exc:  # an optional figure never fails the run
-        return "", (f"per-image validation results not kept: {error_message(exc)}",)
+        return "", (Omission(OmissionKind.VAL_CORRECT, error_message(exc)),)

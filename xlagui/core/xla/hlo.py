@@ -268,18 +268,51 @@ def _fusion_kind(ins: Instruction) -> str:
     return kind
 
 
+def _fusion(ins: Instruction, kind: str, by_name: dict[str, Computation]) -> Fusion:
+    """A top-level fusion, with the ops of the computation it calls."""
+    inner = by_name.get(ins.attr("calls"))
+    inside = inner.instructions if inner else []
+    ops = Counter(i.opcode for i in inside if i.opcode != "parameter")
+    return Fusion(
+        name=ins.name,
+        kind=kind,
+        shape=short_shape(ins.shape),
+        output_bytes=shape_bytes(ins.shape),
+        instructions=sum(ops.values()),
+        ops=dict(ops.most_common()),
+        op_name=ins.attr("op_name"),
+    )
+
+
+def _heavy_op(ins: Instruction, shapes: dict[str, str], fused: bool) -> HeavyOp | None:
+    """A heavy instruction (a convolution, a dot, a library call...), or None for another."""
+    target = ins.attr("target") if ins.opcode == "custom-call" else ""
+    if ins.opcode not in HEAVY_OPCODES and not target:
+        return None
+    detail = target
+    if ins.opcode == "convolution":
+        window, labels = ins.attr("window"), ins.attr("dim_labels")
+        detail = ", ".join(x for x in (window, labels) if x)
+    return HeavyOp(
+        name=ins.name,
+        opcode=ins.opcode,
+        shape=short_shape(ins.shape),
+        operand_shapes=[short_shape(shapes.get(o, "?")) for o in ins.operands],
+        detail=detail,
+        fused=fused,
+        op_name=ins.attr("op_name"),
+    )
+
+
 def analyse_module(text: str, *, module_id: str = "", file: str = "") -> ModuleReport:
     """The `ModuleReport` of one optimized module's text (before-count, buffers and compile time
     are filled in by `read_dump`)."""
     name, comps = parse_computations(text)
     by_name = {c.name: c for c in comps}
-    called: set[str] = set()
+    called = {ins.attr("calls") for comp in comps for ins in comp.instructions
+              if ins.opcode == "fusion"}
     fusions: list[Fusion] = []
     kinds: Counter[str] = Counter()
-    for comp in comps:
-        for ins in comp.instructions:
-            if ins.opcode == "fusion":
-                called.add(ins.attr("calls"))
     heavy: list[HeavyOp] = []
     for comp in comps:
         shapes = {i.name: i.shape for i in comp.instructions}
@@ -288,37 +321,10 @@ def analyse_module(text: str, *, module_id: str = "", file: str = "") -> ModuleR
             if ins.opcode == "fusion" and not fused:
                 kind = _fusion_kind(ins)
                 kinds[kind] += 1
-                inner = by_name.get(ins.attr("calls"))
-                inside = inner.instructions if inner else []
-                ops = Counter(i.opcode for i in inside if i.opcode != "parameter")
-                fusions.append(
-                    Fusion(
-                        name=ins.name,
-                        kind=kind,
-                        shape=short_shape(ins.shape),
-                        output_bytes=shape_bytes(ins.shape),
-                        instructions=sum(ops.values()),
-                        ops=dict(ops.most_common()),
-                        op_name=ins.attr("op_name"),
-                    )
-                )
-            target = ins.attr("target") if ins.opcode == "custom-call" else ""
-            if ins.opcode in HEAVY_OPCODES or target:
-                detail = target
-                if ins.opcode == "convolution":
-                    window, labels = ins.attr("window"), ins.attr("dim_labels")
-                    detail = ", ".join(x for x in (window, labels) if x)
-                heavy.append(
-                    HeavyOp(
-                        name=ins.name,
-                        opcode=ins.opcode,
-                        shape=short_shape(ins.shape),
-                        operand_shapes=[short_shape(shapes.get(o, "?")) for o in ins.operands],
-                        detail=detail,
-                        fused=fused,
-                        op_name=ins.attr("op_name"),
-                    )
-                )
+                fusions.append(_fusion(ins, kind, by_name))
+            op = _heavy_op(ins, shapes, fused)
+            if op is not None:
+                heavy.append(op)
     # "Largest" by what a fusion writes: the bytes it moves matter more on a CPU than its op count.
     fusions.sort(key=lambda f: (-f.output_bytes, -f.instructions, f.name))
     return ModuleReport(

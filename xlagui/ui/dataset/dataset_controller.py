@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QWidget
 
 from xlagui.core.data import exclusions as excl
 from xlagui.core.protocol.task import TaskState
+from xlagui.present.exclusions import left_out
 from xlagui.present.levels import Level
 from xlagui.present.problem_kinds import KIND_WORDS
 from xlagui.ui.dataset.dataset_panel import DatasetPanel
@@ -235,7 +236,7 @@ class DatasetController(QObject):
         log.info("%s %d problem(s); %d file(s) left out now", "left out" if leave_out
                  else "put back", len(problems), left)
         self.status.emit(
-            (excl.describe(left) if left else "Every file is back in the comparison")
+            (left_out(left) if left else "Every file is back in the comparison")
             + "; the dataset folder is not changed", 6000)
 
     def _on_settings_put_back_requested(self) -> None:

@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 from xlagui.core.data import exclusions as excl
 from xlagui.core.data.scan.model import SEVERITIES
 from xlagui.core.protocol.identity import Severity
+from xlagui.present.exclusions import left_out
 from xlagui.present.levels import Level, level_of
 from xlagui.present.problem_kinds import problem_heading
 from xlagui.present.scan import layout_description, summary_text
@@ -312,7 +313,7 @@ class DatasetPanel(QWidget):
             return
         left = len(exclusions.files(scan))
         extra = (f" · <span style='color:{LEVEL_COLORS[Level.WARNING]}'>"
-                 f"{excl.describe(left)}</span>" if left else "")
+                 f"{left_out(left)}</span>" if left else "")
         self.status_label.setText(self._status + extra)
         tree = self.problem_tree
         for i in range(tree.topLevelItemCount()):

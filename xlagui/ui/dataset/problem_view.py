@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 
 from xlagui.core.data import exclusions as excl
 from xlagui.present import format as fmt
+from xlagui.present.exclusions import leave_out_rule, left_out
 from xlagui.present.levels import level_of
 from xlagui.ui.dataset.thumbnails import decode_image
 from xlagui.ui.shared.tasks import BackgroundTask, TaskKeeper
@@ -226,11 +227,11 @@ class ProblemView(QWidget):
         n = len(leaving)
         if every:
             self.leave_out_button.setText("Put these files back")
-            self.rule.setText(f"{excl.describe(n)}. The dataset folder is not changed.")
+            self.rule.setText(f"{left_out(n)}. The dataset folder is not changed.")
         else:
             self.leave_out_button.setText("Leave these files out of this comparison")
             kinds = sorted({p.kind for p in excludable})
-            rules = "; ".join(excl.RULES[k] for k in kinds)
+            rules = "; ".join(leave_out_rule(k) for k in kinds)
             self.rule.setText(
                 f"Would leave out {n} file{'s' if n != 1 else ''}: {rules}. The dataset folder "
                 "is not changed."

@@ -22,7 +22,9 @@ from PySide6.QtWidgets import (
 from xlagui.core.analysis.stats import Comparison
 from xlagui.present import format as fmt
 from xlagui.present import limits, verdicts
+from xlagui.present.intervals import interval_method
 from xlagui.present.levels import Level
+from xlagui.present.notes import comparison_notes
 from xlagui.present.traces import RunTrace, SpeedupCurve
 from xlagui.ui.shared import plots
 from xlagui.ui.shared.theme import LEVEL_COLORS, VARIANT_TITLES
@@ -326,7 +328,7 @@ class ComparisonPanel(QFrame):
         shown = fmt.problems_beside_verdict(c)
         self.problems.setText("\n".join(f"• {p}" for p in shown))
         self.problems.setVisible(bool(shown))
-        self.notes.setText("\n".join(f"Note: {n}" for n in c.notes))
+        self.notes.setText("\n".join(f"Note: {n}" for n in comparison_notes(c)))
         self.notes.setVisible(bool(c.notes))
         if c.break_even_epoch is not None and c.break_even_epoch > 1:
             self._break_even.setValue(c.break_even_epoch)
@@ -340,9 +342,10 @@ class ComparisonPanel(QFrame):
             label.setText(rows.get(name, fmt.DASH))
             label.setVisible(name in rows)
             self._captions[name].setVisible(name in rows)
-        self.rows["Speed per training step"].setToolTip(c.speedup.method if c.speedup else "")
+        speed = interval_method(c, c.speedup) if c.speedup else ""
+        self.rows["Speed per training step"].setToolTip(speed)
         epochs = c.speedup_epochs or (c.speedup if c.interleaved is None else None)
-        self.rows["Speed per steady epoch"].setToolTip(epochs.method if epochs else "")
+        self.rows["Speed per steady epoch"].setToolTip(interval_method(c, epochs) if epochs else "")
 
     def _show_arms(self, c: Comparison | None) -> None:
         """The ranked arms (`fmt.arm_table`) and the recommendation, when the comparison

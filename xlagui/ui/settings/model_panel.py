@@ -385,7 +385,7 @@ class ModelPanel(QGroupBox):
         self.status.setVisible(bool(text))
         self.status.setStyleSheet(f"color: {LEVEL_COLORS[level]};" if level else "")
         self.layers_button.setVisible(check is not None and bool(check.summary))
-        self.layers.setPlainText("\n".join(check.summary) if check is not None else "")
+        self.layers.setPlainText("\n".join(words.layer_lines(check)) if check is not None else "")
 
     # -- slots --------------------------------------------------------------------------------
 

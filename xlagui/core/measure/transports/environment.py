@@ -12,6 +12,7 @@ from xlagui.core.files import paths
 from xlagui.core.machine.device import Device
 from xlagui.core.measure.jobs import ChildSettings
 from xlagui.core.protocol.config import XlaMode
+from xlagui.core.protocol.identity import DumpChoice
 
 # What an XLA worker dumps to run_dir/xla, the material of "what XLA did" (`core/xla/hlo.py`).
 # XLA's CPU backend in TF 2.21 writes its LLVM IR, MLIR and object files whenever dumping is on,
@@ -21,23 +22,22 @@ from xlagui.core.protocol.config import XlaMode
 # smaller and its compile no faster within the noise, and the op names it drops are what label
 # the fusions: `text` it is. bench/bench_evidence.py measured what a dump costs (BENCHMARKS.md,
 # "Evidence collection"); `compare.spec_for` keeps it out of the measuring workers.
-XLA_DUMPS: dict[str, str] = {
-    "text": "--xla_dump_hlo_as_text",
-    "nometa": "--xla_dump_hlo_as_text --xla_dump_disable_metadata",
-    "none": "",
+XLA_DUMPS: dict[DumpChoice, str] = {
+    DumpChoice.TEXT: "--xla_dump_hlo_as_text",
+    DumpChoice.NOMETA: "--xla_dump_hlo_as_text --xla_dump_disable_metadata",
+    DumpChoice.NONE: "",
 }
 
 # Variables a child's environment must not inherit: the recipe sets them or leaves them out.
 WORKER_OWNED = ("TF_XLA_FLAGS", "XLA_FLAGS", "CUDA_VISIBLE_DEVICES", "TF_CPP_VMODULE")
 
 
-def xla_flags(run_dir: PurePath, dump: str) -> str:
+def xla_flags(run_dir: PurePath, dump: DumpChoice) -> str:
     """XLA_FLAGS for a worker that dumps `dump` (a key of `XLA_DUMPS`) into run_dir/xla."""
     if dump not in XLA_DUMPS:
         raise ValueError(f"unknown XLA dump setting {dump!r}; one of {', '.join(XLA_DUMPS)}")
-    if dump == "none":
-        return ""
-    return f"--xla_dump_to={run_dir / 'xla'} {XLA_DUMPS[dump]}"
+    flags = XLA_DUMPS[DumpChoice(dump)]
+    return f"--xla_dump_to={run_dir / 'xla'} {flags}" if flags else ""
 
 
 def child_settings(settings: ChildSettings, folder: PurePath, keras_home: PurePath
@@ -82,13 +82,7 @@ def local_env(settings: ChildSettings, folder: Path) -> dict[str, str]:
     return env
 
 
-def worker_settings(
-    xla_mode: XlaMode, device: str, run_dir: PurePath, dump: str, keras_home: PurePath
-) -> dict[str, str]:
-    """`child_settings` of a training or measuring worker."""
-    return child_settings(ChildSettings(device, xla_mode, dump, quiet=False), run_dir, keras_home)
-
-
-def worker_env(xla_mode: XlaMode, device: str, run_dir: Path, dump: str = "text") -> dict[str, str]:
+def worker_env(xla_mode: XlaMode, device: str, run_dir: Path,
+               dump: DumpChoice = DumpChoice.TEXT) -> dict[str, str]:
     """`local_env` of a training or measuring worker on this computer."""
     return local_env(ChildSettings(device, xla_mode, dump, quiet=False), run_dir)

@@ -8,6 +8,7 @@ import os
 import platform
 import sys
 import tempfile
+import time
 from importlib import metadata
 from pathlib import Path
 
@@ -31,15 +32,21 @@ from xlagui.core.protocol.events import PROTOCOL_VERSION
 from xlagui.present.hosts import error_message, error_text
 
 
-def masters(sshd: SshServer) -> list[psutil.Process]:
+def masters(sshd: SshServer, settle: float = 5.0) -> list[psutil.Process]:
     """Our master connections to the test server still running (ssh -M … -N -f with its
-    configuration: another program's on this machine are not ours to count)."""
-    found = []
-    for proc in psutil.process_iter(["cmdline"]):
-        cmdline = proc.info["cmdline"] or []
-        if "ControlMaster=yes" in cmdline and "-N" in cmdline and str(sshd.config) in cmdline:
-            found.append(proc)
-    return found
+    configuration: another program's on this machine are not ours to count), once those told
+    to exit have had `settle` seconds to do it: `ssh -O exit` returns when the master has
+    agreed, and on a loaded machine its process is still seen for a moment after."""
+    deadline = time.monotonic() + settle
+    while True:
+        found = []
+        for proc in psutil.process_iter(["cmdline"]):
+            cmdline = proc.info["cmdline"] or []
+            if "ControlMaster=yes" in cmdline and "-N" in cmdline and str(sshd.config) in cmdline:
+                found.append(proc)
+        if not found or time.monotonic() > deadline:
+            return found
+        time.sleep(0.1)
 
 
 @pytest.mark.tf

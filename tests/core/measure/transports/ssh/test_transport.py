@@ -35,6 +35,7 @@ from xlagui.core.measure.transports import Target, Transport
 from xlagui.core.measure.worker_process import WorkerProcess
 from xlagui.core.protocol.config import RunConfig
 from xlagui.core.protocol.events import BlockEvent, ErrorEvent, Event, StartedEvent
+from xlagui.core.protocol.identity import WorkerMode
 from xlagui.core.protocol.record import RunEntry
 from xlagui.core.protocol.spec import RunSpec
 from xlagui.core.protocol.task import TaskState
@@ -187,7 +188,8 @@ def test_killing_ssh_ends_a_real_worker_on_the_host(
     report = new_report(scan, config, environment=host.environment())
     out = tmp_path / "out"
     host.prepare(scan, config, out, TaskState())
-    spec = spec_for(report.measure_runs[1], report, samples_from_scan(scan), out, mode="measure")
+    spec = spec_for(report.measure_runs[1], report, samples_from_scan(scan), out,
+                    mode=WorkerMode.MEASURE)
     try:
         with WorkerProcess(spec, transport=host) as worker:
             worker.start()
@@ -221,9 +223,9 @@ def test_a_quick_comparison_on_the_host(
     saved = json.loads((out / "comparison.json").read_text())
     env = saved["environment"]
     assert env["host"] == ALIAS and env["remote_python"] == str(sshd.python)
-    # The peak probe would run on the host, through its transport (the tests turn it off:
-    # test_the_short_children_run_on_the_host runs it there); never this computer's peak.
-    assert "machine_limits_error" not in env
+    # The peak probe runs on the host through its transport now (off in tests: no limits,
+    # and no error); it is never this computer's limits that a host's comparison gets.
+    assert "machine_limits_error" not in env and saved["machine_limits"] is None
     assert saved["comparison"]["interleaved"]["pairs"] >= 1
     assert [r["status"] for r in saved["measure_runs"]] == ["finished", "finished"]
     for run in ("m1-baseline", "m2-xla"):

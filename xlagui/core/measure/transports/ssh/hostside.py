@@ -2,7 +2,8 @@
 `preflight.PREFLIGHT_SCRIPT`, only once the host's xlagui is known to be this app's version).
 
 One JSON object on stdout: versions, the devices TensorFlow sees (GPUs with their memory, from
-`nvidia-smi` where there is one), the CPU, the free disk where the host keeps its cache.
+`nvidia-smi` where there is one), the CPU, the free disk where the host keeps its cache; or, on a
+host whose TensorFlow cannot be imported, why not (`NO_TENSORFLOW`: the import's own words).
 """
 
 from __future__ import annotations
@@ -21,6 +22,10 @@ from xlagui.core.machine.cpu import cpu_name
 from xlagui.core.machine.devices import gpu_memory, probe_devices, with_memory
 from xlagui.core.protocol.events import PROTOCOL_VERSION
 from xlagui.core.protocol.jsoncodec import plain
+
+# The field of the answer that says TensorFlow cannot be imported, with the import's words
+# (`xlagui.present.hosts` says the rest): only this very version reads it.
+NO_TENSORFLOW = "no_tensorflow"
 
 
 def remote_cache() -> Path:
@@ -59,7 +64,7 @@ def describe() -> dict[str, Any]:
         # not as a crash at import time.
         import tensorflow as tf  # lazy: only on the host, and it may be missing there
     except ImportError as exc:
-        info["error"] = f"TensorFlow cannot be imported: {exc}"
+        info[NO_TENSORFLOW] = str(exc)
         return info
     info["tensorflow"] = tf.__version__
     info["devices"] = plain(with_memory(probe_devices(), gpu_memory(), info["cpu"]))

@@ -19,6 +19,7 @@ from xlagui import __version__
 from xlagui.core.machine.host import HostInfo
 from xlagui.core.measure.transports.base import MachineError, MachineFailure, Target
 from xlagui.core.measure.transports.ssh.client import Ssh, connection_error, last_lines, quote
+from xlagui.core.measure.transports.ssh.hostside import NO_TENSORFLOW
 from xlagui.core.protocol.events import PROTOCOL_VERSION, ProtocolError
 from xlagui.core.protocol.jsoncodec import decode
 from xlagui.core.protocol.task import TaskState
@@ -109,9 +110,9 @@ def _answers(target: Target, returncode: int, stderr: str, lines: list[str]
     if described is None:
         raise MachineError(MachineFailure.PREFLIGHT_STOPPED, stderr, host=host,
                            status=returncode, said=last_lines(stderr, 3))
-    if described.get("error"):
+    if NO_TENSORFLOW in described:
         raise MachineError(MachineFailure.TENSORFLOW_MISSING, stderr, host=host, python=python,
-                           said=str(described["error"]))
+                           said=str(described[NO_TENSORFLOW]))
     return described
 
 

@@ -46,7 +46,7 @@ from xlagui.core.model.check import ModelCheckSpec
 from xlagui.core.model.source import NeededFile
 from xlagui.core.protocol.events import ErrorEvent
 from xlagui.core.protocol.failures import Failure
-from xlagui.core.protocol.spec import RunSpec
+from xlagui.core.protocol.spec import SPEC_FILE, RunSpec
 from xlagui.core.protocol.task import TaskState
 
 if TYPE_CHECKING:
@@ -86,7 +86,6 @@ class SshTransport:
         self._info = info
         self.remote_out = PurePosixPath(info.cache) / "runs" / secrets.token_hex(8)
         self.place = HostPlace(self)
-        self._dataset: PlacedDataset | None = None  # once prepared
         self._roots: dict[Path, PurePosixPath] = {}  # a local folder → its place on the host
         self._paths: dict[str, str] = {}  # a sample's local path → its path on the host
         self._models: dict[str, str] = {}  # a model file's local path → the host's copy
@@ -136,7 +135,7 @@ class SshTransport:
         """The dataset (copied once, or the target's `remote_data`) and the model file on the
         host, and this comparison's folders there. Raises `Cancelled` on a stop during the
         copy and a `MachineError` when the host cannot take it."""
-        dataset = self._dataset = dataset_on_host(
+        dataset = dataset_on_host(
             self.ssh, self._info.cache, scan, state,
             remote_data=self.target.remote_data, on_progress=on_progress,
         )
@@ -144,13 +143,6 @@ class SshTransport:
         self._roots[out_dir.resolve()] = self.remote_out
         self._paths = {f.path: dataset.path_of(f.rel) for f in scan.files}
         return dataset
-
-    @property
-    def dataset(self) -> PlacedDataset:
-        """Where `prepare` made the dataset readable."""
-        if self._dataset is None:
-            raise RuntimeError(f"no comparison was prepared on {self.machine}")
-        return self._dataset
 
     def model_on_host(self, model: ModelChoice) -> ModelChoice:
         """`model` as a child on the host reads it: each file its source builds it from
@@ -237,7 +229,9 @@ class SshTransport:
 
         ssh's own failure is 255 (the host's shell reports a child's death by signal N as
         128 + N, see `command`), and a local ssh killed by a signal was not stopped by us (a
-        stop cancels first and is reported as cancelled): both mean the connection went."""
+        stop cancels first and is reported as cancelled): both mean the connection went. The
+        message names the host here: it travels with the run's error event as it is
+        (`ended.py`)."""
         host = self.machine
         if returncode < 0 or returncode == 255:
             return ErrorEvent(
@@ -296,7 +290,7 @@ class SshTransport:
         folder among them, whose temporary files are removed and spec left out."""
         paths = " ".join(quote(r) for r in rels)
         tidy = (f"rm -rf {quote(own + '/tmp')}; " if own else "")
-        exclude = (f"--exclude={quote(own + '/spec.json')} " if own else "")
+        exclude = (f"--exclude={quote(own + '/' + SPEC_FILE)} " if own else "")
         command = (
             f"cd {quote(str(there))} || exit 0; {tidy}"
             f"set --; for p in {paths}; do [ -e \"$p\" ] && set -- \"$@\" \"$p\"; done; "
