@@ -14,8 +14,6 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "xlagui"
 PROTOCOL = PACKAGE / "core" / "protocol"
@@ -54,8 +52,5 @@ def test_the_check_sees_whole_values_only() -> None:
     assert status_literals(source) == [(2, "finished"), (3, "not run"), (4, "queued")]
 
 
-@pytest.mark.xfail(strict=True, reason="issue 28: status literals remain in cli.py, console.py, "
-                   "core (compare, analysis, results, measure, worker), present and ui until "
-                   "the StrEnums replace them (lane C, then wave 2)")
 def test_no_run_status_literal_outside_the_protocol() -> None:
     assert literals_outside_protocol() == []
