@@ -19,6 +19,9 @@ measuring workers, as in the issue's report), real TensorFlow workers on this co
 The phase is read from the workers' own events as they are written (`runs/<id>/events.jsonl`
 of the comparison's folder) and from the worker processes that exist, never from a sleep:
 
+- probing: the machine's peak probe is running (a first comparison on a machine, or after a
+  TensorFlow upgrade: its limits are not cached yet; it runs before any worker), the probe
+  switched on (`XLAGUI_PEAK_PROBE`, off in every other phase) and its cache emptied first;
 - starting: every measuring worker has begun loading TensorFlow (its log holds TensorFlow's
   first lines, written as its library loads; on an SSH host, the host's log) and none has
   sent `started`;
@@ -66,6 +69,7 @@ READY_TIMEOUT = 120.0
 # its descendants).
 WAYS = ("window", "cli", "ssh")
 PHASES: dict[str, str] = {
+    "probing": "probing: the machine's peak probe running, before any worker",
     "starting": "starting: 3 measuring workers loading TensorFlow, no `started` yet",
     "warm-up": "warm-up: the first worker warmed up, the next compiling",
     "measuring": "measuring: 2 interleaved rounds in",
@@ -115,9 +119,28 @@ def host_workers(sshd: Any) -> list[psutil.Process]:
     return out
 
 
+def probes() -> list[psutil.Process]:
+    """The peak probe processes running (a child of the app with `--peak`)."""
+    out = []
+    for proc in psutil.process_iter(["cmdline"]):
+        cmd = proc.info.get("cmdline") or []
+        # `--peak` of the worker's module; before issue 28, a module of its own.
+        if (WORKER_MODULE in cmd and "--peak" in cmd) or "xlagui.core.machine.peak" in cmd:
+            out.append(proc)
+    return out
+
+
+def probing(cache: Path) -> dict[str, str]:
+    """The environment of the probing phase: the probe on, its cache (`cache`) emptied."""
+    (cache / "machine_limits.json").unlink(missing_ok=True)
+    return {"XLAGUI_PEAK_PROBE": "on"}
+
+
 def reached(phase: str, out: Path, host_cache: Path | None = None) -> bool:
     """Whether the comparison writing into `out` is in `phase` now. On an SSH host the
     workers' logs are the host's, under its cache `host_cache` (copied home at the end)."""
+    if phase == "probing":
+        return bool(probes())
     events = seen(out)
     measuring = {k: v for k, v in events.items() if k.startswith("m")}
     if phase == "starting":
@@ -170,11 +193,14 @@ def cli_stop(phase: str, out: Path, sshd: Any = None) -> Stop:
                  str(sshd.python)]
 
     def left() -> int:
-        return len(workers(out)) + (len(host_workers(sshd)) if sshd is not None else 0)
+        return (len(workers(out)) + len(probes())
+                + (len(host_workers(sshd)) if sshd is not None else 0))
 
     out.mkdir(parents=True)
     with (out.parent / f"{out.name}.log").open("w") as log:
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        if phase == "probing":
+            env.update(probing(Path(os.environ["XLAGUI_CACHE_DIR"])))
         proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, env=env)
         try:
             cache = sshd.host_cache if sshd is not None else None
@@ -203,7 +229,11 @@ class Window:
     def __init__(self, work: Path) -> None:
         from bench_cancel import _Gui
         from PySide6.QtCore import QSettings
-        from xlagui.ui.main_window import MainWindow
+
+        try:
+            from xlagui.ui.window.main_window import MainWindow
+        except ImportError:  # a checkout before the window's rooms (the "before" figures)
+            from xlagui.ui.main_window import MainWindow  # type: ignore[no-redef]
 
         self.gui = _Gui(work)  # the app, "Stop and close" answered, waiting on signals
         settings = QSettings(str(work / "window.ini"), QSettings.Format.IniFormat)
@@ -235,6 +265,10 @@ class Window:
 
     def stop(self, phase: str, work: Path) -> Stop:
         w = self.window
+        if phase == "probing":
+            os.environ.update(probing(Path(os.environ["XLAGUI_CACHE_DIR"])))
+        else:
+            os.environ["XLAGUI_PEAK_PROBE"] = "off"
         w.speed_only.setChecked(phase != "training")
         w.settings_panel.budget.setValue(10 if phase in ("inspection", "training") else 120)
         self.click(w.run_button)
@@ -247,13 +281,14 @@ class Window:
             raise RuntimeError(f"window, {phase}: not reached in {PHASE_TIMEOUT:.0f} s")
         if not w.is_running():
             raise RuntimeError(f"window, {phase}: the comparison ended before the phase")
-        alive = len(workers(work))
+        alive = len(workers(work)) + len(probes())
         asked = time.perf_counter()
         self.click(w.stop_button)
-        wait(lambda: w.run_button.isEnabled() and not workers(work), READY_TIMEOUT, self.tick)
+        wait(lambda: w.run_button.isEnabled() and not workers(work) and not probes(),
+             READY_TIMEOUT, self.tick)
         seconds = time.perf_counter() - asked
         wait(lambda: not w.is_running(), READY_TIMEOUT, self.tick)
-        return Stop(seconds, alive, len(workers(work)))
+        return Stop(seconds, alive, len(workers(work)) + len(probes()))
 
     def close(self) -> None:
         self.window.close_without_asking()
