@@ -320,8 +320,5 @@ def test_renaming_a_named_function_fails_the_check() -> None:
         "measure_interleaved", "core/measure/interleave.py: measure_interleaved"}
 
 
-@pytest.mark.xfail(strict=True, reason="issue 28: docs/ARCHITECTURE.md names `core/scan`, "
-                   "`models/check.py` and `core/model/check.py: check_models`, which do not "
-                   "exist, until it is rewritten in wave 2")
 def test_every_name_in_the_architecture_exists(index: CodeIndex) -> None:
     assert problems(index, DOC.read_text(encoding="utf-8")) == []

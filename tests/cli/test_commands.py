@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import elsewhere
 from tests.helpers.cli import cli
 from tests.helpers.images import make_class_folders
 from xlagui.cli import main
@@ -76,3 +77,16 @@ def test_models_lists_the_builtins_with_their_parameters(
     assert "529,295" in text  # the article's CNN at 150 px, as worked out by hand
     for name in ("mobilenetv2", "resnet50", "efficientnetb0", "vit", "mixer"):
         assert name in text
+
+
+def test_hosts_reaches_a_made_up_transport_by_the_name_typed(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A transport registered in `core/measure/transports/` (tests/helpers/elsewhere.py) is a
+    `--host`/`HOST` away: the command line names no transport; a name none is registered under
+    is a usage error."""
+    elsewhere.register(monkeypatch)
+    assert main(["hosts", elsewhere.HOST, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["cpu"] == "Made-up CPU"
+    assert main(["hosts", "nowhere://box"]) == 2
+    assert "no transport called 'nowhere'" in capsys.readouterr().err

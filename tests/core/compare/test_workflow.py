@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from tests.helpers import elsewhere
 from tests.helpers.images import make_split_dataset
 from tests.helpers.models import FakeModelChecker
 from tests.helpers.sshd import ALIAS, WRONG_KEY_ALIAS, SshServer
@@ -264,3 +265,26 @@ def test_a_stop_while_the_dataset_is_copied_runs_nothing(
         compare.run(planned_request, CloseWhileCopying(), state, report=planned)
     assert [r.status for r in [*planned.measure_runs, *planned.runs]] == ["not run"] * 4
     assert not (tmp_path / "out" / "comparison.json").exists()  # nothing measured, none saved
+
+
+def test_a_comparison_runs_on_a_made_up_transport(
+    scan: DatasetScan, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A transport a newcomer registers (tests/helpers/elsewhere.py, one line in TRANSPORTS)
+    takes a whole comparison, typed as its host is: connected, readied, every child started
+    through it and brought home, let go at the end; nothing above `core/measure/` knows it."""
+    elsewhere.register(monkeypatch)
+    watcher = Recorder()
+    request = request_for(scan, tmp_path / "out", config={"quick": True},
+                          target=Target(elsewhere.HOST))
+    report = compare.run(request, watcher, TaskState())
+    assert [what for name, what in watcher.said if name == "phase"] == [
+        "connecting", "copying", "measuring"]
+    assert ("host", elsewhere.HOST) in watcher.said
+    assert [r.status for r in report.measure_runs] == ["finished", "finished"]
+    assert report.environment["host"] == elsewhere.HOST
+    log = elsewhere.ElsewhereTransport.log
+    assert log[:2] == ["connect", "prepare"] and log[-1] == "close"
+    started = [line for line in log if line.startswith("start ")]
+    assert len(started) == 2 and all("measuring worker of" in line for line in started)
+    assert log.count("finish") == 2

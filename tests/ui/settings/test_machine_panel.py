@@ -12,6 +12,7 @@ import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
+from tests.helpers import elsewhere
 from tests.helpers.clicks import (
     ModalAnswerer,
     choose_combo_item,
@@ -64,6 +65,26 @@ def test_the_hosts_of_the_ssh_configuration_are_offered_and_a_refusal_is_said(
     choose(qtbot, window, "This computer")
     assert window.cannot_run_reason() == "" and window.run_button.isEnabled()
     assert "this computer" in machine.status.text()
+
+
+def test_a_host_of_a_made_up_transport_is_picked_and_measured_on(
+    qtbot: QtBot, make_window: WindowFactory, dataset: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A transport registered in `core/measure/transports/` (tests/helpers/elsewhere.py) offers
+    its host in the picker, is checked and runs the comparison: the window names no transport."""
+    elsewhere.register(monkeypatch)
+    window = load_small(qtbot, make_window(), dataset)
+    window.speed_only.setChecked(True)
+    machine = window.settings_panel.machine_panel
+    choose(qtbot, window, elsewhere.HOST)
+    qtbot.waitUntil(lambda: machine.host_info() is not None, timeout=10_000)
+    assert window.cannot_run_reason() == ""
+    with qtbot.waitSignal(window.comparison_finished, timeout=60_000) as done:
+        click(qtbot, window.run_button)
+    report = done.args[0]
+    assert report.environment["host"] == elsewhere.HOST
+    assert [r.status for r in report.measure_runs] == ["finished", "finished"]
+    assert elsewhere.ElsewhereTransport.log[-1] == "close"
 
 
 @pytest.mark.tf

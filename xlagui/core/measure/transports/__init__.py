@@ -9,8 +9,10 @@ alone), `suggested_hosts` (a picker's list), a `HostInfo` and a `MachineError`
 (`xlagui.present.hosts` words it).
 
 A new transport is one module with `connect(target, *, info, state)` and `check(target, state)`
-(and, if it offers hosts to pick, `hosts(ssh_config)`), and one line in `TRANSPORTS` below. Its
-module is imported only when a target asks for it, so the command line starts without it.
+(and, if it offers hosts to pick, `hosts(ssh_config)`, each named as a user types it:
+`NAME://…`), and one line in `TRANSPORTS` below. A host typed as `NAME://…` (`--host`, the
+window's Machine group) is reached through the transport NAME (`Target.transport`). Its module
+is imported only when a target asks for it, so the command line starts without it.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from xlagui.core.measure.transports.base import PlacedDataset as PlacedDataset
 from xlagui.core.measure.transports.base import Target as Target
 from xlagui.core.measure.transports.base import Transport as Transport
 from xlagui.core.measure.transports.local import LOCAL as LOCAL
+from xlagui.core.protocol.config import ConfigError
 from xlagui.core.protocol.task import TaskState
 
 # The registry: a transport's name (`Target.transport`) → its module.
@@ -36,10 +39,12 @@ TRANSPORTS: dict[str, str] = {
 
 
 def module_of(target: Target) -> ModuleType:
+    """The module of the transport that reaches `target`; `ConfigError` (a `ValueError`) for a
+    name no transport is registered under (a typing mistake in `--host`, or the host field)."""
     try:
         name = TRANSPORTS[target.transport]
     except KeyError:
-        raise ValueError(
+        raise ConfigError(
             f"no transport called {target.transport!r}; one of {', '.join(TRANSPORTS)}"
         ) from None
     return importlib.import_module(name)

@@ -29,11 +29,11 @@ CopyProgress = Callable[[int, int], None]
 @dataclass(frozen=True)
 class Target:
     """Where a comparison runs, as the user named it: `host` "" is this computer; otherwise
-    `user@host` or an alias of the ssh configuration, reached by the transport `via` ("" picks
-    "ssh" for a host). `python`: the host's Python as words of its shell (`python3`,
-    `~/venv/bin/python`, `env VAR=1 python3`). `ssh_config`: an ssh configuration file
-    (`ssh -F`), "" for ssh's own. `remote_data`: a dataset folder already on the host, laid out
-    like the local one; "" copies the dataset into the host's cache.
+    `user@host`, an alias of the ssh configuration, or `NAME://…` for the transport NAME,
+    reached by the transport `via` ("": see `transport`). `python`: the host's Python as words
+    of its shell (`python3`, `~/venv/bin/python`, `env VAR=1 python3`). `ssh_config`: an ssh
+    configuration file (`ssh -F`), "" for ssh's own. `remote_data`: a dataset folder already on
+    the host, laid out like the local one; "" copies the dataset into the host's cache.
     """
 
     host: str = ""
@@ -58,8 +58,16 @@ class Target:
 
     @property
     def transport(self) -> str:
-        """The registered transport that reaches it (`transports.TRANSPORTS`)."""
-        return self.via or ("local" if self.is_local else "ssh")
+        """The registered transport that reaches it (`transports.TRANSPORTS`): `via`, else the
+        scheme of a host typed as `NAME://…` (`ray://head:10001`; `ssh://me@gpu:22` is ssh's
+        own form), else "local" for this computer and "ssh" for any other host. So the command
+        line's `--host` and the window's host field reach every registered transport."""
+        if self.via:
+            return self.via
+        if self.is_local:
+            return "local"
+        scheme, sep, _ = self.host.partition("://")
+        return scheme if sep else "ssh"
 
 
 class MachineFailure(str, enum.Enum):
