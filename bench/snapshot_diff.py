@@ -118,10 +118,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     before, after = load(args.before), load(args.after)
     if args.common:
-        for key in PER_COMPARISON:
-            both = set(before.get(key, {})) & set(after.get(key, {}))
+        for top in PER_COMPARISON:
+            both = set(before.get(top, {})) & set(after.get(top, {}))
             for data in (before, after):
-                data[key] = {k: v for k, v in data.get(key, {}).items() if k in both}
+                data[top] = {k: v for k, v in data.get(top, {}).items() if k in both}
     for name in args.skip:
         before, after = without(before, name), without(after, name)
     a, b = leaves(before), leaves(after)
