@@ -227,10 +227,12 @@ def save_corpus(folder: Path, limit: int | None = None) -> list[Path]:
     return out
 
 
-def comparisons(folders: list[Path], window: Any) -> dict[str, Texts]:
+def comparisons(folders: list[Path], window: Any, recompute: bool = False) -> dict[str, Texts]:
     out: dict[str, Texts] = {}
     for i, folder in enumerate(folders):
         report = history.load(folder)
+        if recompute:
+            report.recompute()
         texts = {name: attempt(source, report) for name, source in SOURCES.items()}
         if window is not None:
             texts["window"] = attempt(window.reopened, folder)
@@ -278,7 +280,7 @@ def scrub(value: Texts, paths: dict[str, str]) -> Texts:
 
 
 def snapshot(corpus: Path, with_window: bool, work: Path,
-             limit: int | None = None) -> dict[str, Texts]:
+             limit: int | None = None, recompute: bool = False) -> dict[str, Texts]:
     import _snapshot_misc as misc
 
     folders = save_corpus(corpus, limit)
@@ -288,7 +290,7 @@ def snapshot(corpus: Path, with_window: bool, work: Path,
 
         window = WindowTexts(corpus, work)
     out: dict[str, Texts] = {
-        "comparisons": comparisons(folders, window),
+        "comparisons": comparisons(folders, window, recompute),
         "history": history_lines(corpus),
         **misc.everything(work / "misc", window),
     }
@@ -310,13 +312,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-window", action="store_true", help="skip the window's texts")
     parser.add_argument("--limit", type=int, default=None,
                         help="only the first N comparisons (a trial; not a snapshot)")
+    parser.add_argument("--recompute", action="store_true",
+                        help="recompute each comparison from its runs' events before its words "
+                        "are taken (the verdicts as this code makes them, not as they were "
+                        "saved; the window still reopens the saved file)")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="xlagui-words-") as tmp:
         work = Path(tmp)
         os.environ["XLAGUI_DATA_DIR"] = str(work / "data")
         os.environ["XLAGUI_CACHE_DIR"] = str(work / "cache")
         corpus = args.corpus.resolve() if args.corpus else work / "corpus"
-        result = snapshot(corpus, not args.no_window, work, args.limit)
+        result = snapshot(corpus, not args.no_window, work, args.limit, args.recompute)
     text = json.dumps(result, indent=1, sort_keys=True, ensure_ascii=False)
     args.out.write_text(text + "\n", encoding="utf-8")
     print(f"{args.out}: {len(text):,} characters", file=sys.stderr)
