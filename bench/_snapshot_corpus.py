@@ -27,11 +27,10 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from xlagui.core.measure.remote.preflight import DeviceInfo, HostInfo
-
 from tests.helpers.limits import known_limits, limits_report
 from tests.helpers.reports import comparison_report, measure_entry
 from tests.helpers.streams import RECORDED, recorded_events, run_events
+from xlagui.core.machine.host import HostInfo
 from xlagui.core.protocol.config import ModelChoice
 from xlagui.core.protocol.events import (
     BlockEvent,
@@ -44,6 +43,7 @@ from xlagui.core.protocol.events import (
     StartedEvent,
     read_events,
 )
+from xlagui.core.protocol.probes import DeviceInfo
 from xlagui.core.protocol.record import RunEntry
 from xlagui.core.results.report import ComparisonReport
 from xlagui.core.xla import hlo

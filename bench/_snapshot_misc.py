@@ -19,7 +19,8 @@ from _snapshot_common import Texts, attempt, plain
 
 from xlagui.core.analysis.pairs import Recommendation
 from xlagui.core.analysis.stats import Comparison
-from xlagui.core.protocol.config import RunConfig, XlaMode
+from xlagui.core.protocol.config import RunConfig
+from xlagui.core.protocol.modes import XlaMode
 from xlagui.core.protocol.spec import RunSpec
 
 ARM_NAMES = ("jit", "autocluster", "bf16", "fp16", "jit+bf16", "jit+fp16", "autocluster+bf16")
@@ -73,7 +74,9 @@ def scan_words(path: Path) -> Texts:
         scan = scan_dataset(path)
     except DatasetError as exc:
         return {"refused": str(exc)}
-    return {"summary": scan.summary_text().splitlines(),
+    from xlagui.present.scan import summary_text
+
+    return {"summary": summary_text(scan).splitlines(),
             "problems": [[p.severity, p.kind, p.message] for p in scan.problems]}
 
 
@@ -81,7 +84,7 @@ def compare_scan_lines(path: Path) -> Texts:
     """What `xlagui compare` says of the dataset's problems before it measures."""
     from _snapshot_common import console, printed
 
-    from xlagui.cli import _say_scan
+    from xlagui.cli.compare import _say_scan
     from xlagui.core.data.scan import DatasetError, scan_dataset
 
     try:
@@ -156,17 +159,22 @@ WORKER_FAILURES: dict[str, Callable[[], BaseException]] = {
 
 
 def worker_errors(work: Path) -> Texts:
-    """The worker's error message and hint for typical failures (`worker/child.py`)."""
-    from xlagui.core.worker.child import error_hint, error_message
+    """The worker's error message and hint for typical failures (`worker/errors.py` makes the
+    event, `present/errors.py` words its advice)."""
+    from xlagui.core.worker.errors import error_event, error_message
+    from xlagui.present.errors import error_hint
 
     config = RunConfig(batch_size=8, image_size=48)
-    return {name: {"message": error_message(make()), "hint": error_hint(make(), config)}
+    return {name: {"message": error_message(make()),
+                   "hint": error_hint(error_event(make(), config))}
             for name, make in WORKER_FAILURES.items()}
 
 
 def died(work: Path) -> Texts:
-    """The supervisor's account of a worker that ended without a word (`died_event`)."""
-    from xlagui.core.measure.worker_process import died_event
+    """The supervisor's account of a worker that ended without a word (`died_event`, its
+    advice worded by `present/errors.py`)."""
+    from xlagui.core.measure.ended import died_event
+    from xlagui.present.errors import error_hint
 
     out = {}
     logs = {"no log": "", "oom log": "terminate called after throwing 'std::bad_alloc'\n"}
@@ -177,7 +185,8 @@ def died(work: Path) -> Texts:
         spec.run_dir.mkdir(parents=True, exist_ok=True)
         (spec.run_dir / "worker.log").write_text(log, encoding="utf-8")
         event = died_event(code, spec.run_dir / "worker.log", spec)
-        out[f"{log_name}, exit {code}, {mode}"] = [event.error_type, event.message, event.hint]
+        out[f"{log_name}, exit {code}, {mode}"] = [event.error_type, event.message,
+                                                   error_hint(event)]
     return out
 
 
@@ -190,9 +199,17 @@ BAD_LINES = {
 
 
 def refused_lines(work: Path) -> Texts:
-    """The malformed-line policy's error for each kind of bad line (`WorkerProcess`)."""
+    """The malformed-line policy's error for each kind of bad line (`ChildProcess._refuse`,
+    its advice worded by `present/errors.py`)."""
     from xlagui.core.measure.worker_process import WorkerProcess
-    from xlagui.core.protocol.events import ProtocolError, StartedEvent, check_protocol, parse_event
+    from xlagui.core.protocol.events import (
+        ErrorEvent,
+        ProtocolError,
+        StartedEvent,
+        check_protocol,
+        parse_event,
+    )
+    from xlagui.present.errors import error_hint
 
     out = {}
     for name, line in BAD_LINES.items():
@@ -204,7 +221,8 @@ def refused_lines(work: Path) -> Texts:
             continue
         except ProtocolError as exc:
             refused = WorkerProcess(_spec(work))._refuse(exc, line)
-        out[name] = [refused.type, getattr(refused, "message", ""), getattr(refused, "hint", "")]
+        out[name] = [refused.type, getattr(refused, "message", ""),
+                     error_hint(refused) if isinstance(refused, ErrorEvent) else ""]
     return out
 
 
@@ -212,9 +230,9 @@ class _FakeSsh:
     """What `preflight` and `SshTransport` use of an `Ssh`: its target and `run`."""
 
     def __init__(self, host: str, answer: tuple[int, str, str] = (0, "", "")) -> None:
-        from xlagui.core.measure.remote.ssh import SshTarget
+        from xlagui.core.measure.transports.base import Target
 
-        self.target = SshTarget(host, python="~/venv/bin/python")
+        self.target = Target(host, python="~/venv/bin/python")
         self.answer = answer
 
     def run(self, command: str, **_kwargs: Any) -> Any:
@@ -226,10 +244,11 @@ class _FakeSsh:
 
 def host_errors(work: Path) -> Texts:
     """The hosts' errors: ssh's failures, each preflight refusal, a lost connection."""
-    from xlagui.core.measure.remote.preflight import preflight
-    from xlagui.core.measure.remote.ssh import RemoteError, connection_error
-
     from xlagui import __version__
+    from xlagui.core.measure.transports.base import MachineError
+    from xlagui.core.measure.transports.ssh.client import connection_error
+    from xlagui.core.measure.transports.ssh.hostside import NO_TENSORFLOW
+    from xlagui.core.measure.transports.ssh.preflight import preflight
     from xlagui.present.hosts import error_text
 
     out: dict[str, Texts] = {}
@@ -244,37 +263,41 @@ def host_errors(work: Path) -> Texts:
                "no xlagui": (1, json.dumps({"missing": "No module named 'xlagui'"}), ""),
                "other version": (0, json.dumps({"xlagui": "0.0.1", "protocol": 2}), ""),
                "stopped early": (1, ok, "Killed"),
-               "no tensorflow": (0, ok + "\n" + json.dumps({"error": "No module named "
+               # What the host's side says of a missing TensorFlow (`hostside.describe`).
+               "no tensorflow": (0, ok + "\n" + json.dumps({NO_TENSORFLOW: "No module named "
                                                             "'tensorflow'"}), "")}
     for name, answer in answers.items():
         try:
             preflight(_FakeSsh("gpu-box", answer))  # type: ignore[arg-type]
             out[f"preflight: {name}"] = "answered"
-        except RemoteError as exc:
-            out[f"preflight: {name}"] = [exc.kind, error_text(exc)]
+        except MachineError as exc:
+            out[f"preflight: {name}"] = [exc.kind.value, error_text(exc)]
     out["connection lost"] = attempt(_lost, work)
     return plain(out)
 
 
 def _lost(work: Path) -> Texts:
     from _snapshot_corpus import HOST
-    from xlagui.core.measure.remote.dataset import HostDataset
-    from xlagui.core.measure.remote.host import RemoteHost, SshTransport
 
-    host = RemoteHost(_FakeSsh("gpu-box"), HOST)  # type: ignore[arg-type]
-    transport = SshTransport(host, HostDataset(PurePosixPath("/d"), 3), {}, work,
-                             PurePosixPath("/r"))
+    from xlagui.core.measure.jobs import WorkerJob
+    from xlagui.core.measure.transports.ssh.transport import SshTransport
+    from xlagui.present.errors import error_hint
+
+    transport = SshTransport(_FakeSsh("gpu-box"), HOST)  # type: ignore[arg-type]
     spec = _spec(work, "measure")
     spec.run_dir.mkdir(parents=True, exist_ok=True)
     (spec.run_dir / "worker.log").write_text("Connection to gpu-box closed by remote host.\n")
-    event = transport.died(255, spec.run_dir / "worker.log", spec)
-    return [event.error_type, event.message, event.hint]
+    event = transport.died(255, spec.run_dir / "worker.log", WorkerJob.of(spec))
+    return [event.error_type, event.message, error_hint(event)]
 
 
 # -- arms, models, hosts ------------------------------------------------------------------------
 
 def arms_words() -> Texts:
     from xlagui.core.protocol import arms
+    from xlagui.core.protocol.problems import policy_problems
+    from xlagui.present.levers import arm_description, arm_label, hardware_note, mode_words
+    from xlagui.present.problems import arm_problems
 
     out: dict[str, Texts] = {}
     for name in ARM_NAMES:
@@ -285,13 +308,15 @@ def arms_words() -> Texts:
                       "float32": {"policy": "float32", "compute_dtype": "float32"},
                       "nothing": {}}
         out[name] = {
-            "name": arm.name, "label": arm.label, "description": arm.description,
-            "notes": {f"{kind}, {flags}": arms.hardware_note(arm, kind, FLAG_SETS[flags])
+            "name": arm.name, "label": arm_label(arm), "description": arm_description(arm),
+            "notes": {f"{kind}, {flags}": hardware_note(arm, kind, FLAG_SETS[flags])
                       for kind in ("CPU", "GPU") for flags in FLAG_SETS},
-            "policy problems": {k: arms.policy_problems(arm, v) for k, v in read_backs.items()},
+            "policy problems": {k: arm_problems(policy_problems(arm.precision, v))
+                                for k, v in read_backs.items()},
         }
-    out["modes"] = {m.value: {"label": m.label, "short": m.facts.short, "words": m.facts.words,
-                              "brief": m.facts.brief, "how": m.facts.how} for m in XlaMode}
+    out["modes"] = {m.value: {"label": mode_words(m).label, "short": mode_words(m).short,
+                              "words": mode_words(m).words, "brief": mode_words(m).brief,
+                              "how": mode_words(m).how} for m in XlaMode}
     out["default also"] = {f"{kind}, {flags}": list(arms.default_also(kind, FLAG_SETS[flags]))
                            for kind in ("CPU", "GPU") for flags in FLAG_SETS}
     return out
@@ -299,11 +324,12 @@ def arms_words() -> Texts:
 
 def models_words() -> Texts:
     from xlagui.core.model.check import MemoryGuard
-    from xlagui.core.protocol.config import BUILTIN_MODELS, ModelChoice
+    from xlagui.core.model.sources import builtin_names
+    from xlagui.core.protocol.config import ModelChoice
     from xlagui.core.protocol.events import ModelEvent
     from xlagui.present.models import memory_warning, model_line, models_rows
 
-    choices = [ModelChoice("builtin", name) for name in BUILTIN_MODELS]
+    choices = [ModelChoice("builtin", name) for name in builtin_names()]
     choices += [ModelChoice("keras", "m", "/m/m.keras", "ab" * 32, params=1234, new_head=True),
                 ModelChoice("python", "p", "/m/p.py", "cd" * 32, params=99)]
     checks = [ModelEvent(model=ModelChoice("builtin", n, params=1000 * i), image_size=96,
@@ -311,7 +337,7 @@ def models_words() -> Texts:
                          flops_per_step=None if i % 3 == 0 else 1.5e9 * i,
                          flops_note="the model's HLO could not be read" if i % 3 == 0 else "",
                          compile_words="Adam + categorical_crossentropy")
-              for i, n in enumerate(BUILTIN_MODELS, start=1)]
+              for i, n in enumerate(builtin_names(), start=1)]
     config = RunConfig(batch_size=64, image_size=150)
     return {
         "lines": [model_line(RunConfig(model=c), None) for c in choices]
@@ -325,16 +351,16 @@ def models_words() -> Texts:
 
 def hosts_words() -> Texts:
     from _snapshot_corpus import HOST
-    from xlagui.core.measure.remote.dataset import HostDataset
 
+    from xlagui.core.measure.transports.base import PlacedDataset
     from xlagui.present.hosts import dataset_line, device_words, host_line, host_rows
 
     return {
         "rows": plain(host_rows(HOST)), "line": host_line(HOST), "devices": device_words(HOST),
         "datasets": [dataset_line(d, "gpu-box") for d in (
-            HostDataset(PurePosixPath("/c/datasets/ab12"), 120, cached=True),
-            HostDataset(PurePosixPath("/data/pets"), 120),
-            HostDataset(PurePosixPath("/c/datasets/ab12"), 120, 35 * 2**20, 4.2))],
+            PlacedDataset(PurePosixPath("/c/datasets/ab12"), 120, cached=True),
+            PlacedDataset(PurePosixPath("/data/pets"), 120),
+            PlacedDataset(PurePosixPath("/c/datasets/ab12"), 120, 35 * 2**20, 4.2))],
     }
 
 

@@ -48,6 +48,13 @@ def _tick(*names: str) -> Callable[[Any], None]:
     return change
 
 
+def _autocluster(panel: Any) -> None:
+    """The XLA side's mode: the auto-clustering radio button (`SettingsForm.mode_buttons`)."""
+    from xlagui.core.protocol.modes import XlaMode
+
+    panel.mode_buttons[XlaMode.AUTOCLUSTER].setChecked(True)
+
+
 def _gpu(panel: Any) -> None:
     panel.device.setCurrentIndex(1)
 
@@ -82,7 +89,7 @@ SETTINGS: dict[str, Callable[[Any], None]] = {
     "fp16 and jit+bf16": _tick("fp16", "jit+bf16"),
     "every arm": _tick("autocluster", "bf16", "fp16", "jit+bf16", "jit+fp16"),
     "A/A check": _set("check", True),
-    "auto-clustering": _set("mode_autocluster", True),
+    "auto-clustering": _autocluster,
     "XLA off": _set("xla", False),
     "budget 30 s": _set("budget", 30),
     "the GPU": _gpu,
@@ -180,14 +187,14 @@ class WindowTexts:
     """One main window over the corpus folder, and the texts it shows."""
 
     def __init__(self, corpus: Path, work: Path) -> None:
-        from xlagui.core.protocol import arms
-        from xlagui.ui import dialogs
+        from xlagui.core.machine import cpu
+        from xlagui.ui.shared import dialogs
 
         self.app = QApplication.instance() or QApplication([])
-        arms.cpu_flags = lambda *_a, **_k: frozenset()
+        cpu.cpu_flags = lambda *_a, **_k: frozenset()
         self.dialogs: list[str] = []
         dialogs.show_error = self._record_dialog  # type: ignore[assignment]
-        from xlagui.ui.main_window import MainWindow
+        from xlagui.ui.window.main_window import MainWindow
 
         settings = QSettings(str(work / "settings.ini"), QSettings.Format.IniFormat)
         self.window = MainWindow(settings=settings, history_root=corpus, preload_plots=False)

@@ -29,7 +29,9 @@ Issue 28's "before" is /work/golden-words.json, rendered from the corpus kept in
 /work/golden-corpus (615 comparisons). After a change that must keep the words:
 
     python bench/snapshot_words.py --corpus /work/golden-corpus --out /tmp/after.json
-    diff /work/golden-words.json /tmp/after.json
+    python bench/snapshot_diff.py /work/golden-words.json /tmp/after.json
+
+(`bench/snapshot_diff.py`: the differences per key, grouped, a comparison's name as `*`.)
 """
 
 from __future__ import annotations
@@ -107,20 +109,22 @@ def markdown(report: ComparisonReport) -> Texts:
 
 
 def rows(report: ComparisonReport) -> Texts:
-    """The rows of `present/format.py` the CLI, the window and the PNG share."""
+    """The rows of `present/format.py` and `present/report.py` the CLI, the window and the PNG
+    share."""
     from xlagui.present import format as fmt
+    from xlagui.present import report as report_words
 
     c = report.comparison
     out: dict[str, Texts] = {
-        "runs": plain(fmt.run_rows(report)),
-        "dataset": plain(fmt.dataset_words(report)),
-        "environment": plain(fmt.environment_words(report)),
-        "run names": [fmt.run_name(r.variant, r.xla_mode, r.arm.name, r.repeat)
+        "runs": plain(report_words.run_rows(report)),
+        "dataset": plain(report_words.dataset_words(report)),
+        "environment": plain(report_words.environment_words(report)),
+        "run names": [report_words.run_name(r.variant, r.xla_mode, r.arm.name, r.repeat)
                       for r in [*report.measure_runs, *report.runs, *report.inspect_runs]],
         "training figures": {r.run_id: plain(fmt.training_figures(r.summary))
                              for r in report.runs},
         "evidence": {r.run_id: fmt.evidence(r.summary) for r in report.runs},
-        "title": report.title(),
+        "title": report_words.comparison_title(report),
         "reproduce": report.reproduce_command(),
     }
     if c is None:
@@ -223,10 +227,12 @@ def save_corpus(folder: Path, limit: int | None = None) -> list[Path]:
     return out
 
 
-def comparisons(folders: list[Path], window: Any) -> dict[str, Texts]:
+def comparisons(folders: list[Path], window: Any, recompute: bool = False) -> dict[str, Texts]:
     out: dict[str, Texts] = {}
     for i, folder in enumerate(folders):
         report = history.load(folder)
+        if recompute:
+            report.recompute()
         texts = {name: attempt(source, report) for name, source in SOURCES.items()}
         if window is not None:
             texts["window"] = attempt(window.reopened, folder)
@@ -240,12 +246,13 @@ def history_lines(root: Path) -> Texts:
     """History's list of the corpus: each item's words, and the machines side by side."""
     from xlagui.present import format as fmt
     from xlagui.present.hosts import side_by_side_rows
+    from xlagui.present.report import history_title
     from xlagui.present.verdicts import history_verdict
 
     items = history.list_items(root)
     return {
         item.folder.name: {
-            "title": item.title, "verdict": attempt(history_verdict, item),
+            "title": history_title(item), "verdict": attempt(history_verdict, item),
             "when": fmt.created(item.created), "machine": item.machine, "device": item.device,
             "runs": fmt.runs_done(item.runs_finished, item.runs_interrupted),
             "side by side": plain(side_by_side_rows(history.same_settings(items, item))),
@@ -273,7 +280,7 @@ def scrub(value: Texts, paths: dict[str, str]) -> Texts:
 
 
 def snapshot(corpus: Path, with_window: bool, work: Path,
-             limit: int | None = None) -> dict[str, Texts]:
+             limit: int | None = None, recompute: bool = False) -> dict[str, Texts]:
     import _snapshot_misc as misc
 
     folders = save_corpus(corpus, limit)
@@ -283,7 +290,7 @@ def snapshot(corpus: Path, with_window: bool, work: Path,
 
         window = WindowTexts(corpus, work)
     out: dict[str, Texts] = {
-        "comparisons": comparisons(folders, window),
+        "comparisons": comparisons(folders, window, recompute),
         "history": history_lines(corpus),
         **misc.everything(work / "misc", window),
     }
@@ -305,13 +312,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-window", action="store_true", help="skip the window's texts")
     parser.add_argument("--limit", type=int, default=None,
                         help="only the first N comparisons (a trial; not a snapshot)")
+    parser.add_argument("--recompute", action="store_true",
+                        help="recompute each comparison from its runs' events before its words "
+                        "are taken (the verdicts as this code makes them, not as they were "
+                        "saved; the window still reopens the saved file)")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="xlagui-words-") as tmp:
         work = Path(tmp)
         os.environ["XLAGUI_DATA_DIR"] = str(work / "data")
         os.environ["XLAGUI_CACHE_DIR"] = str(work / "cache")
         corpus = args.corpus.resolve() if args.corpus else work / "corpus"
-        result = snapshot(corpus, not args.no_window, work, args.limit)
+        result = snapshot(corpus, not args.no_window, work, args.limit, args.recompute)
     text = json.dumps(result, indent=1, sort_keys=True, ensure_ascii=False)
     args.out.write_text(text + "\n", encoding="utf-8")
     print(f"{args.out}: {len(text):,} characters", file=sys.stderr)
