@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from xlagui.core.protocol.arms import BASELINE, OFFERED, parse_arm
-from xlagui.core.protocol.levers import LEVERS
+from xlagui.core.protocol.arms import BASELINE, offered_arms, parse_arm
+from xlagui.core.protocol.levers import registered
 from xlagui.core.protocol.modes import XlaMode
 from xlagui.present.levers import (
     LEVER_WORDS,
@@ -19,7 +19,7 @@ from xlagui.present.levers import (
 
 def test_every_value_of_every_lever_has_its_words() -> None:
     assert {v.words for v in every_value()} == set(VALUE_WORDS)
-    assert {one.words for one in LEVERS} == set(LEVER_WORDS)
+    assert {one.words for one in registered()} == set(LEVER_WORDS)
     for value in every_value():
         if value.part:  # what an arm made of it is called and does
             assert VALUE_WORDS[value.words].short and VALUE_WORDS[value.words].how, value
@@ -31,7 +31,7 @@ def test_every_value_of_every_lever_has_its_words() -> None:
 def test_the_arms_in_words() -> None:
     assert arm_label(BASELINE) == "Baseline (XLA off, float32)"
     assert arm_description(BASELINE) == "jit_compile=False, no auto-clustering, float32"
-    assert [arm_label(parse_arm(n)) for n in OFFERED] == [
+    assert [arm_label(parse_arm(n)) for n in offered_arms()] == [
         "XLA auto-clustering",
         "mixed_bfloat16",
         "mixed_float16",
