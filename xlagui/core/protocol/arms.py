@@ -174,15 +174,19 @@ def parse_arm(text: str) -> Arm:
     raw = str(text).strip().lower().replace(" ", "")
     if raw in ("", XlaMode.OFF, Role.BASELINE):
         return BASELINE
-    by_part = {value.part: (one, value) for one, value in lever_parts()}
     chosen: dict[str, str] = {}
     for part in raw.split("+"):
-        if part not in by_part:
+        # Each lever is asked (`Lever.by_part`): one whose values are not a closed list can
+        # answer for a part no table lists.
+        found = next(((one, value) for one in registered_levers()
+                      if (value := one.by_part(part)) is not None), None)
+        if found is None:
             raise ConfigError(
                 f"unknown arm part {part!r} in {text!r}: arms are built from "
-                f"{', '.join(by_part)}, joined with + (for example jit+bf16)"
+                f"{', '.join(value.part for _one, value in lever_parts())}, joined with + "
+                "(for example jit+bf16)"
             )
-        one, value = by_part[part]
+        one, value = found
         if one.name in chosen:
             raise ConfigError(f"arm {text!r} names two {one.plural}; an arm takes at most one")
         chosen[one.name] = value.value
