@@ -10,6 +10,7 @@ from xlagui.present.levers import (
     VALUE_WORDS,
     arm_description,
     arm_label,
+    arms_words,
     every_value,
     hardware_note,
     mode_words,
@@ -70,3 +71,10 @@ def test_the_xla_sides_modes_offered_are_the_values_with_a_choice() -> None:
     choices = xla_choices()
     assert [mode for mode, _words in choices] == [XlaMode.JIT, XlaMode.AUTOCLUSTER]
     assert all(words.choice and words.tip for _mode, words in choices)
+
+
+def test_the_arms_help_is_built_from_the_levers_word_for_word() -> None:
+    # `xlagui compare --arms`'s help, as it read when it was written by hand.
+    assert arms_words() == (
+        "jit, autocluster, bf16 (mixed_bfloat16), fp16 (mixed_float16), or one XLA mode and one "
+        "precision joined with + (jit+bf16)")
