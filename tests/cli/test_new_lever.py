@@ -19,5 +19,5 @@ def test_arms_takes_a_new_levers_arms(monkeypatch: pytest.MonkeyPatch,
     assert config.budget_seconds == 240  # two arms besides the XLA side
     with pytest.raises(SystemExit):
         main(["compare", "--help"])
-    assert "fp16 (mixed_float16), knob2 (2), or one XLA mode" in " ".join(
+    assert "knob2 (2), or one XLA mode" in " ".join(
         capsys.readouterr().out.split())

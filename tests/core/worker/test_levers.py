@@ -51,7 +51,7 @@ class Calls:
 
 def test_the_worker_makes_every_levers_calls_before_the_model() -> None:
     calls = Calls()
-    apply_before_build(calls.tf, calls.keras, Arm(XlaMode.AUTOCLUSTER, Precision.BF16, "2"))
+    apply_before_build(calls.tf, calls.keras, Arm(XlaMode.AUTOCLUSTER, Precision.BF16, knob="2"))
     assert calls.made == [
         ("optimizer.set_jit", ("autoclustering",)),
         ("policy", ("mixed_bfloat16",)),
