@@ -33,7 +33,7 @@ from xlagui.core.protocol.config import (
     XlaMode,
 )
 from xlagui.core.protocol.identity import Role
-from xlagui.present.levers import mode_words
+from xlagui.present.levers import arms_words, mode_words
 from xlagui.present.models import model_help
 
 __all__ = ["EXIT_CANCELLED", "EXIT_FAILED", "EXIT_OK", "EXIT_USAGE", "main"]
@@ -162,9 +162,8 @@ def _measure_arguments(c: argparse.ArgumentParser) -> None:
         "--arms",
         metavar="ARMS",
         default="",
-        help="also measure these arms against the baseline, comma-separated: jit, autocluster, "
-        "bf16 (mixed_bfloat16), fp16 (mixed_float16), or one XLA mode and one precision joined "
-        "with + (jit+bf16); the XLA side (--xla) is always measured",
+        help=f"also measure these arms against the baseline, comma-separated: {arms_words()}; "
+        "the XLA side (--xla) is always measured",
     )
     c.add_argument(
         "--exclude-problems",

@@ -3,7 +3,9 @@ of them: a run's heading, an arm's label and what it changes, a column's subtitl
 known of how the hardware runs it.
 
 Keyed by the values' word keys (`LeverValue.words`): the core's table says what a value is and
-does, this one how it reads. A value without words fails `tests/present/test_levers.py`.
+does, this one how it reads. A lever that brings no words of its own (its values' `words` left
+"") reads in plain words built from its name, its values and what they set (`plain_words`), so
+a new lever needs no row here; a value whose key has no row fails `tests/present/test_levers.py`.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from dataclasses import dataclass
 
 from xlagui.core.machine import cpu as machine_cpu
 from xlagui.core.protocol.arms import Arm, HardwareFit, hardware_fit
-from xlagui.core.protocol.levers import LEVERS, XLA, LeverValue
+from xlagui.core.protocol.levers import XLA, Lever, LeverValue, offered_choices, registered
 from xlagui.core.protocol.modes import XlaMode
 from xlagui.core.protocol.precision import Precision
 
@@ -81,30 +83,47 @@ VALUE_WORDS: dict[str, ValueWords] = {
 # A lever's heading in the settings (`Lever.words`); the precisions are offered as arms
 # under "Also measure" and have none yet.
 LEVER_WORDS: dict[str, str] = {"xla": "XLA", "precision": ""}
+# One of a lever's values, in a sentence ("one XLA mode and one precision"); a lever without a
+# row is called by its name.
+LEVER_NOUNS: dict[str, str] = {"xla": "XLA mode", "precision": "precision"}
 
 BASELINE_LABEL = "Baseline (XLA off, float32)"
 BASELINE_DESCRIPTION = "jit_compile=False, no auto-clustering, float32"
 
 
-def value_words(value: LeverValue) -> ValueWords:
-    return VALUE_WORDS[value.words]
+def value_words(lever: Lever, value: LeverValue) -> ValueWords:
+    """The words of one of `lever`'s values: its row of `VALUE_WORDS`, or plain words."""
+    return VALUE_WORDS[value.words] if value.words else plain_words(lever, value)
+
+
+def plain_words(lever: Lever, value: LeverValue) -> ValueWords:
+    """The words of a value whose lever brings none: "threads=2", and what it sets in code
+    words ("tf.config.threading.set_intra_op_parallelism_threads(2)")."""
+    name = f"{lever.name}={value.value}"
+    sets = [f"{key}={text}" for key, text in value.env]
+    sets += [f"tf.config.{call}({', '.join(repr(a) for a in args)})"
+             for call, args in value.tf_config]
+    sets += [f"keras.mixed_precision policy {value.policy}"] if value.policy else []
+    sets += [f"model.compile({key}={arg!r})" for key, arg in value.compile]
+    return ValueWords(label=name, short=name, words=name, how=", ".join(sets) or name,
+                      brief=name)
 
 
 def mode_words(mode: XlaMode) -> ValueWords:
     """The words of an XLA mode."""
-    return value_words(XLA.of(mode))
+    return value_words(XLA, XLA.of(mode))
 
 
 def arm_label(arm: Arm) -> str:
     """What a person reads in a column heading or a table: "XLA jit_compile + mixed_bfloat16"."""
     if arm.is_baseline:
         return BASELINE_LABEL
-    return " + ".join(value_words(value).short for _lever, value in arm.pulled)
+    return " + ".join(value_words(lever, value).short for lever, value in arm.pulled)
 
 
 def arm_description(arm: Arm) -> str:
     """How an arm differs from the baseline, in one line."""
-    return "; ".join(value_words(value).how for _lever, value in arm.pulled) or (
+    return "; ".join(value_words(lever, value).how for lever, value in arm.pulled) or (
         BASELINE_DESCRIPTION
     )
 
@@ -112,13 +131,33 @@ def arm_description(arm: Arm) -> str:
 def xla_choices() -> list[tuple[XlaMode, ValueWords]]:
     """The modes the settings offer for the XLA side, in the lever table's order, with their
     words: each value of the XLA lever whose words have a `choice` (its radio button)."""
-    return [(XlaMode(value.value), value_words(value)) for value in XLA.values
-            if value_words(value).choice]
+    return [(XlaMode(value.value), value_words(XLA, value)) for value in XLA.values
+            if value_words(XLA, value).choice]
 
 
 def every_value() -> list[LeverValue]:
-    """Every value of every lever (what `VALUE_WORDS` must cover)."""
-    return [value for lever in LEVERS for value in lever.values]
+    """Every value of every lever (what `VALUE_WORDS` must cover where it has a key)."""
+    return [value for lever in registered() for value in lever.values]
+
+
+def lever_noun(lever: Lever) -> str:
+    return LEVER_NOUNS.get(lever.words) or lever.name
+
+
+def arms_words() -> str:
+    """The arms `--arms` takes, as its help lists them: every value offered alone or joined
+    ("bf16 (mixed_bfloat16)"), then how the levers join ("one XLA mode and one precision
+    joined with + (jit+bf16)")."""
+    names = [value.part if value.part == value.value else f"{value.part} ({value.value})"
+             for lever in registered() for value in lever.values
+             if value.part and (value.offered or value.combined)]
+    joined = [choice for choice in offered_choices() if len(choice) > 1]
+    if joined:
+        joining = [lever for lever in registered() if any(lever.name in c for c in joined)]
+        nouns = [f"one {lever_noun(lever)}" for lever in joining]
+        example = "+".join(value.part for value in joined[0].values())
+        names.append(f"or {', '.join(nouns[:-1])} and {nouns[-1]} joined with + ({example})")
+    return ", ".join(names)
 
 
 # The instructions that compute a format natively on a CPU, as a person reads them.

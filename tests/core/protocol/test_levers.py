@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from xlagui.core.protocol.arms import BASELINE, OFFERED, Arm, parse_arm
+from xlagui.core.protocol.arms import BASELINE, Arm, offered_arms, parse_arm
 from xlagui.core.protocol.levers import LEVERS, PRECISION, XLA, lever, offered_choices, parts
 from xlagui.core.protocol.modes import XlaMode
 from xlagui.core.protocol.precision import Precision
 
 
 def test_the_arms_offered_come_from_the_table_in_their_order() -> None:
-    assert OFFERED == ("autocluster", "bf16", "fp16", "jit+bf16", "jit+fp16")
+    assert offered_arms() == ("autocluster", "bf16", "fp16", "jit+bf16", "jit+fp16")
     assert [sorted(c) for c in offered_choices()][-1] == ["precision", "xla"]
 
 
@@ -57,13 +57,18 @@ def test_what_the_worker_sets_for_an_arm() -> None:
     assert BASELINE.environment() == {}
     assert parse_arm("autocluster+bf16").environment() == {
         "TF_XLA_FLAGS": "--tf_xla_auto_jit=2 --tf_xla_cpu_global_jit"}
-    assert parse_arm("jit+fp16").setup() == {
-        "xla": {"jit_compile": True, "autoclusters": False},
-        "dtype_policy": {"policy": "mixed_float16"},
-    }
-    assert parse_arm("auto").setup()["xla"] == {"jit_compile": "auto", "autoclusters": False}
-    assert parse_arm("autocluster").setup()["xla"] == {"jit_compile": False,
-                                                      "autoclusters": True}
+    jit_fp16 = parse_arm("jit+fp16")
+    assert jit_fp16.compile_arguments() == {"jit_compile": True}
+    assert [(one.name, v.policy, v.tf_config) for one, v in jit_fp16.every_value()][:2] == [
+        ("xla", "", (("optimizer.set_jit", (False,)),)),
+        ("precision", "mixed_float16", ()),
+    ]
+    assert BASELINE.compile_arguments() == {"jit_compile": False}  # said, never left to Keras
+    assert [BASELINE.value(one).policy for one in (XLA, PRECISION)] == ["", "float32"]
+    assert parse_arm("auto").compile_arguments() == {"jit_compile": "auto"}
+    autocluster = parse_arm("autocluster")
+    assert autocluster.compile_arguments() == {"jit_compile": False}
+    assert autocluster.value(XLA).tf_config == (("optimizer.set_jit", ("autoclustering",)),)
 
 
 def test_colour_and_word_keys() -> None:

@@ -18,7 +18,7 @@ from pytestqt.qtbot import QtBot
 
 from tests.helpers.clicks import click
 from xlagui.core.analysis.pairs import RecommendationKind
-from xlagui.core.protocol.arms import OFFERED
+from xlagui.core.protocol.arms import offered_arms
 from xlagui.core.protocol.config import DEFAULTS, EXTRA_ARM_BUDGET_SECONDS
 from xlagui.core.protocol.problems import Problem, ProblemKind
 from xlagui.core.results.report import ComparisonReport
@@ -52,7 +52,7 @@ def xy(item: object) -> tuple[list[float], list[float]]:
 def test_nothing_is_ticked_on_a_cpu_without_bf16(qtbot: QtBot) -> None:
     panel = SettingsPanel()
     qtbot.addWidget(panel)
-    assert list(panel.arm_boxes) == list(OFFERED)
+    assert list(panel.arm_boxes) == list(offered_arms())
     assert panel.arms == ()
     assert panel.config() is not None and panel.config().arms == ()  # type: ignore[union-attr]
 

@@ -200,16 +200,8 @@ def run_inspection(
     read (a remote run's dump is copied home when its worker ends). A failure here is recorded
     in the entry and changes no figure."""
     runner = _runner(worker, transport, command_for)
-    report.inspect_runs = [
-        RunEntry(
-            run_id=f"i-{variant}",
-            variant=variant,
-            repeat=1,
-            xla_mode=r.xla_mode,
-            precision=r.precision,
-        )
-        for variant, r in inspected_arms(report).items()
-    ]
+    report.inspect_runs = [RunEntry.of_arm(f"i-{variant}", variant, 1, r.arm)
+                           for variant, r in inspected_arms(report).items()]
     for entry in report.inspect_runs:
         if state.is_interruption_requested():
             entry.status = skipped_status(state)

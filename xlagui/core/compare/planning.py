@@ -23,8 +23,8 @@ from xlagui.core.data.demo import dataset_name
 from xlagui.core.data.exclusions import Exclusions
 from xlagui.core.machine.environment import host_environment
 from xlagui.core.model.cnn import expected_parameter_count
-from xlagui.core.protocol.arms import BASELINE, comparison_arms
-from xlagui.core.protocol.config import RunConfig, XlaMode
+from xlagui.core.protocol.arms import BASELINE, comparison_arms, record_fields
+from xlagui.core.protocol.config import RunConfig
 from xlagui.core.protocol.events import ModelEvent
 from xlagui.core.protocol.identity import DumpChoice, Role, RunStatus, WorkerMode
 from xlagui.core.protocol.record import RunEntry
@@ -98,15 +98,7 @@ def plan_runs(config: RunConfig) -> list[RunEntry]:
     for repeat in range(1, config.repeats + 1):
         for variant, arm in comparison_arms(config.xla, config.arms):
             index = len(runs) + 1
-            runs.append(
-                RunEntry(
-                    run_id=f"{index:02d}-{variant}-r{repeat}",
-                    variant=variant,
-                    repeat=repeat,
-                    xla_mode=arm.xla,
-                    precision=arm.precision,
-                )
-            )
+            runs.append(RunEntry.of_arm(f"{index:02d}-{variant}-r{repeat}", variant, repeat, arm))
     return runs
 
 
@@ -120,16 +112,8 @@ def plan_measure_runs(config: RunConfig) -> list[RunEntry]:
     arms = comparison_arms(config.xla, config.arms)
     if config.check:
         arms.append((CHECK, BASELINE))
-    return [
-        RunEntry(
-            run_id=f"m{i}-{variant}",
-            variant=variant,
-            repeat=1,
-            xla_mode=arm.xla,
-            precision=arm.precision,
-        )
-        for i, (variant, arm) in enumerate(arms, start=1)
-    ]
+    return [RunEntry.of_arm(f"m{i}-{variant}", variant, 1, arm)
+            for i, (variant, arm) in enumerate(arms, start=1)]
 
 
 def dataset_info(scan: DatasetScan, demo: bool = False) -> dict[str, Any]:
@@ -196,7 +180,6 @@ def spec_for(
     return RunSpec(
         run_id=entry.run_id,
         variant=entry.variant,
-        xla_mode=XlaMode(entry.xla_mode),
         config=_seeded(report.config, entry, mode),
         class_names=class_names,
         train=train,
@@ -204,7 +187,7 @@ def spec_for(
         run_dir=out_dir / "runs" / entry.run_id,
         repeat=entry.repeat,
         mode=mode,
-        precision=entry.precision,
+        **record_fields(entry.arm),  # every lever's value
         # Only the short inspection compile dumps: the dump slows a compile by about a second
         # (BENCHMARKS.md, evidence collection), which no timed run should carry.
         xla_dump=DumpChoice.TEXT if mode is WorkerMode.INSPECT else DumpChoice.NONE,

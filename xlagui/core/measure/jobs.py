@@ -88,13 +88,15 @@ HERE = Here()
 @dataclass(frozen=True)
 class ChildSettings:
     """What a child's environment must say before it imports TensorFlow: the device it may
-    see (None: every GPU), the XLA mode and dump of a run, and whether TensorFlow's log is
-    kept quiet (a probe) or whole (a run: XLA's log lines are evidence)."""
+    see (None: every GPU), the XLA mode and dump of a run (its evidence), whether TensorFlow's
+    log is kept quiet (a probe) or whole (a run: XLA's log lines are evidence), and the
+    variables its arm's levers set (`env`: `Arm.environment`)."""
 
     device: str | None = "cpu"
     xla_mode: XlaMode = XlaMode.OFF
     dump: DumpChoice = DumpChoice.NONE
     quiet: bool = True
+    env: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -168,7 +170,7 @@ class WorkerJob(ChildJob):
 
     def settings(self) -> ChildSettings:
         return ChildSettings(self.spec.config.device, self.spec.xla_mode, self.spec.xla_dump,
-                             quiet=False)
+                             quiet=False, env=tuple(self.spec.arm.environment().items()))
 
     def homeward(self) -> tuple[Path, ...]:
         tensorboard = (Path(self.spec.tensorboard_dir),) if self.spec.tensorboard_dir else ()

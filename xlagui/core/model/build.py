@@ -31,12 +31,15 @@ def build_compiled(
     num_classes: int,
     seed: int | None,
     jit_compile: bool | Literal["auto"],
+    **compile_args: Any,
 ) -> BuiltModel:
-    """`choice` built (or loaded) and compiled with `jit_compile` passed explicitly: a file's
-    own optimizer and loss where it has them, else Adam and the matching cross-entropy."""
+    """`choice` built (or loaded) and compiled with `jit_compile` passed explicitly, and any
+    other keyword arguments of `model.compile` an arm's levers ask for (`compile_args`): a
+    file's own optimizer and loss where it has them, else Adam and the matching cross-entropy."""
     loaded = load(choice, image_size, num_classes, seed)
     compile_model(
-        loaded.model, num_classes, jit_compile, optimizer=loaded.optimizer, loss=loaded.loss
+        loaded.model, num_classes, jit_compile, optimizer=loaded.optimizer, loss=loaded.loss,
+        **compile_args,
     )
     words = loaded.compile_words
     if loaded.optimizer is None and loaded.loss is None:

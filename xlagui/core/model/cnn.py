@@ -75,6 +75,7 @@ def compile_model(
     *,
     optimizer: Any = None,
     loss: Any = None,
+    **compile_args: Any,
 ) -> None:
     """Binary cross-entropy (or sparse categorical for >2 classes), Adam, accuracy.
 
@@ -82,7 +83,8 @@ def compile_model(
     GPU is visible, and a baseline that leaves it at the default is not a baseline. "auto" is
     passed on as it is, for the arm that measures what Keras does by default. A model of the
     user's may bring its own `optimizer` and `loss` (its file's compile config); the accuracy
-    metric is always added, since every figure of accuracy reads it.
+    metric is always added, since every figure of accuracy reads it. `compile_args`: the other
+    keyword arguments an arm's levers pass (`Arm.compile_arguments`).
     """
     import keras  # lazy: the window imports this module; Keras is for the worker
 
@@ -91,6 +93,7 @@ def compile_model(
         loss=loss if loss is not None else default_loss(num_classes),
         metrics=["accuracy"],
         jit_compile=jit_compile if jit_compile == "auto" else bool(jit_compile),
+        **compile_args,
     )
 
 

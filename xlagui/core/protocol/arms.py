@@ -9,8 +9,9 @@ combination written with `+`:
 - `fp16`: the Keras policy `mixed_float16`, with Keras' dynamic loss scaling;
 - `jit+bf16`, `autocluster+fp16`, ...: one XLA lever and one precision lever together.
 
-The levers and their values are one table (`xlagui.core.protocol.levers`); arms, their names and
-the arms offered are built from it.
+The levers and their values are one registry (`xlagui.core.protocol.levers`); arms, their names,
+the arms offered and what a record keeps of an arm (`record_fields`, `record_arm`) are built
+from it.
 
 Asking is not proof: each worker reads back what is in effect after compiling (the policy, the
 compute and variable dtypes, the loss scaling, the XLA evidence) and an arm that did not engage
@@ -20,12 +21,14 @@ for its number format, where the interleaved figures then show the cost.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from xlagui.core.protocol.identity import Role, StrEnum
-from xlagui.core.protocol.levers import LEVERS, PRECISION, XLA, Lever, LeverValue, offered_choices
+from xlagui.core.protocol.levers import PRECISION, XLA, Lever, LeverValue, lever, offered_choices
 from xlagui.core.protocol.levers import parts as lever_parts
+from xlagui.core.protocol.levers import registered as registered_levers
 from xlagui.core.protocol.modes import XlaMode
 from xlagui.core.protocol.precision import Precision as Precision  # re-exported: its old home
 from xlagui.core.protocol.ranges import ConfigError, default_budget_seconds
@@ -33,46 +36,61 @@ from xlagui.core.protocol.ranges import ConfigError, default_budget_seconds
 
 @dataclass(frozen=True, init=False)
 class Arm:
-    """One configuration: a value of every lever (`xlagui.core.protocol.levers.LEVERS`), given
-    in the table's order or by the lever's name (`Arm(XlaMode.JIT, Precision.BF16)`,
+    """One configuration: a value of every lever (`xlagui.core.protocol.levers.registered`),
+    given in the registry's order or by the lever's name (`Arm(XlaMode.JIT, Precision.BF16)`,
     `Arm(precision=Precision.BF16)`); a lever not given keeps the baseline's value. `name` is
-    canonical (`jit+bf16`)."""
+    canonical (`jit+bf16`). An arm is what it changes (`changes`), so the baseline is the same
+    arm whatever levers are registered."""
 
-    values: tuple[StrEnum, ...]  # one per lever, in the table's order
+    # (lever name, value) of each lever it changes against the baseline, in the registry's order
+    changes: tuple[tuple[str, str], ...]
 
     def __init__(self, *values: str, **by_lever: str) -> None:
-        if len(values) > len(LEVERS):
-            raise TypeError(f"an arm takes at most {len(LEVERS)} values, got {len(values)}")
-        chosen: list[str] = [one.default.value for one in LEVERS]
-        chosen[: len(values)] = values
-        names = [one.name for one in LEVERS]
+        table = registered_levers()
+        if len(values) > len(table):
+            raise TypeError(f"an arm takes at most {len(table)} values, got {len(values)}")
+        chosen = {one.name: value for one, value in zip(table, values, strict=False)}
+        names = [one.name for one in table]
         for name, value in by_lever.items():
             if name not in names:
                 raise TypeError(f"no lever called {name!r}: the levers are {', '.join(names)}")
-            chosen[names.index(name)] = value
-        typed = tuple(one.kind(value) for one, value in zip(LEVERS, chosen, strict=True))
-        object.__setattr__(self, "values", typed)
+            chosen[name] = value
+        changes = []
+        for one in table:
+            if one.name in chosen:
+                typed = one.of(chosen[one.name]).value  # ValueError for a value not in it
+                if typed != one.default.value:
+                    changes.append((one.name, typed))
+        object.__setattr__(self, "changes", tuple(changes))
 
     def value(self, lever: Lever) -> LeverValue:
         """This arm's value of `lever`, with its entry in the table."""
-        return lever.of(self.values[LEVERS.index(lever)])
+        return lever.of(dict(self.changes).get(lever.name, lever.default.value))
+
+    @property
+    def values(self) -> tuple[str, ...]:
+        """Its value of every lever, in the registry's order."""
+        return tuple(self.value(one).value for one in registered_levers())
+
+    @property
+    def levers(self) -> dict[str, str]:
+        """The levers it changes, by name, with their values: what a record keeps
+        (`record_fields`)."""
+        return {name: str(value) for name, value in self.changes}
 
     @property
     def pulled(self) -> tuple[tuple[Lever, LeverValue], ...]:
         """The levers this arm changes against the baseline, with their values, in order."""
-        out = []
-        for one, value in zip(LEVERS, self.values, strict=True):
-            if value != one.default.value:
-                out.append((one, one.of(value)))
-        return tuple(out)
+        return tuple((one, one.of(value)) for one, value in
+                     ((lever(name), value) for name, value in self.changes))
 
     @property
     def xla(self) -> XlaMode:
-        return XlaMode(self.values[LEVERS.index(XLA)])
+        return XlaMode(self.value(XLA).value)
 
     @property
     def precision(self) -> Precision:
-        return Precision(self.values[LEVERS.index(PRECISION)])
+        return Precision(self.value(PRECISION).value)
 
     @property
     def name(self) -> str:
@@ -80,32 +98,75 @@ class Arm:
 
     @property
     def is_baseline(self) -> bool:
-        return not self.pulled
+        return not self.changes
+
+    def every_value(self) -> tuple[tuple[Lever, LeverValue], ...]:
+        """Every lever with this arm's value of it (the baseline's where it changes none), in
+        the registry's order: what a worker applies."""
+        return tuple((one, self.value(one)) for one in registered_levers())
 
     def environment(self) -> dict[str, str]:
         """The variables a worker of this arm needs set before TensorFlow loads (every lever's,
-        `LeverValue.env`)."""
+        `LeverValue.env`); two levers that set one variable (a list of flags) are joined."""
         env: dict[str, str] = {}
-        for one in LEVERS:
-            env.update(self.value(one).environment)
+        for _lever, value in self.every_value():
+            for name, text in value.env:
+                env[name] = f"{env[name]} {text}" if env.get(name) else text
         return env
 
-    def setup(self) -> dict[str, dict[str, object]]:
-        """What the worker's set-up steps do for this arm: each lever's step (`Lever.setup`)
-        with its arguments (`LeverValue.setup`)."""
-        return {one.setup: self.value(one).arguments for one in LEVERS}
+    def compile_arguments(self) -> dict[str, Any]:
+        """The keyword arguments of `model.compile` its levers ask for (`LeverValue.compile`)."""
+        out: dict[str, Any] = {}
+        for _lever, value in self.every_value():
+            out.update(value.compile)
+        return out
 
 
 BASELINE = Arm()
 # The variant of the A/A check's second baseline worker (`--check`): measured like an arm (it
 # is the baseline again), never ranked, charted or counted as one.
 CHECK_VARIANT = Role.CHECK
-# The arms the window offers under "Also measure", in the order shown (built from the levers'
-# table: `levers.offered_choices`).
-OFFERED = tuple(
-    Arm(**{name: value.value for name, value in choice.items()}).name
-    for choice in offered_choices()
-)
+
+
+def offered_arms() -> tuple[str, ...]:
+    """The arms the window offers under "Also measure", in the order shown (built from the
+    levers' registry: `levers.offered_choices`)."""
+    return tuple(
+        Arm(**{name: value.value for name, value in choice.items()}).name
+        for choice in offered_choices()
+    )
+
+
+# --- records ----------------------------------------------------------------------------------
+
+
+def record_fields(arm: Arm) -> dict[str, Any]:
+    """`arm` as a record (`RunEntry`, `RunSpec`, `StartedEvent`) keeps it: the levers it
+    changes in `levers`, and each lever that has a field of its own (`Lever.record_field`:
+    `xla_mode`, `precision`, what readers from before read) in that field too."""
+    out: dict[str, Any] = {one.record_field: arm.value(one).value
+                           for one in registered_levers() if one.record_field}
+    out["levers"] = arm.levers
+    return out
+
+
+def record_arm(fields: Mapping[str, Any], levers: Mapping[str, str] | None) -> Arm:
+    """The arm a record holds (`fields`: the record's fields, `levers` its `levers`, None in a
+    record from before).
+
+    `levers` names every lever the arm changes. A lever with a field of its own
+    (`Lever.record_field`) is read there when the field says other than the baseline's value:
+    records from before have only the field, and a caller that changes the field
+    (`dataclasses.replace(entry, precision=...)`) is heard."""
+    chosen = dict(levers or {})
+    for one in registered_levers():
+        given = fields.get(one.record_field) if one.record_field else None
+        if given and given != one.default.value:
+            chosen[one.name] = given
+    try:
+        return Arm(**chosen)
+    except TypeError as exc:  # a lever this version does not have
+        raise ValueError(f"levers: {exc}") from None
 
 
 def parse_arm(text: str) -> Arm:
@@ -113,15 +174,19 @@ def parse_arm(text: str) -> Arm:
     raw = str(text).strip().lower().replace(" ", "")
     if raw in ("", XlaMode.OFF, Role.BASELINE):
         return BASELINE
-    by_part = {value.part: (one, value) for one, value in lever_parts()}
     chosen: dict[str, str] = {}
     for part in raw.split("+"):
-        if part not in by_part:
+        # Each lever is asked (`Lever.by_part`): one whose values are not a closed list can
+        # answer for a part no table lists.
+        found = next(((one, value) for one in registered_levers()
+                      if (value := one.by_part(part)) is not None), None)
+        if found is None:
             raise ConfigError(
                 f"unknown arm part {part!r} in {text!r}: arms are built from "
-                f"{', '.join(by_part)}, joined with + (for example jit+bf16)"
+                f"{', '.join(value.part for _one, value in lever_parts())}, joined with + "
+                "(for example jit+bf16)"
             )
-        one, value = by_part[part]
+        one, value = found
         if one.name in chosen:
             raise ConfigError(f"arm {text!r} names two {one.plural}; an arm takes at most one")
         chosen[one.name] = value.value
@@ -218,4 +283,4 @@ def runs_well(name: str, device_kind: str, flags: frozenset[str]) -> bool:
 
 def default_also(device_kind: str, flags: frozenset[str]) -> tuple[str, ...]:
     """The "Also measure" arms ticked by default on a machine with these CPU `flags`."""
-    return tuple(n for n in OFFERED if runs_well(n, device_kind, flags))
+    return tuple(n for n in offered_arms() if runs_well(n, device_kind, flags))

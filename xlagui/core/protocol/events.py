@@ -25,6 +25,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import ClassVar, TextIO, TypeAlias
 
+from xlagui.core.protocol.arms import record_arm, record_fields
 from xlagui.core.protocol.config import ModelChoice, RunConfig
 from xlagui.core.protocol.identity import Command, EventType, WorkerMode, as_variant
 from xlagui.core.protocol.jsoncodec import JSONObject, decode, plain_object
@@ -153,14 +154,17 @@ class StartedEvent(Event):
     variable_dtype: str = ""
     output_dtype: str = ""  # of the output layer (float32 under every policy)
     loss_scale: bool = False  # the optimizer is Keras' LossScaleOptimizer
+    # The arm asked for, every lever it changes (`Arm.levers`); None in a stream from before:
+    # `xla_mode` and `precision` say it (`arms.record_arm`).
+    levers: dict[str, str] | None = None
 
     def __post_init__(self) -> None:
         # Strings given for the identities (older callers, tests) become their enums ("" is
         # the variant of a stream that did not say it).
         self.mode = WorkerMode(self.mode)
         self.variant = as_variant(self.variant) if self.variant else ""
-        self.xla_mode = XlaMode(self.xla_mode)
-        self.precision = Precision(self.precision)
+        for name, value in record_fields(record_arm(vars(self), self.levers)).items():
+            setattr(self, name, value)
 
 
 @dataclass

@@ -16,10 +16,11 @@ from xlagui.core.protocol.identity import StrEnum
 class XlaMode(StrEnum):
     """How (and whether) XLA is switched on for a run.
 
-    What a worker sets per mode is in `_XLA_MODE_FACTS` below; how it switches a mode on and
-    proves it engaged is in `xlagui.core.worker.setup` (`apply_arm`, `_xla_in_effect`); what is
-    said of it, in `xlagui.present.levers.VALUE_WORDS`. Those places (and the XLA lever's table in
-    `xlagui.core.protocol.levers`, to offer it) are all a new mode needs.
+    What a worker sets per mode is in `_XLA_MODE_FACTS` below (the XLA lever's values in
+    `xlagui.core.protocol.levers` declare it: the environment, `set_jit`, `jit_compile`); how
+    the worker proves a mode engaged is the XLA lever's check in `xlagui.core.worker.levers`
+    (`CHECKS`); what is said of it, `xlagui.present.levers.VALUE_WORDS`. A new mode is a member
+    here, its facts, its value in the lever's table and its words.
     """
 
     OFF = "off"  # jit_compile=False explicitly, no auto-clustering: the baseline

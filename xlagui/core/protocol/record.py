@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from xlagui.core.protocol.arms import Arm, Precision
+from xlagui.core.protocol.arms import Arm, Precision, record_arm, record_fields
 from xlagui.core.protocol.events import Event, EventLog, event_from_dict
 from xlagui.core.protocol.identity import EventType, Role, RunStatus, as_variant, role_of
 from xlagui.core.protocol.modes import XlaMode
@@ -52,12 +52,21 @@ class RunEntry(EventLog):
     status: RunStatus = RunStatus.QUEUED
     events: list[Event] = field(default_factory=list)
     precision: Precision = Precision.FLOAT32  # the arm's Keras dtype policy
+    # The arm: the value of every lever it changes, by lever name (`Arm.levers`). None (a file
+    # from before, or a caller that gives only the fields above): read from `xla_mode` and
+    # `precision`, which are kept filled for readers from before (`arms.record_fields`).
+    levers: dict[str, str] | None = None
 
     def __post_init__(self) -> None:
         self.variant = as_variant(self.variant)
-        self.xla_mode = XlaMode(self.xla_mode)
         self.status = RunStatus(self.status)
-        self.precision = Precision(self.precision or Precision.FLOAT32)
+        for name, value in record_fields(record_arm(vars(self), self.levers)).items():
+            setattr(self, name, value)
+
+    @classmethod
+    def of_arm(cls, run_id: str, variant: str, repeat: int, arm: Arm) -> RunEntry:
+        """A queued run of `arm`, every lever's value kept."""
+        return cls(run_id=run_id, variant=variant, repeat=repeat, **record_fields(arm))
 
     @property
     def role(self) -> Role:
@@ -65,7 +74,7 @@ class RunEntry(EventLog):
 
     @property
     def arm(self) -> Arm:
-        return Arm(self.xla_mode, self.precision)
+        return Arm(**(self.levers or {}))
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -75,6 +84,7 @@ class RunEntry(EventLog):
             # str(): the value, even where code still assigns a plain string
             "xla_mode": str(self.xla_mode),
             "precision": str(self.precision),
+            "levers": dict(self.levers or {}),
             "status": str(self.status),
             "events": [e.to_dict() for e in self.events],
         }
@@ -95,4 +105,17 @@ class RunEntry(EventLog):
             status=status,
             events=[event_from_dict(e) for e in d.get("events", [])],
             precision=Precision(d.get("precision") or Precision.FLOAT32),
+            levers=_levers(d.get("levers"), d.get("run_id")),
         )
+
+
+def _levers(saved: object, run_id: object) -> dict[str, str] | None:
+    """A run's saved `levers` (None in a file from before), checked to be names and values."""
+    if saved is None:
+        return None
+    if not isinstance(saved, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in saved.items()
+    ):
+        raise ValueError(f"run {run_id!r}: levers should map lever names to values, got "
+                         f"{saved!r}")
+    return saved

@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from xlagui.core.protocol.arms import Precision
+from xlagui.core.protocol.arms import Arm, Precision, record_arm, record_fields
 from xlagui.core.protocol.config import RunConfig, XlaMode
 from xlagui.core.protocol.identity import DumpChoice, WorkerMode, as_variant
 from xlagui.core.protocol.jsoncodec import JSONObject, JSONValue, ProtocolError, decode, plain
@@ -60,14 +60,22 @@ class RunSpec:
     precision: Precision = Precision.FLOAT32  # the Keras dtype policy
     xla_dump: DumpChoice = DumpChoice.TEXT  # what XLA writes to run_dir/xla
     tensorboard_dir: str = ""  # where a training worker writes TensorBoard scalars; "" for none
+    # The arm: the value of every lever it changes, by lever name (`Arm.levers`); None (a
+    # caller that gives only `xla_mode` and `precision`): read from those, which stay filled.
+    levers: dict[str, str] | None = None
 
     def __post_init__(self) -> None:
         # Strings given for the identities (older callers, tests) become their enums.
         object.__setattr__(self, "variant", as_variant(self.variant))
-        object.__setattr__(self, "xla_mode", XlaMode(self.xla_mode))
         object.__setattr__(self, "mode", WorkerMode(self.mode))
-        object.__setattr__(self, "precision", Precision(self.precision))
         object.__setattr__(self, "xla_dump", DumpChoice(self.xla_dump))
+        for name, value in record_fields(record_arm(vars(self), self.levers)).items():
+            object.__setattr__(self, name, value)
+
+    @property
+    def arm(self) -> Arm:
+        """The arm this worker applies: every lever's value."""
+        return Arm(**(self.levers or {}))
 
     def to_dict(self) -> JSONObject:
         def samples(items: list[Sample]) -> JSONValue:
@@ -80,6 +88,7 @@ class RunSpec:
             "variant": str(self.variant),
             "xla_mode": self.xla_mode.value,
             "precision": self.precision.value,
+            "levers": dict(self.levers or {}),
             "repeat": self.repeat,
             "config": plain(self.config),
             "class_names": list(self.class_names),

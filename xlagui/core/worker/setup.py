@@ -1,7 +1,7 @@
 """What every worker builds before its first step (`set_up`): the input pipeline and the model,
-with the arm applied (XLA switched as asked, the dtype policy set) and read back, so that a run
-that did not get what it asked for says so (or is refused, for a baseline); and what every run
-adds to its summary when it ends (`finish_summary`: memory peaks, cache, what XLA did).
+with the arm applied (every lever's value, `xlagui.core.worker.levers`) and read back, so that a
+run that did not get what it asked for says so (or is refused, for a baseline); and what every
+run adds to its summary when it ends (`finish_summary`: memory peaks, cache, what XLA did).
 """
 
 from __future__ import annotations
@@ -16,25 +16,30 @@ from xlagui.core.data.pipeline import build_datasets, warm_cache
 from xlagui.core.machine.cpu import cpu_name
 from xlagui.core.machine.device import Device, DeviceKind
 from xlagui.core.model.build import build_compiled
-from xlagui.core.protocol.config import XlaMode
+from xlagui.core.protocol.arms import record_fields
 from xlagui.core.protocol.events import PROTOCOL_VERSION, RunSummary, StartedEvent
 from xlagui.core.protocol.identity import WorkerMode
-from xlagui.core.protocol.precision import Precision
 from xlagui.core.protocol.spec import RunSpec
 from xlagui.core.worker.io import EventSink
+from xlagui.core.worker.levers import apply_before_build, check_levers
 from xlagui.core.xla import evidence as xla_evidence
 from xlagui.core.xla import hlo
 
 
 class Setup:
     """What both kinds of worker build before the first step: the pipeline and the model,
-    with XLA switched as asked and read back."""
+    with the arm applied, and what its levers' checks read back (`facts`)."""
 
-    def __init__(self, tf: Any, model: Any, datasets: Any, in_effect: bool) -> None:
+    def __init__(self, tf: Any, model: Any, datasets: Any, facts: dict[str, Any]) -> None:
         self.tf = tf
         self.model = model
         self.datasets = datasets
-        self.in_effect = in_effect
+        self.facts = facts
+
+    @property
+    def in_effect(self) -> bool:
+        """Whether XLA is on, as the XLA lever's check read it back."""
+        return bool(self.facts.get("xla_in_effect", False))
 
 
 def set_up(spec: RunSpec, sink: EventSink, mode: WorkerMode) -> Setup:
@@ -69,41 +74,26 @@ def set_up(spec: RunSpec, sink: EventSink, mode: WorkerMode) -> Setup:
     )
     warm_cache(datasets)
     model = _build_model(tf, spec, device)
-    in_effect = _xla_in_effect(tf, model, spec.xla_mode)
-    read_back = read_back_policy(model)
-    if spec.precision is Precision.FLOAT32 and read_back["policy"] != Precision.FLOAT32:
-        raise RuntimeError(
-            f"the run asked for float32 but the {read_back['policy']} policy is in effect; "
-            "refusing to call it a baseline"
-        )
-    sink.emit(_started(spec, mode, tf, keras, device, gpus, datasets, in_effect, read_back,
-                       sink.now()))
-    return Setup(tf, model, datasets, in_effect)
+    facts = check_levers(tf, model, spec.arm)
+    sink.emit(_started(spec, mode, tf, keras, device, gpus, datasets, facts, sink.now()))
+    return Setup(tf, model, datasets, facts)
 
 
 def apply_arm(tf: Any, keras: Any, spec: RunSpec) -> None:
-    """The arm's levers that are set inside the process (the parent set the environment's):
-    the dtype policy, the XLA switch, the seed."""
-    # The dtype policy applies to layers built after it is set: set it before the model.
-    # The value, not the enum: Keras reads a `.name` attribute as the dtype's name (FLOAT32).
-    keras.mixed_precision.set_global_policy(spec.precision.value)
-    # The article's switch. On CPU it only engages with TF_XLA_FLAGS=--tf_xla_cpu_global_jit,
-    # which the parent has set (`ModeFacts.tf_xla_flags`).
-    tf.config.optimizer.set_jit("autoclustering" if spec.xla_mode.facts.autoclusters else False)
+    """The arm's levers that are set inside the process, before the model is built (the parent
+    set the environment's: `LeverValue.env`), then the seed."""
+    apply_before_build(tf, keras, spec.arm)
     keras.utils.set_random_seed(spec.config.seed)
 
 
 def _started(spec: RunSpec, mode: WorkerMode, tf: Any, keras: Any, device: Device, gpus: list[Any],
-             datasets: Any, in_effect: bool, read_back: dict[str, Any],
-             setup_seconds: float) -> StartedEvent:
+             datasets: Any, facts: dict[str, Any], setup_seconds: float) -> StartedEvent:
     config = spec.config
     return StartedEvent(
         protocol=PROTOCOL_VERSION,
         mode=mode,
         run_id=spec.run_id,
         variant=spec.variant,
-        xla_mode=spec.xla_mode,
-        xla_in_effect=in_effect,
         device_name=_device_name(tf, device, gpus),
         device_kind=device.kind_word,
         versions={
@@ -120,38 +110,25 @@ def _started(spec: RunSpec, mode: WorkerMode, tf: Any, keras: Any, device: Devic
         steps_per_epoch=datasets.steps_per_epoch,
         pid=os.getpid(),
         setup_seconds=setup_seconds,
-        precision=spec.precision,
-        **read_back,
+        **record_fields(spec.arm),  # the arm asked for: every lever's value
+        **facts,  # what the levers' checks read back
     )
 
 
 def _build_model(tf: Any, spec: RunSpec, device: Device) -> Any:
     """The model the comparison chose (`config.model`: a built-in, a .keras or a .py file),
-    compiled with the mode's `jit_compile`; on every GPU at once for device "all"."""
+    compiled with what the arm's levers pass to `model.compile` (the XLA mode's `jit_compile`);
+    on every GPU at once for device "all"."""
     config = spec.config
 
     def build() -> Any:
         return build_compiled(config.model, config.image_size, len(spec.class_names),
-                              config.seed, spec.xla_mode.facts.jit_compile).model
+                              config.seed, **spec.arm.compile_arguments()).model
 
     if device.kind is not DeviceKind.ALL:
         return build()
     with tf.distribute.MirroredStrategy().scope():
         return build()
-
-
-def _xla_in_effect(tf: Any, model: Any, xla_mode: XlaMode) -> bool:
-    """Whether XLA is on, read back from what Keras and TensorFlow say (for "auto": what
-    Keras resolved it to). A baseline with XLA on is refused: it would be no baseline."""
-    facts = xla_mode.facts
-    if facts.jit_compile:
-        return bool(model.jit_compile)
-    if facts.autoclusters:
-        return bool(tf.config.optimizer.get_jit())
-    in_effect = bool(model.jit_compile) or bool(tf.config.optimizer.get_jit())
-    if xla_mode is XlaMode.OFF and in_effect:
-        raise RuntimeError("the baseline has XLA switched on; refusing to call it a baseline")
-    return in_effect
 
 
 def _device_name(tf: Any, device: Device, gpus: list[Any]) -> str:
@@ -165,21 +142,6 @@ def _device_name(tf: Any, device: Device, gpus: list[Any]) -> str:
         name = str(details.get("device_name", logical[0].name if logical else "GPU"))
         return f"{len(gpus)} × {name}" if device.kind is DeviceKind.ALL else name
     return cpu_name() or "CPU"
-
-
-def read_back_policy(model: Any) -> dict[str, Any]:
-    """What the compiled model really computes in: its policy, the first convolution's compute
-    and variable dtypes, the output layer's dtype, and whether the optimizer scales the loss."""
-    import keras  # lazy: see `set_up`
-
-    first = next((layer for layer in model.layers if layer.weights), model.layers[0])
-    return {
-        "policy": str(model.dtype_policy.name),
-        "compute_dtype": str(first.compute_dtype),
-        "variable_dtype": str(first.variable_dtype),
-        "output_dtype": str(model.layers[-1].compute_dtype),
-        "loss_scale": isinstance(model.optimizer, keras.optimizers.LossScaleOptimizer),
-    }
 
 
 def finish_summary(spec: RunSpec, setup: Setup, summary: RunSummary) -> RunSummary:

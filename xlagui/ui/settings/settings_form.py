@@ -156,7 +156,8 @@ class SettingsForm(QWidget):
         outer.addWidget(xla)
 
     def _build_also_measure(self, outer: QVBoxLayout) -> None:
-        """Other levers, measured in the same interleaved rounds."""
+        """Other levers, measured in the same interleaved rounds: a box per arm the levers offer
+        (`arms.offered_arms`), in their order."""
         also = QGroupBox("Also measure")
         also.setToolTip("Other training configurations, each measured against the baseline in "
                         "the same interleaved rounds, with a column of its own")
@@ -164,7 +165,7 @@ class SettingsForm(QWidget):
         alv.setSpacing(2)
         self.arm_boxes: dict[str, QCheckBox] = {}
         self._arm_notes: dict[str, QLabel] = {}
-        for name in arm_kinds.OFFERED:
+        for name in arm_kinds.offered_arms():
             arm = arm_kinds.parse_arm(name)
             box = QCheckBox(f"{name}  ({arm_label(arm)})")
             box.setObjectName(f"arm:{name}")

@@ -6,7 +6,6 @@ Plots are created once and later only fed with `setData`.
 
 from __future__ import annotations
 
-import zlib
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -19,7 +18,7 @@ from xlagui.core.analysis.pairs import InterleavedSummary, running_estimates
 from xlagui.core.protocol.identity import Role, StopReason
 from xlagui.present.limits import Roofline
 from xlagui.present.traces import RunTrace, SpeedupCurve
-from xlagui.ui.shared.theme import EXTRA_COLORS, VARIANT_COLORS, VARIANT_TITLES
+from xlagui.ui.shared.theme import VARIANT_TITLES, variant_color
 
 # Live plots draw without antialiasing: it costs most of a repaint on a busy machine, and the
 # window redraws them up to 15 times a second. The PNG report turns it on per plot.
@@ -30,10 +29,7 @@ AXIS_PEN = "#9a9a9a"
 
 def color(variant: str, alpha: int = 255) -> QColor:
     """The colour of a side ("baseline", "xla") or arm ("bf16", "jit+fp16", ...)."""
-    name = VARIANT_COLORS.get(variant)
-    if name is None:
-        name = EXTRA_COLORS[zlib.crc32(variant.encode()) % len(EXTRA_COLORS)]
-    c = QColor(name)
+    c = QColor(variant_color(variant))
     c.setAlpha(alpha)
     return c
 

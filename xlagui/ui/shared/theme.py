@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import zlib
+
 from xlagui.core.protocol.identity import Role
+from xlagui.core.protocol.levers import LeverValue
 from xlagui.present.levels import Level
 from xlagui.present.run_status import ChipState
 
 # Each lever value measured as an arm of its own (`--arms autocluster`, `bf16`), keyed by the
 # value's colour key (`LeverValue.colour` in `xlagui.core.protocol.levers`): one colour per
-# value, every value but the baseline's (tests/ui/shared/test_theme.py checks none is missing).
+# value of the levers that bring colours (tests/ui/shared/test_theme.py checks none is
+# missing); a value without a colour key takes one of `EXTRA_COLORS` (`value_color`).
 VALUE_COLORS = {
     "autocluster": "#c0392b",
     "jit": "#b8860b",
@@ -20,13 +24,14 @@ VARIANT_COLORS: dict[str, str] = {
     Role.BASELINE: "#3b6ea8",
     Role.XLA: "#e07b22",
     "val": "#4d5560",
-    # The other arms (`xlagui.core.protocol.arms.OFFERED`), each its own: a value of one lever
+    # The other arms (`xlagui.core.protocol.arms.offered_arms`), each its own: a value of one lever
     # by its colour key, and the arms that join two.
     "jit+bf16": "#16a3b8",
     "jit+fp16": "#d35f9a",
     **VALUE_COLORS,
 }
-# Arms without a colour of their own take one of these, always the same for the same name.
+# Arms and values without a colour of their own take one of these, always the same for the
+# same name (`fallback_color`).
 EXTRA_COLORS = ("#6d8c1f", "#7b5e3b", "#3f51b5", "#00897b", "#ad1457", "#5d4037")
 VARIANT_TITLES: dict[str, str] = {Role.BASELINE: "Baseline", Role.XLA: "XLA"}
 
@@ -70,3 +75,19 @@ QPushButton#Primary { font-weight: 600; padding: 6px 14px; }
 def chip_style(state: ChipState) -> str:
     fg, bg = STATUS_COLORS[state]
     return f"color: {fg}; background: {bg};"
+
+
+def fallback_color(key: str) -> str:
+    """The colour of `EXTRA_COLORS` for a name without one of its own: the same every time."""
+    return EXTRA_COLORS[zlib.crc32(key.encode()) % len(EXTRA_COLORS)]
+
+
+def variant_color(variant: str) -> str:
+    """The colour of a side ("baseline", "xla") or an arm ("bf16", "jit+fp16", "threads2")."""
+    return VARIANT_COLORS.get(variant) or fallback_color(variant)
+
+
+def value_color(value: LeverValue) -> str:
+    """The colour of a lever's value: its own (`VALUE_COLORS`), else the fallback palette's
+    for its colour key or its part, which is the colour of the arm of that value alone."""
+    return VALUE_COLORS.get(value.colour) or fallback_color(value.colour or value.part)

@@ -11,6 +11,8 @@ from pathlib import Path, PurePath
 from xlagui.core.files import paths
 from xlagui.core.machine.device import Device
 from xlagui.core.measure.jobs import ChildSettings
+from xlagui.core.protocol import levers
+from xlagui.core.protocol.arms import Arm
 from xlagui.core.protocol.config import XlaMode
 from xlagui.core.protocol.identity import DumpChoice
 
@@ -28,8 +30,16 @@ XLA_DUMPS: dict[DumpChoice, str] = {
     DumpChoice.NONE: "",
 }
 
-# Variables a child's environment must not inherit: the recipe sets them or leaves them out.
+# Variables a child's environment must not inherit: the recipe sets them or leaves them out
+# (with every variable a lever sets: `owned`).
 WORKER_OWNED = ("TF_XLA_FLAGS", "XLA_FLAGS", "CUDA_VISIBLE_DEVICES", "TF_CPP_VMODULE")
+
+
+def owned() -> tuple[str, ...]:
+    """Every variable a child's environment must not inherit: the recipe's own and the levers'
+    (`levers.variables`), so that a lever's baseline value is TensorFlow's default, not the
+    shell's."""
+    return tuple(dict.fromkeys((*WORKER_OWNED, *levers.variables())))
 
 
 def xla_flags(run_dir: PurePath, dump: DumpChoice) -> str:
@@ -49,14 +59,13 @@ def child_settings(settings: ChildSettings, folder: PurePath, keras_home: PurePa
         visible = Device.parse(settings.device).visible_gpus
         if visible is not None:  # "" hides every GPU (the CPU), "N" shows GPU N alone
             env["CUDA_VISIBLE_DEVICES"] = visible
-    xla_mode = settings.xla_mode
-    if xla_mode.facts.tf_xla_flags:
-        env["TF_XLA_FLAGS"] = xla_mode.facts.tf_xla_flags
-    if xla_mode is not XlaMode.OFF:
-        # The compiled HLO modules are the evidence that XLA did compile.
+    env.update(settings.env)  # the arm's levers' (TF_XLA_FLAGS for auto-clustering)
+    if settings.xla_mode is not XlaMode.OFF:
+        # The compiled HLO modules are the evidence that XLA did compile (after any flags of
+        # the arm's own).
         flags = xla_flags(folder, settings.dump)
         if flags:
-            env["XLA_FLAGS"] = flags
+            env["XLA_FLAGS"] = f"{env['XLA_FLAGS']} {flags}" if env.get("XLA_FLAGS") else flags
         # One log line per compiled cluster with its compile time ("Compiled NAME 1 times,
         # compile time: N us"): the per-module compile time of "what XLA did".
         env["TF_CPP_VMODULE"] = "device_compilation_profiler=1"
@@ -76,7 +85,8 @@ def child_settings(settings: ChildSettings, folder: PurePath, keras_home: PurePa
 def local_env(settings: ChildSettings, folder: Path) -> dict[str, str]:
     """The environment of a child on this computer: this process's, less what the recipe owns,
     plus the recipe."""
-    env = {k: v for k, v in os.environ.items() if k not in WORKER_OWNED}
+    skip = owned()
+    env = {k: v for k, v in os.environ.items() if k not in skip}
     keras_home = Path(env.get("KERAS_HOME") or paths.cache_dir() / "keras")
     env.update(child_settings(settings, folder, keras_home))
     return env
@@ -84,5 +94,6 @@ def local_env(settings: ChildSettings, folder: Path) -> dict[str, str]:
 
 def worker_env(xla_mode: XlaMode, device: str, run_dir: Path,
                dump: DumpChoice = DumpChoice.TEXT) -> dict[str, str]:
-    """`local_env` of a training or measuring worker on this computer."""
-    return local_env(ChildSettings(device, xla_mode, dump, quiet=False), run_dir)
+    """`local_env` of a training or measuring worker of the arm `xla_mode` on this computer."""
+    env = tuple(Arm(xla_mode).environment().items())
+    return local_env(ChildSettings(device, xla_mode, dump, quiet=False, env=env), run_dir)

@@ -36,7 +36,7 @@ from xlagui.core.measure.transports.base import (
     PlacedDataset,
     Target,
 )
-from xlagui.core.measure.transports.environment import WORKER_OWNED, child_settings
+from xlagui.core.measure.transports.environment import child_settings, owned
 from xlagui.core.measure.transports.local import child_argv, feed
 from xlagui.core.measure.transports.ssh.client import Ssh, config_hosts, quote
 from xlagui.core.measure.transports.ssh.dataset import dataset_on_host
@@ -205,7 +205,7 @@ class SshTransport:
         python = ""
         if words and words[0] == sys.executable:
             python, words = self.target.python, words[1:]
-        unset = " ".join(f"-u {k}" for k in WORKER_OWNED if k not in settings)
+        unset = " ".join(f"-u {k}" for k in owned() if k not in settings)
         env = " ".join(quote(f"{k}={v}") for k, v in settings.items())
         rd = quote(str(folder))
         # Not `exec`: the shell turns a death by signal N into exit status 128 + N, so ssh's

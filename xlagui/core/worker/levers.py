@@ -1,0 +1,105 @@
+"""How a worker applies an arm's levers and proves they engaged.
+
+Every lever's value declares what it sets, as data of a few generic kinds
+(`xlagui.core.protocol.levers.LeverValue`): the environment (set by the parent before this
+process loads TensorFlow), `tf.config` calls and the Keras dtype policy (`apply_before_build`,
+before the model is built: both apply to what is built after them) and `model.compile`'s
+keyword arguments (`Arm.compile_arguments`, passed by `setup`). A lever that needs more, a proof
+that it engaged read back from the compiled model, has a check here under its name (`CHECKS`):
+the facts it returns go into the `started` event.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from xlagui.core.protocol.arms import Arm
+from xlagui.core.protocol.levers import LeverValue
+from xlagui.core.protocol.modes import XlaMode
+from xlagui.core.protocol.precision import Precision
+
+# A lever's check: (tf, the compiled model, the arm's value of the lever) -> facts for the
+# `started` event (its fields by name); raises to refuse a run that did not get its value.
+Check = Callable[[Any, Any, LeverValue], dict[str, Any]]
+
+
+def apply_before_build(tf: Any, keras: Any, arm: Arm) -> None:
+    """Every lever's `tf.config` calls and dtype policy, in the registry's order (the baseline's
+    values too: a baseline says each setting rather than trusting a default)."""
+    for _lever, value in arm.every_value():
+        for name, args in value.tf_config:
+            tf_config_call(tf, name)(*args)
+        if value.policy:
+            # The value, not an enum: Keras reads a `.name` attribute as the dtype's name.
+            keras.mixed_precision.set_global_policy(str(value.policy))
+
+
+def tf_config_call(tf: Any, name: str) -> Callable[..., Any]:
+    """`tf.config.<name>` ("optimizer.set_jit"); `AttributeError` names a call this TensorFlow
+    does not have."""
+    target = tf.config
+    for part in name.split("."):
+        target = getattr(target, part)
+    if not callable(target):
+        raise AttributeError(f"tf.config.{name} is not a call")
+    return target  # type: ignore[no-any-return]  # TensorFlow is untyped
+
+
+def check_levers(tf: Any, model: Any, arm: Arm) -> dict[str, Any]:
+    """What the levers' checks (`CHECKS`) read back from the compiled model, for `started`."""
+    facts: dict[str, Any] = {}
+    for one, value in arm.every_value():
+        check = CHECKS.get(one.name)
+        if check is not None:
+            facts.update(check(tf, model, value))
+    return facts
+
+
+def _xla_in_effect(tf: Any, model: Any, value: LeverValue) -> dict[str, Any]:
+    """Whether XLA is on, read back from what Keras and TensorFlow say (for "auto": what
+    Keras resolved it to). A baseline with XLA on is refused: it would be no baseline."""
+    mode = XlaMode(value.value)
+    facts = mode.facts
+    if facts.jit_compile:
+        in_effect = bool(model.jit_compile)
+    elif facts.autoclusters:
+        in_effect = bool(tf.config.optimizer.get_jit())
+    else:
+        in_effect = bool(model.jit_compile) or bool(tf.config.optimizer.get_jit())
+        if mode is XlaMode.OFF and in_effect:
+            raise RuntimeError("the baseline has XLA switched on; refusing to call it a baseline")
+    return {"xla_in_effect": in_effect}
+
+
+def read_back_policy(model: Any) -> dict[str, Any]:
+    """What the compiled model really computes in: its policy, the first convolution's compute
+    and variable dtypes, the output layer's dtype, and whether the optimizer scales the loss."""
+    import keras  # lazy: Keras is for the worker, after the parent's environment is in place
+
+    first = next((layer for layer in model.layers if layer.weights), model.layers[0])
+    return {
+        "policy": str(model.dtype_policy.name),
+        "compute_dtype": str(first.compute_dtype),
+        "variable_dtype": str(first.variable_dtype),
+        "output_dtype": str(model.layers[-1].compute_dtype),
+        "loss_scale": isinstance(model.optimizer, keras.optimizers.LossScaleOptimizer),
+    }
+
+
+def _policy_in_effect(tf: Any, model: Any, value: LeverValue) -> dict[str, Any]:
+    """The policy read back; a float32 run under another policy is refused (no baseline)."""
+    read_back = read_back_policy(model)
+    if value.value == Precision.FLOAT32 and read_back["policy"] != Precision.FLOAT32:
+        raise RuntimeError(
+            f"the run asked for float32 but the {read_back['policy']} policy is in effect; "
+            "refusing to call it a baseline"
+        )
+    return read_back
+
+
+# The checks, by lever name: a lever whose data is enough has none.
+CHECKS: dict[str, Check] = {
+    "xla": _xla_in_effect,
+    "precision": _policy_in_effect,
+}
