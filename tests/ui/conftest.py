@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import shiboken6
 from PySide6.QtCore import QEvent, QMimeData, QPoint, QSettings, Qt, QUrl
-from PySide6.QtGui import QDragEnterEvent, QDropEvent
+from PySide6.QtGui import QDesktopServices, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
 
@@ -184,3 +184,16 @@ def drop(target: QWidget, mime: QMimeData) -> QDropEvent:
                        Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)
     QApplication.sendEvent(target, event)
     return event
+
+
+@pytest.fixture
+def opened_urls(monkeypatch: pytest.MonkeyPatch) -> list[QUrl]:
+    """What the window asked the desktop to open (folders, links), instead of opening it."""
+    urls: list[QUrl] = []
+
+    def record(url: QUrl) -> bool:
+        urls.append(QUrl(url))
+        return True
+
+    monkeypatch.setattr(QDesktopServices, "openUrl", staticmethod(record))
+    return urls

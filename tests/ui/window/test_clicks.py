@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QUrl
-from PySide6.QtGui import QDesktopServices, QKeySequence
+from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
@@ -92,19 +92,6 @@ def held() -> Iterator[HeldWorker]:
 @pytest.fixture
 def answerer() -> ModalAnswerer:
     return ModalAnswerer()
-
-
-@pytest.fixture
-def opened_urls(monkeypatch: pytest.MonkeyPatch) -> list[QUrl]:
-    """What the window asked the desktop to open (folders, links), instead of opening it."""
-    urls: list[QUrl] = []
-
-    def record(url: QUrl) -> bool:
-        urls.append(QUrl(url))
-        return True
-
-    monkeypatch.setattr(QDesktopServices, "openUrl", staticmethod(record))
-    return urls
 
 
 @pytest.fixture

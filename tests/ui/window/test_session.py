@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QUrl
-from PySide6.QtGui import QDesktopServices
 from pytestqt.qtbot import QtBot
 
 from tests.helpers.clicks import ModalAnswerer, click, click_menu_item, watching
@@ -18,18 +17,6 @@ from tests.ui.conftest import WindowFactory, is_closed
 from xlagui.core.files import logs
 from xlagui.ui import app as app_module
 from xlagui.ui.window.main_window import MainWindow
-
-
-@pytest.fixture
-def opened_urls(monkeypatch: pytest.MonkeyPatch) -> list[QUrl]:
-    urls: list[QUrl] = []
-
-    def record(url: QUrl) -> bool:
-        urls.append(QUrl(url))
-        return True
-
-    monkeypatch.setattr(QDesktopServices, "openUrl", staticmethod(record))
-    return urls
 
 
 @pytest.fixture
