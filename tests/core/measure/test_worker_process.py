@@ -244,15 +244,14 @@ def test_the_transport_is_the_seam_that_starts_the_process(tmp_path: Path) -> No
     process, and `finish` is called once the worker has ended (an SSH host's folder comes home
     there)."""
     calls: list[tuple[str, list[str]]] = []
+    started: list[subprocess.Popen[str]] = []
 
     class Recording(LocalTransport):
         def start(self, job: ChildJob, log: IO[bytes]) -> subprocess.Popen[str]:
             assert isinstance(job, WorkerJob)
             calls.append(("start", list(job.command or ())))
-            proc = super().start(job, log)
-            env = psutil.Process(proc.pid).environ()
-            calls.append(("tmpdir", [env["TMPDIR"]]))
-            return proc
+            started.append(super().start(job, log))
+            return started[-1]
 
         def finish(self, job: ChildJob) -> None:
             assert isinstance(job, WorkerJob)
@@ -262,6 +261,10 @@ def test_the_transport_is_the_seam_that_starts_the_process(tmp_path: Path) -> No
     with worker_for(s, transport=Recording()) as worker:
         worker.start()
         worker.wait_for("started", TaskState())
+        # Read once it has spoken: just after the fork, before its exec, a child's environment
+        # is still the parent's (a busy machine showed it).
+        env = psutil.Process(started[0].pid).environ()
+        calls.append(("tmpdir", [env["TMPDIR"]]))
         assert [c[0] for c in calls] == ["start", "tmpdir"]
     assert calls == [
         ("start", [sys.executable, str(FAKE), str(s.run_dir / "spec.json")]),
