@@ -167,6 +167,8 @@ class ComparisonReport:
             parts.append("--check")
         if not c.augment:
             parts.append("--no-augment")
+        if c.drop_remainder:
+            parts.append("--drop-remainder")
         kinds = (self.dataset.get("excluded") or {}).get("kinds") or []
         if kinds:
             parts.append(f"--exclude-problems {','.join(kinds)}")
