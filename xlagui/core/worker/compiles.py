@@ -12,6 +12,10 @@ How a compile is found, without reading any log:
   relaxes a second shape), yet XLA compiles its cluster once per concrete input shape. So with
   XLA in effect, the first step of each function with an input signature it has not met is a
   compile too: the last partial validation batch recompiles under XLA, not on the baseline.
+  Auto-clustering compiles lazily (`XlaCompiling.LAZY`): a cluster compiles at its first
+  execution, but a later new signature only when it is requested the second time
+  (`kDefaultCompilationThreshold = 2`, tensorflow/compiler/jit/device_compilation_profiler.cc);
+  the step before runs TensorFlow's own kernels and is neither a compile nor a steady step.
 A step's input signature comes from the pipeline, which is ours: the dataset's element spec
 (dtypes, the inner dimensions) and the size of the step's batch (`Datasets.*_batch_sizes`: full
 batches, then the validation set's partial rest).
@@ -40,6 +44,7 @@ from xlagui.core.protocol.compiles import (
     shape_text,
 )
 from xlagui.core.protocol.events import CompiledEvent
+from xlagui.core.protocol.identity import StrEnum
 from xlagui.core.worker.io import EventSink
 
 # The model's method that each step function traces (`keras/src/backend/tensorflow/trainer.py`).
@@ -48,6 +53,15 @@ STEP_METHODS = {
     StepFunction.EVAL: "test_step",
     StepFunction.PREDICT: "predict_step",
 }
+
+class XlaCompiling(StrEnum):
+    """How XLA compiles a worker's step functions, which decides when a new input signature
+    compiles."""
+
+    NONE = "none"  # XLA off: only a trace compiles
+    STRICT = "strict"  # `jit_compile=True`: every new concrete signature, at its first step
+    LAZY = "lazy"  # auto-clustering: the first at once, any later one at its second step
+
 
 # An input: its dtype's name and its inner dimensions (after the batch's).
 InputSpec = tuple[str, tuple[int | None, ...]]
@@ -73,7 +87,7 @@ class _Function:
     batch_sizes: tuple[int, ...] = ()
     traces: int = 0
     compiled: list[Signature] = field(default_factory=list)  # in order
-    seen: set[Signature] = field(default_factory=set)
+    seen: dict[Signature, int] = field(default_factory=dict)  # steps run with each
     steady: dict[Signature, list[float]] = field(default_factory=dict)  # seconds per step
     per_image: list[float] = field(default_factory=list)
 
@@ -87,10 +101,10 @@ class CompileWatch:
     inspecting workers call `model.train_function` themselves).
     """
 
-    def __init__(self, model: Any, sink: EventSink | None, xla: bool,
+    def __init__(self, model: Any, sink: EventSink | None, xla: XlaCompiling,
                  clock: Callable[[], float] = time.perf_counter) -> None:
         self._sink = sink
-        self._xla = xla
+        self._xla = XlaCompiling(xla)
         self._clock = clock
         self._functions = {fn: _Function() for fn in StepFunction}
         self._pending: list[_Pending] = []
@@ -136,16 +150,26 @@ class CompileWatch:
         state = self._functions[function]
         batch = self._batch(state, index)
         signature = self._signature(state, batch)
+        runs = state.seen.get(signature, 0) + 1
+        state.seen[signature] = runs
         traced = state.traces != traces_before
-        if traced or (self._xla and signature not in state.seen):
+        lazy_wait = self._xla is XlaCompiling.LAZY and bool(state.compiled) and runs == 1
+        if traced or self._xla_compiles(state, signature, runs):
             reason = self._reason(state, signature, index)
             state.compiled.append(signature)
             self._pending.append(_Pending(function, signature, batch, seconds, reason))
-        else:
+        elif not lazy_wait:  # a lazy cluster's first step at a new signature ran uncompiled
             state.steady.setdefault(signature, []).append(seconds)
             if batch > 0:
                 state.per_image.append(seconds / batch)
-        state.seen.add(signature)
+
+    def _xla_compiles(self, state: _Function, signature: Signature, runs: int) -> bool:
+        """Whether XLA compiles at this step (the `runs`-th with `signature`)."""
+        if self._xla is XlaCompiling.NONE or signature in state.compiled:
+            return False
+        if self._xla is XlaCompiling.LAZY and state.compiled:
+            return runs == 2
+        return True
 
     @staticmethod
     def _batch(state: _Function, index: int) -> int:
@@ -274,7 +298,8 @@ def dataset_inputs(dataset: Any) -> tuple[InputSpec, ...]:
     )
 
 
-def watch_compiles(model: Any, datasets: Any, sink: EventSink, xla: bool) -> CompileWatch:
+def watch_compiles(model: Any, datasets: Any, sink: EventSink, xla: XlaCompiling
+                   ) -> CompileWatch:
     """A watch on `model`'s step functions, fed the pipeline's batches: training on the
     training set, evaluation and prediction on the validation set."""
     watch = CompileWatch(model, sink, xla)
