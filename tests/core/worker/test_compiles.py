@@ -39,6 +39,9 @@ class Sink:
     def emit(self, event: Event) -> None:
         self.events.append(event)
 
+    def now(self) -> float:
+        return 100.0
+
     def compiled(self) -> list[CompiledEvent]:
         return [e for e in self.events if isinstance(e, CompiledEvent)]
 
@@ -105,6 +108,7 @@ def test_xla_recompiles_the_partial_batch_with_its_reason() -> None:
     assert again.shapes == ["float32[2,48,48,3]", "float32[2]"]
     assert again.reason == CompileReason(CompileReasonKind.NEW_SHAPE, 0, 8, 2, True)
     assert again.steady_seconds == pytest.approx(0.1)
+    assert evals[0].traced and not again.traced  # XLA met a new shape in the same trace
 
 
 def test_the_cost_of_a_shape_never_seen_steady_is_scaled_per_image() -> None:
@@ -136,6 +140,7 @@ def test_a_function_with_no_steady_step_costs_its_whole_step() -> None:
     h.watch.flush()
     (only,) = h.sink.compiled()
     assert only.seconds == 2.0 and only.steady_seconds is None
+    assert only.traced and only.started == 98.0  # the sink's now (100) less the step
     assert only.shapes == ["float32[4,48,48,3]", "float32[4]"]
 
 

@@ -15,6 +15,7 @@ from xlagui.core.measure.runner import RunResult, run_worker, samples_from_scan
 from xlagui.core.protocol.compiles import CompileReasonKind, StepFunction
 from xlagui.core.protocol.config import RunConfig, XlaMode
 from xlagui.core.protocol.events import CompiledEvent
+from xlagui.core.protocol.identity import WorkerMode
 from xlagui.core.protocol.spec import RunSpec
 from xlagui.core.protocol.task import TaskState
 from xlagui.core.xla.hlo import compile_times
@@ -28,11 +29,12 @@ def scan(tmp_path_factory: pytest.TempPathFactory) -> DatasetScan:
     return scan_dataset(tiny_split_dataset(tmp_path_factory.mktemp("data"), train=16, test=5))
 
 
-def train_run(scan: DatasetScan, run_dir: Path, mode: XlaMode, **config: object) -> RunResult:
+def train_run(scan: DatasetScan, run_dir: Path, mode: XlaMode,
+              worker: WorkerMode = WorkerMode.TRAIN, **config: object) -> RunResult:
     names, train, val = samples_from_scan(scan)
     cfg = RunConfig(**{"epochs": 2, "batch_size": 8, "image_size": 48, **config})  # type: ignore[arg-type]
     spec = RunSpec("r", "baseline" if mode is XlaMode.OFF else "xla", mode, cfg, names, train,
-                   val, run_dir)
+                   val, run_dir, mode=worker)
     return run_worker(spec, TaskState(), None)
 
 
@@ -64,9 +66,19 @@ def test_xla_recompiles_the_partial_validation_batch_and_says_why(
         reason = again.reason
         assert (reason.kind, reason.dimension, reason.was, reason.now, reason.partial_batch) == (
             CompileReasonKind.NEW_SHAPE, 0, 8, 2, True)
-    # XLA's own log: one compile line per compile found, no more, no fewer.
+    # XLA's own log: one compile line per compile found, no more, no fewer, in the same
+    # order; a compile that traced anew is a function XLA had not compiled before, one that
+    # did not (the partial batch in the same trace) compiles the last traced one again.
     logged = compile_times(tmp_path / "jit" / "worker.log")
     assert len(logged) == len(events) == 5
+    in_order = sorted(events, key=lambda e: e.started)
+    last_name: dict[StepFunction, str] = {}
+    for event, (name, _) in zip(in_order, logged):
+        if event.traced:
+            assert name not in last_name.values()
+            last_name[event.function] = name
+        else:
+            assert name == last_name[event.function]
     for e in events:
         assert 0 < e.seconds <= e.step_seconds
     # Each compile's cost covers what XLA says its compile took (the step also traces).
@@ -89,3 +101,24 @@ def test_drop_remainder_removes_the_recompile(scan: DatasetScan, tmp_path: Path)
     assert not [e for e in events if e.reason.kind is not CompileReasonKind.FIRST_CALL]
     assert sorted(e.function for e in events) == sorted(StepFunction)
     assert len(compile_times(tmp_path / "drop" / "worker.log")) == len(events) == 3
+
+
+def test_auto_clustering_recompiles_the_partial_batch_at_its_second_pass(
+    scan: DatasetScan, tmp_path: Path
+) -> None:
+    result = train_run(scan, tmp_path / "auto", XlaMode.AUTOCLUSTER)
+    evals = [e for e in compiled(result) if e.function is StepFunction.EVAL]
+    assert [e.reason.kind for e in evals] == [CompileReasonKind.FIRST_CALL,
+                                             CompileReasonKind.NEW_SHAPE]
+    assert evals[1].reason.partial_batch and evals[1].reason.now == 2
+    # XLA's log: some clusters compiled a second time (for the partial batch's shape).
+    names = [name for name, _ in compile_times(tmp_path / "auto" / "worker.log")]
+    assert len(set(names)) < len(names)
+
+
+def test_the_inspecting_worker_reports_its_one_compile(scan: DatasetScan, tmp_path: Path) -> None:
+    result = train_run(scan, tmp_path / "inspect", XlaMode.JIT, worker=WorkerMode.INSPECT)
+    (only,) = compiled(result)
+    assert only.function is StepFunction.TRAIN and only.reason.kind is CompileReasonKind.FIRST_CALL
+    assert only.steady_seconds is None and only.seconds == only.step_seconds > 0
+    assert len(compile_times(tmp_path / "inspect" / "worker.log")) == 1

@@ -229,6 +229,8 @@ class CompiledEvent(Event):
     reason: CompileReason = field(default_factory=CompileReason)
     step_seconds: float = 0.0
     steady_seconds: float | None = None
+    started: float = 0.0  # when the step began, in the run's seconds (`t`'s clock)
+    traced: bool = False  # TensorFlow traced the function anew (else XLA met a new shape)
 
     def __post_init__(self) -> None:
         self.function = StepFunction(self.function)

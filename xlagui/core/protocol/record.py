@@ -87,6 +87,8 @@ class RunEntry(EventLog):
             "levers": dict(self.levers or {}),
             "status": str(self.status),
             "events": [e.to_dict() for e in self.events],
+            # Derived from the `compiled` events, for readers of the file; read back from them.
+            "compilations": [c.to_dict() for c in self.compilations],
         }
 
     @classmethod

@@ -77,6 +77,8 @@ class _Pending:
     batch: int
     step_seconds: float
     reason: CompileReason
+    ended: float  # the watch's clock at the step's end
+    traced: bool
 
 
 @dataclass
@@ -157,7 +159,8 @@ class CompileWatch:
         if traced or self._xla_compiles(state, signature, runs):
             reason = self._reason(state, signature, index)
             state.compiled.append(signature)
-            self._pending.append(_Pending(function, signature, batch, seconds, reason))
+            self._pending.append(_Pending(function, signature, batch, seconds, reason,
+                                          self._clock(), traced))
         elif not lazy_wait:  # a lazy cluster's first step at a new signature ran uncompiled
             state.steady.setdefault(signature, []).append(seconds)
             if batch > 0:
@@ -199,7 +202,8 @@ class CompileWatch:
             state = self._functions[p.function]
             if p.signature in state.steady or final:
                 if self._sink is not None:
-                    self._sink.emit(self._event(p, state))
+                    started = self._sink.now() - (self._clock() - p.ended) - p.step_seconds
+                    self._sink.emit(self._event(p, state, started))
             else:
                 keep.append(p)
         self._pending = keep
@@ -209,7 +213,7 @@ class CompileWatch:
         self.settle(final=True)
 
     @staticmethod
-    def _event(p: _Pending, state: _Function) -> CompiledEvent:
+    def _event(p: _Pending, state: _Function, started: float) -> CompiledEvent:
         same = state.steady.get(p.signature)
         steady: float | None = None
         if same:
@@ -219,7 +223,8 @@ class CompileWatch:
         cost = max(0.0, p.step_seconds - steady) if steady is not None else p.step_seconds
         return CompiledEvent(function=p.function, shapes=list(p.signature), seconds=cost,
                              reason=p.reason, step_seconds=p.step_seconds,
-                             steady_seconds=steady)
+                             steady_seconds=steady, started=round(started, 6),
+                             traced=p.traced)
 
     def callback(self) -> Any:
         """A Keras callback that times every step of `fit`, `evaluate` and `predict` and settles
