@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from xlagui.core.data.pipeline import batch_sizes
 from xlagui.core.protocol.compiles import (
     Compilation,
     CompileReason,
@@ -75,7 +76,8 @@ class Harness:
 
     def epoch(self, first: bool = False) -> None:
         for i in range(3):
-            self.step(StepFunction.TRAIN, i, 5.0 if first and i == 0 else 1.0, trace=first and i == 0)
+            compiles = first and i == 0
+            self.step(StepFunction.TRAIN, i, 5.0 if compiles else 1.0, trace=compiles)
         for i, secs in enumerate((0.4, 0.4, 0.1)):
             extra = (3.0 if i == 0 else 0.5 if i == 2 else 0.0) if first else 0.0
             self.step(StepFunction.EVAL, i, secs + extra, trace=first and i == 0)
@@ -196,3 +198,12 @@ def test_compiled_events_round_trip_and_older_records_have_none() -> None:
     old = RunEntry.from_dict({"run_id": "r", "variant": "xla", "repeat": 1, "xla_mode": "jit",
                               "events": []})
     assert old.compilations == []
+
+
+@pytest.mark.parametrize(
+    ("count", "batch", "drop", "sizes"),
+    [(10, 8, False, (8, 2)), (10, 8, True, (8,)), (16, 8, False, (8, 8)), (3, 8, True, (3,)),
+     (0, 8, False, ())],
+)
+def test_batch_sizes(count: int, batch: int, drop: bool, sizes: tuple[int, ...]) -> None:
+    assert batch_sizes(count, batch, drop) == sizes

@@ -73,7 +73,7 @@ def test_xla_recompiles_the_partial_validation_batch_and_says_why(
     assert len(logged) == len(events) == 5
     in_order = sorted(events, key=lambda e: e.started)
     last_name: dict[StepFunction, str] = {}
-    for event, (name, _) in zip(in_order, logged):
+    for event, (name, _) in zip(in_order, logged, strict=True):
         if event.traced:
             assert name not in last_name.values()
             last_name[event.function] = name

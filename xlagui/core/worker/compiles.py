@@ -238,14 +238,14 @@ def reason_between(was: Signature, now: Signature, partial_last: bool) -> Compil
     if len(was) != len(now):
         return CompileReason(CompileReasonKind.OTHER)
     moved: list[tuple[int, int | None, int | None]] = []
-    for a, b in zip(was, now):
+    for a, b in zip(was, now, strict=True):
         dtype_a, dims_a = _split(a)
         dtype_b, dims_b = _split(b)
         if dtype_a != dtype_b:
             return CompileReason(CompileReasonKind.NEW_DTYPE)
         if len(dims_a) != len(dims_b):
             return CompileReason(CompileReasonKind.NEW_SHAPE)
-        moved += [(i, x, y) for i, (x, y) in enumerate(zip(dims_a, dims_b)) if x != y]
+        moved += [(i, x, y) for i, (x, y) in enumerate(zip(dims_a, dims_b, strict=True)) if x != y]
     dims = {i for i, _, _ in moved}
     if len(dims) != 1:
         return CompileReason(CompileReasonKind.OTHER if not moved else CompileReasonKind.NEW_SHAPE)

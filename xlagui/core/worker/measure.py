@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from xlagui.core.protocol.compiles import StepFunction
 from xlagui.core.protocol.events import (
     BlockEvent,
     CancelledEvent,
@@ -20,7 +21,6 @@ from xlagui.core.protocol.events import (
     WarmupEvent,
     WorkerCommand,
 )
-from xlagui.core.protocol.compiles import StepFunction
 from xlagui.core.protocol.identity import Command, WorkerMode
 from xlagui.core.protocol.spec import RunSpec
 from xlagui.core.worker.io import EventSink

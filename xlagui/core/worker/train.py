@@ -14,6 +14,7 @@ from typing import Any
 
 from xlagui.core.analysis import accuracy
 from xlagui.core.analysis.stats import summarize_epochs
+from xlagui.core.protocol.compiles import StepFunction
 from xlagui.core.protocol.events import (
     BatchEvent,
     CancelledEvent,
@@ -21,7 +22,6 @@ from xlagui.core.protocol.events import (
     FinishedEvent,
     RunSummary,
 )
-from xlagui.core.protocol.compiles import StepFunction
 from xlagui.core.protocol.identity import WorkerMode
 from xlagui.core.protocol.omissions import Omission, OmissionKind
 from xlagui.core.protocol.spec import RunSpec
