@@ -8,7 +8,7 @@ import math
 
 from tests.helpers.reports import comparison_report
 from xlagui.core.analysis.compiles import compile_seconds, recompiles
-from xlagui.core.analysis.stats import CompileBasis, Comparison
+from xlagui.core.analysis.stats import Comparison, CompileBasis
 from xlagui.core.protocol.compiles import CompileReason, CompileReasonKind, StepFunction
 from xlagui.core.protocol.events import CompiledEvent
 from xlagui.core.protocol.record import RunEntry
