@@ -143,7 +143,9 @@ class CompileWatch:
         self._open[function] = (self._functions[function].traces, self._clock())
 
     def end(self, function: StepFunction, index: int) -> None:
-        """The step `index` (0-based, in its pass) of `function` has returned."""
+        """The step `index` (0-based, in its pass) of `function` has returned. A call that ran
+        several batches (`steps_per_execution`) is given its last one's index: a last partial
+        batch is then the index of the call that ran it."""
         opened = self._open.pop(function, None)
         if opened is None:
             return
