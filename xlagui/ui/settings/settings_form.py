@@ -111,11 +111,11 @@ class SettingsForm(QWidget):
         self.image_size.setSingleStep(8)
         self.augment = QCheckBox("Augment (horizontal flip, zoom 0.2, shear 0.2)")
         self.augment.setToolTip("The article's augmentation layers, applied to training batches")
-        self.drop_remainder = QCheckBox("Drop the last partial validation batch")
+        self.drop_remainder = QCheckBox("Drop the last partial batch")
         self.drop_remainder.setToolTip(
-            "Every validation batch then has the batch size: XLA compiles the evaluation once "
-            "instead of once more for the last, smaller batch (drop_remainder=True). The images "
-            "of that batch are not evaluated."
+            "Every validation batch then has the batch size (training batches always do): XLA "
+            "compiles the evaluation once instead of once more for the last, smaller batch "
+            "(drop_remainder=True). The images of that batch are not evaluated."
         )
         self.device = DeviceBox()
         self._add_row(form, "Epochs", self.epochs, "epochs")
