@@ -63,6 +63,10 @@ class XlaCompiling(StrEnum):
     LAZY = "lazy"  # auto-clustering: the first at once, any later one at its second step
 
 
+# Steady steps kept per signature (and per image) for the median a compile's cost is taken
+# against: enough for a median, and a long training's watch stays small.
+STEADY_KEPT = 64
+
 # An input: its dtype's name and its inner dimensions (after the batch's).
 InputSpec = tuple[str, tuple[int | None, ...]]
 Signature = tuple[str, ...]
@@ -164,8 +168,10 @@ class CompileWatch:
             self._pending.append(_Pending(function, signature, batch, seconds, reason,
                                           self._clock(), traced))
         elif not lazy_wait:  # a lazy cluster's first step at a new signature ran uncompiled
-            state.steady.setdefault(signature, []).append(seconds)
-            if batch > 0:
+            same = state.steady.setdefault(signature, [])
+            if len(same) < STEADY_KEPT:
+                same.append(seconds)
+            if batch > 0 and len(state.per_image) < STEADY_KEPT:
                 state.per_image.append(seconds / batch)
 
     def _xla_compiles(self, state: _Function, signature: Signature, runs: int) -> bool:
