@@ -17,8 +17,8 @@ from xlagui.present.why_data import Compilation, CompileReason, RunCompilations
 
 COMPILE_COLUMNS = ("run", "function", "input shapes", "time", "reason")
 FUNCTION_WORDS = {"train": "training step", "eval": "evaluation step", "predict": "prediction"}
-FIX = ("The fix: drop the last partial batch (`drop_remainder=True`: the setting "
-       "\u201cDrop the last partial batch\u201d, `--drop-remainder`), or pad it to the batch size")
+FIX = ("The fix: drop the last partial batch (drop_remainder=True: the setting "
+       "\u201cDrop the last partial batch\u201d, --drop-remainder), or pad it to the batch size")
 
 
 def function_words(function: str) -> str:

@@ -277,11 +277,18 @@ def _signed(seconds: float) -> str:
     return ("+" if seconds > 0 else "−") + step_time(abs(seconds))
 
 
+def difference_lines(explain: Explain, n: int = 3) -> list[str]:
+    """The top differences, then the largest summed difference of each arm."""
+    return [*top_sentences(explain, n),
+            *(group_sentence(g) for p in explain.others()
+              if (g := largest_group(explain, p.arm)) is not None)]
+
+
+def coverage_lines(explain: Explain) -> list[str]:
+    return [coverage_sentence(p) for p in _ordered(explain)]
+
+
 def explain_lines(explain: Explain, n: int = 3) -> list[str]:
-    """What the "why" says first: the top differences, the largest summed difference per arm,
-    the coverage per arm and the notes."""
-    lines = top_sentences(explain, n)
-    lines += [group_sentence(g) for p in explain.others()
-              if (g := largest_group(explain, p.arm)) is not None]
-    lines += [coverage_sentence(p) for p in _ordered(explain)]
-    return [*lines, THREADS_NOTE, NOT_TRACED_NOTE]
+    """Everything the "why" says of the time: the differences, the coverage, the notes."""
+    return [*difference_lines(explain, n), *coverage_lines(explain), THREADS_NOTE,
+            NOT_TRACED_NOTE]

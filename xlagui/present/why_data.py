@@ -45,6 +45,10 @@ def _str(value: object, default: str = "") -> str:
     return value if isinstance(value, str) else default
 
 
+def _list(value: object) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
 def _floats(value: object) -> tuple[float, ...]:
     """A list of numbers; a missing or non-finite step is NaN (a gap in a plot)."""
     if not isinstance(value, Sequence) or isinstance(value, str):
@@ -285,7 +289,7 @@ class WhyData:
                                           else ())
                   if isinstance(arm, str) and (p := ParityView.read(arm, raw)) is not None}
         runs = [r for key in ("measure_runs", "runs", "inspect_runs")
-                for r in (found if isinstance(found := d.get(key), list) else [])]
+                for r in _list(d.get(key))]
         return cls(explain=Explain.read(d.get("explain")), compilations=_run_compilations(runs),
                    parity=parity)
 

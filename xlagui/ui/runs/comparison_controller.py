@@ -30,6 +30,7 @@ from xlagui.ui.settings.settings_panel import SettingsPanel
 from xlagui.ui.shared import dialogs
 from xlagui.ui.shared.theme import VARIANT_TITLES
 from xlagui.ui.shared.widgets import parent_window
+from xlagui.ui.why.why_view import WhyPanel
 from xlagui.ui.xla_did.xla_did_view import XlaDidPanel
 
 if TYPE_CHECKING:
@@ -84,8 +85,10 @@ class ComparisonController(QObject):
         worker: RunWorker | None = None,
         measure_command: MeasureCommand | None = None,
         history_root: Path | None = None,
+        why: WhyPanel | None = None,
     ) -> None:
         super().__init__(window)
+        self._why_panel = why
         self._datasets = datasets
         self._settings = settings
         self._runs_tab = runs_tab
@@ -306,6 +309,8 @@ class ComparisonController(QObject):
         self.report = report
         self._runs_tab.view.finish(report)
         self._xla_did_panel.show_report(report, supervisor.out_dir)
+        if self._why_panel is not None:
+            self._why_panel.show_report(report, supervisor.out_dir)
         self._history_panel.refresh(select=supervisor.out_dir)
         c = report.comparison
         if stopped:
@@ -350,6 +355,8 @@ class ComparisonController(QObject):
             return False
         self._runs_tab.view.show_report(report, Path(folder))
         self._xla_did_panel.show_report(report, Path(folder))
+        if self._why_panel is not None:
+            self._why_panel.show_report(report, Path(folder))
         self.report = report
         self.report_folder = Path(folder)
         self.report_shown.emit(report)
