@@ -8,7 +8,6 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-import numpy as np
 import pyqtgraph as pg
 
 from xlagui.present import explain as words
@@ -107,7 +106,8 @@ class ParityPlot:
             self.loss.getPlotItem().setTitle("The losses per step were not recorded")
             return
         self.loss.getPlotItem().setTitle("Loss per step, same seed and batches")
-        steps = np.arange(1, max(len(parity.losses), len(parity.baseline_losses)) + 1)
+        count = max(len(parity.losses), len(parity.baseline_losses))
+        steps = [float(i) for i in range(1, count + 1)]
         arm_col, base_col = plots.color(parity.arm), plots.color(BASELINE)
         plots.set_xy(plots.line(self.loss, base_col, width=2.5, name="baseline"), steps,
                      parity.baseline_losses)
