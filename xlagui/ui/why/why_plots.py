@@ -35,12 +35,20 @@ class DifferenceChart:
         self.labels: list[str] = []  # the rows' labels, top first (what a reader or test sees)
         self.key: list[tuple[str, str]] = []  # (arm, its words) of each colour
 
+    def key_html(self, size: str = "9pt") -> str:
+        """What the chart shows and its colours' key, for a label above it (a title inside it
+        would widen the plot past its view)."""
+        if not self.key:
+            return "No differences to show."
+        return (f"<span style='font-size:{size}'>Where the arms differ most, thread-time per "
+                "step:</span>&nbsp;&nbsp;"
+                + plots.key_html([("■", plots.color(a), w) for a, w in self.key], size=size))
+
     def show(self, explain: Explain | None, n: int = 6) -> None:
         self.item.clear()
-        self.labels = []
+        self.labels, self.key = [], []
         found = words.differences(explain, n) if explain is not None else []
         if not found:
-            self.item.setTitle("No differences to show")
             return
         count = len(found)
         ys = [float(count - i) for i in range(count)]
@@ -63,8 +71,7 @@ class DifferenceChart:
         arms = list(dict.fromkeys(d.arm for d in found))
         self.key = [(BASELINE, words.arm_short(BASELINE)),
                     *((arm, words.arm_short(arm)) for arm in arms)]
-        self.item.setTitle(plots.key_html([("■", plots.color(a), w) for a, w in self.key],
-                                          size="9pt"))
+        self.item.setTitle(None)  # a long title widens the plot past its view: the key says it
         self.item.setYRange(0.4, count + 0.6, padding=0)
 
 
@@ -91,16 +98,23 @@ class ParityPlot:
                                     "|arm − baseline| ÷ baseline", font_pt=font_pt,
                                     interactive=interactive, antialias=antialias)
         self.diff.getPlotItem().setLogMode(x=False, y=True)
-        plots.legend(self.loss, font_pt=font_pt - 1)
-        plots.legend(self.diff, font_pt=font_pt - 1, corner="bottom-right")
         self.shown: ParityView | None = None
+
+    def key_html(self, size: str = "9pt") -> str:
+        """The curves' key, for a label above the plots (a legend inside would cover them)."""
+        p = self.shown
+        if p is None or not p.losses:
+            return ""
+        key = [("━━", plots.color(BASELINE), "baseline"),
+               ("╍●╍", plots.color(p.arm), words.arm_short(p.arm))]
+        if p.reference_losses:
+            key.append(("╍╍", plots.color("val"), "baseline nudged by one float32 ulp "
+                        "(what rounding alone does)"))
+        return plots.key_html(key, size=size)
 
     def show(self, parity: ParityView | None) -> None:
         for w in (self.loss, self.diff):
             w.getPlotItem().clear()
-            legend = w.getPlotItem().legend
-            if legend is not None:
-                legend.clear()
         self.shown = parity
         if parity is None or not parity.losses or not parity.baseline_losses:
             self.loss.getPlotItem().setTitle("The losses per step were not recorded")

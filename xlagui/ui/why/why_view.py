@@ -35,7 +35,7 @@ from xlagui.ui.why.why_plots import DifferenceChart, ParityPlot
 if TYPE_CHECKING:
     from xlagui.core.results.report import ComparisonReport
 
-CHART_HEIGHT = 300
+CHART_HEIGHT = 270
 COMPILE_ROWS_SHOWN = 16
 NO_EXPLAIN = ("No profile in this comparison: it was recorded before xlagui profiled the arms, "
               "the profiling was skipped (--no-explain), or it was stopped before it.")
@@ -65,6 +65,7 @@ def _table(name: str) -> QTableWidget:
     t.setAlternatingRowColors(True)
     t.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
     t.verticalHeader().setVisible(False)
+    t.verticalHeader().setDefaultSectionSize(t.fontMetrics().height() + 8)
     t.horizontalHeader().setStretchLastSection(True)
     return t
 
@@ -135,10 +136,17 @@ class WhyPanel(QWidget):
         left.addWidget(self.coverage_words)
         left.addStretch(1)
         top.addLayout(left, 3)
+        right = QVBoxLayout()
+        self.chart_key = QLabel()
+        self.chart_key.setTextFormat(Qt.TextFormat.RichText)
+        self.chart_key.setWordWrap(True)
+        right.addWidget(self.chart_key)
         self.chart = DifferenceChart()
-        self.chart.widget.setMinimumWidth(380)
+        self.chart.widget.setMinimumWidth(400)
         self.chart.widget.setFixedHeight(CHART_HEIGHT)
-        top.addWidget(self.chart.widget, 2)
+        right.addWidget(self.chart.widget)
+        right.addStretch(1)
+        top.addLayout(right, 2)
         v.addLayout(top)
         self.attribution_table = _table("WhyAttribution")
         v.addWidget(self.attribution_table, 1)
@@ -172,6 +180,9 @@ class WhyPanel(QWidget):
         self.parity_arm.currentIndexChanged.connect(self._on_parity_arm_changed)
         pick.addWidget(self.parity_arm, 1)
         v.addLayout(pick)
+        self.parity_key = QLabel()
+        self.parity_key.setTextFormat(Qt.TextFormat.RichText)
+        v.addWidget(self.parity_key)
         self.parity_plot = ParityPlot()
         plots_row = QHBoxLayout()
         plots_row.addWidget(self.parity_plot.loss, 1)
@@ -209,6 +220,7 @@ class WhyPanel(QWidget):
             fill(self.attribution_table, table.columns, table.rows, table.numbers)
         self._fit_height(self.coverage_table)
         self.chart.show(ex)
+        self.chart_key.setText(self.chart.key_html())
 
     def _show_compiles(self) -> None:
         runs = self.why.compilations
@@ -250,3 +262,4 @@ class WhyPanel(QWidget):
     def _on_parity_arm_changed(self, _index: int) -> None:
         arm = self.parity_arm.currentData()
         self.parity_plot.show(self.why.parity.get(arm) if isinstance(arm, str) else None)
+        self.parity_key.setText(self.parity_plot.key_html())
