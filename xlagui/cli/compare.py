@@ -30,6 +30,7 @@ from xlagui.core.protocol.config import (
 from xlagui.core.protocol.identity import Role, RunStatus, Severity
 from xlagui.core.protocol.task import Cancelled, TaskState
 from xlagui.present.markdown import summary_markdown
+from xlagui.present.why_data import why_of
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -222,7 +223,7 @@ def _write_reports(
     with --markdown; False, said, when one could not be written."""
     if render_report_png is not None:
         try:
-            png = render_report_png(report, out / "comparison.png")
+            png = render_report_png(report, out / "comparison.png", why_of(report, out))
         except OSError as exc:
             console.print(f"[red]error:[/red] could not write the PNG: {exc}", soft_wrap=True)
             return False
@@ -247,7 +248,7 @@ def _write_markdown(report: ComparisonReport, path: Path) -> str:
     from xlagui.core.files.atomic import atomic_write_text
     from xlagui.present.markdown import report_markdown
 
-    text = report_markdown(report)
+    text = report_markdown(report, why_of(report, path.parent))
     atomic_write_text(path, text)
     return text
 

@@ -23,6 +23,7 @@ from xlagui.present.errors import error_hint
 from xlagui.present.levels import Level
 from xlagui.present.markdown import report_markdown, summary_markdown
 from xlagui.present.verdicts import short_verdict
+from xlagui.present.why_data import why_of
 from xlagui.ui.dataset.dataset_controller import DatasetController
 from xlagui.ui.history.history_panel import HistoryPanel
 from xlagui.ui.runs.runs_tab import RunsTab
@@ -386,7 +387,9 @@ class ComparisonController(QObject):
         stem = export.export_stem(report, folder)
         QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
         try:
-            written = export.export_report(report, folder, render_report_png, stem)
+            why = why_of(report, self.report_folder)
+            written = export.export_report(
+                report, folder, lambda r, path: render_report_png(r, path, why), stem)
         except OSError as exc:
             reason = exc.strerror or str(exc)
             log.warning("export to %s failed: %s", folder, reason)
@@ -416,7 +419,7 @@ class ComparisonController(QObject):
             self.message.emit(Level.WARNING, "Nothing to copy yet: run a comparison or reopen one "
                                          "from the history.", 6000)
             return None
-        text = report_markdown(report)
+        text = report_markdown(report, why_of(report, self.report_folder))
         QApplication.clipboard().setText(text)
         self.message.emit(Level.OK, "Copied the comparison as Markdown: paste it into an issue or "
                                 "a pull request.", 6000)
