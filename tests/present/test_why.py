@@ -175,3 +175,26 @@ def test_parity_in_words() -> None:
 
 def test_the_fixture_is_json() -> None:
     assert json.loads(json.dumps(comparison_dict()))["explain"]["arms"]["jit"]["coverage"] == 0.71
+
+
+def test_several_arms_each_get_their_columns_and_sentences() -> None:
+    d = comparison_dict()
+    d["explain"]["arms"]["autocluster"] = {
+        "step_seconds": 0.5, "coverage": 0.9,
+        "rows": [{"layer": "block_1_depthwise", "pass": "input_gradient",
+                  "op_kind": "depthwise_convolution", "seconds_per_step": 0.30}]}
+    ex = WhyData.from_dict(d).explain
+    assert ex is not None
+    table = explain.attribution_table(ex)
+    assert table.columns[3:] == ("baseline", "XLA jit_compile", "XLA auto-clustering",
+                                 "XLA jit_compile − baseline", "XLA auto-clustering − baseline")
+    first = table.rows[0]
+    assert first[:3] == ("block_1_depthwise", "input gradient", "depthwise convolution")
+    assert first[3:] == ("0.04 s", "0.88 s", "0.30 s", "+0.84 s", "+0.26 s")
+    # A row an arm does not have is 0 s there, not left out.
+    conv = next(r for r in table.rows if r[:2] == ("Conv1", "forward pass"))
+    assert conv[5] == "0 s"
+    groups = [explain.largest_group(ex, arm) for arm in ("jit", "autocluster")]
+    assert [(g.pass_, g.op_kind) for g in groups if g is not None] == [
+        ("input_gradient", "depthwise_convolution"), ("input_gradient", "depthwise_convolution")]
+    assert len(explain.coverage_lines(ex)) == 3
