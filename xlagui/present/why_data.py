@@ -18,6 +18,7 @@ import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -91,8 +92,16 @@ class ArmProfile:
     coverage: float | None
     rows: tuple[ProfileRow, ...]
 
+    @cached_property
+    def _by_key(self) -> dict[tuple[str, str, str], float]:
+        out: dict[tuple[str, str, str], float] = {}
+        for r in self.rows:
+            out[r.key] = out.get(r.key, 0.0) + r.seconds_per_step
+        return out
+
     def seconds(self, key: tuple[str, str, str]) -> float:
-        return sum(r.seconds_per_step for r in self.rows if r.key == key)
+        """The thread-time per step of a (layer, pass, op kind); 0 where the arm has none."""
+        return self._by_key.get(key, 0.0)
 
     @property
     def thread_seconds(self) -> float:

@@ -17,6 +17,8 @@ from tests.helpers.reports import comparison_report
 from tests.helpers.why import write_comparison
 from tests.ui.conftest import WindowFactory
 from xlagui.core.results import history
+from xlagui.present.levels import Level
+from xlagui.ui.shared.theme import LEVEL_COLORS
 from xlagui.ui.why.why_view import NO_COMPILES, NO_EXPLAIN, NO_PARITY
 from xlagui.ui.window.main_window import MainWindow
 
@@ -100,6 +102,19 @@ def test_a_reopened_comparison_says_why(qtbot: QtBot, make_window: WindowFactory
     assert "mixed_bfloat16" in why.parity_key.text()
     drawn = why.parity_plot.loss.getPlotItem().listDataItems()
     assert len(drawn) == 2 and len(drawn[1].getData()[1]) == 20
+
+    # Opened again (after the click that sorted by the baseline's seconds): the rows are in
+    # their order again, the largest difference first, `not traced` last.
+    reopen(qtbot, window, folder)
+    assert column(table, "layer")[0] == "block_1_depthwise"
+    assert column(table, "layer")[-1] == "not traced"
+    # The recompile of the partial batch stands out.
+    compile_table = why.compile_table
+    last = compile_table.rowCount() - 1
+    assert compile_table.item(last, 4).text() == "the last partial batch of 8"
+    assert compile_table.item(last, 4).foreground().color().name() == (
+        LEVEL_COLORS[Level.WARNING])
+    assert compile_table.item(0, 4).foreground().color().name() != LEVEL_COLORS[Level.WARNING]
 
 
 def test_an_older_comparison_says_there_is_no_why(qtbot: QtBot, make_window: WindowFactory,

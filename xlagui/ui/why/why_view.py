@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -71,19 +72,26 @@ def _table(name: str) -> QTableWidget:
 
 
 def fill(table: QTableWidget, columns: Sequence[str], rows: Sequence[Sequence[str]],
-         numbers: Sequence[dict[int, float]] | None = None) -> None:
-    """Rows of text into `table`, sortable (by number where `numbers` gives one)."""
+         numbers: Sequence[dict[int, float]] | None = None,
+         flagged: Sequence[bool] = ()) -> None:
+    """Rows of text into `table` in their order, sortable by a click (by number where
+    `numbers` gives one); the `flagged` rows in the warning colour."""
     table.setSortingEnabled(False)
     table.clear()
     table.setColumnCount(len(columns))
     table.setHorizontalHeaderLabels(list(columns))
     table.setRowCount(len(rows))
+    warn = QColor(LEVEL_COLORS[Level.WARNING])
     for r, row in enumerate(rows):
         for c, text in enumerate(row):
-            table.setItem(r, c, _Item(text, numbers[r].get(c) if numbers else None))
+            item = _Item(text, numbers[r].get(c) if numbers else None)
+            if r < len(flagged) and flagged[r]:
+                item.setForeground(warn)
+            table.setItem(r, c, item)
     table.resizeColumnsToContents()
+    # No sort column: the rows keep the order given (an earlier click's column would re-sort).
+    table.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
     table.setSortingEnabled(True)
-    table.horizontalHeader().setSortIndicatorShown(False)
 
 
 def _words(lines: Sequence[str]) -> QLabel:
@@ -226,7 +234,8 @@ class WhyPanel(QWidget):
         runs = self.why.compilations
         _say(self.compile_words, compiles.compile_lines(runs) if runs else [NO_COMPILES])
         fill(self.compile_table, compiles.COMPILE_COLUMNS if runs else (),
-             compiles.compile_rows(runs))
+             compiles.compile_rows(runs),
+             flagged=[c.reason.partial_batch for run in runs for c in run.compilations])
         self._fit_height(self.compile_table, COMPILE_ROWS_SHOWN)
 
     def _show_parity(self) -> None:
