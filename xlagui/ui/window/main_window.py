@@ -207,10 +207,9 @@ class MainWindow(QMainWindow):
         self.tabs.addTab(self.runs_tab, "Runs")
         self.history_panel = HistoryPanel(self.history_root)
         self.tabs.addTab(self.history_panel, "History")
-        self.xla_did_panel = XlaDidPanel(history_root=self.history_root)
+        self.xla_did_panel, self.why_panel = XlaDidPanel(history_root=self.history_root), WhyPanel()
         self.tabs.addTab(self.xla_did_panel, "What XLA did")
-        self.tabs.addTab(why := WhyPanel(), "Why")
-        self.why_panel = why
+        self.tabs.addTab(self.why_panel, "Why")
         self.tabs.currentChanged.connect(self._on_tabs_current_changed)
         self.splitter.addWidget(self.tabs)
         self.splitter.setStretchFactor(0, 0)
