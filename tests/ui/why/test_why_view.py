@@ -132,3 +132,13 @@ def test_an_older_comparison_says_there_is_no_why(qtbot: QtBot, make_window: Win
     click_tab(qtbot, why.views, "Same numbers?")
     assert NO_PARITY in why.parity_words.text() and not why.parity_arm.isEnabled()
     assert why.parity_plot.shown is None
+
+
+def test_a_finished_comparison_fills_the_tab(qtbot: QtBot, loaded_window: MainWindow) -> None:
+    """The tab is filled when a comparison ends (from what it saved: this fake comparison
+    recorded no why, so each page says so)."""
+    window = loaded_window
+    with qtbot.waitSignal(window.why_panel.shown, timeout=30_000):
+        assert window.start_comparison()
+    click_tab(qtbot, window.tabs, "Why")
+    assert NO_EXPLAIN in window.why_panel.explain_words.text()
