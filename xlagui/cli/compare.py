@@ -18,6 +18,7 @@ from xlagui.cli.common import console as _console
 from xlagui.cli.common import scan_folder as _scan
 from xlagui.cli.common import target as _target
 from xlagui.cli.compare_watch import ConsoleWatcher
+from xlagui.cli.inspect import print_why
 from xlagui.console import print_summary
 from xlagui.core.compare import ComparisonRequest, SaveError, run
 from xlagui.core.model.sources import parse_model
@@ -99,6 +100,7 @@ def _ended(
                           "failed; the speed figures above stand.", soft_wrap=True)
     else:
         print_summary(console, report)
+    print_why(console, why_of(report, watcher.request.out_dir))  # after the answer: the why
     if not _write_reports(args, report, watcher.request.out_dir, render_report_png, console):
         return EXIT_FAILED
     stopped = watcher.state.is_interruption_requested()
