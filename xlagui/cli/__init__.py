@@ -4,7 +4,8 @@
     xlagui scan DIR [--json]             what is in a dataset folder, and what is wrong with it
     xlagui compare [DIR | --demo] ...    baseline vs XLA, headless, with a table, CSV/JSON/Markdown
     xlagui demo-data DIR                 write the demo elephant set to DIR
-    xlagui inspect FOLDER [--json]       what XLA did in a comparison's (or one run's) XLA runs
+    xlagui inspect FOLDER [--json]       what XLA did in a comparison's (or one run's) XLA runs,
+                                         and why: where the time goes, compiles, parity
     xlagui models                        the built-in models (compare --model NAME|FILE)
     xlagui hosts HOST                    what an SSH host has for a comparison (compare --host)
 
@@ -72,7 +73,7 @@ def _parser() -> argparse.ArgumentParser:
     i = sub.add_parser(
         "inspect",
         help="what XLA did: the compiled modules, fusions by kind, convolutions and dots, "
-        "the largest fusions",
+        "the largest fusions; and why: where each step's time goes, every compile, parity",
     )
     i.add_argument("folder", type=Path, help="a comparison folder or one run's folder")
     i.add_argument("--top", type=int, default=10, help="largest fusions shown (default 10)")

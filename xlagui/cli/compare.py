@@ -18,6 +18,7 @@ from xlagui.cli.common import console as _console
 from xlagui.cli.common import scan_folder as _scan
 from xlagui.cli.common import target as _target
 from xlagui.cli.compare_watch import ConsoleWatcher
+from xlagui.cli.inspect import print_why
 from xlagui.console import print_summary
 from xlagui.core.compare import ComparisonRequest, SaveError, run
 from xlagui.core.model.sources import parse_model
@@ -30,6 +31,7 @@ from xlagui.core.protocol.config import (
 from xlagui.core.protocol.identity import Role, RunStatus, Severity
 from xlagui.core.protocol.task import Cancelled, TaskState
 from xlagui.present.markdown import summary_markdown
+from xlagui.present.why_data import why_of
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -98,6 +100,7 @@ def _ended(
                           "failed; the speed figures above stand.", soft_wrap=True)
     else:
         print_summary(console, report)
+    print_why(console, why_of(report, watcher.request.out_dir))  # after the answer: the why
     if not _write_reports(args, report, watcher.request.out_dir, render_report_png, console):
         return EXIT_FAILED
     stopped = watcher.state.is_interruption_requested()
@@ -223,7 +226,7 @@ def _write_reports(
     with --markdown; False, said, when one could not be written."""
     if render_report_png is not None:
         try:
-            png = render_report_png(report, out / "comparison.png")
+            png = render_report_png(report, out / "comparison.png", why_of(report, out))
         except OSError as exc:
             console.print(f"[red]error:[/red] could not write the PNG: {exc}", soft_wrap=True)
             return False
@@ -248,7 +251,7 @@ def _write_markdown(report: ComparisonReport, path: Path) -> str:
     from xlagui.core.files.atomic import atomic_write_text
     from xlagui.present.markdown import report_markdown
 
-    text = report_markdown(report)
+    text = report_markdown(report, why_of(report, path.parent))
     atomic_write_text(path, text)
     return text
 

@@ -17,11 +17,12 @@ from typing import TYPE_CHECKING
 
 from xlagui.core.analysis.ranking import ranked
 from xlagui.core.protocol.identity import Role
+from xlagui.present import compiles, explain, limits, parity, verdicts
 from xlagui.present import format as fmt
-from xlagui.present import limits, verdicts
 from xlagui.present import report as report_words
 from xlagui.present.notes import comparison_notes
 from xlagui.present.problems import comparison_problems
+from xlagui.present.why_data import WhyData, why_of
 
 if TYPE_CHECKING:
     from xlagui.core.analysis.stats import Comparison
@@ -98,15 +99,51 @@ def arm_rows(report: ComparisonReport) -> list[tuple[str, ...]]:
     return rows
 
 
-def report_markdown(report: ComparisonReport) -> str:
-    """The whole comparison as Markdown, ending with a newline. A name that is not valid UTF-8
-    (a folder's, kept as surrogate escapes) is written with backslash escapes, so the text can
-    be written, printed and pasted."""
-    text = _report_markdown(report)
+def report_markdown(report: ComparisonReport, why: WhyData | None = None) -> str:
+    """The whole comparison as Markdown, ending with a newline; its "why" is `why` (by default
+    what the report carries: `why_data.why_of`). A name that is not valid UTF-8 (a folder's,
+    kept as surrogate escapes) is written with backslash escapes, so the text can be written,
+    printed and pasted."""
+    text = _report_markdown(report, why if why is not None else why_of(report))
     return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
-def _report_markdown(report: ComparisonReport) -> str:
+ATTRIBUTION_ROWS = 12  # the rows that differ most; the window and comparison.json have all
+
+
+def why_markdown(why: WhyData) -> list[str]:
+    """The "Why" section: where the time goes, the compiles, the parity; [] when the
+    comparison has none of them (recorded before, or skipped)."""
+    if why.empty:
+        return []
+    lines = ["## Why", ""]
+    if why.explain is not None:
+        ex = why.explain
+        lines += ["### Where the time goes", ""]
+        lines += [f"- {line}" for line in explain.difference_lines(ex)] + [""]
+        lines += table(explain.COVERAGE_COLUMNS, explain.coverage_rows(ex),
+                       (True, False, False, False))
+        lines += ["", *(f"- {line}" for line in explain.coverage_lines(ex)), ""]
+        attribution = explain.attribution_table(ex, limit=ATTRIBUTION_ROWS)
+        lines += table(attribution.columns, attribution.rows,
+                       [i < 3 for i in range(len(attribution.columns))])
+        lines += ["", f"{explain.THREADS_NOTE} {explain.NOT_TRACED_NOTE}", ""]
+    if why.compilations:
+        lines += ["### Compiles", ""]
+        lines += [f"- {line}" for line in compiles.compile_lines(why.compilations)] + [""]
+        lines += table(compiles.COMPILE_COLUMNS, compiles.compile_rows(why.compilations),
+                       (True, True, True, False, True))
+        lines.append("")
+    if why.parity:
+        lines += ["### Do the numbers stay the same?", ""]
+        lines += [f"- {line}" for line in parity.parity_lines(why.parity)] + [""]
+        lines += table(parity.PARITY_COLUMNS, parity.parity_rows(why.parity),
+                       (True, True, False, False, False))
+        lines += ["", parity.HOW, ""]
+    return lines
+
+
+def _report_markdown(report: ComparisonReport, why: WhyData) -> str:
     c = report.comparison
     lines = [f"# {title(report)}", ""]
     lines += [f"{fmt.created(report.created)} · xlagui {report.app_version}", ""]
@@ -142,6 +179,7 @@ def _report_markdown(report: ComparisonReport) -> str:
                 lines += [f"## {heading}", ""]
                 lines += [f"- {' '.join(item.split())}" for item in items]
                 lines.append("")
+    lines += why_markdown(why)
     lines += ["## Setup", ""]
     lines += table(("What", "Value"), [*report_words.dataset_words(report),
                                        *report_words.environment_words(report)])

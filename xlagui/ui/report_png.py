@@ -40,8 +40,10 @@ from xlagui.present.levels import Level
 from xlagui.present.notes import comparison_notes
 from xlagui.present.problems import comparison_problems
 from xlagui.present.traces import RunTrace, trace_of
+from xlagui.present.why_data import WhyData, why_of
 from xlagui.ui.shared import plots
 from xlagui.ui.shared.theme import LEVEL_COLORS, VARIANT_TITLES
+from xlagui.ui.why.why_figure import WhyFigurePanel
 
 WIDTH = 1600
 _app: QApplication | None = None  # an application this module had to create, kept alive
@@ -281,7 +283,8 @@ class ReportFigure(QWidget):
     Signals: none.
     """
 
-    def __init__(self, report: ComparisonReport, parent: QWidget | None = None) -> None:
+    def __init__(self, report: ComparisonReport, parent: QWidget | None = None,
+                 why: WhyData | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("ReportFigure")
         self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
@@ -307,6 +310,10 @@ class ReportFigure(QWidget):
         bottom.addWidget(_box("Summary", summary), 6)
         root.addLayout(bottom)
         self._add_limits(root, comp)
+        why = why if why is not None else why_of(report)  # "why": one panel, when there is one
+        self.why_panel = None if why.empty else WhyFigurePanel(why)
+        if self.why_panel is not None:
+            root.addWidget(self.why_panel)
         self._add_footer(root, report)
 
     def _add_heading(self, root: QVBoxLayout, report: ComparisonReport) -> None:
@@ -469,10 +476,11 @@ def png_bytes(pixmap: QPixmap) -> bytes:
     return bytes(array.data())
 
 
-def render_report_png(report: ComparisonReport, path: Path) -> Path:
-    """Write `report` as a PNG figure to `path` (atomically) and return `path`."""
+def render_report_png(report: ComparisonReport, path: Path, why: WhyData | None = None) -> Path:
+    """Write `report` (with `why`, by default what it carries) as a PNG figure to `path`
+    (atomically) and return `path`."""
     ensure_app()
-    figure = ReportFigure(report)
+    figure = ReportFigure(report, why=why)
     try:
         data = png_bytes(figure.render_pixmap())
     finally:

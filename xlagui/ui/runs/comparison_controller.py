@@ -23,6 +23,7 @@ from xlagui.present.errors import error_hint
 from xlagui.present.levels import Level
 from xlagui.present.markdown import report_markdown, summary_markdown
 from xlagui.present.verdicts import short_verdict
+from xlagui.present.why_data import why_of
 from xlagui.ui.dataset.dataset_controller import DatasetController
 from xlagui.ui.history.history_panel import HistoryPanel
 from xlagui.ui.runs.runs_tab import RunsTab
@@ -30,6 +31,7 @@ from xlagui.ui.settings.settings_panel import SettingsPanel
 from xlagui.ui.shared import dialogs
 from xlagui.ui.shared.theme import VARIANT_TITLES
 from xlagui.ui.shared.widgets import parent_window
+from xlagui.ui.why.why_view import WhyPanel
 from xlagui.ui.xla_did.xla_did_view import XlaDidPanel
 
 if TYPE_CHECKING:
@@ -84,8 +86,10 @@ class ComparisonController(QObject):
         worker: RunWorker | None = None,
         measure_command: MeasureCommand | None = None,
         history_root: Path | None = None,
+        why: WhyPanel | None = None,
     ) -> None:
         super().__init__(window)
+        self._why_panel = why
         self._datasets = datasets
         self._settings = settings
         self._runs_tab = runs_tab
@@ -306,6 +310,8 @@ class ComparisonController(QObject):
         self.report = report
         self._runs_tab.view.finish(report)
         self._xla_did_panel.show_report(report, supervisor.out_dir)
+        if self._why_panel is not None:
+            self._why_panel.show_report(report, supervisor.out_dir)
         self._history_panel.refresh(select=supervisor.out_dir)
         c = report.comparison
         if stopped:
@@ -350,6 +356,8 @@ class ComparisonController(QObject):
             return False
         self._runs_tab.view.show_report(report, Path(folder))
         self._xla_did_panel.show_report(report, Path(folder))
+        if self._why_panel is not None:
+            self._why_panel.show_report(report, Path(folder))
         self.report = report
         self.report_folder = Path(folder)
         self.report_shown.emit(report)
@@ -379,7 +387,9 @@ class ComparisonController(QObject):
         stem = export.export_stem(report, folder)
         QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
         try:
-            written = export.export_report(report, folder, render_report_png, stem)
+            why = why_of(report, self.report_folder)
+            written = export.export_report(
+                report, folder, lambda r, path: render_report_png(r, path, why), stem)
         except OSError as exc:
             reason = exc.strerror or str(exc)
             log.warning("export to %s failed: %s", folder, reason)
@@ -409,7 +419,7 @@ class ComparisonController(QObject):
             self.message.emit(Level.WARNING, "Nothing to copy yet: run a comparison or reopen one "
                                          "from the history.", 6000)
             return None
-        text = report_markdown(report)
+        text = report_markdown(report, why_of(report, self.report_folder))
         QApplication.clipboard().setText(text)
         self.message.emit(Level.OK, "Copied the comparison as Markdown: paste it into an issue or "
                                 "a pull request.", 6000)

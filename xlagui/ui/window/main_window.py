@@ -48,6 +48,7 @@ from xlagui.ui.settings.model_panel import ModelChecker
 from xlagui.ui.shared import dialogs
 from xlagui.ui.shared.dialogs import DropOverlay, MessageBar
 from xlagui.ui.shared.tasks import BackgroundTask, TaskKeeper
+from xlagui.ui.why.why_view import WhyPanel
 from xlagui.ui.window.actions import Commands, WindowActions
 from xlagui.ui.window.drops import FolderDrops
 from xlagui.ui.xla_did.xla_did_view import XlaDidPanel
@@ -141,7 +142,7 @@ class MainWindow(QMainWindow):
         self.comparisons = ComparisonController(
             self, self.datasets, self.settings_panel, self.runs_tab,
             self.xla_did_panel, self.history_panel, self.store, worker=worker,
-            measure_command=measure_command, history_root=history_root)
+            measure_command=measure_command, history_root=history_root, why=self.why_panel)
         self._connect_controllers()
         self._restore()
         self.drops.watch(self)
@@ -206,8 +207,9 @@ class MainWindow(QMainWindow):
         self.tabs.addTab(self.runs_tab, "Runs")
         self.history_panel = HistoryPanel(self.history_root)
         self.tabs.addTab(self.history_panel, "History")
-        self.xla_did_panel = XlaDidPanel(history_root=self.history_root)
+        self.xla_did_panel, self.why_panel = XlaDidPanel(history_root=self.history_root), WhyPanel()
         self.tabs.addTab(self.xla_did_panel, "What XLA did")
+        self.tabs.addTab(self.why_panel, "Why")
         self.tabs.currentChanged.connect(self._on_tabs_current_changed)
         self.splitter.addWidget(self.tabs)
         self.splitter.setStretchFactor(0, 0)
