@@ -125,6 +125,9 @@ def _compare_parser(sub: Any) -> argparse.ArgumentParser:
     c.add_argument("--seed", type=int, default=DEFAULTS["seed"])
     c.add_argument("--holdout", type=int, default=DEFAULTS["holdout_percent"])
     c.add_argument("--no-augment", action="store_true", help="train without augmentation")
+    c.add_argument("--drop-remainder", action="store_true",
+                   help="drop the last partial validation batch (XLA then compiles the "
+                   "evaluation once, not again for that batch's size)")
     c.add_argument("--out", type=Path, help="output folder (default: ./xlagui-<date-time>)")
     c.add_argument("--png", action="store_true", help="also render the PNG report (offscreen Qt)")
     c.add_argument("--only", choices=[Role.BASELINE.value, Role.XLA.value],

@@ -132,6 +132,7 @@ def compare_config(args: argparse.Namespace) -> RunConfig:
         seed=args.seed,
         holdout_percent=args.holdout,
         augment=not args.no_augment,
+        drop_remainder=args.drop_remainder,
         budget_seconds=budget,
         target_percent=args.target,
         quick=args.quick,

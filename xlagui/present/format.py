@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from xlagui.core.analysis.pairs import InstrumentCheck, widest_arm
-from xlagui.core.analysis.stats import NO_SPEED, NOT_COMPARED
+from xlagui.core.analysis.stats import NO_SPEED, NOT_COMPARED, CompileBasis
 from xlagui.core.protocol.arms import parse_arm
 from xlagui.core.protocol.config import XlaMode
 from xlagui.core.protocol.identity import Role, RunStatus, StopReason
@@ -185,6 +185,8 @@ def compile_cost(c: Comparison) -> str:
     """XLA's extra compile time, never negative: below the noise it is not measurable."""
     if c.extra_compile_seconds is None:
         return "not measurable" if c.compile_measured_on or c.interleaved else DASH
+    if c.compile_measured_on == CompileBasis.COMPILATIONS:
+        return f"+{seconds(c.extra_compile_seconds)} in XLA's compiles and recompiles"
     where = "first step" if c.interleaved is not None else "first epoch"
     return f"+{seconds(c.extra_compile_seconds)} in XLA's {where}"
 

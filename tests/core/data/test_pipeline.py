@@ -55,6 +55,21 @@ def test_shapes_ranges_and_full_batches(samples: list[Sample]) -> None:
     assert sum(len(y) for _, y in val) == 5  # validation keeps every image
 
 
+@pytest.mark.parametrize("drop", [False, True])
+def test_validation_batches_are_the_sizes_the_datasets_say(
+    samples: list[Sample], drop: bool
+) -> None:
+    d = build_datasets(samples, samples[:11], num_classes=2, image_size=48, batch_size=4,
+                       seed=0, augment=False, drop_remainder=drop)
+    assert [len(y) for _, y in batches(d.val)] == list(d.val_batch_sizes)
+    assert d.val_batch_sizes == ((4, 4) if drop else (4, 4, 3))
+    assert d.train_batch_sizes == (4,) * d.steps_per_epoch
+    # A set smaller than one batch stays one batch with drop_remainder: it is never empty.
+    small = build_datasets(samples, samples[:3], num_classes=2, image_size=48, batch_size=4,
+                           seed=0, augment=False, drop_remainder=drop)
+    assert [len(y) for _, y in batches(small.val)] == [3] == list(small.val_batch_sizes)
+
+
 def test_seeded_order_is_reproducible_and_reshuffled_each_epoch(samples: list[Sample]) -> None:
     def labels(seed: int) -> list[list[float]]:
         d = build_datasets(

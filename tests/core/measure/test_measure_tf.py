@@ -54,6 +54,13 @@ def test_real_workers_measure_interleaved(scan: DatasetScan, tmp_path: Path) -> 
     assert xla.summary.xla_evidence.compiled and not base.summary.xla_evidence.compiled
     data = json.loads((tmp_path / "out" / "comparison.json").read_text())
     assert data["comparison"]["interleaved"]["pairs"] == i.pairs
+    # Each worker compiled its training step at the first warm-up step and its evaluation at
+    # the end (8 validation images: one full batch, no recompile), and the file lists them.
+    for run, saved in zip((base, xla), data["measure_runs"], strict=True):
+        assert [(c.function, c.reason.kind) for c in run.compilations] == [
+            ("train", "first_call"), ("eval", "first_call")]
+        assert [c["function"] for c in saved["compilations"]] == ["train", "eval"]
+        assert run.compilations[0].shapes == ("float32[8,48,48,3]", "float32[8]")
 
 
 @pytest.mark.parametrize("arm", ["bf16", "fp16", "jit+bf16", "autocluster"])

@@ -35,13 +35,14 @@ def test_every_event_round_trips_through_one_json_line() -> None:
     assert list(read_events(lines)) == events
 
 
-def test_schema_has_the_twelve_types_with_time() -> None:
+def test_schema_has_the_thirteen_types_with_time() -> None:
     assert set(EVENT_TYPES) == {
         "started",
         "batch",
         "epoch",
         "warmup",
         "block",
+        "compiled",  # a step function compiled (again)
         "finished",
         "cancelled",
         "error",

@@ -164,6 +164,8 @@ def test_settings_and_geometry_are_remembered(qtbot: QtBot, make_window: WindowF
     first = make_window()
     first.settings_panel.epochs.setValue(7)
     first.settings_panel.augment.setChecked(False)
+    click(qtbot, first.settings_panel.drop_remainder)
+    assert first.settings_panel.config().drop_remainder is True  # type: ignore[union-attr]
     click(qtbot, first.settings_panel.advanced_button)
     click(qtbot, _mode_button(first.settings_panel, XlaMode.AUTOCLUSTER))
     first.resize(first.width(), 560)  # the offscreen screen is 800x600
@@ -172,6 +174,7 @@ def test_settings_and_geometry_are_remembered(qtbot: QtBot, make_window: WindowF
     panel = second.settings_panel
     assert panel.epochs.value() == 7
     assert not panel.augment.isChecked()
+    assert panel.drop_remainder.isChecked()
     assert _mode_button(panel, XlaMode.AUTOCLUSTER).isChecked()
     assert settings.value("settings/xla") == "autocluster"  # saved as before
     assert second.height() == first.height() == 560

@@ -102,9 +102,13 @@ class Interval:
 
 class CompileBasis(StrEnum):
     """What XLA's extra compile time was measured on (`Comparison.compile_measured_on`): XLA
-    minus baseline, beyond the steady ones, of the first step or the first epoch."""
+    minus baseline, beyond the steady ones, of the first step, of every compile and recompile,
+    or of the first epoch."""
 
     FIRST_STEP = "first_step"  # of the interleaved measurement's workers
+    # every compilation the interleaved measurement's workers reported (`compiled` events:
+    # training, evaluation, a partial batch's recompile), `xlagui.core.analysis.compiles`
+    COMPILATIONS = "compilations"
     FIRST_EPOCH = "first_epoch"  # of the training runs
 
 
@@ -157,6 +161,10 @@ class Comparison:
     xla_steady_step_seconds: float | None = None
     extra_compile_seconds: float | None = None  # None: not measurable (never negative)
     break_even: BreakEven | None = None  # None: no training runs compared
+    # The interleaved measurement's break-even: the training steps after which XLA's faster
+    # steps have paid for its extra compiles and recompiles (None: XLA is not clearly faster,
+    # or nothing to pay back). The training runs' epochs count every recompile in their times.
+    break_even_steps: int | None = None
     memory_ratio: float | None = None
     device_memory_ratio: float | None = None
     baseline_val_accuracy: float | None = None

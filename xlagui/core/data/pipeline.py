@@ -34,6 +34,24 @@ class Datasets:
     val_count: int
     cache: str  # "memory" or the on-disk cache path
     bases: tuple[Any, ...] = ()  # the cached, decoded datasets, for warm_cache()
+    # The size of every batch, in order: a training epoch's (all full) and the validation
+    # set's (its last one partial unless dropped), which tell a step's input shapes
+    # (`xlagui.core.worker.compiles`).
+    train_batch_sizes: tuple[int, ...] = ()
+    val_batch_sizes: tuple[int, ...] = ()
+
+
+def batch_sizes(count: int, batch_size: int, drop_remainder: bool) -> tuple[int, ...]:
+    """The sizes of the batches `count` images make, in order: full ones, then the partial
+    rest unless dropped. A set smaller than one batch is one batch of all of it either way
+    (`validation_batches`)."""
+    if count <= 0:
+        return ()
+    if count < batch_size:
+        return (count,)
+    rest = count % batch_size
+    full = (batch_size,) * (count // batch_size)
+    return full + ((rest,) if rest and not drop_remainder else ())
 
 
 def cache_bytes(count: int, image_size: int) -> int:
@@ -147,12 +165,18 @@ def training_batches(
     return ds.map(finish, num_parallel_calls=autotune).prefetch(autotune)
 
 
-def validation_batches(base: Any, batch_size: int) -> Any:
+def validation_batches(base: Any, batch_size: int, count: int = 0,
+                       drop_remainder: bool = False) -> Any:
+    """The validation images in their fixed order, batched, rescaled, prefetched. With
+    `drop_remainder`, the last partial batch is left out (XLA compiles the evaluation once, not
+    again for its size); a set smaller than one batch (`count`) is then one batch of all of it,
+    not none."""
     import tensorflow as tf  # lazy: the window imports this module; TF is for the worker
 
     autotune = tf.data.AUTOTUNE
+    size = min(batch_size, count) if count > 0 else batch_size
     return (
-        base.batch(batch_size)
+        base.batch(size, drop_remainder=drop_remainder)
         .map(lambda x, y: (tf.cast(x, tf.float32) / 255.0, y), num_parallel_calls=autotune)
         .prefetch(autotune)
     )
@@ -168,6 +192,7 @@ def build_datasets(
     seed: int,
     augment: bool,
     cache_dir: Path | None = None,
+    drop_remainder: bool = False,
 ) -> Datasets:
     import tensorflow as tf  # lazy: the window imports this module; TF is for the worker
 
@@ -202,7 +227,7 @@ def build_datasets(
     val_ds = val_base = None
     if val:
         val_base, _ = prepared(val, "val")
-        val_ds = validation_batches(val_base, batch_size)
+        val_ds = validation_batches(val_base, batch_size, len(val), drop_remainder)
     return Datasets(
         train=batches(False),
         stream=batches(True),
@@ -212,6 +237,8 @@ def build_datasets(
         val_count=len(val),
         cache=where,
         bases=(train_base, val_base) if val_base is not None else (train_base,),
+        train_batch_sizes=(batch_size,) * steps,
+        val_batch_sizes=batch_sizes(len(val), batch_size, drop_remainder),
     )
 
 

@@ -185,6 +185,10 @@ class RunConfig:
     extra: dict[str, Any] = field(default_factory=dict)
     # The model trained (the article's CNN unless chosen; see `ModelChoice`).
     model: ModelChoice = field(default_factory=ModelChoice)
+    # Validation batches drop the last partial one (the training batches always do): XLA then
+    # compiles the evaluation once, not once more for the last batch's size. The dropped
+    # images (fewer than a batch) are not evaluated.
+    drop_remainder: bool = False
 
     def __post_init__(self) -> None:
         if isinstance(self.model, dict):
@@ -216,6 +220,8 @@ class RunConfig:
             raise ConfigError(f"quick must be true or false, got {self.quick!r}")
         if not isinstance(self.check, bool):
             raise ConfigError(f"check must be true or false, got {self.check!r}")
+        if not isinstance(self.drop_remainder, bool):
+            raise ConfigError(f"drop_remainder must be true or false, got {self.drop_remainder!r}")
         object.__setattr__(
             self, "budget_seconds", RANGES["budget_seconds"].check("budget", self.budget_seconds)
         )

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar, TextIO, TypeAlias
 
 from xlagui.core.protocol.arms import record_arm, record_fields
+from xlagui.core.protocol.compiles import Compilation, CompileReason, StepFunction
 from xlagui.core.protocol.config import ModelChoice, RunConfig
 from xlagui.core.protocol.identity import Command, EventType, WorkerMode, as_variant
 from xlagui.core.protocol.jsoncodec import JSONObject, decode, plain_object
@@ -44,7 +45,8 @@ from xlagui.core.xla.hlo import XlaReport
 #    as many steps as the baseline even when it sat out rounds of the measurement.
 # 6: the model to build travels in `config.model` (a `ModelChoice`: a worker of version 5 would
 #    silently train the article's CNN); the model check answers with a `model` event.
-PROTOCOL_VERSION = 6
+# 7: `compiled` events: every compilation of a step function, with its inputs, cost and reason.
+PROTOCOL_VERSION = 7
 
 @dataclass(frozen=True)
 class RunSummary:
@@ -214,6 +216,31 @@ class BlockEvent(Event):
 
 
 @dataclass
+class CompiledEvent(Event):
+    """One compilation of a step function (`xlagui.core.protocol.compiles`), sent once its cost
+    is known: `seconds` is `step_seconds` (the whole step that compiled) less a steady step of
+    its size (`steady_seconds`; None when the function ran no steady step, and `seconds` is
+    then the whole step's)."""
+
+    type: ClassVar[str] = EventType.COMPILED
+    function: StepFunction = StepFunction.TRAIN
+    shapes: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    reason: CompileReason = field(default_factory=CompileReason)
+    step_seconds: float = 0.0
+    steady_seconds: float | None = None
+    started: float = 0.0  # when the step began, in the run's seconds (`t`'s clock)
+    traced: bool = False  # TensorFlow traced the function anew (else XLA met a new shape)
+
+    def __post_init__(self) -> None:
+        self.function = StepFunction(self.function)
+
+    @property
+    def compilation(self) -> Compilation:
+        return Compilation(self.function, tuple(self.shapes), self.seconds, self.reason)
+
+
+@dataclass
 class FinishedEvent(Event):
     type: ClassVar[str] = EventType.FINISHED
     summary: RunSummary = field(default_factory=RunSummary)
@@ -327,6 +354,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         EpochEvent,
         WarmupEvent,
         BlockEvent,
+        CompiledEvent,
         FinishedEvent,
         CancelledEvent,
         ErrorEvent,
@@ -377,6 +405,11 @@ class EventLog:
     @property
     def error(self) -> ErrorEvent | None:
         return next((e for e in self.events if isinstance(e, ErrorEvent)), None)
+
+    @property
+    def compilations(self) -> list[Compilation]:
+        """Every compilation the run reported, in order (none in a stream from before)."""
+        return [e.compilation for e in self.events if isinstance(e, CompiledEvent)]
 
 
 def read_events(lines: Iterable[str]) -> Iterator[Event]:

@@ -99,6 +99,7 @@ class EventType(StrEnum):
     EPOCH = "epoch"
     WARMUP = "warmup"
     BLOCK = "block"
+    COMPILED = "compiled"  # a step function compiled (again), with its cost and reason
     FINISHED = "finished"
     CANCELLED = "cancelled"
     ERROR = "error"

@@ -77,6 +77,16 @@ class RunEntry(EventLog):
         return Arm(**(self.levers or {}))
 
     def to_dict(self) -> dict[str, Any]:
+        d = self._record()
+        found = self.compilations
+        if found:
+            # Derived from the `compiled` events, for readers of the file (a run without them,
+            # recorded before they existed, has no key: "not recorded", not "none"); read
+            # back from the events.
+            d["compilations"] = [c.to_dict() for c in found]
+        return d
+
+    def _record(self) -> dict[str, Any]:
         return {
             "run_id": self.run_id,
             "variant": str(self.variant),

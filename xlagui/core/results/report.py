@@ -14,6 +14,7 @@ from typing import Any
 
 from xlagui import __version__
 from xlagui.core.analysis.accuracy import chance_level
+from xlagui.core.analysis.compiles import extra_compiles
 from xlagui.core.analysis.efficiency import compute as efficiency
 from xlagui.core.analysis.pairs import InterleavedSummary
 from xlagui.core.analysis.ranking import arm_results, instrument_check, recommendation
@@ -120,6 +121,7 @@ class ComparisonReport:
             chance=chance_level(counts, class_count),
         )
         c = self.comparison
+        extra_compiles(c, self.measure_runs)  # every compile and recompile, when reported
         if c.interleaved is not None:
             c.interleaved.arms = arm_results(
                 self.measure_runs, self.runs, counts=counts, class_count=class_count
@@ -167,6 +169,8 @@ class ComparisonReport:
             parts.append("--check")
         if not c.augment:
             parts.append("--no-augment")
+        if c.drop_remainder:
+            parts.append("--drop-remainder")
         kinds = (self.dataset.get("excluded") or {}).get("kinds") or []
         if kinds:
             parts.append(f"--exclude-problems {','.join(kinds)}")

@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from xlagui.core.protocol.compiles import StepFunction
 from xlagui.core.protocol.events import (
     BlockEvent,
     CancelledEvent,
@@ -60,9 +61,11 @@ def measure(
                 sink.emit(timed_block(stepper, command))
             elif command.cmd is Command.FINISH:
                 summary = finish_measuring(stepper, setup, cancel, command.steps)
+                setup.compiles.flush()
                 sink.emit(FinishedEvent(summary=finish_summary(spec, setup, summary)))
                 return
     except Stopped:
+        setup.compiles.flush()
         reason = f"stopped after {stepper.steps_done} steps"
         sink.emit(CancelledEvent(epochs_done=0, reason=reason))
 
@@ -73,6 +76,7 @@ class Stepper:
 
     def __init__(self, setup: Setup, cancel: threading.Event) -> None:
         self.model = setup.model
+        self.compiles = setup.compiles
         self.model.make_train_function()
         self._batches = iter(setup.datasets.stream)
         self._cancel = cancel
@@ -97,15 +101,22 @@ class Stepper:
 
 
 def warm_up(stepper: Stepper, steps: int) -> WarmupEvent:
-    """The first step (the compile) and at least one more, each timed on its own."""
+    """The first step (the compile) and at least one more, each timed on its own (and watched
+    for compiles: the timed blocks after them are not)."""
+    watch = stepper.compiles
+    watch.begin(StepFunction.TRAIN)
     t0 = time.perf_counter()
     stepper.synced(stepper.step())
     first = time.perf_counter() - t0
+    watch.end(StepFunction.TRAIN, 0)
     warm = []
     for _ in range(max(1, steps)):
+        watch.begin(StepFunction.TRAIN)
         t0 = time.perf_counter()
         stepper.synced(stepper.step())
         warm.append(time.perf_counter() - t0)
+        watch.end(StepFunction.TRAIN, 0)
+    watch.settle()  # after the warm steps: outside every timed block
     wait_until_quiet()
     return WarmupEvent(first_step_seconds=first, warm_step_seconds=warm)
 
@@ -140,7 +151,8 @@ def finish_measuring(
         logs = stepper.step()
     if catch_up_steps:
         stepper.synced(logs)
-    val_accuracy, val_loss = evaluate(stepper.model, setup.datasets.val, cancel)
+    val_accuracy, val_loss = evaluate(stepper.model, setup.datasets.val, cancel,
+                                      [setup.compiles.callback()])
     if cancel.is_set():
         raise Stopped()
     return RunSummary(
@@ -184,10 +196,11 @@ def wait_until_quiet(
 
 
 def evaluate(
-    model: Any, val: Any, cancel: threading.Event
+    model: Any, val: Any, cancel: threading.Event, callbacks: list[Any] | None = None
 ) -> tuple[float | None, float | None]:
     """Validation accuracy and loss of the model as it is now (None where there is no
-    validation set or the loss is not finite)."""
+    validation set or the loss is not finite); `callbacks`: more of `evaluate`'s (the compile
+    watch's)."""
     import keras  # lazy: see `setup.set_up`
 
     if val is None:
@@ -201,7 +214,8 @@ def evaluate(
         val,
         verbose=0,
         return_dict=True,
-        callbacks=[keras.callbacks.LambdaCallback(on_test_batch_end=stop_if_cancelled)],
+        callbacks=[keras.callbacks.LambdaCallback(on_test_batch_end=stop_if_cancelled),
+                   *(callbacks or [])],
     )
 
     def finite(key: str) -> float | None:

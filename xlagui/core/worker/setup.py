@@ -20,6 +20,7 @@ from xlagui.core.protocol.arms import record_fields
 from xlagui.core.protocol.events import PROTOCOL_VERSION, RunSummary, StartedEvent
 from xlagui.core.protocol.identity import WorkerMode
 from xlagui.core.protocol.spec import RunSpec
+from xlagui.core.worker.compiles import CompileWatch, XlaCompiling, watch_compiles
 from xlagui.core.worker.io import EventSink
 from xlagui.core.worker.levers import apply_before_build, check_levers
 from xlagui.core.xla import evidence as xla_evidence
@@ -28,13 +29,17 @@ from xlagui.core.xla import hlo
 
 class Setup:
     """What both kinds of worker build before the first step: the pipeline and the model,
-    with the arm applied, and what its levers' checks read back (`facts`)."""
+    with the arm applied, what its levers' checks read back (`facts`), and the watch on its
+    step functions' compilations (`compiles`)."""
 
-    def __init__(self, tf: Any, model: Any, datasets: Any, facts: dict[str, Any]) -> None:
+    def __init__(self, tf: Any, model: Any, datasets: Any, facts: dict[str, Any],
+                 compiles: CompileWatch | None = None) -> None:
         self.tf = tf
         self.model = model
         self.datasets = datasets
         self.facts = facts
+        # A setup built without one (a test's) watches nothing and sends nothing.
+        self.compiles = compiles or CompileWatch(None, None, XlaCompiling.NONE)
 
     @property
     def in_effect(self) -> bool:
@@ -71,12 +76,15 @@ def set_up(spec: RunSpec, sink: EventSink, mode: WorkerMode) -> Setup:
         seed=config.seed,
         augment=config.augment,
         cache_dir=spec.run_dir / "cache",
+        drop_remainder=config.drop_remainder,
     )
     warm_cache(datasets)
     model = _build_model(tf, spec, device)
     facts = check_levers(tf, model, spec.arm)
     sink.emit(_started(spec, mode, tf, keras, device, gpus, datasets, facts, sink.now()))
-    return Setup(tf, model, datasets, facts)
+    # Before Keras builds its step functions: the watch counts their traces.
+    compiles = watch_compiles(model, datasets, sink, _xla_compiling(spec, facts))
+    return Setup(tf, model, datasets, facts, compiles)
 
 
 def apply_arm(tf: Any, keras: Any, spec: RunSpec) -> None:
@@ -84,6 +92,14 @@ def apply_arm(tf: Any, keras: Any, spec: RunSpec) -> None:
     set the environment's: `LeverValue.env`), then the seed."""
     apply_before_build(tf, keras, spec.arm)
     keras.utils.set_random_seed(spec.config.seed)
+
+
+def _xla_compiling(spec: RunSpec, facts: dict[str, Any]) -> XlaCompiling:
+    """How XLA compiles this run's step functions: not at all, strictly (`jit_compile`), or
+    lazily (auto-clustering)."""
+    if not facts.get("xla_in_effect", False):
+        return XlaCompiling.NONE
+    return XlaCompiling.LAZY if spec.xla_mode.facts.autoclusters else XlaCompiling.STRICT
 
 
 def _started(spec: RunSpec, mode: WorkerMode, tf: Any, keras: Any, device: Device, gpus: list[Any],

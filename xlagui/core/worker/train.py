@@ -14,6 +14,7 @@ from typing import Any
 
 from xlagui.core.analysis import accuracy
 from xlagui.core.analysis.stats import summarize_epochs
+from xlagui.core.protocol.compiles import StepFunction
 from xlagui.core.protocol.events import (
     BatchEvent,
     CancelledEvent,
@@ -120,15 +121,18 @@ def train(
         validation_data=setup.datasets.val,
         epochs=spec.config.epochs,
         verbose=0,
-        callbacks=[make_callback(sink, cancel, state)],
+        callbacks=[make_callback(sink, cancel, state), setup.compiles.callback()],
     )
     if cancel.is_set():
+        setup.compiles.flush()
         sink.emit(CancelledEvent(epochs_done=state.epochs_done))
         return
     writer = state.writer
     if writer is not None:
         writer.close()
-    correct, not_kept = val_correct(setup.model, setup.datasets.val)
+    correct, not_kept = val_correct(setup.model, setup.datasets.val,
+                                    [setup.compiles.callback()])
+    setup.compiles.flush()
     summary = dataclasses.replace(
         summarize_epochs(state.epochs),
         setup_seconds=setup_seconds,
@@ -142,22 +146,27 @@ def inspect(spec: RunSpec, setup: Setup, sink: EventSink) -> None:
     """One training step, compiled with XLA's dump on, outside every timed run: what "What XLA
     did" reads, without the dump's cost in any figure (BENCHMARKS.md)."""
     setup.model.make_train_function()
+    setup.compiles.begin(StepFunction.TRAIN)
     logs = setup.model.train_function(iter(setup.datasets.stream))
     float(logs["loss"])  # waits for the step
+    setup.compiles.end(StepFunction.TRAIN, 0)
+    setup.compiles.flush()  # its cost: the whole step (no steady one to take away)
     summary = RunSummary(mode=WorkerMode.INSPECT, steps_done=1)
     sink.emit(FinishedEvent(summary=finish_summary(spec, setup, summary)))
 
 
-def val_correct(model: Any, val: Any) -> tuple[str, tuple[Omission, ...]]:
+def val_correct(model: Any, val: Any, callbacks: list[Any] | None = None
+                ) -> tuple[str, tuple[Omission, ...]]:
     """Which validation images the trained model gets right, in the pipeline's fixed order
     (`accuracy.correct_bits`), for McNemar's paired test between two runs; after the timed
-    epochs. ("", (its omission,)) when it could not be had: it is evidence, not the run."""
+    epochs. ("", (its omission,)) when it could not be had: it is evidence, not the run.
+    `callbacks`: `predict`'s (the compile watch's)."""
     import numpy as np  # lazy: with TensorFlow, see `setup.set_up`
 
     if val is None:
         return "", ()
     try:
-        probs = np.asarray(model.predict(val, verbose=0))
+        probs = np.asarray(model.predict(val, verbose=0, callbacks=callbacks))
         labels = np.concatenate([np.asarray(y).reshape(-1) for _, y in val])
         if probs.ndim == 2 and probs.shape[1] > 1:
             guess = probs.argmax(axis=1)

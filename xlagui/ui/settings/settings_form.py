@@ -100,7 +100,7 @@ class SettingsForm(QWidget):
         outer.addWidget(self.model_panel)
 
     def _build_training(self, outer: QVBoxLayout) -> None:
-        """Epochs, batch size, image size, device, augmentation."""
+        """Epochs, batch size, image size, device, augmentation, the partial batch."""
         training = QGroupBox("Training")
         form = self._form(training)
         self.epochs = self._spin("epochs", RANGES["epochs"].low, RANGES["epochs"].high)
@@ -111,12 +111,19 @@ class SettingsForm(QWidget):
         self.image_size.setSingleStep(8)
         self.augment = QCheckBox("Augment (horizontal flip, zoom 0.2, shear 0.2)")
         self.augment.setToolTip("The article's augmentation layers, applied to training batches")
+        self.drop_remainder = QCheckBox("Drop the last partial batch")
+        self.drop_remainder.setToolTip(
+            "Every validation batch then has the batch size (training batches always do): XLA "
+            "compiles the evaluation once instead of once more for the last, smaller batch "
+            "(drop_remainder=True). The images of that batch are not evaluated."
+        )
         self.device = DeviceBox()
         self._add_row(form, "Epochs", self.epochs, "epochs")
         self._add_row(form, "Batch size", self.batch_size, "batch_size")
         self._add_row(form, "Image size", self.image_size, "image_size")
         self._add_row(form, "Device", self.device, "device")
         form.addRow(self.augment)
+        form.addRow(self.drop_remainder)
         outer.addWidget(training)
 
     def _build_xla(self, outer: QVBoxLayout) -> None:
@@ -282,6 +289,7 @@ class SettingsForm(QWidget):
             "image_size": self.image_size.value(),
             "device": self.device.currentData() or "cpu",
             "augment": self.augment.isChecked(),
+            "drop_remainder": self.drop_remainder.isChecked(),
             "seed": self.seed.value(),
             "repeats": self.repeats.value(),
             "xla": self.xla_mode.value,

@@ -96,6 +96,7 @@ class SettingsPanel(SettingsForm):
         self.budget.valueChanged.connect(self._on_budget_value_changed)
         self.target.valueChanged.connect(self._on_value_changed)
         self.augment.toggled.connect(self._on_value_changed)
+        self.drop_remainder.toggled.connect(self._on_value_changed)
         self.device.currentIndexChanged.connect(self._on_device_changed)
         self.xla.toggled.connect(self._on_xla_toggled)
         self.advanced_button.toggled.connect(self._on_advanced_toggled)
@@ -117,6 +118,7 @@ class SettingsPanel(SettingsForm):
         self._chosen_budget = None
         self.target.setValue(DEFAULTS["target_percent"])
         self.augment.setChecked(DEFAULTS["augment"])
+        self.drop_remainder.setChecked(False)
         self.check.setChecked(False)
         self.choose_mode(DEFAULT_MODE)
         self.model_panel.select(ModelChoice())
@@ -230,6 +232,7 @@ class SettingsPanel(SettingsForm):
                            (self.holdout, config.holdout_percent)):
             box.setValue(value)
         self.augment.setChecked(config.augment)
+        self.drop_remainder.setChecked(config.drop_remainder)
         self.target.setValue(config.target_percent)
         self.check.setChecked(config.check)
         self.choose_mode(config.xla)
@@ -294,6 +297,7 @@ class SettingsPanel(SettingsForm):
         try:
             self._restore_numbers(settings)
             self.augment.setChecked(_bool(settings.value("augment"), DEFAULTS["augment"]))
+            self.drop_remainder.setChecked(_bool(settings.value("drop_remainder"), False))
             self.check.setChecked(_bool(settings.value("check"), False))
             self.xla.setChecked(_bool(settings.value("xla_on"), True))
             saved_mode = settings.value("xla")
