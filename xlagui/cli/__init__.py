@@ -150,6 +150,13 @@ def _measure_arguments(c: argparse.ArgumentParser) -> None:
         "interleaved like an arm (an A/A check of the instrument: its ratio should be 1.00)",
     )
     c.add_argument(
+        "--no-explain",
+        dest="explain",
+        action="store_false",
+        help="skip the why: the untimed profile of each arm (where each step's time goes) and "
+        "its parity steps, after the speed answer (default: explained)",
+    )
+    c.add_argument(
         "--budget",
         type=int,
         default=None,

@@ -138,6 +138,7 @@ def compare_config(args: argparse.Namespace) -> RunConfig:
         quick=args.quick,
         arms=(args.arms,) if args.arms else (),
         check=args.check,
+        explain=args.explain,
         model=parse_model(args.model, args.new_head),
     )
 

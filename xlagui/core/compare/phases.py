@@ -38,7 +38,7 @@ from xlagui.core.measure.runner import RunResult, run_worker, samples_from_scan
 from xlagui.core.measure.transports import LOCAL, Transport
 from xlagui.core.protocol.config import XlaMode
 from xlagui.core.protocol.events import Event
-from xlagui.core.protocol.identity import RunStatus, WorkerMode
+from xlagui.core.protocol.identity import Role, RunStatus, WorkerMode
 from xlagui.core.protocol.record import RunEntry, ended_by
 from xlagui.core.protocol.spec import RunSpec, Sample
 from xlagui.core.protocol.task import Cancelled, TaskState
@@ -176,12 +176,15 @@ def _runner(worker: RunWorker | None, transport: Transport,
 
 
 def inspected_arms(report: ComparisonReport) -> dict[str, RunEntry]:
-    """The arms the inspection compile looks at, by variant: each arm that uses XLA, from the
-    measured arms, or the training runs' where nothing was measured (`--only`)."""
+    """The arms the untimed inspecting worker looks at, by variant, from the measured arms, or
+    the training runs' where nothing was measured (`--only`): every arm but the A/A twin when
+    the comparison explains why (`RunConfig.explain`: the baseline's profile and parity steps
+    are what the others are set beside), else each arm that uses XLA (its dump alone)."""
+    explain = report.config.explain
     return {
         r.variant: r
         for r in (report.measure_runs or report.runs)
-        if r.arm.xla is not XlaMode.OFF
+        if r.role is not Role.CHECK and (explain or r.arm.xla is not XlaMode.OFF)
     }
 
 

@@ -182,6 +182,9 @@ class RunConfig:
     # The A/A check: an identical second baseline worker measured like an arm
     # (`comparison.interleaved.check`).
     check: bool = False
+    # After the speed answer, one untimed worker per arm says why: where each step's time goes
+    # (the profiler), and whether the numbers stay the same (parity steps). `--no-explain`.
+    explain: bool = True
     extra: dict[str, Any] = field(default_factory=dict)
     # The model trained (the article's CNN unless chosen; see `ModelChoice`).
     model: ModelChoice = field(default_factory=ModelChoice)
@@ -222,6 +225,8 @@ class RunConfig:
             raise ConfigError(f"check must be true or false, got {self.check!r}")
         if not isinstance(self.drop_remainder, bool):
             raise ConfigError(f"drop_remainder must be true or false, got {self.drop_remainder!r}")
+        if not isinstance(self.explain, bool):
+            raise ConfigError(f"explain must be true or false, got {self.explain!r}")
         object.__setattr__(
             self, "budget_seconds", RANGES["budget_seconds"].check("budget", self.budget_seconds)
         )

@@ -18,8 +18,10 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QComboBox,
+    QFrame,
     QHBoxLayout,
     QLabel,
+    QScrollArea,
     QTableWidget,
     QTableWidgetItem,
     QTabWidget,
@@ -108,6 +110,14 @@ def _say(label: QLabel, lines: Sequence[str], colour: str = "") -> None:
     label.setText("".join(f"<p{style}>{html.escape(line)}</p>" for line in lines))
 
 
+def _scrolled(page: QWidget) -> QScrollArea:
+    area = QScrollArea()
+    area.setWidgetResizable(True)
+    area.setFrameShape(QFrame.Shape.NoFrame)
+    area.setWidget(page)
+    return area
+
+
 class WhyPanel(QWidget):
     """The "Why" tab.
 
@@ -122,9 +132,10 @@ class WhyPanel(QWidget):
         self.why = WhyData()
         layout = QVBoxLayout(self)
         self.views = QTabWidget()
-        self.views.addTab(self._build_time_page(), "Where the time goes")
-        self.views.addTab(self._build_compiles_page(), "Compiles")
-        self.views.addTab(self._build_parity_page(), "Same numbers?")
+        # Each page scrolls: the window's smallest height is the other tabs', not the chart's.
+        self.views.addTab(_scrolled(self._build_time_page()), "Where the time goes")
+        self.views.addTab(_scrolled(self._build_compiles_page()), "Compiles")
+        self.views.addTab(_scrolled(self._build_parity_page()), "Same numbers?")
         layout.addWidget(self.views, 1)
         self.show_why(WhyData())
 
