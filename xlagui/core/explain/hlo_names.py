@@ -1,0 +1,93 @@
+"""XLA's instruction names → the TensorFlow op each came from, read from the optimized HLO that
+xlagui dumps (`XLA_FLAGS=--xla_dump_to`, `core/xla/hlo.py`).
+
+A profiled thunk is named by its instruction (`convolution-base-dilated.3`, `wrapped_scatter.2`);
+the instruction's `metadata={op_name=…}` is the path of the TensorFlow op it came from. A fusion
+made by XLA (`wrapped_iota`, `concatenate_bitcast_fusion.2`) often carries none itself: its op
+is found inside the computation it calls (the root's, else the first instruction's that has one,
+following nested calls). Some instructions XLA made have no op anywhere (the iotas, the
+index-tracking `reduce-window` and the `concatenate` that XLA:CPU builds for a `MaxPoolGrad`):
+they take the op of the nearest instruction that uses their result (breadth-first, a few steps),
+else of the nearest operand: the op they were made for.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from xlagui.core.xla.hlo import Computation, Instruction, parse_computations
+
+_AFTER_RE = re.compile(r"^module_\d+\.(.+?)\.(?:cpu_|gpu_)?after_optimizations\.txt$")
+
+
+def _called_op(ins: Instruction, by_name: dict[str, Computation], depth: int = 0) -> str:
+    called = by_name.get(ins.attr("calls"))
+    if called is None or depth > 8:
+        return ""
+    roots = [i for i in called.instructions if i.name == (called.instructions[-1].name)]
+    for candidate in roots + called.instructions:
+        op = candidate.attr("op_name") or _called_op(candidate, by_name, depth + 1)
+        if op:
+            return op
+    return ""
+
+
+NEIGHBOUR_STEPS = 6
+
+
+def _nearest(start: str, links: dict[str, list[str]], own: dict[str, str]) -> str:
+    """The op of the nearest instruction reached through `links` from `start`."""
+    seen, frontier = {start}, [start]
+    for _ in range(NEIGHBOUR_STEPS):
+        nxt = []
+        for name in frontier:
+            for other in links.get(name, ()):
+                if other in seen:
+                    continue
+                if own.get(other):
+                    return own[other]
+                seen.add(other)
+                nxt.append(other)
+        frontier = nxt
+    return ""
+
+
+def _computation_ops(comp: Computation, by_name: dict[str, Computation]) -> dict[str, str]:
+    own = {i.name: i.attr("op_name") or _called_op(i, by_name) for i in comp.instructions}
+    users: dict[str, list[str]] = {}
+    operands = {i.name: i.operands for i in comp.instructions}
+    for i in comp.instructions:
+        for o in i.operands:
+            users.setdefault(o, []).append(i.name)
+    out = {}
+    for name, op in own.items():
+        op = op or _nearest(name, users, own) or _nearest(name, operands, own)
+        if op:
+            out[name] = op
+    return out
+
+
+def op_names(text: str) -> dict[str, str]:
+    """{instruction name: op_name} of an optimized HLO module's text; an instruction with no op
+    (its own, its fused computation's or a neighbour's) is left out."""
+    _, comps = parse_computations(text)
+    by_name = {c.name: c for c in comps}
+    out: dict[str, str] = {}
+    for comp in comps:
+        out.update(_computation_ops(comp, by_name))
+    return out
+
+
+def dump_op_names(dump_dir: Path, modules: set[str] | None = None) -> dict[str, str]:
+    """{instruction name: op_name} of every optimized module in a dump folder (only those named
+    in `modules`, the `hlo_module` of a trace's thunks, when given)."""
+    out: dict[str, str] = {}
+    if not dump_dir.is_dir():
+        return out
+    for path in sorted(dump_dir.iterdir()):
+        m = _AFTER_RE.match(path.name)
+        if not m or (modules is not None and m.group(1) not in modules):
+            continue
+        out.update(op_names(path.read_text(encoding="utf-8", errors="replace")))
+    return out
