@@ -8,7 +8,12 @@ is found inside the computation it calls (the root's, else the first instruction
 following nested calls). Some instructions XLA made have no op anywhere (the iotas, the
 index-tracking `reduce-window` and the `concatenate` that XLA:CPU builds for a `MaxPoolGrad`):
 they take the op of the nearest instruction that uses their result (breadth-first, a few steps),
-else of the nearest operand: the op they were made for.
+else of the nearest operand: the op they were made for; ops every layer shares (`zeros_like`,
+`XLA_Args`) are passed over. A convolution or dot XLA rewrote without its metadata (XLA:CPU
+rewrites a depthwise filter gradient into a dense `convolution` of C × C filters, and
+dilated ones into `convolution-window-dilated`) is matched instead with the module before
+optimization (`before_text`): the same window and the same dimensions (1s aside), in order.
+Neighbours are asked only for an op of the same family (a convolution's, a matmul's).
 """
 
 from __future__ import annotations
@@ -34,9 +39,34 @@ def _called_op(ins: Instruction, by_name: dict[str, Computation], depth: int = 0
 
 
 NEIGHBOUR_STEPS = 6
+HEAVY = ("convolution", "dot")
+_SHARED_OPS = ("zeros_like", "ones_like", "XLA_Args", "XLA_Retvals", "Const")
+_HEAVY_OPS = ("Conv", "conv", "depthwise", "MatMul", "Einsum", "einsum", "BatchMatMul")
+_DIMS_RE = re.compile(r"\[([\d,]*)\]")
 
 
-def _nearest(start: str, links: dict[str, list[str]], own: dict[str, str]) -> str:
+def _shared(op: str) -> bool:
+    return any(part.startswith(_SHARED_OPS) for part in op.split("/"))
+
+
+def _signature(ins: Instruction) -> tuple[str, frozenset[int]]:
+    m = _DIMS_RE.search(ins.shape)
+    dims = frozenset(int(d) for d in m.group(1).split(",") if d) if m else frozenset()
+    return ins.attr("window"), dims - {1}
+
+
+def _heavy_ops_before(before_text: str) -> dict[tuple[str, frozenset[int]], list[str]]:
+    out: dict[tuple[str, frozenset[int]], list[str]] = {}
+    for comp in parse_computations(before_text)[1]:
+        for ins in comp.instructions:
+            op = ins.attr("op_name")
+            if ins.opcode in HEAVY and op:
+                out.setdefault(_signature(ins), []).append(op)
+    return out
+
+
+def _nearest(start: str, links: dict[str, list[str]], own: dict[str, str],
+             heavy: bool = False) -> str:
     """The op of the nearest instruction reached through `links` from `start`."""
     seen, frontier = {start}, [start]
     for _ in range(NEIGHBOUR_STEPS):
@@ -45,16 +75,24 @@ def _nearest(start: str, links: dict[str, list[str]], own: dict[str, str]) -> st
             for other in links.get(name, ()):
                 if other in seen:
                     continue
-                if own.get(other):
-                    return own[other]
+                op = own.get(other, "")
+                if op and not _shared(op) and (not heavy or any(h in op for h in _HEAVY_OPS)):
+                    return op
                 seen.add(other)
                 nxt.append(other)
         frontier = nxt
     return ""
 
 
-def _computation_ops(comp: Computation, by_name: dict[str, Computation]) -> dict[str, str]:
+def _computation_ops(comp: Computation, by_name: dict[str, Computation],
+                     before: dict[tuple[str, frozenset[int]], list[str]]) -> dict[str, str]:
     own = {i.name: i.attr("op_name") or _called_op(i, by_name) for i in comp.instructions}
+    heavy = {i.name for i in comp.instructions if i.opcode in HEAVY}
+    for i in comp.instructions:
+        if i.name in heavy and not own[i.name]:
+            ops = before.get(_signature(i))
+            if ops:
+                own[i.name] = ops.pop(0)
     users: dict[str, list[str]] = {}
     operands = {i.name: i.operands for i in comp.instructions}
     for i in comp.instructions:
@@ -62,20 +100,24 @@ def _computation_ops(comp: Computation, by_name: dict[str, Computation]) -> dict
             users.setdefault(o, []).append(i.name)
     out = {}
     for name, op in own.items():
-        op = op or _nearest(name, users, own) or _nearest(name, operands, own)
+        h = name in heavy
+        if not op or _shared(op):  # a shared op says nothing of the layer: a neighbour may
+            op = _nearest(name, users, own, h) or _nearest(name, operands, own, h) or op
         if op:
             out[name] = op
     return out
 
 
-def op_names(text: str) -> dict[str, str]:
-    """{instruction name: op_name} of an optimized HLO module's text; an instruction with no op
-    (its own, its fused computation's or a neighbour's) is left out."""
+def op_names(text: str, before_text: str = "") -> dict[str, str]:
+    """{instruction name: op_name} of an optimized HLO module's text (`before_text`: the same
+    module before optimization, where a rewritten convolution's op is found); an instruction
+    with no op (its own, its fused computation's, its match's or a neighbour's) is left out."""
     _, comps = parse_computations(text)
     by_name = {c.name: c for c in comps}
+    before = _heavy_ops_before(before_text) if before_text else {}
     out: dict[str, str] = {}
     for comp in comps:
-        out.update(_computation_ops(comp, by_name))
+        out.update(_computation_ops(comp, by_name, before))
     return out
 
 
@@ -89,5 +131,10 @@ def dump_op_names(dump_dir: Path, modules: set[str] | None = None) -> dict[str, 
         m = _AFTER_RE.match(path.name)
         if not m or (modules is not None and m.group(1) not in modules):
             continue
-        out.update(op_names(path.read_text(encoding="utf-8", errors="replace")))
+        before = path.with_name(path.name.replace(
+            "cpu_after_optimizations", "before_optimizations").replace(
+            "gpu_after_optimizations", "before_optimizations"))
+        out.update(op_names(
+            path.read_text(encoding="utf-8", errors="replace"),
+            before.read_text(encoding="utf-8", errors="replace") if before.is_file() else ""))
     return out

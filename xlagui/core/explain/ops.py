@@ -42,7 +42,7 @@ _TF_KINDS: tuple[tuple[OpKind, tuple[str, ...]], ...] = (
     (OpKind.CONVOLUTION, ("conv2d", "conv3d", "conv1d", "convolution", "conv")),
     (OpKind.MATMUL, ("matmul", "einsum", "dot")),
     (OpKind.POOLING, ("maxpool", "avgpool", "pool")),
-    (OpKind.NORMALIZATION, ("batchnorm", "layernorm", "normaliz", "moments", "rsqrt")),
+    (OpKind.NORMALIZATION, ("batchnorm", "layernorm", "normaliz", "moments")),
     (OpKind.SCATTER_GATHER, ("scatter", "gather", "unsortedsegment")),
 )
 _TF_REDUCTIONS = frozenset({
@@ -97,6 +97,9 @@ class Where:
     op_kind: OpKind
 
 
+NO_NAMES = Names()  # a trace whose model's names are not known
+
+
 def strip_suffix(name: str) -> str:
     return _SUFFIX_RE.sub("", name)
 
@@ -123,12 +126,20 @@ def _op_type(component: str) -> str:
     return t.lower()
 
 
+_NORM_SCOPES = ("batchnorm", "moments", "layernorm", "normaliz", "groupnorm")
+
+
 def tf_op_kind(path: str, kernel: str = "") -> OpKind:
-    """The op kind of a TensorFlow op (its path's last component) run by `kernel`."""
+    """The op kind of a TensorFlow op (its path's last component) run by `kernel`; an
+    element-wise or reducing op inside a normalization's scope (Keras' `…_BN/batchnorm/mul`,
+    `…/moments/mean`) is the normalization's."""
     types = [t for t in (_op_type(kernel), _op_type(path.rsplit("/", 1)[-1])) if t]
     for kind, words in _TF_KINDS:
         if any(w in t for t in types for w in words):
             return kind
+    scopes = path.lower().split("/")[:-1]
+    if any(w in c for c in scopes for w in _NORM_SCOPES):
+        return OpKind.NORMALIZATION
     for t in types:
         if t in _TF_REDUCTIONS:
             return OpKind.REDUCTION
@@ -176,7 +187,7 @@ def _layer_of(components: list[str], names: Names) -> str | None:
     return None
 
 
-def where_tf(op: str, names: Names = Names()) -> Where:
+def where_tf(op: str, names: Names = NO_NAMES) -> Where:
     """(layer, pass, op kind) of a TensorFlow kernel event's name `path:kernel` (or a path)."""
     path, _, kernel = op.partition(":")
     components = [c for c in path.split("/") if c and c not in _WRAPPERS]
@@ -197,7 +208,7 @@ def where_tf(op: str, names: Names = Names()) -> Where:
     return Where(layer, pass_, kind)
 
 
-def where_hlo(instruction: str, op_name: str | None, names: Names = Names()) -> Where:
+def where_hlo(instruction: str, op_name: str | None, names: Names = NO_NAMES) -> Where:
     """(layer, pass, op kind) of an XLA instruction that came from TensorFlow op `op_name`
     (None when the dump says nothing of it): the op's, its kind from the instruction's name
     where the op's own says nothing."""

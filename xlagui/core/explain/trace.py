@@ -11,6 +11,8 @@ imported inside `read_xspace`: it runs in the worker, which has TensorFlow loade
   interval runs from its start to that event, the time its work was in flight;
 - on each device plane (`/device:GPU:N`), every kernel event on a stream line, named by its
   `tf_op` stat (`path:type`) or its `hlo_op` stat, else by its own name (the kernel's);
+- not the input pipeline's threads (`tf_data_…`): its augmentation runs beside the step and is
+  the same on every arm; it is not the step's work;
 - the step windows: the events named `step_name` (the profiling worker wraps each step in a
   `tf.profiler.experimental.Trace(step_name, step_num=i)`).
 
@@ -24,12 +26,13 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from xlagui.core.explain.ops import Names
+from xlagui.core.explain.ops import NO_NAMES, Names
 
 HOST_PLANE = "/host:CPU"
 DEVICE_PLANE_PREFIX = "/device:GPU:"
 STEP_NAME = "train"
 END_PREFIX = "end: "
+INPUT_PIPELINE_LINE = "tf_data"  # tf.data's threads: `tf_data_private_threadpool`, …
 
 
 class EventSource:
@@ -106,13 +109,18 @@ class _Plane:
 
     def events(self) -> Any:
         for line in self.plane.lines:
+            if (line.display_name or line.name).startswith(INPUT_PIPELINE_LINE):
+                continue
             base_ps = line.timestamp_ns * 1000
             for e in line.events:
                 name = self.plane.event_metadata[e.metadata_id].name
                 yield name, e, line.display_name or line.name, base_ps + e.offset_ps
 
 
-def _host_events(plane: _Plane, step_name: str) -> tuple[list[TraceEvent], list[tuple]]:
+Window = tuple[float, float]  # (start, end) ns
+
+
+def _host_events(plane: _Plane, step_name: str) -> tuple[list[TraceEvent], list[Window]]:
     kept: list[TraceEvent] = []
     steps: list[tuple[float, float]] = []
     ends: dict[str, list[float]] = {}
@@ -167,7 +175,7 @@ def _device_events(plane: _Plane) -> list[TraceEvent]:
     return kept
 
 
-def from_xspace(space: Any, step_name: str = STEP_NAME, names: Names = Names()) -> Trace:
+def from_xspace(space: Any, step_name: str = STEP_NAME, names: Names = NO_NAMES) -> Trace:
     """The `Trace` of a parsed XSpace message."""
     events: list[TraceEvent] = []
     steps: list[tuple[float, float]] = []
@@ -188,7 +196,7 @@ def from_xspace(space: Any, step_name: str = STEP_NAME, names: Names = Names()) 
     )
 
 
-def read_xspace(path: Path, step_name: str = STEP_NAME, names: Names = Names()) -> Trace:
+def read_xspace(path: Path, step_name: str = STEP_NAME, names: Names = NO_NAMES) -> Trace:
     """The `Trace` of the profiler's `.xplane.pb` at `path`."""
     # lazy: TensorFlow's protobuf classes, in the worker (or a test that has TensorFlow)
     from tensorflow.tsl.profiler.protobuf import xplane_pb2
