@@ -11,18 +11,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from tests.helpers.profiling import profile_arm  # noqa: E402
-from xlagui.core.data.demo import generate_demo_dataset  # noqa: E402
-from xlagui.core.explain.attribute import top_differences  # noqa: E402
-from xlagui.core.model.sources import parse_model  # noqa: E402
-from xlagui.core.protocol.config import RunConfig  # noqa: E402
+from tests.helpers.profiling import profile_arm
+from xlagui.core.data.demo import generate_demo_dataset
+from xlagui.core.explain.attribute import top_differences
+from xlagui.core.model.sources import parse_model
+from xlagui.core.protocol.config import RunConfig
 
 
 def main() -> None:
