@@ -152,8 +152,8 @@ def attribute(trace: Trace, hlo_op_names: dict[str, str] | None, steps: int) -> 
 def top_differences(profiles: dict[str, ArmProfile], baseline: str = "baseline",
                     n: int = 3) -> list[Difference]:
     """Per arm other than `baseline`, its `n` rows farthest from the baseline's (by |arm −
-    baseline| seconds per step; a row one side lacks counts 0 there); the `not traced` rows
-    are left out (they are said on their own)."""
+    baseline| seconds per step; a row one side lacks counts 0 there; no row that does not
+    differ); the `not traced` rows are left out (they are said on their own)."""
     base = profiles.get(baseline)
     if base is None:
         return []
@@ -162,8 +162,8 @@ def top_differences(profiles: dict[str, ArmProfile], baseline: str = "baseline",
         if arm == baseline:
             continue
         keys = {r.key for r in (*base.rows, *prof.rows) if r.layer != NOT_TRACED}
-        diffs = [Difference(arm, k[0], k[1], k[2], base.seconds(k), prof.seconds(k))
-                 for k in keys]
+        diffs = [d for d in (Difference(arm, *k, base.seconds(k), prof.seconds(k)) for k in keys)
+                 if d.change != 0]
         diffs.sort(key=lambda d: (-abs(d.change), d.layer, d.pass_, d.op_kind))
         out += diffs[:n]
     return out

@@ -10,7 +10,10 @@ imported inside `read_xspace`: it runs in the worker, which has TensorFlow loade
   its convolutions on Eigen's pool and returns at once) ends at its `end: NAME` event: its
   interval runs from its start to that event, the time its work was in flight;
 - on each device plane (`/device:GPU:N`), every kernel event on a stream line, named by its
-  `tf_op` stat (`path:type`) or its `hlo_op` stat, else by its own name (the kernel's);
+  `hlo_op` or `tf_op` stat where the trace was processed, else by its raw `annotation` stat
+  (CUPTI's copy of the op's annotation stack, `outer::inner`, each `name#key=value,…#`: the
+  innermost's `hlo_op`/`hlo_module` keys for XLA, else its name, `path:type` for TensorFlow),
+  else by its own name (the kernel's);
 - not the input pipeline's threads (`tf_data_…`): its augmentation runs beside the step and is
   the same on every arm; it is not the step's work;
 - the step windows: the events named `step_name` (the profiling worker wraps each step in a
@@ -160,18 +163,38 @@ def _until_done(events: list[TraceEvent], ends: dict[str, list[float]]) -> list[
     return out
 
 
+def parse_annotation(annotation: str) -> tuple[str, str, str]:
+    """(source, label, module) of a GPU kernel's annotation stack: its innermost annotation's
+    `hlo_op` (with `hlo_module`, from any level) when XLA ran it, else its name."""
+    keys: dict[str, str] = {}
+    name = ""
+    for part in annotation.split("::"):
+        label, _, rest = part.partition("#")
+        name = label.strip() or name
+        for pair in rest.rstrip("#").split(","):
+            key, eq, value = pair.partition("=")
+            if eq:
+                keys[key.strip()] = value.strip()
+    if keys.get("hlo_op"):
+        return EventSource.HLO, keys["hlo_op"], keys.get("hlo_module", "")
+    return EventSource.TF_OP, keys.get("tf_op", name), ""
+
+
 def _device_events(plane: _Plane) -> list[TraceEvent]:
     kept = []
     for name, e, line, start_ps in plane.events():
         stats = plane.stats(e)
-        if "hlo_op" in stats:
+        module = str(stats.get("hlo_module", ""))
+        if stats.get("hlo_op"):
             source, label = EventSource.HLO, str(stats["hlo_op"])
-        elif "tf_op" in stats:
+        elif stats.get("tf_op"):
             source, label = EventSource.TF_OP, str(stats["tf_op"])
+        elif stats.get("annotation"):
+            source, label, module = parse_annotation(str(stats["annotation"]))
         else:
             source, label = EventSource.TF_OP, name
         kept.append(TraceEvent(label, source, plane.plane.name, line, start_ps / 1000,
-                               e.duration_ps / 1000, str(stats.get("hlo_module", ""))))
+                               e.duration_ps / 1000, module))
     return kept
 
 
