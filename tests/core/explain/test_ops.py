@@ -36,7 +36,9 @@ MOBILENET = Names(frozenset({"block_1_depthwise", "block_1_expand_BN", "Conv1", 
      ("optimizer", Pass.OPTIMIZER, OpKind.ELEMENTWISE)),
     ("gradient_tape/compile_loss/binary_crossentropy/logistic_loss/mul/Mul", CNN,
      ("loss", Pass.INPUT_GRADIENT, OpKind.ELEMENTWISE)),
-    ("AddN:AddN", CNN, ("framework", Pass.OTHER, OpKind.ELEMENTWISE)),
+    ("StatefulPartitionedCall/AddN_108:AddN", CNN,
+     ("framework", Pass.INPUT_GRADIENT, OpKind.ELEMENTWISE)),
+    ("div_no_nan_1", CNN, ("framework", Pass.OTHER, OpKind.ELEMENTWISE)),
     # nested models: the inner model's scope is passed over
     ("gradient_tape/mobilenetv2_1/mobilenetv2_1.00_64_1/block_1_depthwise_1/depthwise/"
      "DepthwiseConv2dNativeBackpropInput:_MklNativeDepthwiseConv2dNativeBackpropInput",

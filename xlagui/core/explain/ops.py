@@ -119,11 +119,12 @@ def _resolve(component: str, known: frozenset[str]) -> str | None:
 
 
 def _op_type(component: str) -> str:
-    """`MatMul_1` → `matmul`, `_MklNativeFusedConv2D` → `fusedconv2d`."""
+    """`MatMul_1` → `matmul`, `_MklNativeFusedConv2D` → `fusedconv2d`, `div_no_nan` →
+    `divnonan`."""
     t = _bare(component).lstrip("_")
     for prefix in ("MklNative", "Mkl", "_"):
         t = t.removeprefix(prefix)
-    return t.lower()
+    return t.replace("_", "").lower()
 
 
 _NORM_SCOPES = ("batchnorm", "moments", "layernorm", "normaliz", "groupnorm")
@@ -204,7 +205,11 @@ def where_tf(op: str, names: Names = NO_NAMES) -> Where:
         return Where(LOSS_LAYER, pass_, kind)
     layer = _layer_of(components, names)
     if layer is None:
-        return Where(FRAMEWORK_LAYER, pass_ if gradient else Pass.OTHER, kind)
+        # TensorFlow sums the gradients that reach one tensor from several uses in a bare
+        # `AddN_N` of the training step's own scope: gradient work no layer owns
+        summing = len(components) == 1 and _bare(head) == "AddN"
+        return Where(FRAMEWORK_LAYER,
+                     pass_ if gradient else Pass.INPUT_GRADIENT if summing else Pass.OTHER, kind)
     return Where(layer, pass_, kind)
 
 
