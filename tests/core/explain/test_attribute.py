@@ -9,10 +9,12 @@ import json
 import pytest
 
 from xlagui.core.explain.attribute import (
+    ALL_LAYERS,
     ArmProfile,
     Difference,
     ProfileRow,
     attribute,
+    by_kind,
     top_differences,
     union_length,
 )
@@ -132,3 +134,20 @@ def test_the_json_is_the_issues() -> None:
     assert Difference.from_dict(dd) == diff
     with pytest.raises(ValueError):
         ArmProfile.from_dict({**d, "rows": [{**d["rows"][0], "pass": "sideways"}]})
+
+
+def test_rows_summed_over_layers() -> None:
+    dw = OpKind.DEPTHWISE_CONVOLUTION
+    rows = (ProfileRow("block_1_depthwise", Pass.INPUT_GRADIENT, dw, 0.5),
+            ProfileRow("block_2_depthwise", Pass.INPUT_GRADIENT, dw, 0.25),
+            ProfileRow("block_1_depthwise", Pass.FORWARD, dw, 0.5),
+            ProfileRow(NOT_TRACED, Pass.OTHER, OpKind.OTHER, 0.125))
+    summed = by_kind(ArmProfile(2.0, 0.9, rows))
+    assert [(r.layer, r.pass_, r.seconds_per_step) for r in summed.rows] == [
+        (ALL_LAYERS, Pass.INPUT_GRADIENT, 0.75), (ALL_LAYERS, Pass.FORWARD, 0.5),
+        (NOT_TRACED, Pass.OTHER, 0.125)]
+    assert (summed.step_seconds, summed.coverage) == (2.0, 0.9)
+    base = by_kind(ArmProfile(1.0, 1.0, (ProfileRow("x", Pass.FORWARD,
+                                                    OpKind.DEPTHWISE_CONVOLUTION, 0.1),)))
+    top = top_differences({"baseline": base, "xla": summed}, n=1)[0]
+    assert (top.layer, top.pass_, top.arm_seconds) == (ALL_LAYERS, Pass.INPUT_GRADIENT, 0.75)

@@ -149,6 +149,24 @@ def attribute(trace: Trace, hlo_op_names: dict[str, str] | None, steps: int) -> 
     return ArmProfile(step_seconds, coverage, (*rows, untraced))
 
 
+ALL_LAYERS = "*"  # the layer of a row summed over every layer (`by_kind`)
+
+
+def by_kind(profile: ArmProfile) -> ArmProfile:
+    """`profile` with its rows summed over layers, per (pass, op kind): layer `*` ("the
+    depthwise convolutions' input gradients", all blocks together); `not traced` kept apart."""
+    sums: dict[tuple[Pass, OpKind], float] = defaultdict(float)
+    untraced = []
+    for r in profile.rows:
+        if r.layer == NOT_TRACED:
+            untraced.append(r)
+        else:
+            sums[(r.pass_, r.op_kind)] += r.seconds_per_step
+    rows = sorted((ProfileRow(ALL_LAYERS, p, k, t) for (p, k), t in sums.items()),
+                  key=lambda r: (-r.seconds_per_step, r.key))
+    return ArmProfile(profile.step_seconds, profile.coverage, (*rows, *untraced))
+
+
 def top_differences(profiles: dict[str, ArmProfile], baseline: str = "baseline",
                     n: int = 3) -> list[Difference]:
     """Per arm other than `baseline`, its `n` rows farthest from the baseline's (by |arm −
