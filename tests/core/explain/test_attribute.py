@@ -151,3 +151,10 @@ def test_rows_summed_over_layers() -> None:
                                                     OpKind.DEPTHWISE_CONVOLUTION, 0.1),)))
     top = top_differences({"baseline": base, "xla": summed}, n=1)[0]
     assert (top.layer, top.pass_, top.arm_seconds) == (ALL_LAYERS, Pass.INPUT_GRADIENT, 0.75)
+
+
+def test_a_thunk_is_looked_up_in_its_own_module_first() -> None:
+    thunk = TraceEvent("fusion.1", EventSource.HLO, "/host:CPU", "t0", 0, MS, module="train")
+    ops = {"fusion.1": "net_1/dense/MatMul", "train/fusion.1": "net_1/conv2d/Relu"}
+    prof = attribute(Trace((thunk,), (), NAMES), ops, steps=1)
+    assert prof.rows[0].layer == "conv2d"

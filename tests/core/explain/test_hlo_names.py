@@ -7,7 +7,7 @@ import gzip
 from pathlib import Path
 
 from tests.helpers.recorded_profiles import PROFILES, recorded_text
-from xlagui.core.explain.hlo_names import dump_op_names, op_names
+from xlagui.core.explain.hlo_names import dump_op_names, op_names, qualified
 
 GRAD = "gradient_tape/article_cnn_1"
 
@@ -52,7 +52,9 @@ def test_a_dump_folder_is_read_module_by_module(tmp_path: Path) -> None:
         gzip.decompress((PROFILES / "cnn48-xla.after.txt.gz").read_bytes()))
     (tmp_path / f"{name}.before_optimizations.txt").write_bytes(
         gzip.decompress((PROFILES / "cnn48-xla.before.txt.gz").read_bytes()))
-    found = dump_op_names(tmp_path, {"a_inference_one_step_on_data_2767__.35"})
+    module = "a_inference_one_step_on_data_2767__.35"
+    found = dump_op_names(tmp_path, {module})
     assert found["convolution.6"].endswith("Conv2DBackpropFilter")
+    assert found[qualified(module, "convolution.6")] == found["convolution.6"]
     assert dump_op_names(tmp_path, {"another_module"}) == {}
     assert dump_op_names(tmp_path / "missing") == {}

@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from xlagui.core.explain.hlo_names import qualified
 from xlagui.core.explain.kinds import NOT_TRACED, OpKind, Pass
 from xlagui.core.explain.ops import Where, where_hlo, where_tf
 from xlagui.core.explain.trace import EventSource, Trace, TraceEvent
@@ -108,7 +109,9 @@ def union_length(intervals: Iterable[tuple[float, float]]) -> float:
 
 def where_event(event: TraceEvent, trace: Trace, hlo_op_names: dict[str, str] | None) -> Where:
     if event.source == EventSource.HLO:
-        return where_hlo(event.name, (hlo_op_names or {}).get(event.name), trace.names)
+        ops = hlo_op_names or {}
+        op = ops.get(qualified(event.module, event.name)) or ops.get(event.name)
+        return where_hlo(event.name, op, trace.names)
     return where_tf(event.name, trace.names)
 
 

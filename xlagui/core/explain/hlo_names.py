@@ -121,9 +121,15 @@ def op_names(text: str, before_text: str = "") -> dict[str, str]:
     return out
 
 
+def qualified(module: str, instruction: str) -> str:
+    """The key of an instruction of one module: two modules may both have a `fusion.1`."""
+    return f"{module}/{instruction}"
+
+
 def dump_op_names(dump_dir: Path, modules: set[str] | None = None) -> dict[str, str]:
     """{instruction name: op_name} of every optimized module in a dump folder (only those named
-    in `modules`, the `hlo_module` of a trace's thunks, when given)."""
+    in `modules`, the `hlo_module` of a trace's thunks, when given); each instruction also
+    under `qualified(module, name)`, which a thunk that names its module is looked up by."""
     out: dict[str, str] = {}
     if not dump_dir.is_dir():
         return out
@@ -134,7 +140,9 @@ def dump_op_names(dump_dir: Path, modules: set[str] | None = None) -> dict[str, 
         before = path.with_name(path.name.replace(
             "cpu_after_optimizations", "before_optimizations").replace(
             "gpu_after_optimizations", "before_optimizations"))
-        out.update(op_names(
+        found = op_names(
             path.read_text(encoding="utf-8", errors="replace"),
-            before.read_text(encoding="utf-8", errors="replace") if before.is_file() else ""))
+            before.read_text(encoding="utf-8", errors="replace") if before.is_file() else "")
+        out.update(found)
+        out.update({qualified(m.group(1), k): v for k, v in found.items()})
     return out

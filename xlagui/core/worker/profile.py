@@ -2,7 +2,8 @@
 their time goes (`explain_steps`): in a worker whose model is built, compiled and warm (one step
 done, as `train.inspect` does), outside every timed run.
 
-Each step is the Keras train function on the pipeline's endless stream, as `train.inspect`
+After one step under the profiler that is not counted (the profiler's own warm-up), each step
+is the Keras train function on the pipeline's endless stream, as `train.inspect`
 runs it, wrapped in a `tf.profiler.experimental.Trace("train", step_num=i)`: those events are
 the step windows `explain.trace` reads. The steps' wall times (taken around the whole step, the
 loss read included) and the model's own names go to `steps.json` beside the trace.
@@ -53,6 +54,9 @@ def profile_steps(setup: Setup, steps: int, folder: Path) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     tf.profiler.experimental.start(str(folder))
     try:
+        # The profiler's own first step is slower (its tracers warming up): one step under it,
+        # outside the windows, that no figure counts.
+        float(model.train_function(stream)["loss"])
         for i in range(steps):
             t0 = time.perf_counter()
             with tf.profiler.experimental.Trace(STEP_NAME, step_num=i, _r=1):
