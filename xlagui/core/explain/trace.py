@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from xlagui.core.explain.ops import NO_NAMES, Names
+from xlagui.core.protocol.identity import StrEnum
 
 HOST_PLANE = "/host:CPU"
 DEVICE_PLANE_PREFIX = "/device:GPU:"
@@ -38,7 +39,7 @@ END_PREFIX = "end: "
 INPUT_PIPELINE_LINE = "tf_data"  # tf.data's threads: `tf_data_private_threadpool`, …
 
 
-class EventSource:
+class EventSource(StrEnum):
     """What an event's name is: a TensorFlow op (`path:type`) or an XLA instruction."""
 
     TF_OP = "tf_op"
@@ -48,7 +49,7 @@ class EventSource:
 @dataclass(frozen=True)
 class TraceEvent:
     name: str  # `path:type` for a TensorFlow op, the instruction's name for an XLA thunk
-    source: str  # EventSource
+    source: EventSource
     plane: str
     line: str  # the thread (host) or stream (device)
     start_ns: float
@@ -62,6 +63,8 @@ class TraceEvent:
 
 @dataclass(frozen=True)
 class Trace:
+    """The kept events (by start), the step windows and the model's own names."""
+
     events: tuple[TraceEvent, ...]
     steps: tuple[tuple[float, float], ...]  # (start, end) ns of each profiled step
     names: Names = field(default_factory=Names)
@@ -78,7 +81,8 @@ class Trace:
     def from_dict(cls, d: dict[str, Any]) -> Trace:
         n = d.get("names") or {}
         return cls(
-            events=tuple(TraceEvent(**e) for e in d["events"]),
+            events=tuple(TraceEvent(**{**e, "source": EventSource(e["source"])})
+                         for e in d["events"]),
             steps=tuple((float(a), float(b)) for a, b in d["steps"]),
             names=Names(frozenset(n.get("layers", ())), frozenset(n.get("models", ())),
                         str(n.get("optimizer", ""))),
@@ -163,7 +167,7 @@ def _until_done(events: list[TraceEvent], ends: dict[str, list[float]]) -> list[
     return out
 
 
-def parse_annotation(annotation: str) -> tuple[str, str, str]:
+def parse_annotation(annotation: str) -> tuple[EventSource, str, str]:
     """(source, label, module) of a GPU kernel's annotation stack: its innermost annotation's
     `hlo_op` (with `hlo_module`, from any level) when XLA ran it, else its name."""
     keys: dict[str, str] = {}
