@@ -1,0 +1,148 @@
+"""XLA's instruction names → the TensorFlow op each came from, read from the optimized HLO that
+xlagui dumps (`XLA_FLAGS=--xla_dump_to`, `core/xla/hlo.py`).
+
+A profiled thunk is named by its instruction (`convolution-base-dilated.3`, `wrapped_scatter.2`);
+the instruction's `metadata={op_name=…}` is the path of the TensorFlow op it came from. A fusion
+made by XLA (`wrapped_iota`, `concatenate_bitcast_fusion.2`) often carries none itself: its op
+is found inside the computation it calls (the root's, else the first instruction's that has one,
+following nested calls). Some instructions XLA made have no op anywhere (the iotas, the
+index-tracking `reduce-window` and the `concatenate` that XLA:CPU builds for a `MaxPoolGrad`):
+they take the op of the nearest instruction that uses their result (breadth-first, a few steps),
+else of the nearest operand: the op they were made for; ops every layer shares (`zeros_like`,
+`XLA_Args`) are passed over. A convolution or dot XLA rewrote without its metadata (XLA:CPU
+rewrites a depthwise filter gradient into a dense `convolution` of C × C filters, and
+dilated ones into `convolution-window-dilated`) is matched instead with the module before
+optimization (`before_text`): the same window and the same dimensions (1s aside), in order.
+Neighbours are asked only for an op of the same family (a convolution's, a matmul's).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from xlagui.core.xla.hlo import Computation, Instruction, parse_computations
+
+_AFTER_RE = re.compile(r"^module_\d+\.(.+?)\.(?:cpu_|gpu_)?after_optimizations\.txt$")
+
+
+def _called_op(ins: Instruction, by_name: dict[str, Computation], depth: int = 0) -> str:
+    called = by_name.get(ins.attr("calls"))
+    if called is None or depth > 8:
+        return ""
+    roots = [i for i in called.instructions if i.name == (called.instructions[-1].name)]
+    for candidate in roots + called.instructions:
+        op = candidate.attr("op_name") or _called_op(candidate, by_name, depth + 1)
+        if op:
+            return op
+    return ""
+
+
+NEIGHBOUR_STEPS = 6
+HEAVY = ("convolution", "dot")
+_SHARED_OPS = ("zeros_like", "ones_like", "XLA_Args", "XLA_Retvals", "Const")
+_HEAVY_OPS = ("Conv", "conv", "depthwise", "MatMul", "Einsum", "einsum", "BatchMatMul")
+_DIMS_RE = re.compile(r"\[([\d,]*)\]")
+
+
+def _shared(op: str) -> bool:
+    return any(part.startswith(_SHARED_OPS) for part in op.split("/"))
+
+
+def _signature(ins: Instruction) -> tuple[str, frozenset[int]]:
+    m = _DIMS_RE.search(ins.shape)
+    dims = frozenset(int(d) for d in m.group(1).split(",") if d) if m else frozenset()
+    return ins.attr("window"), dims - {1}
+
+
+def _heavy_ops_before(before_text: str) -> dict[tuple[str, frozenset[int]], list[str]]:
+    out: dict[tuple[str, frozenset[int]], list[str]] = {}
+    for comp in parse_computations(before_text)[1]:
+        for ins in comp.instructions:
+            op = ins.attr("op_name")
+            if ins.opcode in HEAVY and op:
+                out.setdefault(_signature(ins), []).append(op)
+    return out
+
+
+def _nearest(start: str, links: dict[str, list[str]], own: dict[str, str],
+             heavy: bool = False) -> str:
+    """The op of the nearest instruction reached through `links` from `start`."""
+    seen, frontier = {start}, [start]
+    for _ in range(NEIGHBOUR_STEPS):
+        nxt = []
+        for name in frontier:
+            for other in links.get(name, ()):
+                if other in seen:
+                    continue
+                op = own.get(other, "")
+                if op and not _shared(op) and (not heavy or any(h in op for h in _HEAVY_OPS)):
+                    return op
+                seen.add(other)
+                nxt.append(other)
+        frontier = nxt
+    return ""
+
+
+def _computation_ops(comp: Computation, by_name: dict[str, Computation],
+                     before: dict[tuple[str, frozenset[int]], list[str]]) -> dict[str, str]:
+    own = {i.name: i.attr("op_name") or _called_op(i, by_name) for i in comp.instructions}
+    heavy = {i.name for i in comp.instructions if i.opcode in HEAVY}
+    for i in comp.instructions:
+        if i.name in heavy and not own[i.name]:
+            ops = before.get(_signature(i))
+            if ops:
+                own[i.name] = ops.pop(0)
+    users: dict[str, list[str]] = {}
+    operands = {i.name: i.operands for i in comp.instructions}
+    for i in comp.instructions:
+        for o in i.operands:
+            users.setdefault(o, []).append(i.name)
+    out = {}
+    for name, op in own.items():
+        h = name in heavy
+        if not op or _shared(op):  # a shared op says nothing of the layer: a neighbour may
+            op = _nearest(name, users, own, h) or _nearest(name, operands, own, h) or op
+        if op:
+            out[name] = op
+    return out
+
+
+def op_names(text: str, before_text: str = "") -> dict[str, str]:
+    """{instruction name: op_name} of an optimized HLO module's text (`before_text`: the same
+    module before optimization, where a rewritten convolution's op is found); an instruction
+    with no op (its own, its fused computation's, its match's or a neighbour's) is left out."""
+    _, comps = parse_computations(text)
+    by_name = {c.name: c for c in comps}
+    before = _heavy_ops_before(before_text) if before_text else {}
+    out: dict[str, str] = {}
+    for comp in comps:
+        out.update(_computation_ops(comp, by_name, before))
+    return out
+
+
+def qualified(module: str, instruction: str) -> str:
+    """The key of an instruction of one module: two modules may both have a `fusion.1`."""
+    return f"{module}/{instruction}"
+
+
+def dump_op_names(dump_dir: Path, modules: set[str] | None = None) -> dict[str, str]:
+    """{instruction name: op_name} of every optimized module in a dump folder (only those named
+    in `modules`, the `hlo_module` of a trace's thunks, when given); each instruction also
+    under `qualified(module, name)`, which a thunk that names its module is looked up by."""
+    out: dict[str, str] = {}
+    if not dump_dir.is_dir():
+        return out
+    for path in sorted(dump_dir.iterdir()):
+        m = _AFTER_RE.match(path.name)
+        if not m or (modules is not None and m.group(1) not in modules):
+            continue
+        before = path.with_name(path.name.replace(
+            "cpu_after_optimizations", "before_optimizations").replace(
+            "gpu_after_optimizations", "before_optimizations"))
+        found = op_names(
+            path.read_text(encoding="utf-8", errors="replace"),
+            before.read_text(encoding="utf-8", errors="replace") if before.is_file() else "")
+        out.update(found)
+        out.update({qualified(m.group(1), k): v for k, v in found.items()})
+    return out

@@ -1,0 +1,225 @@
+"""A TensorFlow op path, or an XLA instruction name, → (layer, pass, op kind).
+
+TensorFlow names a kernel by its op's path and its kernel type:
+`StatefulPartitionedCall/gradient_tape/mobilenetv2_1/block_1_depthwise_1/depthwise/
+DepthwiseConv2dNativeBackpropInput:_MklNativeDepthwiseConv2dNativeBackpropInput`. The path says
+the layer (the first component that is one of the model's layers, past the models' own scopes),
+the pass (under `gradient_tape/`, a gradient: of the weights for `…BackpropFilter`,
+`BiasAddGrad` and a dense layer's second `MatMul_1`, else of the input), and with the kernel type,
+the op kind. Keras 3 adds one `_N` to a layer's name scope when a graph reuses it (`conv2d_1`
+is layer `conv2d`'s scope, `conv2d_1_2` layer `conv2d_1`'s); knowing the model's layer names
+(`Names`) tells which. XLA's instructions carry the path of the TensorFlow op they came from
+(their `op_name`, `hlo_names`); the op kind falls back to the instruction's own name where the
+TensorFlow op says nothing (a `wrapped_reduce-window` is pooling).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from xlagui.core.explain.kinds import (
+    FRAMEWORK_LAYER,
+    LOSS_LAYER,
+    OPTIMIZER_LAYER,
+    OpKind,
+    Pass,
+)
+
+_SUFFIX_RE = re.compile(r"_\d+$")
+_WRAPPERS = frozenset({"StatefulPartitionedCall", "PartitionedCall"})
+GRADIENT_SCOPE = "gradient_tape"
+LOSS_SCOPES = ("compile_loss", "loss")
+OPTIMIZER_SCOPES = frozenset({
+    "adam", "adamw", "sgd", "rmsprop", "adagrad", "adadelta", "adamax", "nadam", "ftrl", "lion",
+    "lamb", "optimizer", "loss_scale_optimizer",
+})  # fmt: skip
+
+# TensorFlow op types (and oneDNN kernel types, their `_Mkl…` prefixes removed) by kind,
+# matched on the lower-cased type; first match wins, in this order.
+_TF_KINDS: tuple[tuple[OpKind, tuple[str, ...]], ...] = (
+    (OpKind.DEPTHWISE_CONVOLUTION, ("depthwise",)),
+    (OpKind.CONVOLUTION, ("conv2d", "conv3d", "conv1d", "convolution", "conv")),
+    (OpKind.MATMUL, ("matmul", "einsum", "dot")),
+    (OpKind.POOLING, ("maxpool", "avgpool", "pool")),
+    (OpKind.NORMALIZATION, ("batchnorm", "layernorm", "normaliz", "moments")),
+    (OpKind.SCATTER_GATHER, ("scatter", "gather", "unsortedsegment")),
+)
+_TF_REDUCTIONS = frozenset({
+    "sum", "mean", "max", "min", "prod", "biasaddgrad", "argmax", "argmin", "all", "any",
+    "reduce", "l2loss",
+})  # fmt: skip
+_TF_MOVES = frozenset({
+    "transpose", "reshape", "concat", "concatv2", "pad", "slice", "stridedslice", "tile",
+    "identity", "copy", "squeeze", "expanddims", "pack", "unpack", "split", "splitv",
+    "mkltotf", "tftomkl", "broadcastto", "fill", "zeroslike", "oneslike", "stridedslicegrad",
+    "readvariableop", "iteratorgetnext", "optionalgetvalue", "cast", "reverse",
+})  # fmt: skip
+_TF_ELEMENTWISE = frozenset({
+    "relu", "relu6", "relugrad", "relu6grad", "add", "addv2", "addn", "sub", "mul", "div",
+    "divnonan", "realdiv", "biasadd", "sigmoid", "sigmoidgrad", "tanh", "tanhgrad", "exp", "log",
+    "log1p", "sqrt", "sqrtgrad", "rsqrtgrad", "square", "squareddifference", "neg", "abs",
+    "maximum", "minimum", "select", "selectv2", "greater", "greaterequal", "less", "lessequal",
+    "equal", "notequal", "softmax", "logsoftmax", "gelu", "erf", "pow", "reciprocal",
+    "assignsubvariableop", "assignaddvariableop", "assignvariableop", "resourceapplyadam",
+    "applyadam", "floor", "round", "sign", "softplus", "elu", "selu", "leakyrelu", "swish",
+    "mulnonan", "floordiv", "floormod", "logicaland", "logicalnot", "cos", "sin",
+})  # fmt: skip
+# XLA instruction names (`wrapped_reduce-window.2`, `transpose_copy_fusion.3`), by kind; the
+# first match of a name's words wins, in this order.
+_HLO_KINDS: tuple[tuple[OpKind, tuple[str, ...]], ...] = (
+    (OpKind.POOLING, ("reduce-window", "select-and-scatter")),
+    (OpKind.SCATTER_GATHER, ("scatter", "gather", "dynamic-update-slice", "dynamic-slice")),
+    (OpKind.CONVOLUTION, ("convolution", "conv")),
+    (OpKind.MATMUL, ("dot", "matmul", "gemm", "cublas")),
+    (OpKind.REDUCTION, ("reduce",)),
+    (OpKind.DATA_MOVEMENT, ("copy", "transpose", "concatenate", "bitcast", "slice", "pad",
+                            "broadcast", "iota", "reverse", "tuple")),
+    (OpKind.ELEMENTWISE, ("fusion", "add", "multiply", "maximum", "select", "exponential",
+                          "divide", "subtract", "compare", "convert", "negate", "sqrt")),
+)
+
+
+@dataclass(frozen=True)
+class Names:
+    """What the model says of its own names: its leaf layers, its models (the outer one and any
+    nested, whose scopes are passed over) and its optimizer's name."""
+
+    layers: frozenset[str] = frozenset()
+    models: frozenset[str] = frozenset()
+    optimizer: str = ""
+
+
+@dataclass(frozen=True)
+class Where:
+    layer: str
+    pass_: Pass
+    op_kind: OpKind
+
+
+NO_NAMES = Names()  # a trace whose model's names are not known
+
+
+def strip_suffix(name: str) -> str:
+    return _SUFFIX_RE.sub("", name)
+
+
+def _bare(name: str) -> str:
+    while _SUFFIX_RE.search(name):
+        name = strip_suffix(name)
+    return name
+
+
+def _resolve(component: str, known: frozenset[str]) -> str | None:
+    """The name in `known` a scope component stands for: one `_N` less first, then as it is."""
+    stripped = strip_suffix(component)
+    if stripped != component and stripped in known:
+        return stripped
+    return component if component in known else None
+
+
+def _op_type(component: str) -> str:
+    """`MatMul_1` → `matmul`, `_MklNativeFusedConv2D` → `fusedconv2d`, `div_no_nan` →
+    `divnonan`."""
+    t = _bare(component).lstrip("_")
+    for prefix in ("MklNative", "Mkl", "_"):
+        t = t.removeprefix(prefix)
+    return t.replace("_", "").lower()
+
+
+_NORM_SCOPES = ("batchnorm", "moments", "layernorm", "normaliz", "groupnorm")
+
+
+def tf_op_kind(path: str, kernel: str = "") -> OpKind:
+    """The op kind of a TensorFlow op (its path's last component) run by `kernel`; an
+    element-wise or reducing op inside a normalization's scope (Keras' `…_BN/batchnorm/mul`,
+    `…/moments/mean`) is the normalization's."""
+    types = [t for t in (_op_type(kernel), _op_type(path.rsplit("/", 1)[-1])) if t]
+    for kind, words in _TF_KINDS:
+        if any(w in t for t in types for w in words):
+            return kind
+    scopes = path.lower().split("/")[:-1]
+    if any(w in c for c in scopes for w in _NORM_SCOPES):
+        return OpKind.NORMALIZATION
+    for t in types:
+        if t in _TF_REDUCTIONS:
+            return OpKind.REDUCTION
+        if t in _TF_MOVES:
+            return OpKind.DATA_MOVEMENT
+        if t in _TF_ELEMENTWISE or t.startswith("apply") or t.startswith("resourceapply"):
+            return OpKind.ELEMENTWISE
+    return OpKind.OTHER
+
+
+def hlo_op_kind(instruction: str) -> OpKind:
+    """The op kind an XLA instruction's own name says (`wrapped_scatter.2` → scatter/gather)."""
+    name = instruction.lower()
+    for kind, words in _HLO_KINDS:
+        if any(w in name for w in words):
+            return kind
+    return OpKind.OTHER
+
+
+def _pass_of(components: list[str], gradient: bool) -> Pass:
+    if not gradient:
+        return Pass.FORWARD
+    last = components[-1] if components else ""
+    if "BackpropFilter" in last or _bare(last) == "BiasAddGrad":
+        return Pass.WEIGHT_GRADIENT
+    # A dense layer's gradients: `…/MatMul/MatMul` (the input's), `…/MatMul/MatMul_1` (weights')
+    if last == "MatMul_1" and len(components) > 1 and _bare(components[-2]) == "MatMul":
+        return Pass.WEIGHT_GRADIENT
+    return Pass.INPUT_GRADIENT
+
+
+def _layer_of(components: list[str], names: Names) -> str | None:
+    """The first component that is one of the model's layers, past the models' scopes; without
+    the model's names, the component after the outer model's scope, one `_N` less."""
+    if names.layers:
+        for c in components:
+            if _resolve(c, names.models) is not None:
+                continue
+            layer = _resolve(c, names.layers)
+            if layer is not None:
+                return layer
+        return None
+    if len(components) > 2:  # model/layer/op
+        return strip_suffix(components[1])
+    return None
+
+
+def where_tf(op: str, names: Names = NO_NAMES) -> Where:
+    """(layer, pass, op kind) of a TensorFlow kernel event's name `path:kernel` (or a path)."""
+    path, _, kernel = op.partition(":")
+    components = [c for c in path.split("/") if c and c not in _WRAPPERS]
+    gradient = bool(components) and components[0] == GRADIENT_SCOPE
+    if gradient:
+        components = components[1:]
+    kind = tf_op_kind(path, kernel)
+    head = components[0] if components else ""
+    optimizers = OPTIMIZER_SCOPES | {_bare(names.optimizer)} - {""}
+    if not gradient and len(components) > 1 and _bare(head) in optimizers:
+        return Where(OPTIMIZER_LAYER, Pass.OPTIMIZER, kind)
+    pass_ = _pass_of(components, gradient)
+    if _bare(head) in LOSS_SCOPES:
+        return Where(LOSS_LAYER, pass_, kind)
+    layer = _layer_of(components, names)
+    if layer is None:
+        # TensorFlow sums the gradients that reach one tensor from several uses in a bare
+        # `AddN_N` of the training step's own scope: gradient work no layer owns
+        summing = len(components) == 1 and _bare(head) == "AddN"
+        return Where(FRAMEWORK_LAYER,
+                     pass_ if gradient else Pass.INPUT_GRADIENT if summing else Pass.OTHER, kind)
+    return Where(layer, pass_, kind)
+
+
+def where_hlo(instruction: str, op_name: str | None, names: Names = NO_NAMES) -> Where:
+    """(layer, pass, op kind) of an XLA instruction that came from TensorFlow op `op_name`
+    (None when the dump says nothing of it): the op's, its kind from the instruction's name
+    where the op's own says nothing."""
+    if not op_name:
+        return Where(FRAMEWORK_LAYER, Pass.OTHER, hlo_op_kind(instruction))
+    w = where_tf(op_name, names)
+    if w.op_kind is OpKind.OTHER:
+        return Where(w.layer, w.pass_, hlo_op_kind(instruction))
+    return w
