@@ -12,12 +12,12 @@ from pathlib import Path
 
 from xlagui.core.compare import new_report, plan_measure_runs, spec_for
 from xlagui.core.data.scan import scan_dataset
-from xlagui.core.explain.attribute import ArmProfile
 from xlagui.core.measure.runner import samples_from_scan
 from xlagui.core.measure.transports.environment import xla_flags
 from xlagui.core.protocol.config import RunConfig
 from xlagui.core.protocol.identity import DumpChoice, WorkerMode
 from xlagui.core.protocol.spec import SPEC_FILE
+from xlagui.core.protocol.why import ArmProfile
 
 
 def profile_arm(dataset: Path, config: RunConfig, variant: str, out: Path, steps: int,

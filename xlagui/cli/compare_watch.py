@@ -97,9 +97,12 @@ class ConsoleWatcher(Watcher):
         print_summary(self.console, report)
         self.summarised = True
         n = len(inspected_arms(report))
+        arms = f"{n} arm{'s' if n > 1 else ''}"
         self._show(self.console.status(
-            f"compiling {n} XLA arm{'s' if n > 1 else ''} once more with "
-            "XLA's dump on, for “What XLA did” (xlagui inspect; Ctrl+C skips it)…"
+            f"now why: {arms} once more, untimed: where each step's time goes and whether the "
+            "numbers stay the same (Ctrl+C skips it)…" if report.config.explain else
+            f"compiling {arms} once more with XLA's dump on, for “What XLA did” "
+            "(xlagui inspect; Ctrl+C skips it)…"
         ))
 
     def on_model_checked(self, check: ModelEvent) -> None:

@@ -10,17 +10,15 @@ import pytest
 
 from xlagui.core.explain.attribute import (
     ALL_LAYERS,
-    ArmProfile,
     Difference,
-    ProfileRow,
     attribute,
     by_kind,
     top_differences,
     union_length,
 )
-from xlagui.core.explain.kinds import NOT_TRACED, OpKind, Pass
 from xlagui.core.explain.ops import Names
 from xlagui.core.explain.trace import EventSource, Trace, TraceEvent
+from xlagui.core.protocol.why import NOT_TRACED, ArmProfile, OpKind, Pass, ProfileRow
 
 MS = 1_000_000.0  # ns
 NAMES = Names(frozenset({"conv2d", "conv2d_1", "dense"}), frozenset({"net"}), "adam")

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from xlagui.core.explain.kinds import OpKind, Pass
 from xlagui.core.explain.ops import Names, hlo_op_kind, where_hlo, where_tf
+from xlagui.core.protocol.why import OpKind, Pass
 
 CNN = Names(frozenset({"conv2d", "conv2d_1", "conv2d_2", "max_pooling2d", "max_pooling2d_1",
                        "dense", "dense_1", "head"}), frozenset({"article_cnn"}), "adam")

@@ -11,9 +11,9 @@ import json
 import pytest
 
 from tests.helpers.recorded_profiles import PROFILES, recorded_trace
-from xlagui.core.explain.attribute import ArmProfile, attribute, top_differences
-from xlagui.core.explain.kinds import NOT_TRACED, OpKind, Pass
+from xlagui.core.explain.attribute import attribute, top_differences
 from xlagui.core.explain.trace import EventSource
+from xlagui.core.protocol.why import NOT_TRACED, ArmProfile, OpKind, Pass
 
 STEPS = 5
 

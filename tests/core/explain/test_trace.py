@@ -10,9 +10,9 @@ import pytest
 
 from tests.helpers.recorded_profiles import PROFILES, recorded_trace
 from xlagui.core.explain.attribute import attribute
-from xlagui.core.explain.kinds import OpKind, Pass
 from xlagui.core.explain.ops import Names
 from xlagui.core.explain.trace import EventSource, Trace, is_tf_op_name, parse_annotation
+from xlagui.core.protocol.why import OpKind, Pass
 
 
 @pytest.mark.parametrize(("name", "kernel"), [

@@ -13,8 +13,8 @@ import pytest
 from tests.helpers.datasets import tiny_split_dataset
 from tests.helpers.profiling import profile_arm
 from xlagui.core.explain.attribute import top_differences
-from xlagui.core.explain.kinds import NOT_TRACED, OpKind, Pass
 from xlagui.core.protocol.config import RunConfig
+from xlagui.core.protocol.why import NOT_TRACED, OpKind, Pass
 from xlagui.core.worker.profile import model_names
 
 STEPS = 5

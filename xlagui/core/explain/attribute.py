@@ -18,54 +18,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from xlagui.core.explain.hlo_names import qualified
-from xlagui.core.explain.kinds import NOT_TRACED, OpKind, Pass
 from xlagui.core.explain.ops import Where, where_hlo, where_tf
 from xlagui.core.explain.trace import EventSource, Trace, TraceEvent
+from xlagui.core.protocol.why import NOT_TRACED, ArmProfile, OpKind, Pass, ProfileRow
 
 NS = 1e-9
-
-
-@dataclass(frozen=True)
-class ProfileRow:
-    layer: str
-    pass_: Pass
-    op_kind: OpKind
-    seconds_per_step: float
-
-    @property
-    def key(self) -> tuple[str, Pass, OpKind]:
-        return (self.layer, self.pass_, self.op_kind)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"layer": self.layer, "pass": str(self.pass_), "op_kind": str(self.op_kind),
-                "seconds_per_step": self.seconds_per_step}
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> ProfileRow:
-        return cls(str(d["layer"]), Pass(d["pass"]), OpKind(d["op_kind"]),
-                   float(d["seconds_per_step"]))
-
-
-@dataclass(frozen=True)
-class ArmProfile:
-    """One arm's step: its wall time, the share of it some event covered, and the rows
-    (largest first; the `not traced` row last)."""
-
-    step_seconds: float
-    coverage: float
-    rows: tuple[ProfileRow, ...]
-
-    def seconds(self, key: tuple[str, Pass, OpKind]) -> float:
-        return sum(r.seconds_per_step for r in self.rows if r.key == key)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"step_seconds": self.step_seconds, "coverage": self.coverage,
-                "rows": [r.to_dict() for r in self.rows]}
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> ArmProfile:
-        return cls(float(d["step_seconds"]), float(d["coverage"]),
-                   tuple(ProfileRow.from_dict(r) for r in d.get("rows", ())))
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from xlagui.core.explain.kinds import (
+from xlagui.core.protocol.why import (
     FRAMEWORK_LAYER,
     LOSS_LAYER,
     OPTIMIZER_LAYER,

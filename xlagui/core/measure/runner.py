@@ -18,7 +18,8 @@ from xlagui.core.measure.worker_process import (
     TERMINATE_GRACE_SECONDS,
     WorkerProcess,
 )
-from xlagui.core.protocol.events import Event, EventLog
+from xlagui.core.protocol.eventlog import EventLog
+from xlagui.core.protocol.events import Event
 from xlagui.core.protocol.identity import RunStatus
 from xlagui.core.protocol.record import ended_by
 from xlagui.core.protocol.spec import RunSpec, Sample

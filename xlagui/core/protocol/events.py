@@ -35,6 +35,7 @@ from xlagui.core.protocol.modes import XlaMode
 from xlagui.core.protocol.omissions import Omission
 from xlagui.core.protocol.precision import Precision
 from xlagui.core.protocol.probes import DeviceInfo, LayerCeiling
+from xlagui.core.protocol.why import ArmProfile, ParityTrace
 from xlagui.core.xla.evidence import XlaEvidence
 from xlagui.core.xla.hlo import XlaReport
 
@@ -241,6 +242,17 @@ class CompiledEvent(Event):
 
 
 @dataclass
+class ExplainedEvent(Event):
+    """What an inspecting worker found out why (`worker/explain.py`): where its step's time
+    goes, its parity steps, and on the baseline the rounding reference (`protocol/why.py`)."""
+
+    type: ClassVar[str] = EventType.EXPLAINED
+    profile: ArmProfile | None = None
+    parity: ParityTrace | None = None
+    reference: ParityTrace | None = None
+
+
+@dataclass
 class FinishedEvent(Event):
     type: ClassVar[str] = EventType.FINISHED
     summary: RunSummary = field(default_factory=RunSummary)
@@ -355,6 +367,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         WarmupEvent,
         BlockEvent,
         CompiledEvent,
+        ExplainedEvent,
         FinishedEvent,
         CancelledEvent,
         ErrorEvent,
@@ -385,31 +398,6 @@ def parse_event(line: str) -> Event:
     except json.JSONDecodeError as exc:
         raise ProtocolError(f"not JSON: {line[:120]!r} ({exc})") from None
     return event_from_dict(data)
-
-
-class EventLog:
-    """What a run's recorded events say: its `started`, its summary, its error. Mixed into the
-    run records that keep an `events` list (`runner.RunResult`, `record.RunEntry`)."""
-
-    events: list[Event]
-
-    @property
-    def started(self) -> StartedEvent | None:
-        return next((e for e in self.events if isinstance(e, StartedEvent)), None)
-
-    @property
-    def summary(self) -> RunSummary | None:
-        fin = next((e for e in self.events if isinstance(e, FinishedEvent)), None)
-        return fin.summary if fin is not None else None
-
-    @property
-    def error(self) -> ErrorEvent | None:
-        return next((e for e in self.events if isinstance(e, ErrorEvent)), None)
-
-    @property
-    def compilations(self) -> list[Compilation]:
-        """Every compilation the run reported, in order (none in a stream from before)."""
-        return [e.compilation for e in self.events if isinstance(e, CompiledEvent)]
 
 
 def read_events(lines: Iterable[str]) -> Iterator[Event]:

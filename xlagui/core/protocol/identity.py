@@ -100,6 +100,7 @@ class EventType(StrEnum):
     WARMUP = "warmup"
     BLOCK = "block"
     COMPILED = "compiled"  # a step function compiled (again), with its cost and reason
+    EXPLAINED = "explained"  # an inspecting worker's why: its profile and parity steps
     FINISHED = "finished"
     CANCELLED = "cancelled"
     ERROR = "error"

@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from xlagui.core.protocol.arms import Arm, Precision, record_arm, record_fields
-from xlagui.core.protocol.events import Event, EventLog, event_from_dict
+from xlagui.core.protocol.eventlog import EventLog
+from xlagui.core.protocol.events import Event, event_from_dict
 from xlagui.core.protocol.identity import EventType, Role, RunStatus, as_variant, role_of
 from xlagui.core.protocol.modes import XlaMode
 

@@ -53,6 +53,7 @@ from xlagui.core.protocol.identity import WorkerMode
 from xlagui.core.protocol.spec import SPEC_FILE, RunSpec
 from xlagui.core.worker import tensorboard as tboard
 from xlagui.core.worker.errors import error_event, error_message
+from xlagui.core.worker.explain import explain
 from xlagui.core.worker.io import EventSink, redirect_stdout, watch_stdin
 from xlagui.core.worker.measure import measure
 from xlagui.core.worker.setup import set_up
@@ -80,6 +81,8 @@ def run(
             return
         if spec.mode is WorkerMode.MEASURE:
             measure(spec, setup, sink, cancel, commands or queue.Queue())
+        elif spec.mode is WorkerMode.INSPECT and spec.config.explain:
+            explain(spec, setup, sink)
         elif spec.mode is WorkerMode.INSPECT:
             inspect(spec, setup, sink)
         else:

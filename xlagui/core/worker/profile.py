@@ -16,10 +16,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from xlagui.core.explain.attribute import ArmProfile, attribute
+from xlagui.core.explain.attribute import attribute
 from xlagui.core.explain.hlo_names import dump_op_names
 from xlagui.core.explain.ops import Names
 from xlagui.core.explain.trace import STEP_NAME, read_xspace
+from xlagui.core.protocol.why import ArmProfile
 from xlagui.core.worker.setup import Setup
 
 STEPS_FILE = "steps.json"

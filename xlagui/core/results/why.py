@@ -1,0 +1,49 @@
+"""A comparison's why, from its inspecting runs' `explained` events (`worker/explain.py`):
+where each arm's step time goes beside the baseline's (`explain_of`, `comparison.json`'s
+`explain`), and whether each arm's numbers stay the baseline's (`parity_of`, its `parity`).
+Computed from the events each time, so a reopened comparison says the same."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from xlagui.core.analysis.parity import Parity, judge
+from xlagui.core.explain.attribute import top_differences
+from xlagui.core.protocol.identity import Role
+from xlagui.core.protocol.record import RunEntry
+from xlagui.core.protocol.why import ArmProfile
+
+
+def explain_of(inspect_runs: list[RunEntry]) -> dict[str, Any] | None:
+    """`{arms: {arm: profile}, top_differences: [...]}`, or None when no arm was profiled."""
+    profiles: dict[str, ArmProfile] = {}
+    for entry in inspect_runs:
+        found = entry.explained
+        if found is not None and found.profile is not None:
+            profiles[str(entry.variant)] = found.profile
+    if not profiles:
+        return None
+    baseline = str(Role.BASELINE)
+    tops = top_differences(profiles, baseline=baseline) if baseline in profiles else []
+    return {"arms": {arm: p.to_dict() for arm, p in profiles.items()},
+            "top_differences": [d.to_dict() for d in tops]}
+
+
+def parity_of(inspect_runs: list[RunEntry]) -> dict[str, Parity]:
+    """Each arm's parity with the baseline, judged against the baseline's nudged reference;
+    an arm whose steps cannot be set beside the baseline's (another start) is left out."""
+    base = next((e for e in inspect_runs if e.role is Role.BASELINE), None)
+    said = base.explained if base is not None else None
+    if said is None or said.parity is None or said.reference is None:
+        return {}
+    out: dict[str, Parity] = {}
+    for entry in inspect_runs:
+        found = entry.explained
+        if entry is base or found is None or found.parity is None:
+            continue
+        try:
+            out[str(entry.variant)] = judge(said.parity, found.parity, said.reference,
+                                            entry.arm.precision)
+        except ValueError:
+            continue
+    return out
