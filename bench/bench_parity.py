@@ -16,9 +16,10 @@ import _common  # noqa: F401  # puts the repository on sys.path
 from tests.helpers import levers as test_levers
 from tests.helpers.parity_runs import arm_traces
 from xlagui.core.analysis.parity import (
+    ParityTrace,
+    drift_ratio,
     judge,
     loss_differences,
-    drift_ratio,
     output_difference,
 )
 from xlagui.core.data.demo import generate_demo_dataset
@@ -38,6 +39,7 @@ def main() -> None:
     parser.add_argument("--image-size", type=int, default=48)
     parser.add_argument("--batch", type=int, default=16)
     parser.add_argument("--per-class", type=int, default=48)
+    parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args()
     levers.LEVERS = (*levers.LEVERS, test_levers.PERTURB)
     with tempfile.TemporaryDirectory() as tmp:
@@ -45,7 +47,7 @@ def main() -> None:
         generate_demo_dataset(root, train_per_class=args.per_class, test_per_class=8,
                               image_size=args.image_size + 16)
         scan = scan_dataset(root)
-        config = RunConfig(batch_size=args.batch, image_size=args.image_size, seed=7,
+        config = RunConfig(batch_size=args.batch, image_size=args.image_size, seed=args.seed,
                            model=ModelChoice(name=args.model), arms=tuple(args.arms))
         t0 = time.perf_counter()
         traces = arm_traces(scan, config, Path(tmp) / "out", args.steps)
@@ -64,9 +66,9 @@ def main() -> None:
         print(f"  ratio to the reference {drift_ratio(a, b, ref, args.steps):.3g} -> {verdict}")
 
 
-def show(name: str, side: object, base: object, steps: int) -> None:
-    diffs = loss_differences(side, base, steps)  # type: ignore[arg-type]
-    out = output_difference(side.outputs, base.outputs)  # type: ignore[attr-defined]
+def show(name: str, side: ParityTrace, base: ParityTrace, steps: int) -> None:
+    diffs = loss_differences(side, base, steps)
+    out = output_difference(side.outputs, base.outputs)
     print(f"{name:>10}: loss diffs " + " ".join(f"{d:.1e}" for d in diffs) + f" | out {out:.2e}")
 
 
