@@ -7,6 +7,7 @@ its kind. Run: `PYTHONPATH=$PWD python bench/bench_parity.py --model cnn --arms 
 from __future__ import annotations
 
 import argparse
+import json
 import tempfile
 import time
 from pathlib import Path
@@ -40,6 +41,7 @@ def main() -> None:
     parser.add_argument("--batch", type=int, default=16)
     parser.add_argument("--per-class", type=int, default=48)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--save", type=Path, help="write every trace there (JSON)")
     args = parser.parse_args()
     levers.LEVERS = (*levers.LEVERS, test_levers.PERTURB)
     with tempfile.TemporaryDirectory() as tmp:
@@ -52,6 +54,9 @@ def main() -> None:
         t0 = time.perf_counter()
         traces = arm_traces(scan, config, Path(tmp) / "out", args.steps)
         print(f"{args.model}: {time.perf_counter() - t0:.0f} s for {len(traces)} workers")
+    if args.save:
+        args.save.write_text(json.dumps({arm: {name: t.to_dict() for name, t in sides.items()}
+                                         for arm, sides in traces.items()}))
     base = traces["baseline"]
     b, ref = base["plain"], base["reference"]
     print("baseline repeats itself:", base["again"] == b)

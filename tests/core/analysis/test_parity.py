@@ -14,6 +14,7 @@ from xlagui.core.analysis.parity import (
     Parity,
     ParityKind,
     ParityTrace,
+    envelope,
     judge,
     output_difference,
     relative_difference,
@@ -54,6 +55,15 @@ def test_each_step_is_held_to_the_references_drift_so_far() -> None:
     assert judge(BASELINE, early, REFERENCE).kind is ParityKind.DIVERGES
     late = trace((0.0, 0.0, 0.0, 0.0, 1e-4))
     assert judge(BASELINE, late, REFERENCE).kind is ParityKind.SAME
+
+
+def test_an_arm_may_run_ahead_of_the_reference_by_twice_the_steps() -> None:
+    # Step 2 is held to the reference's largest up to step 4 (1e-5), step 1 to steps 1-2 (0).
+    assert envelope((0.0, 0.0, 1e-6, 1e-5, 1e-4)) == [DRIFT_FLOOR, 1e-5, 1e-4, 1e-4, 1e-4]
+    ahead = trace((0.0, 1e-4, 0.0, 0.0, 0.0))
+    assert judge(BASELINE, ahead, REFERENCE).kind is ParityKind.SAME
+    assert judge(BASELINE, trace((0.0, 1e-3, 0.0, 0.0, 0.0)), REFERENCE).kind is (
+        ParityKind.DIVERGES)
 
 
 def test_a_float32_arm_beyond_the_margin_diverges() -> None:

@@ -9,8 +9,10 @@ drifts from the baseline is what float32 rounding alone does over N steps of thi
 (training amplifies a difference; the reference says by how much, step by step).
 
 The kinds (`ParityKind`):
-- `same`: at every step the arm stays within `SAME_MARGIN` times the reference's drift so far
-  (never less than `DRIFT_FLOOR`), and so do its outputs;
+- `same`: at every step k the arm stays within `SAME_MARGIN` times the reference's largest
+  drift up to step 2k (`envelope`: chaos reaches a size sooner or later from one realisation to
+  the next; never less than `DRIFT_FLOOR`), and its outputs within `SAME_MARGIN` times the
+  reference's;
 - `precision_drift`: a bf16 or fp16 arm beyond that, but within the same bound scaled by how
   much coarser its precision rounds than float32 (the ratio of unit roundoffs: 2^16 for
   bfloat16, 2^13 for float16): first-order rounding error grows with the unit roundoff;
@@ -48,6 +50,9 @@ SAME_MARGIN = 16.0
 # The least drift the reference is taken to have: a step where the nudge changed nothing yet
 # (the first loss is often bit-identical) still allows a few float32 roundings.
 DRIFT_FLOOR = 16 * UNIT_ROUNDOFF[Precision.FLOAT32]
+# How far ahead of the reference's drift an arm may run: at step k, the reference's largest
+# difference up to step LEAD × k (`envelope`; measured, the module's docstring).
+LEAD = 2
 # Parity's default number of steps.
 PARITY_STEPS = 20
 
@@ -174,17 +179,26 @@ def _ratio(diff: float, allowed: float) -> float:
 def drift_ratio(arm: ParityTrace, baseline: ParityTrace, reference: ParityTrace,
                 steps: int) -> float:
     """How many times the reference's drift the arm drifts, at its worst: each step's loss
-    difference against the reference's largest so far, and the outputs' against the
-    reference's (each floored at `DRIFT_FLOOR`)."""
-    ref = loss_differences(reference, baseline, steps)
-    envelope = DRIFT_FLOOR
-    worst = 0.0
-    for diff, ref_diff in zip(loss_differences(arm, baseline, steps), ref, strict=True):
-        envelope = max(envelope, ref_diff if math.isfinite(ref_diff) else envelope)
-        worst = max(worst, _ratio(diff, envelope))
+    difference against the reference's largest up to `LEAD` times that step (`envelope`), and
+    the outputs' against the reference's (each floored at `DRIFT_FLOOR`)."""
+    allowed = envelope(loss_differences(reference, baseline, steps))
+    worst = max(_ratio(diff, bound) for diff, bound in zip(
+        loss_differences(arm, baseline, steps), allowed, strict=True))
     ref_out = output_difference(reference.outputs, baseline.outputs)
     out_allowed = max(DRIFT_FLOOR, ref_out if math.isfinite(ref_out) else DRIFT_FLOOR)
     return max(worst, _ratio(output_difference(arm.outputs, baseline.outputs), out_allowed))
+
+
+def envelope(reference: Sequence[float]) -> list[float]:
+    """What the reference allows at each step (1-based k): its largest difference up to step
+    LEAD × k (the last step at most), never less than `DRIFT_FLOOR`. A chaotic drift reaches a
+    given size some steps sooner or later from one realisation to the next: an arm that
+    rounds differently at every step may run ahead of the one nudge of the reference."""
+    finite = [d if math.isfinite(d) else 0.0 for d in reference]
+    out = []
+    for k in range(1, len(finite) + 1):
+        out.append(max([DRIFT_FLOOR, *finite[:min(len(finite), LEAD * k)]]))
+    return out
 
 
 def judge(baseline: ParityTrace, arm: ParityTrace, reference: ParityTrace,
