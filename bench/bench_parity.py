@@ -18,7 +18,7 @@ from tests.helpers import levers as test_levers
 from tests.helpers.parity_runs import arm_traces
 from xlagui.core.analysis.parity import (
     ParityTrace,
-    drift_ratio,
+    drift_ratios,
     judge,
     loss_differences,
     output_difference,
@@ -42,8 +42,14 @@ def main() -> None:
     parser.add_argument("--per-class", type=int, default=48)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--save", type=Path, help="write every trace there (JSON)")
+    parser.add_argument("--load", type=Path, help="judge the traces saved there, run nothing")
     args = parser.parse_args()
     levers.LEVERS = (*levers.LEVERS, test_levers.PERTURB)
+    if args.load:
+        saved = json.loads(args.load.read_text())
+        report({arm: {name: ParityTrace.from_dict(t) for name, t in sides.items()}
+                for arm, sides in saved.items()}, args.steps)
+        return
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "demo"
         generate_demo_dataset(root, train_per_class=args.per_class, test_per_class=8,
@@ -52,23 +58,31 @@ def main() -> None:
         config = RunConfig(batch_size=args.batch, image_size=args.image_size, seed=args.seed,
                            model=ModelChoice(name=args.model), arms=tuple(args.arms))
         t0 = time.perf_counter()
-        traces = arm_traces(scan, config, Path(tmp) / "out", args.steps)
+        seconds: dict[str, float] = {}
+        traces = arm_traces(scan, config, Path(tmp) / "out", args.steps, seconds)
         print(f"{args.model}: {time.perf_counter() - t0:.0f} s for {len(traces)} workers")
+    print("parity steps took:", ", ".join(f"{k} {v:.1f} s" for k, v in seconds.items()))
     if args.save:
         args.save.write_text(json.dumps({arm: {name: t.to_dict() for name, t in sides.items()}
                                          for arm, sides in traces.items()}))
+    report(traces, args.steps)
+
+
+def report(traces: dict[str, dict[str, ParityTrace]], steps: int) -> None:
     base = traces["baseline"]
     b, ref = base["plain"], base["reference"]
     print("baseline repeats itself:", base["again"] == b)
     print("losses (baseline):", " ".join(f"{v:.6g}" for v in b.losses))
-    show("reference", ref, b, args.steps)
+    show("reference", ref, b, steps)
     for arm, sides in traces.items():
         if arm == "baseline":
             continue
         a = sides["plain"]
-        show(arm, a, b, args.steps)
+        show(arm, a, b, steps)
         verdict = judge(b, a, ref, PRECISIONS.get(arm.split("+")[-1], Precision.FLOAT32))
-        print(f"  ratio to the reference {drift_ratio(a, b, ref, args.steps):.3g} -> {verdict}")
+        r = drift_ratios(a, b, ref, steps)
+        print(f"  times the reference: first step {r.first_step:.3g}, training {r.training:.3g},"
+              f" outputs {r.outputs:.3g} -> {verdict.kind}")
 
 
 def show(name: str, side: ParityTrace, base: ParityTrace, steps: int) -> None:

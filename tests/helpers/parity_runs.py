@@ -23,10 +23,11 @@ from xlagui.core.protocol.spec import SPEC_FILE
 from xlagui.core.protocol.task import TaskState
 
 
-def arm_traces(scan: DatasetScan, config: RunConfig, out: Path,
-               steps: int) -> dict[str, dict[str, ParityTrace]]:
+def arm_traces(scan: DatasetScan, config: RunConfig, out: Path, steps: int,
+               seconds: dict[str, float] | None = None) -> dict[str, dict[str, ParityTrace]]:
     """{arm: {"plain": trace, and for the baseline "reference" and "again"}} for the baseline
-    and every arm of `config.arms` (the perturbing lever registered by the caller)."""
+    and every arm of `config.arms` (the perturbing lever registered by the caller). `seconds`,
+    when given, gets what each `parity_steps` call took ("baseline plain", ...), from the logs."""
     report = new_report(scan, config, environment={})
     traces: dict[str, dict[str, ParityTrace]] = {}
     for entry in plan_measure_runs(config):
@@ -44,6 +45,11 @@ def arm_traces(scan: DatasetScan, config: RunConfig, out: Path,
             tail = log.read_text(errors="replace")[-3000:] if log.exists() else ""
             raise RuntimeError(f"the parity worker of {entry.variant} did not finish: "
                                f"{events[-1:]}\n{tail}")
+        if seconds is not None:
+            for line in (spec.run_dir / "worker.log").read_text(errors="replace").splitlines():
+                if line.startswith("parity ") and line.endswith(" s"):
+                    name, took = line[len("parity "):-2].split(": ")
+                    seconds[f"{entry.variant} {name}"] = float(took)
         traces[str(entry.variant)] = {
             name: ParityTrace.from_dict(json.loads((spec.run_dir / file).read_text()))
             for name, file in TRACE_FILES.items() if (spec.run_dir / file).exists()

@@ -10,11 +10,12 @@ import pytest
 
 from xlagui.core.analysis.parity import (
     DRIFT_FLOOR,
-    SAME_MARGIN,
+    FIRST_STEP_MARGIN,
+    TRAINING_MARGIN,
     Parity,
     ParityKind,
     ParityTrace,
-    envelope,
+    drift_ratios,
     judge,
     output_difference,
     relative_difference,
@@ -49,21 +50,26 @@ def test_an_arm_within_the_references_drift_is_the_same() -> None:
     assert parity.reference_loss_diff == pytest.approx(1e-4, rel=1e-3)
 
 
-def test_each_step_is_held_to_the_references_drift_so_far() -> None:
-    # 1e-4 is what the reference reaches at the end, not at the first step: diverges there.
+def test_the_first_step_is_held_to_rounding_and_the_others_to_the_references_drift() -> None:
+    # Before any update only the forward pass's rounding differs: 1e-4 there diverges...
     early = trace((1e-4, 0.0, 0.0, 0.0, 0.0))
     assert judge(BASELINE, early, REFERENCE).kind is ParityKind.DIVERGES
-    late = trace((0.0, 0.0, 0.0, 0.0, 1e-4))
-    assert judge(BASELINE, late, REFERENCE).kind is ParityKind.SAME
+    # ...and is the reference's own drift by the end. Later, chaos may come sooner to an arm
+    # than to the one nudged run: up to TRAINING_MARGIN times the reference's largest.
+    for step in (1, 4):
+        rels = [0.0] * 5
+        rels[step] = 1e-4 * TRAINING_MARGIN / 2
+        assert judge(BASELINE, trace(tuple(rels)), REFERENCE).kind is ParityKind.SAME
+        rels[step] = 1e-4 * TRAINING_MARGIN * 2
+        assert judge(BASELINE, trace(tuple(rels)), REFERENCE).kind is ParityKind.DIVERGES
 
 
-def test_an_arm_may_run_ahead_of_the_reference_by_twice_the_steps() -> None:
-    # Step 2 is held to the reference's largest up to step 4 (1e-5), step 1 to steps 1-2 (0).
-    assert envelope((0.0, 0.0, 1e-6, 1e-5, 1e-4)) == [DRIFT_FLOOR, 1e-5, 1e-4, 1e-4, 1e-4]
-    ahead = trace((0.0, 1e-4, 0.0, 0.0, 0.0))
-    assert judge(BASELINE, ahead, REFERENCE).kind is ParityKind.SAME
-    assert judge(BASELINE, trace((0.0, 1e-3, 0.0, 0.0, 0.0)), REFERENCE).kind is (
-        ParityKind.DIVERGES)
+def test_the_ratios_to_the_reference() -> None:
+    ratios = drift_ratios(trace((1e-7, 0.0, 0.0, 0.0, 3e-4), out=4e-4), BASELINE, REFERENCE, 5)
+    assert ratios.first_step == pytest.approx(1e-7 / DRIFT_FLOOR)  # the reference's 0, floored
+    assert ratios.training == pytest.approx(3.0, rel=1e-3)
+    assert ratios.outputs == pytest.approx(5.0)
+    assert ratios.score == pytest.approx(5.0 / TRAINING_MARGIN)
 
 
 def test_a_float32_arm_beyond_the_margin_diverges() -> None:
@@ -119,7 +125,7 @@ def test_a_reference_that_did_not_drift_leaves_a_floor() -> None:
     # Bit-identical reference: the arm may still differ by float32 rounding (the floor), no more.
     zero = trace()
     assert judge(BASELINE, trace(DRIFT_FLOOR), zero).kind is ParityKind.SAME
-    assert judge(BASELINE, trace(DRIFT_FLOOR * SAME_MARGIN * 2), zero).kind is (
+    assert judge(BASELINE, trace(DRIFT_FLOOR * FIRST_STEP_MARGIN * 2), zero).kind is (
         ParityKind.DIVERGES)
     assert judge(BASELINE, BASELINE, zero) == Parity(5, 0.0, 0.0, ParityKind.SAME, 0.0, 0.0)
 
