@@ -61,19 +61,18 @@ def parity_batches(setup: Setup, seed: int, batch_size: int, n: int) -> tuple[An
     count = setup.datasets.train_count
     order = np.random.default_rng(seed).permutation(count)
     chosen = np.resize(order, n * batch_size)  # the permutation again when N batches need more
-    fixed_from_val = len(setup.datasets.bases) > 1
-    picked, picked_labels = _pick(train, set(chosen.tolist()) | (
-        set() if fixed_from_val else set(order[:batch_size].tolist())))
+    picked, picked_labels = _pick(train, set(chosen.tolist()))
     flat = np.stack([picked[i] for i in chosen])
     images = flat.reshape(n, batch_size, *flat.shape[1:])
     labels = np.stack([picked_labels[i] for i in chosen]).reshape(n, batch_size)
-    if fixed_from_val:
+    if len(setup.datasets.bases) > 1:  # the validation set's first batch
         fixed_images, _ = _pick(setup.datasets.bases[1], set(range(batch_size)))
         fixed = np.stack([fixed_images[i] for i in sorted(fixed_images)])
-    else:
-        fixed = np.stack([picked[i] for i in order[:batch_size]])
-    scale = np.float32(1 / 255)
-    return images.astype(np.float32) * scale, labels, fixed.astype(np.float32) * scale
+    else:  # the first training batch (the permutation's first images)
+        fixed = flat[:batch_size]
+    # As the pipeline rescales (`pipeline.training_batches`): a division in float32.
+    scale = np.float32(255)
+    return images.astype(np.float32) / scale, labels, fixed.astype(np.float32) / scale
 
 
 def _pick(base: Any, wanted: set[int]) -> tuple[dict[int, Any], dict[int, Any]]:
