@@ -44,7 +44,7 @@ def main() -> None:
     parser.add_argument("--save", type=Path, help="write every trace there (JSON)")
     parser.add_argument("--load", type=Path, help="judge the traces saved there, run nothing")
     args = parser.parse_args()
-    levers.LEVERS = (*levers.LEVERS, test_levers.PERTURB)
+    levers.LEVERS = (*levers.LEVERS, test_levers.KNOB, test_levers.PERTURB)
     if args.load:
         saved = json.loads(args.load.read_text())
         report({arm: {name: ParityTrace.from_dict(t) for name, t in sides.items()}

@@ -1,7 +1,8 @@
 """A test-only worker for the parity steps (the app's worker mode is the lead's to add):
 `python -m tests.helpers.parity_worker SPEC.json STEPS [--reference]` sets up the run of
-SPEC.json like every worker (`set_up`: the arm applied, `started` said), with the perturbing
-lever registered, runs `parity_steps` and writes the trace to `parity.json` in the run's folder;
+SPEC.json like every worker (`set_up`: the arm applied, `started` said), with the test levers
+registered (the knob and the perturbing lever), runs `parity_steps` and writes the trace to
+`parity.json` in the run's folder;
 `--reference` then runs them again in the same process with the initial weights nudged
 (`parity-reference.json`), and once more un-nudged (`parity-again.json`: the model was put back,
 and the baseline repeats itself bit for bit). Ends with `finished`.
@@ -13,7 +14,7 @@ import json
 import sys
 import time
 
-from tests.helpers.levers import PERTURB
+from tests.helpers.levers import KNOB, PERTURB
 from xlagui.core.protocol import levers
 from xlagui.core.protocol.events import FinishedEvent, RunSummary
 from xlagui.core.protocol.identity import WorkerMode
@@ -28,7 +29,7 @@ def main(argv: list[str]) -> None:
     from xlagui.core.worker.parity import parity_steps
     from xlagui.core.worker.setup import set_up
 
-    levers.LEVERS = (*levers.LEVERS, PERTURB)
+    levers.LEVERS = (*levers.LEVERS, KNOB, PERTURB)
     events = redirect_stdout()
     sink = EventSink(events, time.perf_counter())
     spec = read_spec(argv[0])

@@ -1,7 +1,8 @@
 """Parity with real workers, one process per arm (XLA's settings are process-global), at 48 px
 on a small demo set: the baseline repeats itself bit for bit (the model is put back after its
-steps), jit is "same" on the article's CNN and on the Mixer, and the perturbing test lever
-(tests/helpers/levers.py) "diverges". The traces come from the test-only parity worker
+steps), jit is "same" on the article's CNN and on the Mixer, the perturbing test lever
+(tests/helpers/levers.py) "diverges", and the knob (two steps a call) computes exactly the
+baseline's numbers. The traces come from the test-only parity worker
 (tests/helpers/parity_worker.py) through the app's `WorkerProcess`."""
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers.levers import register_perturb
+from tests.helpers.levers import register_knob, register_perturb
 from tests.helpers.parity_runs import arm_traces
 from xlagui.core.analysis.parity import ParityKind, judge
 from xlagui.core.data.demo import generate_demo_dataset
@@ -38,7 +39,8 @@ def test_jit_is_the_same_on_the_cnn_and_the_perturbed_arm_diverges(
     scan: DatasetScan, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     register_perturb(monkeypatch)
-    traces = arm_traces(scan, config("cnn", "jit", "perturbed"), tmp_path, STEPS)
+    register_knob(monkeypatch)
+    traces = arm_traces(scan, config("cnn", "jit", "perturbed", "knob2"), tmp_path, STEPS)
     baseline = traces["baseline"]
     plain, reference = baseline["plain"], baseline["reference"]
     assert plain == baseline["again"]  # put back after its steps and after the nudged ones
@@ -49,6 +51,10 @@ def test_jit_is_the_same_on_the_cnn_and_the_perturbed_arm_diverges(
     perturbed = judge(plain, traces["perturbed"]["plain"], reference)
     assert perturbed.kind is ParityKind.DIVERGES, perturbed
     assert perturbed.max_rel_loss_diff > 5e-4  # the lever's 2^-10 from the first step
+    # Two steps a call and two inter-op threads change no number: still one loss per step.
+    knob = judge(plain, traces["knob2"]["plain"], reference)
+    assert (knob.kind, knob.max_rel_loss_diff, knob.max_rel_output_diff) == (
+        ParityKind.SAME, 0.0, 0.0)
 
 
 def test_jit_is_the_same_on_the_mixer(scan: DatasetScan, tmp_path: Path) -> None:

@@ -94,14 +94,15 @@ def _pick(base: Any, wanted: set[int]) -> tuple[dict[int, Any], dict[int, Any]]:
 
 def _train(tf: Any, model: Any, images: Any, labels: Any) -> list[float]:
     """One step per batch through Keras' own train function (the arm's: jit_compile, the
-    policy's loss scaling), each step's loss read after resetting the running mean."""
-    batches = tf.data.Dataset.from_tensor_slices((images, labels))
+    policy's loss scaling), each step's loss read after resetting the running mean. Each call
+    gets an iterator over its one batch: with `steps_per_execution` above 1 a call runs the
+    steps its iterator has, so every arm still reports each step (the function is traced once:
+    every iterator has the same element spec)."""
     model.make_train_function()
-    iterator = iter(batches)
     losses = []
-    for _ in range(len(images)):
+    for x, y in zip(images, labels, strict=True):
         model.reset_metrics()
-        logs = model.train_function(iterator)
+        logs = model.train_function(iter(tf.data.Dataset.from_tensors((x, y))))
         losses.append(float(logs["loss"]))
     return losses
 
