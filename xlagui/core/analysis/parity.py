@@ -23,15 +23,16 @@ and gives a kind (`ParityKind`):
   float16): first-order rounding error grows in proportion to the unit roundoff;
 - `diverges`: beyond that, or a loss or output that is not finite where the baseline's is.
 
-The margins are measured, not guessed (`bench/bench_parity.py`, the demo set, 20 steps, batch
-16, 48 and 64 px, four seeds). XLA's arms (jit, autocluster): the first step within one ulp
-of the loss (ratio 0.09 or 0), so 16 leaves room and still catches a loss off by 2^-16; over
-the steps, jit on the CNN drifted 0.01-11 times as far as the reference (11: 64 px, seed 1,
-where it left the reference behind from step 4; its first gradients differ from the baseline's
-by 1-2 times what the nudge makes them differ, with no sign flipped: rounding, amplified by
-ReLUs switching), autocluster up to 0.8, both on the Mixer 0.3-0.6. The perturbing test lever
-(the loss weighed by 1 + 2^-10): 1,030 times at the first step. bf16: 21-900 times at the
-first step.
+The margins are measured, not guessed (`bench/bench_parity.py`; BENCHMARKS.md, "Parity": the
+demo set, 20 steps, batch 16, the CNN at 48 px and at 64 px with six seeds, the Mixer with
+three). XLA's arms (jit, autocluster): the first step within one ulp of the loss (ratio 0.09
+or 0; at most 0.18), so 16 leaves room and still catches a loss off by 2^-16. Over the steps,
+jit on the CNN drifted 0.2-3 times as far as the reference, and once 11 times (64 px, seed 1:
+it left the reference behind from step 4; its first gradients differ from the baseline's by
+1-2 times what the nudge makes them differ, with no sign flipped: rounding, amplified sooner by
+ReLUs switching); its outputs at most 1.8 times; autocluster at most 0.8; on the Mixer both at
+most 0.9. 32 is three times the worst. The perturbing test lever (the loss weighed by 1 +
+2^-10): 1,020 times at the first step. bf16: 21 (CNN) and 900 (Mixer) times there.
 """
 
 from __future__ import annotations
