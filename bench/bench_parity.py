@@ -1,7 +1,9 @@
-"""Parity, measured: for a model, the baseline, its rounding reference (the initial weights
-nudged by one ulp) and each arm, trained on the same first N batches of the demo set; prints
-each arm's drift against the reference's (the ratio `judge` compares with `SAME_MARGIN`) and
-its kind. Run: `PYTHONPATH=$PWD python bench/bench_parity.py --model cnn --arms jit perturbed`.
+"""Parity, measured: for a model, the baseline, its rounding references (the initial weights
+nudged by one ulp, two ways) and each arm, trained on the same first N batches of the demo set;
+prints each arm's drift against the references' (`drift_ratios`, which `judge` holds to its
+margins) and its kind. `--load` re-judges traces saved with `--save` (older files with one
+reference too). Run:
+`PYTHONPATH=$PWD python bench/bench_parity.py --model cnn --arms jit perturbed`.
 """
 
 from __future__ import annotations
@@ -70,10 +72,12 @@ def main() -> None:
 
 def report(traces: dict[str, dict[str, ParityTrace]], steps: int) -> None:
     base = traces["baseline"]
-    b, ref = base["plain"], base["reference"]
+    b = base["plain"]
+    ref = [t for name, t in base.items() if name.startswith("reference")]
     print("baseline repeats itself:", base["again"] == b)
     print("losses (baseline):", " ".join(f"{v:.6g}" for v in b.losses))
-    show("reference", ref, b, steps)
+    for i, one in enumerate(ref, start=1):
+        show(f"ref. {i}", one, b, steps)
     for arm, sides in traces.items():
         if arm == "baseline":
             continue

@@ -23,9 +23,15 @@ from xlagui.core.protocol.spec import SPEC_FILE
 from xlagui.core.protocol.task import TaskState
 
 
+def references(traces: dict[str, dict[str, ParityTrace]]) -> list[ParityTrace]:
+    """The baseline's nudged references among `arm_traces`'s traces."""
+    return [t for name, t in traces["baseline"].items() if name.startswith("reference")]
+
+
 def arm_traces(scan: DatasetScan, config: RunConfig, out: Path, steps: int,
                seconds: dict[str, float] | None = None) -> dict[str, dict[str, ParityTrace]]:
-    """{arm: {"plain": trace, and for the baseline "reference" and "again"}} for the baseline
+    """{arm: {"plain": trace, and for the baseline "reference", "reference2" and "again"}}
+    for the baseline
     and every arm of `config.arms` (the perturbing lever registered by the caller). `seconds`,
     when given, gets what each `parity_steps` call took ("baseline plain", ...), from the logs."""
     report = new_report(scan, config, environment={})

@@ -173,3 +173,15 @@ def test_a_trace_travels_as_json_with_its_nans() -> None:
     assert (back.outputs, back.weights_digest, back.nudged) == ((0.5,), "abc", True)
     with pytest.raises(ProtocolError, match="losses"):
         ParityTrace.from_dict({"losses": "x", "outputs": []})
+
+
+def test_the_largest_drift_of_several_references_counts() -> None:
+    calm = trace((0.0, 0.0, 0.0, 0.0, 1e-6))  # an unluckily calm nudge
+    arm = trace((0.0, 0.0, 0.0, 0.0, 1e-3))
+    assert judge(BASELINE, arm, calm).kind is ParityKind.DIVERGES
+    parity = judge(BASELINE, arm, [calm, REFERENCE])
+    assert parity.kind is ParityKind.SAME
+    assert parity.reference_loss_diff == pytest.approx(1e-4, rel=1e-3)
+    assert parity.reference_output_diff == pytest.approx(8e-5 / 0.8)
+    with pytest.raises(ValueError, match="reference"):
+        judge(BASELINE, arm, [])

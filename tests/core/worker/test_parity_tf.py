@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers.levers import register_knob, register_perturb
-from tests.helpers.parity_runs import arm_traces
+from tests.helpers.parity_runs import arm_traces, references
 from xlagui.core.analysis.parity import ParityKind, judge
 from xlagui.core.data.demo import generate_demo_dataset
 from xlagui.core.data.scan import DatasetScan, scan_dataset
@@ -42,9 +42,10 @@ def test_jit_is_the_same_on_the_cnn_and_the_perturbed_arm_diverges(
     register_knob(monkeypatch)
     traces = arm_traces(scan, config("cnn", "jit", "perturbed", "knob2"), tmp_path, STEPS)
     baseline = traces["baseline"]
-    plain, reference = baseline["plain"], baseline["reference"]
+    plain, reference = baseline["plain"], references(traces)
     assert plain == baseline["again"]  # put back after its steps and after the nudged ones
-    assert reference.nudged and reference != plain
+    assert len(reference) == 2 and reference[0] != reference[1]  # nudged two ways
+    assert all(r.nudged and r != plain for r in reference)
     assert len(plain.losses) == STEPS and len(plain.outputs) == 8  # one sigmoid per image
     jit = judge(plain, traces["xla"]["plain"], reference)
     assert jit.kind is ParityKind.SAME, jit
@@ -60,5 +61,5 @@ def test_jit_is_the_same_on_the_cnn_and_the_perturbed_arm_diverges(
 def test_jit_is_the_same_on_the_mixer(scan: DatasetScan, tmp_path: Path) -> None:
     traces = arm_traces(scan, config("mixer", "jit"), tmp_path, STEPS)
     baseline = traces["baseline"]
-    jit = judge(baseline["plain"], traces["xla"]["plain"], baseline["reference"])
+    jit = judge(baseline["plain"], traces["xla"]["plain"], references(traces))
     assert jit.kind is ParityKind.SAME, jit

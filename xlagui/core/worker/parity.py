@@ -8,8 +8,8 @@ the run's seed (not by TensorFlow's shuffle, which an arm's settings could reach
 augmentation. The fixed batch is the first batch of the validation set in its order (of the
 training set's permutation when there is none). The model is left as it was found: weights,
 optimizer state and step count are put back, so the same worker can then profile or run the
-reference (`nudge=True`: the initial weights nudged by one float32 ulp each, up or down at
-random) with the functions it already compiled.
+references (`nudge=True`: the initial weights nudged by one float32 ulp each, up or down at
+random, another way for each `nudge_seed`) with the functions it already compiled.
 """
 
 from __future__ import annotations
@@ -26,11 +26,12 @@ _READ_CHUNK = 256
 
 
 def parity_steps(spec: RunSpec, setup: Setup, n: int = PARITY_STEPS,
-                 nudge: bool = False) -> ParityTrace:
+                 nudge: bool = False, nudge_seed: int = 0) -> ParityTrace:
     """N training steps of `setup`'s model on the parity batches: the loss of each step (its
     own batch's, the metrics reset before it) and the outputs on the fixed batch after them
-    (`predict_on_batch`: the arm computes them its own way). Raises `RuntimeError` on a model
-    that trained already: the sides must start from the seed's initial weights."""
+    (`predict_on_batch`: the arm computes them its own way). `nudge_seed` picks the nudge's
+    directions: each seed gives another reference. Raises `RuntimeError` on a model that
+    trained already: the sides must start from the seed's initial weights."""
     import numpy as np  # lazy: with TensorFlow, in the worker
 
     model = setup.model
@@ -43,7 +44,7 @@ def parity_steps(spec: RunSpec, setup: Setup, n: int = PARITY_STEPS,
     try:
         digest = weights_digest(model)
         if nudge:
-            _nudge(model, spec.config.seed)
+            _nudge(model, spec.config.seed * 1000 + nudge_seed)
         losses = _train(setup.tf, model, images, labels)
         outputs = np.asarray(model.predict_on_batch(fixed), dtype=np.float64).reshape(-1)
     finally:
@@ -144,7 +145,7 @@ def _nudge(model: Any, seed: int) -> None:
     """Every trainable float32 weight moved by one ulp, up or down at random (seeded)."""
     import numpy as np  # lazy: with TensorFlow, in the worker
 
-    rng = np.random.default_rng(seed + 1)
+    rng = np.random.default_rng(seed)
     for w in model.trainable_weights:
         value = w.numpy()
         if value.dtype != np.float32:
