@@ -7,6 +7,10 @@ which sets an environment variable before TensorFlow loads, a `tf.config` call a
 its own. `python -m tests.helpers.levers SPEC.json` is a real worker with the knob registered
 and a check that refuses a run whose model, `tf.config` or environment did not get its value
 (the `tf` test's proof that the declared data reached them).
+
+`perturb` is the parity tests' arm that computes something else (`register_perturb`): its value
+"on" (arm `perturbed`) weighs the loss by 1 + 2^-10 through `model.compile(loss_weights=...)`,
+a difference a thousand times float32's rounding, as a miscompiled step would make.
 """
 
 from __future__ import annotations
@@ -35,6 +39,24 @@ KNOB = Lever(
     ),
     plural="knob settings",
 )
+
+
+PERTURBATION = 1 + 2.0**-10
+PERTURB = Lever(
+    name="perturb",
+    values=(
+        LeverValue("off"),
+        LeverValue("on", part="perturbed", offered=True,
+                   compile=(("loss_weights", (PERTURBATION,)),)),
+    ),
+    plural="perturbations",
+)
+
+
+def register_perturb(monkeypatch: pytest.MonkeyPatch) -> Lever:
+    """The perturbing lever, last in the registry until the test ends."""
+    monkeypatch.setattr(levers, "LEVERS", (*levers.LEVERS, PERTURB))
+    return PERTURB
 
 
 def register_knob(monkeypatch: pytest.MonkeyPatch) -> Lever:
