@@ -18,18 +18,13 @@ import _common  # noqa: F401  # puts the repository on sys.path
 
 from tests.helpers import levers as test_levers
 from tests.helpers.parity_runs import arm_traces
-from xlagui.core.analysis.parity import (
-    ParityTrace,
-    drift_ratios,
-    judge,
-    loss_differences,
-    output_difference,
-)
+from xlagui.core.analysis.parity import drift_ratios, judge, loss_differences, output_difference
 from xlagui.core.data.demo import generate_demo_dataset
 from xlagui.core.data.scan import scan_dataset
 from xlagui.core.protocol import levers
 from xlagui.core.protocol.config import ModelChoice, RunConfig
 from xlagui.core.protocol.precision import Precision
+from xlagui.core.protocol.why import ParityTrace
 
 PRECISIONS = {"bf16": Precision.BF16, "fp16": Precision.FP16}
 

@@ -11,7 +11,6 @@ import sys
 from pathlib import Path
 
 from tests.helpers.parity_worker import TRACE_FILES
-from xlagui.core.analysis.parity import ParityTrace
 from xlagui.core.compare import new_report, plan_measure_runs, spec_for
 from xlagui.core.data.scan import DatasetScan
 from xlagui.core.measure.runner import samples_from_scan
@@ -21,6 +20,7 @@ from xlagui.core.protocol.events import Event, FinishedEvent
 from xlagui.core.protocol.identity import WorkerMode
 from xlagui.core.protocol.spec import SPEC_FILE
 from xlagui.core.protocol.task import TaskState
+from xlagui.core.protocol.why import ParityTrace
 
 
 def references(traces: dict[str, dict[str, ParityTrace]]) -> list[ParityTrace]:

@@ -16,6 +16,8 @@ if TYPE_CHECKING:
 LEFT_OUT: dict[str, str] = {
     OmissionKind.TENSORBOARD: "TensorBoard files not written",
     OmissionKind.VAL_CORRECT: "per-image validation results not kept",
+    OmissionKind.PARITY: "parity steps not run",
+    OmissionKind.PROFILE: "where the step's time goes not profiled",
 }
 
 

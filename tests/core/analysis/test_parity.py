@@ -14,7 +14,6 @@ from xlagui.core.analysis.parity import (
     TRAINING_MARGIN,
     Parity,
     ParityKind,
-    ParityTrace,
     drift_ratios,
     judge,
     output_difference,
@@ -22,6 +21,7 @@ from xlagui.core.analysis.parity import (
 )
 from xlagui.core.protocol.jsoncodec import ProtocolError
 from xlagui.core.protocol.precision import Precision
+from xlagui.core.protocol.why import ParityTrace
 
 LOSSES = (0.69, 0.70, 0.68, 0.66, 0.65)
 OUTPUTS = (0.2, 0.8, 0.5, 0.1)

@@ -223,14 +223,14 @@ def test_what_xla_did_comes_from_one_untimed_compile_per_xla_arm(
     scan: DatasetScan, tmp_path: Path
 ) -> None:
     """Only the inspection compile dumps XLA's HLO; the timed workers (measuring and training)
-    run without the dump, whose cost BENCHMARKS.md measured."""
+    run without the dump, whose cost BENCHMARKS.md measured. Without the why (`--no-explain`),
+    only the arms that use XLA are inspected."""
     from xlagui.core.compare import run_inspection, spec_for
     from xlagui.core.measure.runner import RunResult, samples_from_scan
     from xlagui.core.protocol.spec import RunSpec
 
-    report = new_report(
-        scan, RunConfig(epochs=1, batch_size=4, image_size=48, arms=("bf16", "jit+bf16"))
-    )
+    report = new_report(scan, RunConfig(epochs=1, batch_size=4, image_size=48,
+                                        arms=("bf16", "jit+bf16"), explain=False))
     samples = samples_from_scan(scan)
     asked: list[RunSpec] = []
 
@@ -251,6 +251,29 @@ def test_what_xla_did_comes_from_one_untimed_compile_per_xla_arm(
     again = type(report).from_dict(json.loads(json.dumps(report.to_dict())))
     assert [e.run_id for e in again.inspect_runs] == ["i-xla", "i-jit+bf16"]
     assert again.entry("i-xla") is not None
+
+
+def test_the_why_inspects_every_arm_but_the_aa_twin(scan: DatasetScan, tmp_path: Path) -> None:
+    """Explaining why (the default), the baseline is inspected too (its profile and parity
+    steps are what the arms are set beside), each arm in its own worker; the A/A twin is not."""
+    from xlagui.core.compare import run_inspection
+    from xlagui.core.measure.runner import RunResult, samples_from_scan
+    from xlagui.core.protocol.spec import RunSpec
+
+    report = new_report(scan, RunConfig(epochs=1, batch_size=4, image_size=48, arms=("bf16",),
+                                        check=True))
+    assert report.config.explain
+    asked: list[RunSpec] = []
+
+    def fake(spec: RunSpec, state: TaskState, relay: object) -> RunResult:
+        asked.append(spec)
+        return RunResult(spec=spec, status="finished")
+
+    run_inspection(report, samples_from_scan(scan), tmp_path / "out", TaskState(), worker=fake)
+    assert {r.variant for r in report.measure_runs} == {"baseline", "xla", "bf16", "check"}
+    assert [(s.run_id, s.mode, s.config.explain) for s in asked] == [
+        ("i-baseline", "inspect", True), ("i-xla", "inspect", True), ("i-bf16", "inspect", True)]
+    assert len({s.config.seed for s in asked}) == 1  # parity: every side from the same seed
 
 
 def test_a_comparison_saved_before_the_summary_was_typed_still_opens(
@@ -396,17 +419,20 @@ def test_a_speed_only_comparison_is_inspected_after_its_answer(
     report = new_report(scan, config)
     out = tmp_path / "out"
     inspect_after_measurement(report, scan, out, TaskState(), worker=fake)
-    assert [(s.run_id, s.mode, s.xla_dump) for s in asked] == [("i-xla", "inspect", "text")]
+    inspected = [("i-baseline", "inspect", "text"), ("i-xla", "inspect", "text"),
+                 ("i-bf16", "inspect", "text")]
+    assert [(s.run_id, s.mode, s.xla_dump) for s in asked] == inspected
     saved = json.loads((out / "comparison.json").read_text())
-    assert [(r["run_id"], r["status"]) for r in saved["inspect_runs"]] == [("i-xla", "finished")]
+    assert [(r["run_id"], r["status"]) for r in saved["inspect_runs"]] == [
+        (run_id, "finished") for run_id, _, _ in inspected]
     # Once inspected, not again; and nothing after a stop.
     inspect_after_measurement(report, scan, out, TaskState(), worker=fake)
-    assert len(asked) == 1
+    assert len(asked) == 3
     stopped = TaskState()
     stopped.request_interruption()
     other = new_report(scan, config)
     inspect_after_measurement(other, scan, tmp_path / "other", stopped, worker=fake)
-    assert len(asked) == 1 and other.inspect_runs == []
+    assert len(asked) == 3 and other.inspect_runs == []
 
 
 def test_a_stop_during_the_peak_probe_ends_it_and_leaves_the_limits_unknown(

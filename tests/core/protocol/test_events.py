@@ -35,7 +35,7 @@ def test_every_event_round_trips_through_one_json_line() -> None:
     assert list(read_events(lines)) == events
 
 
-def test_schema_has_the_thirteen_types_with_time() -> None:
+def test_schema_has_the_fourteen_types_with_time() -> None:
     assert set(EVENT_TYPES) == {
         "started",
         "batch",
@@ -43,6 +43,7 @@ def test_schema_has_the_thirteen_types_with_time() -> None:
         "warmup",
         "block",
         "compiled",  # a step function compiled (again)
+        "explained",  # an inspecting worker's why (its profile, its parity steps)
         "finished",
         "cancelled",
         "error",

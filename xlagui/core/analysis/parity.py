@@ -44,6 +44,7 @@ from dataclasses import dataclass
 from xlagui.core.protocol.identity import StrEnum
 from xlagui.core.protocol.jsoncodec import JSONObject, decode, plain_object
 from xlagui.core.protocol.precision import Precision
+from xlagui.core.protocol.why import ParityTrace
 
 # The unit roundoff of each precision's compute dtype (half the gap between 1 and the next
 # number): float32 24 bits of significand, bfloat16 8, float16 11.
@@ -76,40 +77,6 @@ class ParityKind(StrEnum):
     SAME = "same"
     PRECISION_DRIFT = "precision_drift"
     DIVERGES = "diverges"
-
-
-@dataclass(frozen=True)
-class ParityTrace:
-    """One side's first steps: the loss of each step (before its update), the model's outputs
-    on one fixed batch after them (flattened), a digest of the initial weights before any
-    nudge (two traces compared must start from the same weights), and whether this side's
-    initial weights were nudged (the rounding reference)."""
-
-    losses: tuple[float, ...]
-    outputs: tuple[float, ...]
-    weights_digest: str = ""
-    nudged: bool = False
-
-    def to_dict(self) -> JSONObject:
-        return plain_object(self)  # NaN and infinities become null
-
-    @classmethod
-    def from_dict(cls, data: object) -> ParityTrace:
-        trace = decode(_TraceJSON, data, "parity trace")
-        return cls(_floats(trace.losses), _floats(trace.outputs), trace.weights_digest,
-                   trace.nudged)
-
-
-@dataclass(frozen=True)
-class _TraceJSON:
-    losses: tuple[float | None, ...]
-    outputs: tuple[float | None, ...]
-    weights_digest: str = ""
-    nudged: bool = False
-
-
-def _floats(values: Sequence[float | None]) -> tuple[float, ...]:
-    return tuple(math.nan if v is None else float(v) for v in values)
 
 
 @dataclass(frozen=True)

@@ -244,12 +244,13 @@ class CompiledEvent(Event):
 @dataclass
 class ExplainedEvent(Event):
     """What an inspecting worker found out why (`worker/explain.py`): where its step's time
-    goes, its parity steps, and on the baseline the rounding reference (`protocol/why.py`)."""
+    goes, its parity steps, and on the baseline the rounding references: the same steps from
+    initial weights nudged by one ulp, each another way (`protocol/why.py`)."""
 
     type: ClassVar[str] = EventType.EXPLAINED
     profile: ArmProfile | None = None
     parity: ParityTrace | None = None
-    reference: ParityTrace | None = None
+    references: tuple[ParityTrace, ...] = ()
 
 
 @dataclass

@@ -72,6 +72,8 @@ def _decode_value(value: object, hint: Any, where: str, path: str) -> object:
         if _conforms(value, hint):
             return value
         raise bad()
+    if isinstance(hint, type) and hasattr(hint, "from_json_value"):
+        return hint.from_json_value(value)  # a type that reads itself (NaN kept as null)
     if isinstance(hint, type) and dataclasses.is_dataclass(hint):
         return decode(hint, value, where, path + ".")
     if isinstance(hint, type) and issubclass(hint, enum.Enum):

@@ -16,6 +16,8 @@ class OmissionKind(StrEnum):
 
     TENSORBOARD = "tensorboard_not_written"  # its TensorBoard scalars
     VAL_CORRECT = "val_correct_not_kept"  # which validation images it got right (`val_correct`)
+    PARITY = "parity_not_run"  # its parity steps or their rounding references (`worker/explain`)
+    PROFILE = "profile_not_taken"  # where its step's time goes (`worker/explain`)
 
 
 @dataclass(frozen=True)

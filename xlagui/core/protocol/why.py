@@ -6,10 +6,13 @@ is keyed by (their values are the JSON strings of `explain`; the words for peopl
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from xlagui.core.protocol.identity import StrEnum
+from xlagui.core.protocol.jsoncodec import JSONObject, decode, plain_object
 
 
 class Pass(StrEnum):
@@ -85,3 +88,41 @@ class ArmProfile:
     def from_dict(cls, d: dict[str, Any]) -> ArmProfile:
         return cls(float(d["step_seconds"]), float(d["coverage"]),
                    tuple(ProfileRow.from_dict(r) for r in d.get("rows", ())))
+
+
+@dataclass(frozen=True)
+class ParityTrace:
+    """One side's first steps: the loss of each step (before its update), the model's outputs
+    on one fixed batch after them (flattened), a digest of the initial weights before any
+    nudge (two traces compared must start from the same weights), and whether this side's
+    initial weights were nudged (the rounding reference)."""
+
+    losses: tuple[float, ...]
+    outputs: tuple[float, ...]
+    weights_digest: str = ""
+    nudged: bool = False
+
+    def to_dict(self) -> JSONObject:
+        return plain_object(self)  # NaN and infinities become null
+
+    @classmethod
+    def from_json_value(cls, data: object) -> ParityTrace:  # `jsoncodec.decode`'s hook
+        return cls.from_dict(data)
+
+    @classmethod
+    def from_dict(cls, data: object) -> ParityTrace:
+        trace = decode(_TraceJSON, data, "parity trace")
+        return cls(floats_or_nan(trace.losses), floats_or_nan(trace.outputs), trace.weights_digest,
+                   trace.nudged)
+
+
+@dataclass(frozen=True)
+class _TraceJSON:
+    losses: tuple[float | None, ...]
+    outputs: tuple[float | None, ...]
+    weights_digest: str = ""
+    nudged: bool = False
+
+
+def floats_or_nan(values: Sequence[float | None]) -> tuple[float, ...]:
+    return tuple(math.nan if v is None else float(v) for v in values)

@@ -34,7 +34,7 @@ def parity_of(inspect_runs: list[RunEntry]) -> dict[str, Parity]:
     an arm whose steps cannot be set beside the baseline's (another start) is left out."""
     base = next((e for e in inspect_runs if e.role is Role.BASELINE), None)
     said = base.explained if base is not None else None
-    if said is None or said.parity is None or said.reference is None:
+    if said is None or said.parity is None or not said.references:
         return {}
     out: dict[str, Parity] = {}
     for entry in inspect_runs:
@@ -42,7 +42,7 @@ def parity_of(inspect_runs: list[RunEntry]) -> dict[str, Parity]:
         if entry is base or found is None or found.parity is None:
             continue
         try:
-            out[str(entry.variant)] = judge(said.parity, found.parity, said.reference,
+            out[str(entry.variant)] = judge(said.parity, found.parity, said.references,
                                             entry.arm.precision)
         except ValueError:
             continue

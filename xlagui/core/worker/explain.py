@@ -4,8 +4,8 @@ worker per arm, after the speed answer, with a single compile serving three thin
 1. the parity steps (`parity.parity_steps`): the first N steps from the seed's initial weights
    on batches every arm gets alike. Their first step compiles the train function, and with
    XLA's dump on, that compile writes "What XLA did";
-2. on the baseline only, the same steps again with its initial weights nudged by one ulp: the
-   rounding reference parity is judged against (the model is put back after each);
+2. on the baseline only, the same steps again from its initial weights nudged by one ulp, two
+   ways: the rounding references parity is judged against (the model is put back after each);
 3. where the time goes (`profile.explain_steps`): K warm steps under TensorFlow's profiler,
    attributed to layer, pass and op kind (XLA's instructions through the dump just written).
 
@@ -15,14 +15,16 @@ its reason (an `Omission`): it is evidence, not the comparison.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import TypeVar
 
-from xlagui.core.analysis.parity import PARITY_STEPS
+from xlagui.core.analysis.parity import PARITY_STEPS, REFERENCES
 from xlagui.core.protocol.events import ExplainedEvent, FinishedEvent, RunSummary
 from xlagui.core.protocol.identity import Role, WorkerMode, role_of
 from xlagui.core.protocol.omissions import Omission, OmissionKind
 from xlagui.core.protocol.spec import RunSpec
+from xlagui.core.protocol.why import ParityTrace
 from xlagui.core.worker.errors import error_message
 from xlagui.core.worker.io import EventSink
 from xlagui.core.worker.parity import parity_steps
@@ -40,14 +42,18 @@ def explain(spec: RunSpec, setup: Setup, sink: EventSink) -> None:
     parity = _part(OmissionKind.PARITY, omissions,
                    lambda: parity_steps(spec, setup, PARITY_STEPS, watch=setup.compiles))
     setup.compiles.flush()
-    reference = None
+    references: list[ParityTrace] = []
     if parity is not None and role_of(spec.variant) is Role.BASELINE:
-        reference = _part(OmissionKind.PARITY, omissions,
-                          lambda: parity_steps(spec, setup, PARITY_STEPS, nudge=True))
+        for way in range(REFERENCES):
+            nudged = _part(OmissionKind.PARITY, omissions,
+                           functools.partial(parity_steps, spec, setup, PARITY_STEPS,
+                                             nudge=True, nudge_seed=way))
+            if nudged is not None:
+                references.append(nudged)
     dump = spec.run_dir / "xla" if spec.xla_mode.asks_for_xla else None
     profile = _part(OmissionKind.PROFILE, omissions, lambda: explain_steps(
         setup, DEFAULT_STEPS, spec.run_dir / PROFILE_FOLDER, dump))
-    sink.emit(ExplainedEvent(profile=profile, parity=parity, reference=reference))
+    sink.emit(ExplainedEvent(profile=profile, parity=parity, references=tuple(references)))
     summary = RunSummary(mode=WorkerMode.INSPECT, steps_done=1, omissions=tuple(omissions))
     sink.emit(FinishedEvent(summary=finish_summary(spec, setup, summary)))
 

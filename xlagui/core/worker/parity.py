@@ -17,8 +17,11 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from xlagui.core.analysis.parity import PARITY_STEPS, ParityTrace
+from xlagui.core.analysis.parity import PARITY_STEPS
+from xlagui.core.protocol.compiles import StepFunction
 from xlagui.core.protocol.spec import RunSpec
+from xlagui.core.protocol.why import ParityTrace
+from xlagui.core.worker.compiles import CompileWatch
 from xlagui.core.worker.setup import Setup
 
 # Decoded images are read this many at a time when the chosen ones are picked out.
@@ -26,12 +29,14 @@ _READ_CHUNK = 256
 
 
 def parity_steps(spec: RunSpec, setup: Setup, n: int = PARITY_STEPS,
-                 nudge: bool = False, nudge_seed: int = 0) -> ParityTrace:
+                 nudge: bool = False, nudge_seed: int = 0,
+                 watch: CompileWatch | None = None) -> ParityTrace:
     """N training steps of `setup`'s model on the parity batches: the loss of each step (its
     own batch's, the metrics reset before it) and the outputs on the fixed batch after them
     (`predict_on_batch`: the arm computes them its own way). `nudge_seed` picks the nudge's
     directions: each seed gives another reference. Raises `RuntimeError` on a model that
-    trained already: the sides must start from the seed's initial weights."""
+    trained already: the sides must start from the seed's initial weights. `watch`: the
+    worker's compile watch, told of every step (the first compiles, the others are steady)."""
     import numpy as np  # lazy: with TensorFlow, in the worker
 
     model = setup.model
@@ -45,7 +50,7 @@ def parity_steps(spec: RunSpec, setup: Setup, n: int = PARITY_STEPS,
         digest = weights_digest(model)
         if nudge:
             _nudge(model, spec.config.seed * 1000 + nudge_seed)
-        losses = _train(setup.tf, model, images, labels)
+        losses = _train(setup.tf, model, images, labels, watch)
         outputs = np.asarray(model.predict_on_batch(fixed), dtype=np.float64).reshape(-1)
     finally:
         _restore(saved)
@@ -93,7 +98,8 @@ def _pick(base: Any, wanted: set[int]) -> tuple[dict[int, Any], dict[int, Any]]:
     return images, labels
 
 
-def _train(tf: Any, model: Any, images: Any, labels: Any) -> list[float]:
+def _train(tf: Any, model: Any, images: Any, labels: Any,
+           watch: CompileWatch | None = None) -> list[float]:
     """One step per batch through Keras' own train function (the arm's: jit_compile, the
     policy's loss scaling), each step's loss read after resetting the running mean. Each call
     gets an iterator over its one batch: with `steps_per_execution` above 1 a call runs the
@@ -103,8 +109,12 @@ def _train(tf: Any, model: Any, images: Any, labels: Any) -> list[float]:
     losses = []
     for x, y in zip(images, labels, strict=True):
         model.reset_metrics()
+        if watch is not None:
+            watch.begin(StepFunction.TRAIN)
         logs = model.train_function(iter(tf.data.Dataset.from_tensors((x, y))))
         losses.append(float(logs["loss"]))
+        if watch is not None:  # every parity batch is a full one: the pass's first size
+            watch.end(StepFunction.TRAIN, 0)
     return losses
 
 
