@@ -8,13 +8,13 @@ The reference is the baseline again, its initial weights nudged by one float32 u
 drifts from the baseline is what float32 rounding alone does over N steps of this model
 (training amplifies a difference; the reference says by how much).
 
-The judge compares three figures with the reference's (`DriftRatios`, each reference figure
-floored at `DRIFT_FLOOR`, 16 float32 ulps):
+The judge compares three figures with the references' (`DriftRatios`; `REFERENCES` nudged
+runs, the largest drift of them, floored at `DRIFT_FLOOR`, 16 float32 ulps):
 - the first step's loss, before any update: the sides differ only by the forward pass's
   rounding, which does not amplify: within `FIRST_STEP_MARGIN` (16) times;
 - the largest loss difference over the N steps, and the outputs' difference after them: within
   `TRAINING_MARGIN` (32) times. Step by step would be too strict: on a chaotic model (the CNN,
-  whose ReLUs switch on and off) one nudged run says how large the drift grows only to within a
+  whose ReLUs switch on and off) a nudged run says how large the drift grows only to within a
   few times, and when it grows is luck;
 and gives a kind (`ParityKind`):
 - `same`: all three within their margins;
@@ -24,15 +24,15 @@ and gives a kind (`ParityKind`):
 - `diverges`: beyond that, or a loss or output that is not finite where the baseline's is.
 
 The margins are measured, not guessed (`bench/bench_parity.py`; BENCHMARKS.md, "Parity": the
-demo set, 20 steps, batch 16, the CNN at 48 px and at 64 px with six seeds, the Mixer with
-three). XLA's arms (jit, autocluster): the first step within one ulp of the loss (ratio 0.09
-or 0; at most 0.18), so 16 leaves room and still catches a loss off by 2^-16. Over the steps,
-jit on the CNN drifted 0.2-3 times as far as the reference, and once 11 times (64 px, seed 1:
-it left the reference behind from step 4; its first gradients differ from the baseline's by
-1-2 times what the nudge makes them differ, with no sign flipped: rounding, amplified sooner by
-ReLUs switching); its outputs at most 1.8 times; autocluster at most 0.8; on the Mixer both at
-most 0.9. 32 is three times the worst. The perturbing test lever (the loss weighed by 1 +
-2^-10): 1,020 times at the first step. bf16: 21 (CNN) and 900 (Mixer) times there.
+demo set, 20 steps, batch 16; the CNN at 48 px, at 64 px with nine seeds and at 96 px, the Mixer
+with three, MobileNetV2 once). XLA's arms (jit, autocluster): the first step within one ulp of
+the loss (ratio 0.09 or 0; at most 1.1, MobileNetV2), so 16 leaves room and still catches a loss
+off by 2^-16; over the steps they drifted 0.2-1.8 times as far as the references, their outputs
+at most 2.4 times, so 32 is 13 times the worst. With one reference, jit on the CNN at 64 px
+reached 11 and 12 times (seeds 1 and 9: that run's nudge was unluckily calm; jit's first
+gradients differ from the baseline's by 1-2 times what a nudge makes them differ, with no sign
+flipped: rounding): hence two. The perturbing test lever (the loss weighed by 1 + 2^-10): 1,000
+times at the first step. bf16: 21 (CNN) and 900 (Mixer) times there.
 """
 
 from __future__ import annotations
