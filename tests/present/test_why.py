@@ -198,3 +198,13 @@ def test_several_arms_each_get_their_columns_and_sentences() -> None:
     assert [(g.pass_, g.op_kind) for g in groups if g is not None] == [
         ("input_gradient", "depthwise_convolution"), ("input_gradient", "depthwise_convolution")]
     assert len(explain.coverage_lines(ex)) == 3
+
+
+def test_the_xla_side_is_called_xla_in_the_sentences() -> None:
+    """A comparison's XLA side is keyed `xla` in its JSON (not an arm name `parse_arm` reads):
+    its words say XLA, and a combined arm its label."""
+    from xlagui.present.explain import arm_words
+
+    assert arm_words("xla") == "XLA"
+    assert arm_words("baseline") == "the baseline"
+    assert arm_words("jit+bf16") not in ("jit+bf16", "XLA")

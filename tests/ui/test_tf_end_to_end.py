@@ -152,9 +152,14 @@ def test_a_python_builder_and_a_keras_file_run_from_the_window(
     assert report.config.model.params == 4 * 3 * 3 * 3 + 4 + 4 + 1
     assert [r.status for r in report.measure_runs] == ["finished", "finished"], [
         (r.run_id, r.error) for r in report.measure_runs]
-    # "What XLA did" after a speed-only comparison: its inspection compile ran and dumped.
-    assert [(r.run_id, r.status) for r in report.inspect_runs] == [("i-xla", "finished")]
+    # "What XLA did" after a speed-only comparison: its inspection compile ran and dumped;
+    # and the why, for the user's own model: both sides profiled, XLA's parity judged.
+    assert [(r.run_id, r.status) for r in report.inspect_runs] == [
+        ("i-baseline", "finished"), ("i-xla", "finished")]
     assert window.xla_did_panel.current() is not None
+    why = window.why_panel.why
+    assert why.explain is not None and set(why.explain.arms) == {"baseline", "xla"}
+    assert "xla" in why.parity
 
     drop(window, url_mime(saved_path))
     qtbot.waitUntil(lambda: panel.image_size.value() == 40, timeout=120_000)

@@ -30,7 +30,7 @@ from xlagui.core.protocol.config import (
 )
 from xlagui.core.protocol.identity import Role, RunStatus, Severity
 from xlagui.core.protocol.task import Cancelled, TaskState
-from xlagui.present.markdown import summary_markdown
+from xlagui.present.markdown import ATTRIBUTION_ROWS, summary_markdown
 from xlagui.present.why_data import why_of
 
 if TYPE_CHECKING:
@@ -100,7 +100,8 @@ def _ended(
                           "failed; the speed figures above stand.", soft_wrap=True)
     else:
         print_summary(console, report)
-    print_why(console, why_of(report, watcher.request.out_dir))  # after the answer: the why
+    # After the answer, the why: the attribution's rows cut as in the Markdown.
+    print_why(console, why_of(report, watcher.request.out_dir), limit=ATTRIBUTION_ROWS)
     if not _write_reports(args, report, watcher.request.out_dir, render_report_png, console):
         return EXIT_FAILED
     stopped = watcher.state.is_interruption_requested()

@@ -57,8 +57,9 @@ def _say(console: Console, lines: Sequence[str]) -> None:
         console.print(f"• {line}", soft_wrap=False, markup=False, highlight=False)
 
 
-def print_why(console: Console, why: WhyData) -> None:
-    """The why, as the window's "Why" tab shows it; nothing for a comparison without one."""
+def print_why(console: Console, why: WhyData, limit: int | None = None) -> None:
+    """The why, as the window's "Why" tab shows it; nothing for a comparison without one.
+    `limit`: the attribution's rows that differ most (`xlagui inspect` shows every row)."""
     from xlagui.present import compiles, explain, parity
 
     if why.explain is not None:
@@ -68,9 +69,12 @@ def print_why(console: Console, why: WhyData) -> None:
         _table(console, "Coverage per arm", explain.COVERAGE_COLUMNS, explain.coverage_rows(ex),
                right=explain.COVERAGE_COLUMNS[1:])
         _say(console, explain.coverage_lines(ex))
-        attribution = explain.attribution_table(ex)
-        _table(console, "Thread-time per step, by difference from the baseline",
-               attribution.columns, attribution.rows, right=attribution.columns[3:])
+        attribution = explain.attribution_table(ex, limit)
+        title = "Thread-time per step, by difference from the baseline"
+        if limit is not None:
+            title += f" (the {limit} rows that differ most; xlagui inspect FOLDER has all)"
+        _table(console, title, attribution.columns, attribution.rows,
+               right=attribution.columns[3:])
         _say(console, [explain.THREADS_NOTE, explain.NOT_TRACED_NOTE])
     if why.compilations:
         console.print("[bold]Compiles[/bold]")

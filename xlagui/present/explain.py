@@ -13,6 +13,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from xlagui.core.protocol.arms import parse_arm
+from xlagui.core.protocol.identity import Role
 from xlagui.present.format import DASH
 from xlagui.present.levers import arm_label
 from xlagui.present.why_data import BASELINE, NOT_TRACED, ArmProfile, Difference, Explain
@@ -67,10 +68,15 @@ def op_kind_words(value: str, plural: bool = False) -> str:
     return _word(OP_KIND_WORDS, value, plural)
 
 
+XLA_SIDE = str(Role.XLA)
+
+
 def arm_words(arm: str) -> str:
     """"the baseline", "XLA jit_compile", or the arm's name when it is not one xlagui knows."""
     if arm == BASELINE:
         return "the baseline"
+    if arm == XLA_SIDE:  # the comparison's XLA side, in whichever mode it was asked
+        return "XLA"
     try:
         return arm_label(parse_arm(arm))
     except ValueError:

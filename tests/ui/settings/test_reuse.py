@@ -27,6 +27,7 @@ def test_use_these_settings_sets_every_field_with_one_click(
     report.config = dataclasses.replace(
         report.config, epochs=7, batch_size=16, image_size=96, seed=3, repeats=2,
         augment=False, budget_seconds=200, target_percent=2.0, check=True, drop_remainder=True,
+        explain=False,
         xla=XlaMode.AUTOCLUSTER, model=ModelChoice(name="mixer", params=1234))
     history.save(report, tmp_path / "saved")
     window = make_window(model_checker=FakeModelChecker())
@@ -42,7 +43,7 @@ def test_use_these_settings_sets_every_field_with_one_click(
     assert (v["augment"], v["budget_seconds"], v["target_percent"], v["check"]) == (
         False, 200, 2.0, True)
     assert v["arms"] == ("bf16",) and v["xla"] == "autocluster"
-    assert v["drop_remainder"] is True
+    assert v["drop_remainder"] is True and v["explain"] is False
     assert v["model"] == ModelChoice(name="mixer")
     assert window.speed_only.isChecked()  # the saved comparison measured speed only
     # The run buttons now run exactly that comparison again.

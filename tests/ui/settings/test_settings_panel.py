@@ -166,6 +166,9 @@ def test_settings_and_geometry_are_remembered(qtbot: QtBot, make_window: WindowF
     first.settings_panel.augment.setChecked(False)
     click(qtbot, first.settings_panel.drop_remainder)
     assert first.settings_panel.config().drop_remainder is True  # type: ignore[union-attr]
+    assert first.settings_panel.config().explain is True  # type: ignore[union-attr]
+    click(qtbot, first.settings_panel.explain)  # `--no-explain`, in the window
+    assert first.settings_panel.config().explain is False  # type: ignore[union-attr]
     click(qtbot, first.settings_panel.advanced_button)
     click(qtbot, _mode_button(first.settings_panel, XlaMode.AUTOCLUSTER))
     first.resize(first.width(), 560)  # the offscreen screen is 800x600
@@ -175,6 +178,7 @@ def test_settings_and_geometry_are_remembered(qtbot: QtBot, make_window: WindowF
     assert panel.epochs.value() == 7
     assert not panel.augment.isChecked()
     assert panel.drop_remainder.isChecked()
+    assert not panel.explain.isChecked()
     assert _mode_button(panel, XlaMode.AUTOCLUSTER).isChecked()
     assert settings.value("settings/xla") == "autocluster"  # saved as before
     assert second.height() == first.height() == 560

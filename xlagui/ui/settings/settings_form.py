@@ -225,6 +225,14 @@ class SettingsForm(QWidget):
             "like an arm: its ratio should be 1.00, and an interval that misses 1.00 shows a "
             "position or order effect of the instrument itself. Adds one arm's time.")
         mform.addRow(self.check)
+        self.explain = QCheckBox("Explain why (untimed, after the answer)")
+        self.explain.setChecked(True)
+        self.explain.setToolTip(
+            "After the speed answer, one untimed worker per arm profiles a few steps (where "
+            "each step's time goes, layer by layer) and trains the first batches beside the "
+            "baseline (do the numbers stay the same?). Shown in the Why tab; adds about a "
+            "compile per arm.")
+        mform.addRow(self.explain)
         outer.addWidget(measure)
 
     # -- construction helpers ----------------------------------------------------------------
@@ -298,5 +306,6 @@ class SettingsForm(QWidget):
             "target_percent": self.target.value(),
             "arms": self.arms,
             "check": self.check.isChecked(),
+            "explain": self.explain.isChecked(),
             "model": self.model_panel.choice(),
         }

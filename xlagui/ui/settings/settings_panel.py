@@ -105,6 +105,7 @@ class SettingsPanel(SettingsForm):
         for arm_box in self.arm_boxes.values():
             arm_box.toggled.connect(self._on_arm_toggled)
         self.check.toggled.connect(self._on_check_toggled)
+        self.explain.toggled.connect(self._on_value_changed)
 
     # -- what the window calls ---------------------------------------------------------------
 
@@ -120,6 +121,7 @@ class SettingsPanel(SettingsForm):
         self.augment.setChecked(DEFAULTS["augment"])
         self.drop_remainder.setChecked(False)
         self.check.setChecked(False)
+        self.explain.setChecked(True)
         self.choose_mode(DEFAULT_MODE)
         self.model_panel.select(ModelChoice())
         self._chosen_arms = None
@@ -235,6 +237,7 @@ class SettingsPanel(SettingsForm):
         self.drop_remainder.setChecked(config.drop_remainder)
         self.target.setValue(config.target_percent)
         self.check.setChecked(config.check)
+        self.explain.setChecked(config.explain)
         self.choose_mode(config.xla)
         self._chosen_arms = tuple(a for a in config.arms if a in self.arm_boxes)
         dropped = [a for a in config.arms if a not in self.arm_boxes]
@@ -299,6 +302,7 @@ class SettingsPanel(SettingsForm):
             self.augment.setChecked(_bool(settings.value("augment"), DEFAULTS["augment"]))
             self.drop_remainder.setChecked(_bool(settings.value("drop_remainder"), False))
             self.check.setChecked(_bool(settings.value("check"), False))
+            self.explain.setChecked(_bool(settings.value("explain"), True))
             self.xla.setChecked(_bool(settings.value("xla_on"), True))
             saved_mode = settings.value("xla")
             if saved_mode in self.mode_buttons:  # a mode no longer offered is left at its default
