@@ -26,7 +26,7 @@ from xlagui.core.protocol.events import ModelEvent, event_from_dict
 from xlagui.core.protocol.identity import RunStatus
 from xlagui.core.protocol.jsoncodec import decode
 from xlagui.core.protocol.record import RunEntry
-from xlagui.core.results.why import explain_of, parity_of
+from xlagui.core.results.why import explain_of, parity_dicts
 
 FORMAT_VERSION = 1
 
@@ -194,7 +194,7 @@ class ComparisonReport:
             "inspect_runs": [r.to_dict() for r in self.inspect_runs],
             # The why, from the inspecting runs' events (read back from them, never from here).
             "explain": explain_of(self.inspect_runs),
-            "parity": {arm: p.to_dict() for arm, p in parity_of(self.inspect_runs).items()},
+            "parity": parity_dicts(self.inspect_runs),
             "machine_limits": self.limits.to_dict() if self.limits else None,
             "model_check": self.model_check.to_dict() if self.model_check else None,
         }

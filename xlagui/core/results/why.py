@@ -7,9 +7,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from xlagui.core.analysis.parity import Parity, judge
+from xlagui.core.analysis.parity import Parity, judge, loss_differences
 from xlagui.core.explain.attribute import top_differences
 from xlagui.core.protocol.identity import Role
+from xlagui.core.protocol.jsoncodec import plain
 from xlagui.core.protocol.record import RunEntry
 from xlagui.core.protocol.why import ArmProfile
 
@@ -27,6 +28,26 @@ def explain_of(inspect_runs: list[RunEntry]) -> dict[str, Any] | None:
     tops = top_differences(profiles, baseline=baseline) if baseline in profiles else []
     return {"arms": {arm: p.to_dict() for arm, p in profiles.items()},
             "top_differences": [d.to_dict() for d in tops]}
+
+
+def parity_dicts(inspect_runs: list[RunEntry]) -> dict[str, dict[str, Any]]:
+    """`comparison.json`'s `parity`: each arm's `Parity`, with the losses per step the plot
+    draws (the arm's, the baseline's, and the reference that drifted most)."""
+    base = next((e for e in inspect_runs if e.role is Role.BASELINE), None)
+    said = base.explained if base is not None else None
+    out: dict[str, dict[str, Any]] = {}
+    for arm, parity in parity_of(inspect_runs).items():
+        entry = next(e for e in inspect_runs if str(e.variant) == arm)
+        found = entry.explained
+        if said is None or said.parity is None or found is None or found.parity is None:
+            continue
+        baseline = said.parity
+        reference = max(said.references,
+                        key=lambda r: max(loss_differences(r, baseline, parity.steps)))
+        losses = {"losses": found.parity.losses, "baseline_losses": baseline.losses,
+                  "reference_losses": reference.losses}
+        out[arm] = {**parity.to_dict(), **{k: plain(v) for k, v in losses.items()}}
+    return out
 
 
 def parity_of(inspect_runs: list[RunEntry]) -> dict[str, Parity]:
