@@ -172,6 +172,8 @@ class ComparisonReport:
             parts.append("--no-augment")
         if c.drop_remainder:
             parts.append("--drop-remainder")
+        if not c.explain:
+            parts.append("--no-explain")
         kinds = (self.dataset.get("excluded") or {}).get("kinds") or []
         if kinds:
             parts.append(f"--exclude-problems {','.join(kinds)}")
