@@ -93,6 +93,11 @@ def test_a_reopened_comparison_says_why(qtbot: QtBot, make_window: WindowFactory
     assert "the last partial batch of 8" in column(why.compile_table, "reason")
     assert "drop_remainder=True" in why.compile_words.text()
     assert why.compile_table.isVisible()
+    # The fix, offered as the setting it is: one click ticks it for the next comparison.
+    assert not window.settings_panel.drop_remainder.isChecked()
+    assert why.drop_button.isVisible()
+    qtbot.mouseClick(why.drop_button, LEFT)
+    assert window.settings_panel.drop_remainder.isChecked()
 
     click_tab(qtbot, why.views, "Same numbers?")
     assert "the same within float32 rounding" in why.parity_words.text()
@@ -129,6 +134,7 @@ def test_an_older_comparison_says_there_is_no_why(qtbot: QtBot, make_window: Win
     assert why.attribution_table.rowCount() == 0 and why.chart.labels == []
     click_tab(qtbot, why.views, "Compiles")
     assert NO_COMPILES in why.compile_words.text()
+    assert not why.drop_button.isVisible()  # no partial batch, no fix offered
     click_tab(qtbot, why.views, "Same numbers?")
     assert NO_PARITY in why.parity_words.text() and not why.parity_arm.isEnabled()
     assert why.parity_plot.shown is None

@@ -90,6 +90,8 @@ class ComparisonController(QObject):
     ) -> None:
         super().__init__(window)
         self._why_panel = why
+        if why is not None:  # the partial batch's fix, offered as the setting it is
+            why.drop_remainder_asked.connect(lambda: settings.drop_remainder.setChecked(True))
         self._datasets = datasets
         self._settings = settings
         self._runs_tab = runs_tab

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
     QLabel,
+    QPushButton,
     QScrollArea,
     QTableWidget,
     QTableWidgetItem,
@@ -123,9 +124,11 @@ class WhyPanel(QWidget):
 
     Signals:
         shown(): a comparison's why was shown (or its absence said).
+        drop_remainder_asked(): the user asked for the partial batch's fix as a setting.
     """
 
     shown = Signal()
+    drop_remainder_asked = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -180,6 +183,13 @@ class WhyPanel(QWidget):
         self.compile_words = _words([NO_COMPILES])
         self.compile_words.setObjectName("WhyCompileWords")
         v.addWidget(self.compile_words)
+        self.drop_button = QPushButton("Drop the last partial batch next time")
+        self.drop_button.setToolTip(
+            "Ticks the setting “Drop the last partial batch” (drop_remainder=True) for the next "
+            "comparison: no batch of another shape, no recompile. Its images are not evaluated.")
+        self.drop_button.clicked.connect(self.drop_remainder_asked)
+        self.drop_button.setVisible(False)
+        v.addWidget(self.drop_button, 0, Qt.AlignmentFlag.AlignLeft)
         self.compile_table = _table("WhyCompiles")
         v.addWidget(self.compile_table)
         v.addStretch(1)
@@ -244,6 +254,7 @@ class WhyPanel(QWidget):
     def _show_compiles(self) -> None:
         runs = self.why.compilations
         _say(self.compile_words, compiles.compile_lines(runs) if runs else [NO_COMPILES])
+        self.drop_button.setVisible(compiles.partial_batch_advice(runs) is not None)
         fill(self.compile_table, compiles.COMPILE_COLUMNS if runs else (),
              compiles.compile_rows(runs),
              flagged=[c.reason.partial_batch for run in runs for c in run.compilations])
