@@ -117,8 +117,27 @@ def test_auto_clustering_recompiles_the_partial_batch_at_its_second_pass(
 
 
 def test_the_inspecting_worker_reports_its_one_compile(scan: DatasetScan, tmp_path: Path) -> None:
-    result = train_run(scan, tmp_path / "inspect", XlaMode.JIT, worker=WorkerMode.INSPECT)
+    result = train_run(scan, tmp_path / "inspect", XlaMode.JIT, worker=WorkerMode.INSPECT,
+                       explain=False)
     (only,) = compiled(result)
     assert only.function is StepFunction.TRAIN and only.reason.kind is CompileReasonKind.FIRST_CALL
     assert only.steady_seconds is None and only.seconds == only.step_seconds > 0
     assert len(compile_times(tmp_path / "inspect" / "worker.log")) == 1
+
+
+def test_the_explaining_worker_compiles_the_train_step_once(
+    scan: DatasetScan, tmp_path: Path
+) -> None:
+    """The why's worker: its parity steps compile the train step (its later steps are the
+    steady ones the cost is taken from) and the prediction on the fixed batch, once each, as
+    XLA's own log says; the profile and the references reuse them."""
+    result = train_run(scan, tmp_path / "why", XlaMode.JIT, worker=WorkerMode.INSPECT)
+    assert result.summary is not None, result.events[-1]
+    found = by_function(compiled(result))
+    (train,) = found[StepFunction.TRAIN]
+    (predict,) = found[StepFunction.PREDICT]
+    assert train.reason.kind is CompileReasonKind.FIRST_CALL and train.steady_seconds is not None
+    assert 0 < train.seconds < train.step_seconds
+    assert predict.reason.kind is CompileReasonKind.FIRST_CALL
+    assert len(compile_times(tmp_path / "why" / "worker.log")) == 2
+    assert result.explained is not None and result.explained.profile is not None

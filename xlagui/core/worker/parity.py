@@ -51,7 +51,11 @@ def parity_steps(spec: RunSpec, setup: Setup, n: int = PARITY_STEPS,
         if nudge:
             _nudge(model, spec.config.seed * 1000 + nudge_seed)
         losses = _train(setup.tf, model, images, labels, watch)
+        if watch is not None:
+            watch.begin(StepFunction.PREDICT)
         outputs = np.asarray(model.predict_on_batch(fixed), dtype=np.float64).reshape(-1)
+        if watch is not None:
+            watch.end(StepFunction.PREDICT, 0)
     finally:
         _restore(saved)
         model.reset_metrics()
