@@ -24,7 +24,7 @@ from xlagui.core.protocol.why import ParityTrace
 
 
 def references(traces: dict[str, dict[str, ParityTrace]]) -> list[ParityTrace]:
-    """The baseline's nudged references among `arm_traces`'s traces."""
+    """The baseline's references among `arm_traces`'s traces (nudged, and permuted)."""
     return [t for name, t in traces["baseline"].items() if name.startswith("reference")]
 
 

@@ -3,8 +3,9 @@
 SPEC.json like every worker (`set_up`: the arm applied, `started` said), with the test levers
 registered (the knob and the perturbing lever), runs `parity_steps` and writes the trace to
 `parity.json` in the run's folder; `--reference` then runs them again in the same process with
-the initial weights nudged, two ways (`parity-reference.json`, `parity-reference2.json`), and
-once more un-nudged (`parity-again.json`: the model was put back, and the baseline repeats
+the initial weights nudged, two ways (`parity-reference.json`, `parity-reference2.json`), with
+each batch's images in another order (`parity-reference-permuted.json`), as the app's
+explaining worker does (`xlagui/core/worker/explain.py`), and once more un-nudged (`parity-again.json`: the model was put back, and the baseline repeats
 itself bit for bit). Ends with `finished`.
 """
 
@@ -22,7 +23,9 @@ from xlagui.core.worker.child import read_spec
 from xlagui.core.worker.io import EventSink, redirect_stdout
 
 TRACE_FILES = {"plain": "parity.json", "reference": "parity-reference.json",
-               "reference2": "parity-reference2.json", "again": "parity-again.json"}
+               "reference2": "parity-reference2.json",
+               "reference-permuted": "parity-reference-permuted.json",
+               "again": "parity-again.json"}
 
 
 def main(argv: list[str]) -> None:
@@ -37,10 +40,12 @@ def main(argv: list[str]) -> None:
     setup = set_up(spec, sink, WorkerMode.INSPECT)
     runs = [("plain", False, 0)]
     if "--reference" in argv:
-        runs += [("reference", True, 0), ("reference2", True, 1), ("again", False, 0)]
+        runs += [("reference", True, 0), ("reference2", True, 1),
+                 ("reference-permuted", False, 0), ("again", False, 0)]
     for name, nudge, nudge_seed in runs:
         t0 = time.perf_counter()
-        trace = parity_steps(spec, setup, steps, nudge=nudge, nudge_seed=nudge_seed)
+        trace = parity_steps(spec, setup, steps, nudge=nudge, nudge_seed=nudge_seed,
+                             permute=name == "reference-permuted")
         print(f"parity {name}: {time.perf_counter() - t0:.2f} s", file=sys.stderr)
         (spec.run_dir / TRACE_FILES[name]).write_text(json.dumps(trace.to_dict()))
     sink.emit(FinishedEvent(summary=RunSummary(mode=WorkerMode.INSPECT, steps_done=steps)))

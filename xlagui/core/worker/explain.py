@@ -4,8 +4,9 @@ worker per arm, after the speed answer, with a single compile serving three thin
 1. the parity steps (`parity.parity_steps`): the first N steps from the seed's initial weights
    on batches every arm gets alike. Their first step compiles the train function, and with
    XLA's dump on, that compile writes "What XLA did";
-2. on the baseline only, the same steps again from its initial weights nudged by one ulp, two
-   ways: the rounding references parity is judged against (the model is put back after each);
+2. on the baseline only, the rounding references parity is judged against: the same steps
+   from its initial weights nudged by one ulp, two ways, and the same steps with each batch's
+   images in another order (the same sums, reassociated); the model is put back after each;
 3. where the time goes (`profile.explain_steps`): K warm steps under TensorFlow's profiler,
    attributed to layer, pass and op kind (XLA's instructions through the dump just written).
 
@@ -50,6 +51,11 @@ def explain(spec: RunSpec, setup: Setup, sink: EventSink) -> None:
                                              nudge=True, nudge_seed=way))
             if nudged is not None:
                 references.append(nudged)
+        permuted = _part(OmissionKind.PARITY, omissions,
+                         functools.partial(parity_steps, spec, setup, PARITY_STEPS,
+                                           permute=True))
+        if permuted is not None:
+            references.append(permuted)
     dump = spec.run_dir / "xla" if spec.xla_mode.asks_for_xla else None
     profile = _part(OmissionKind.PROFILE, omissions, lambda: explain_steps(
         setup, DEFAULT_STEPS, spec.run_dir / PROFILE_FOLDER, dump))

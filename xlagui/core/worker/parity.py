@@ -30,13 +30,17 @@ _READ_CHUNK = 256
 
 def parity_steps(spec: RunSpec, setup: Setup, n: int = PARITY_STEPS,
                  nudge: bool = False, nudge_seed: int = 0,
-                 watch: CompileWatch | None = None) -> ParityTrace:
+                 watch: CompileWatch | None = None, permute: bool = False) -> ParityTrace:
     """N training steps of `setup`'s model on the parity batches: the loss of each step (its
     own batch's, the metrics reset before it) and the outputs on the fixed batch after them
     (`predict_on_batch`: the arm computes them its own way). `nudge_seed` picks the nudge's
     directions: each seed gives another reference. Raises `RuntimeError` on a model that
     trained already: the sides must start from the seed's initial weights. `watch`: the
-    worker's compile watch, told of every step (the first compiles, the others are steady)."""
+    worker's compile watch, told of every step (the first compiles, the others are steady).
+    `permute`: the other rounding reference: the same steps with each batch's images in
+    another order (seeded by `nudge_seed`). The step is the same function of the batch (a
+    mean over it, batch statistics over it), summed in another order: what reassociating
+    the batch's reductions alone does, which a nudge of the weights does not show."""
     import numpy as np  # lazy: with TensorFlow, in the worker
 
     model = setup.model
@@ -45,6 +49,10 @@ def parity_steps(spec: RunSpec, setup: Setup, n: int = PARITY_STEPS,
     if int(model.optimizer.iterations.numpy()) != 0:
         raise RuntimeError("the parity steps need a model that has not trained yet")
     images, labels, fixed = parity_batches(setup, spec.config.seed, spec.config.batch_size, n)
+    if permute:
+        order = np.random.default_rng(spec.config.seed * 1000 + nudge_seed + 7).permutation(
+            images.shape[1])
+        images, labels = images[:, order], labels[:, order]
     saved = _snapshot(model)
     try:
         digest = weights_digest(model)
@@ -59,7 +67,8 @@ def parity_steps(spec: RunSpec, setup: Setup, n: int = PARITY_STEPS,
     finally:
         _restore(saved)
         model.reset_metrics()
-    return ParityTrace(tuple(losses), tuple(float(v) for v in outputs), digest, nudge)
+    return ParityTrace(tuple(losses), tuple(float(v) for v in outputs), digest,
+                       nudge or permute)
 
 
 def parity_batches(setup: Setup, seed: int, batch_size: int, n: int) -> tuple[Any, Any, Any]:
