@@ -256,8 +256,14 @@ class ComparisonController(QObject):
         self._runs_tab.view.on_run_started(run_id, variant, repeat)
 
     def _on_supervisor_inspecting(self) -> None:
-        self.status.emit("Speed measured. Compiling once more with XLA's dump on, for “What XLA "
-                         "did” (Esc skips it)…", 0)
+        report = self.supervisor.report if self.supervisor is not None else None
+        if report is not None and report.config.explain:
+            self.status.emit("Speed measured. Now why: each side once more, untimed: where each "
+                             "step's time goes and whether the numbers stay the same (Esc skips "
+                             "it)…", 0)
+        else:
+            self.status.emit("Speed measured. Compiling once more with XLA's dump on, for “What "
+                             "XLA did” (Esc skips it)…", 0)
 
     def _on_supervisor_measurement_updated(self, comparison: Comparison | None) -> None:
         self._runs_tab.view.on_measurement(comparison)
