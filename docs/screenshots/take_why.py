@@ -31,6 +31,7 @@ def main() -> int:
     tmp = Path(tempfile.mkdtemp(prefix="xlagui-why-shots-"))
     os.environ["XLAGUI_DATA_DIR"] = str(tmp / "data")
     sys.path.insert(0, str(ROOT))
+    args.out.mkdir(parents=True, exist_ok=True)
 
     from PySide6.QtCore import QSettings, Qt
     from PySide6.QtTest import QTest
@@ -57,7 +58,9 @@ def main() -> int:
             app.processEvents()
             QTest.qWait(50)
         path = args.out / f"{name}.png"
-        window.grab().save(str(path))
+        if not window.grab().save(str(path)):
+            print(f"cannot write {path}", file=sys.stderr)
+            return 1
         print("saved", path, flush=True)
     window.close()
     return 0
