@@ -1,12 +1,12 @@
-"""A test-only worker for the parity steps (the app's worker mode is the lead's to add):
+"""A test-only worker for the parity steps alone (the app's is `core/worker/explain.py`):
 `python -m tests.helpers.parity_worker SPEC.json STEPS [--reference]` sets up the run of
 SPEC.json like every worker (`set_up`: the arm applied, `started` said), with the test levers
 registered (the knob and the perturbing lever), runs `parity_steps` and writes the trace to
 `parity.json` in the run's folder; `--reference` then runs them again in the same process with
 the initial weights nudged, two ways (`parity-reference.json`, `parity-reference2.json`), with
 each batch's images in another order (`parity-reference-permuted.json`), as the app's
-explaining worker does (`xlagui/core/worker/explain.py`), and once more un-nudged (`parity-again.json`: the model was put back, and the baseline repeats
-itself bit for bit). Ends with `finished`.
+explaining worker does, and once more un-nudged (`parity-again.json`: the model was put back,
+and the baseline repeats itself bit for bit). Ends with `finished`.
 """
 
 from __future__ import annotations
