@@ -15,7 +15,7 @@ from pathlib import Path
 from types import TracebackType
 
 import shiboken6
-from PySide6.QtCore import QObject, Qt, QTimer
+from PySide6.QtCore import QObject, QPoint, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import (
@@ -32,6 +32,8 @@ from PySide6.QtWidgets import (
     QRadioButton,
     QStyle,
     QStyleOptionButton,
+    QTableWidget,
+    QTabWidget,
     QTreeWidget,
     QTreeWidgetItem,
     QWidget,
@@ -320,3 +322,24 @@ def choose_combo_item(qtbot: QtBot, combo: QComboBox, index: int) -> None:
     qtbot.wait(QApplication.doubleClickInterval() + 50)
     qtbot.mouseClick(view.viewport(), LEFT, pos=rect.center())
     qtbot.waitUntil(lambda: not view.isVisible(), timeout=2_000)
+
+
+def click_tab(qtbot: QtBot, tabs: QTabWidget, title: str) -> None:
+    """Click the tab titled `title` on its tab bar."""
+    bar = tabs.tabBar()
+    index = next(i for i in range(tabs.count()) if tabs.tabText(i) == title)
+    qtbot.mouseClick(bar, Qt.MouseButton.LeftButton, pos=bar.tabRect(index).center())
+    assert tabs.currentIndex() == index
+
+
+def click_header(qtbot: QtBot, table: QTableWidget, column: int) -> None:
+    """Click a table's column header (to sort by it)."""
+    header = table.horizontalHeader()
+    x = header.sectionViewportPosition(column) + header.sectionSize(column) // 2
+    qtbot.mouseClick(header.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(x, 5))
+
+
+def column(table: QTableWidget, name: str) -> list[str]:
+    """The texts of the column headed `name`, top to bottom."""
+    c = next(i for i in range(table.columnCount()) if table.horizontalHeaderItem(i).text() == name)
+    return [table.item(r, c).text() for r in range(table.rowCount())]

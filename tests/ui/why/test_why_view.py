@@ -8,11 +8,10 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
-from PySide6.QtCore import QPoint, Qt
-from PySide6.QtWidgets import QTableWidget, QTabWidget
+from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
-from tests.helpers.clicks import choose_combo_item, click_tree_item
+from tests.helpers.clicks import choose_combo_item, click_header, click_tab, click_tree_item, column
 from tests.helpers.reports import comparison_report
 from tests.helpers.why import write_comparison
 from tests.ui.conftest import WindowFactory
@@ -25,23 +24,10 @@ from xlagui.ui.window.main_window import MainWindow
 LEFT = Qt.MouseButton.LeftButton
 
 
-def click_tab(qtbot: QtBot, tabs: QTabWidget, title: str) -> None:
-    bar = tabs.tabBar()
-    index = next(i for i in range(tabs.count()) if tabs.tabText(i) == title)
-    qtbot.mouseClick(bar, LEFT, pos=bar.tabRect(index).center())
-    assert tabs.currentIndex() == index
 
 
-def click_header(qtbot: QtBot, table: QTableWidget, column: int) -> None:
-    header = table.horizontalHeader()
-    x = header.sectionViewportPosition(column) + header.sectionSize(column) // 2
-    qtbot.mouseClick(header.viewport(), LEFT, pos=QPoint(x, 5))
 
 
-def column(table: QTableWidget, name: str) -> list[str]:
-    c = next(i for i in range(table.columnCount())
-             if table.horizontalHeaderItem(i).text() == name)
-    return [table.item(r, c).text() for r in range(table.rowCount())]
 
 
 def reopen(qtbot: QtBot, window: MainWindow, folder: Path) -> None:

@@ -8,11 +8,11 @@ import copy
 import dataclasses
 from pathlib import Path
 
-from PySide6.QtCore import QPoint, Qt
-from PySide6.QtWidgets import QApplication, QTableWidget, QTabWidget
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
-from tests.helpers.clicks import click
+from tests.helpers.clicks import click, click_header, click_tab, column
 from tests.ui.conftest import WindowFactory, fake_worker
 from xlagui.core.protocol.events import FinishedEvent
 from xlagui.core.xla import hlo
@@ -22,22 +22,10 @@ DUMP = Path(__file__).resolve().parents[2] / "helpers" / "hlo_dump"
 LEFT = Qt.MouseButton.LeftButton
 
 
-def click_tab(qtbot: QtBot, tabs: QTabWidget, title: str) -> None:
-    bar = tabs.tabBar()
-    index = next(i for i in range(tabs.count()) if tabs.tabText(i) == title)
-    qtbot.mouseClick(bar, LEFT, pos=bar.tabRect(index).center())
-    assert tabs.currentIndex() == index
 
 
-def click_header(qtbot: QtBot, table: QTableWidget, column: int) -> None:
-    header = table.horizontalHeader()
-    x = header.sectionViewportPosition(column) + header.sectionSize(column) // 2
-    qtbot.mouseClick(header.viewport(), LEFT, pos=QPoint(x, 5))
 
 
-def column(table: QTableWidget, name: str) -> list[str]:
-    c = next(i for i in range(table.columnCount()) if table.horizontalHeaderItem(i).text() == name)
-    return [table.item(r, c).text() for r in range(table.rowCount())]
 
 
 def test_the_xla_run_shows_what_xla_did(qtbot: QtBot, make_window: WindowFactory,
