@@ -31,6 +31,7 @@ from xlagui.core.protocol.config import (
 from xlagui.core.protocol.identity import Role, RunStatus, Severity
 from xlagui.core.protocol.task import Cancelled, TaskState
 from xlagui.present.markdown import ATTRIBUTION_ROWS, summary_markdown
+from xlagui.present.verdicts import recommendation_sentence
 from xlagui.present.why_data import why_of
 
 if TYPE_CHECKING:
@@ -102,6 +103,11 @@ def _ended(
         print_summary(console, report)
     # After the answer, the why: the attribution's rows cut as in the Markdown.
     print_why(console, why_of(report, watcher.request.out_dir), limit=ATTRIBUTION_ROWS)
+    c = report.comparison
+    now = recommendation_sentence(c.recommendation if c is not None else None)
+    if watcher.summarised and now and now != watcher.said_recommendation:
+        # The why's parity is accuracy evidence the answer did not have yet.
+        console.print(f"[bold]With the why:[/bold] {now}", soft_wrap=True)
     if not _write_reports(args, report, watcher.request.out_dir, render_report_png, console):
         return EXIT_FAILED
     stopped = watcher.state.is_interruption_requested()

@@ -23,6 +23,7 @@ from xlagui.core.compare import CLOSING, ComparisonRequest, Phase, Watcher
 from xlagui.core.compare.phases import inspected_arms
 from xlagui.core.protocol.task import TaskState
 from xlagui.present.hosts import dataset_line, host_line
+from xlagui.present.verdicts import recommendation_sentence
 
 if TYPE_CHECKING:
     from xlagui.core.data.scan import DatasetScan
@@ -45,6 +46,7 @@ class ConsoleWatcher(Watcher):
         self.events = events
         self.report: ComparisonReport | None = None
         self.summarised = False
+        self.said_recommendation = ""  # the recommendation as the answer said it
         self._phase: Phase | None = None
         self._shown = contextlib.ExitStack()
         self._display: Any = None  # what is shown now: a spinner, a bar, the progress
@@ -96,6 +98,8 @@ class ConsoleWatcher(Watcher):
         measuring workers did not dump."""
         print_summary(self.console, report)
         self.summarised = True
+        c = report.comparison
+        self.said_recommendation = recommendation_sentence(c.recommendation if c else None)
         n = len(inspected_arms(report))
         arms = f"{n} arm{'s' if n > 1 else ''}"
         self._show(self.console.status(

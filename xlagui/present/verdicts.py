@@ -182,6 +182,13 @@ def accuracy_words(v: AccuracyVerdict | None) -> str:
         return ""
     if v.kind is AccuracyKind.NONFINITE:
         return f"its loss was not finite in {v.nonfinite} measured block(s)"
+    if v.kind is AccuracyKind.SAME_NUMBERS:
+        return (f"the baseline's numbers: its first {v.steps} steps from the same seed stayed "
+                "within float32 rounding of the baseline's (the why's parity), so it trains "
+                "the same model")
+    if v.kind is AccuracyKind.DIVERGING_NUMBERS:
+        return (f"not the baseline's numbers: its first {v.steps} steps from the same seed "
+                "diverged beyond float32 rounding (the why's parity): worth reporting")
     if v.kind is AccuracyKind.NO_DATA or v.arm is None or v.baseline is None:
         return "no validation accuracy to compare"
     figures = f"{v.arm:.1%} vs {v.baseline:.1%} baseline"
@@ -231,6 +238,8 @@ def accuracy_source(v: AccuracyVerdict | None) -> str:
     the 40 steps of the measurement" ("" when not known)."""
     if v is None:
         return ""
+    if v.kind in (AccuracyKind.SAME_NUMBERS, AccuracyKind.DIVERGING_NUMBERS):
+        return f"the why's {v.steps} parity steps beside the baseline's"
     if v.steps is not None:
         return f"after the {v.steps} steps of the measurement"
     if v.epochs is not None:
@@ -272,6 +281,8 @@ def recommendation_sentence(r: Recommendation | None) -> str:
                 f"On this machine, the fastest configuration that learns as well is "
                 f"{r.arm} ({label}), {faster}."
             )
+            if r.accuracy is not None and r.accuracy.kind is AccuracyKind.SAME_NUMBERS:
+                text += f" It learns as well because it computes {accuracy_words(r.accuracy)}."
         else:
             text = (
                 f"On this machine, the fastest configuration is {r.arm} ({label}), {faster}; "

@@ -40,6 +40,11 @@ class AccuracyKind(str, Enum):
     NONFINITE = "nonfinite"  # the arm's loss went NaN or infinite
     UNEQUAL_STEPS = "unequal_steps"  # the arm trained fewer steps than the baseline
     NO_DATA = "no_data"
+    # From the why's parity steps, where nothing else says (`ranking.with_parity`): an arm in
+    # float32 whose first steps are the baseline's within rounding trains the baseline's model;
+    # one whose steps diverge beyond rounding does not.
+    SAME_NUMBERS = "same_numbers"
+    DIVERGING_NUMBERS = "diverging_numbers"
 
 
 @dataclass(frozen=True)
@@ -72,9 +77,10 @@ class AccuracyVerdict:
     @property
     def ok(self) -> bool | None:
         """True: as well (or better); False: worse (or a non-finite loss); None: not known."""
-        if self.kind in (AccuracyKind.SAME, AccuracyKind.BETTER):
+        if self.kind in (AccuracyKind.SAME, AccuracyKind.BETTER, AccuracyKind.SAME_NUMBERS):
             return True
-        if self.kind in (AccuracyKind.WORSE, AccuracyKind.NONFINITE):
+        if self.kind in (AccuracyKind.WORSE, AccuracyKind.NONFINITE,
+                         AccuracyKind.DIVERGING_NUMBERS):
             return False
         return None
 

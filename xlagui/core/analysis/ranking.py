@@ -16,12 +16,13 @@ fastest one's are tied; the simplest of them is recommended.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import dataclasses
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from xlagui.core.analysis import accuracy
-from xlagui.core.analysis.accuracy import AccuracySide, chance_level
+from xlagui.core.analysis.accuracy import AccuracyKind, AccuracySide, AccuracyVerdict, chance_level
 from xlagui.core.analysis.pairs import (
     CONFIDENCE,
     ArmResult,
@@ -31,9 +32,10 @@ from xlagui.core.analysis.pairs import (
     RecommendationKind,
     estimate_ratio,
 )
+from xlagui.core.analysis.parity import Parity, ParityKind
 from xlagui.core.analysis.summary import summarize
 from xlagui.core.machine import cpu as machine_cpu
-from xlagui.core.protocol.arms import HardwareFit, Precision, hardware_fit, parse_arm
+from xlagui.core.protocol.arms import Arm, HardwareFit, Precision, hardware_fit, parse_arm
 from xlagui.core.protocol.events import BlockEvent, FinishedEvent, RunSummary, StartedEvent
 from xlagui.core.protocol.identity import Role, RunStatus, WorkerMode
 from xlagui.core.protocol.problems import Problem, policy_problems, xla_problem
@@ -111,8 +113,11 @@ def arm_results(
     *,
     counts: dict[str, Any] | None = None,
     class_count: int = 2,
+    parity: Mapping[str, Parity] | None = None,
 ) -> list[ArmResult]:
-    """One `ArmResult` per measured arm (every measuring worker after the baseline's)."""
+    """One `ArmResult` per measured arm (every measuring worker after the baseline's);
+    `parity`: the why's parity per arm variant, the accuracy evidence where nothing else is
+    (`with_parity`)."""
     check = [r for r in measure_runs[1:] if r.role is Role.CHECK]
     measure_runs = [r for r in measure_runs if r not in check]
     if len(measure_runs) < 2:
@@ -125,13 +130,32 @@ def arm_results(
     flags = machine_cpu.cpu_flags() if base_started is not None else None
     against = _Baseline(base, _accuracy(base.variant, runs, measure_runs),
                         chance_level(counts, class_count), len(measure_runs) - 1)
+    parity = parity or {}
     return [
         _arm_result(
             entry, against, runs, measure_runs,
             HardwareFit.NOTHING if flags is None else hardware_fit(entry.arm, device_kind, flags),
+            parity.get(str(entry.variant)),
         )
         for entry in measure_runs[1:]
     ]
+
+
+def with_parity(verdict: AccuracyVerdict, parity: Parity | None, arm: Arm) -> AccuracyVerdict:
+    """`verdict`, or where it says nothing (not known), the why's parity steps: an arm in
+    float32 (jit, autocluster: the baseline's function, compiled) whose first steps are the
+    baseline's within rounding trains the baseline's model; steps that diverge beyond rounding
+    are evidence against it. A precision lever's drift says nothing either way, and a verdict
+    from training runs is never overridden."""
+    if parity is None or verdict.ok is not None:
+        return verdict
+    if parity.kind is ParityKind.DIVERGES:
+        kind = AccuracyKind.DIVERGING_NUMBERS
+    elif parity.kind is ParityKind.SAME and arm.precision is Precision.FLOAT32:
+        kind = AccuracyKind.SAME_NUMBERS
+    else:
+        return verdict
+    return dataclasses.replace(verdict, kind=kind, steps=parity.steps, epochs=None)
 
 
 @dataclass(frozen=True)
@@ -146,7 +170,8 @@ class _Baseline:
 
 
 def _arm_result(entry: RunEntry, base: _Baseline, runs: Sequence[RunEntry],
-                measure_runs: Sequence[RunEntry], hardware: HardwareFit) -> ArmResult:
+                measure_runs: Sequence[RunEntry], hardware: HardwareFit,
+                parity: Parity | None = None) -> ArmResult:
     """One arm against the baseline: its ratio, intervals, timings, problems and accuracy."""
     s = summarize((base.entry.xla_mode, base.entry.events), (entry.xla_mode, entry.events))
     nonfinite = sum(1 for e in entry.events if isinstance(e, BlockEvent) and e.loss is None)
@@ -155,8 +180,10 @@ def _arm_result(entry: RunEntry, base: _Baseline, runs: Sequence[RunEntry],
         estimate_ratio(s.pair_ratios, 1 - (1 - CONFIDENCE) / base.arms) if s.pair_ratios
         else None
     )
-    verdict = accuracy.compare(base.accuracy, _accuracy(entry.variant, runs, measure_runs),
-                               base.chance, nonfinite)
+    verdict = with_parity(
+        accuracy.compare(base.accuracy, _accuracy(entry.variant, runs, measure_runs),
+                         base.chance, nonfinite),
+        parity, entry.arm)
     timing = s.xla
     return ArmResult(
         arm=entry.arm.name,

@@ -26,7 +26,7 @@ from xlagui.core.protocol.events import ModelEvent, event_from_dict
 from xlagui.core.protocol.identity import RunStatus
 from xlagui.core.protocol.jsoncodec import decode
 from xlagui.core.protocol.record import RunEntry
-from xlagui.core.results.why import explain_of, parity_dicts
+from xlagui.core.results.why import explain_of, parity_dicts, parity_of
 
 FORMAT_VERSION = 1
 
@@ -125,7 +125,8 @@ class ComparisonReport:
         extra_compiles(c, self.measure_runs)  # every compile and recompile, when reported
         if c.interleaved is not None:
             c.interleaved.arms = arm_results(
-                self.measure_runs, self.runs, counts=counts, class_count=class_count
+                self.measure_runs, self.runs, counts=counts, class_count=class_count,
+                parity=parity_of(self.inspect_runs),
             )
             c.interleaved.check = instrument_check(self.measure_runs)
             if len(c.interleaved.arms) > 1:
