@@ -6,8 +6,9 @@ the whole command (the answer, then the why).
     PYTHONPATH=$PWD python bench/bench_why.py [--models cnn,mobilenetv2,...] [--image-size 64]
         [--out DIR] [--load] [--write]
 
-`--load`: read the comparisons already in DIR/<model>-<run> (written by an earlier call with
-the same --out) instead of running them again; their wall times come from DIR/times.json.
+`--load`: read every comparison already in DIR/<model>-<run> (written by an earlier call with
+the same --out, or `xlagui compare` itself) instead of running them again; their wall times
+come from DIR/times.json.
 `--runs 2` runs each model twice (the top differences of the two runs are both shown).
 """
 
@@ -93,14 +94,19 @@ def main() -> None:
         "|---|---|---|---|---|---|---|",
     ]
     for model in args.models.split(","):
-        for run in range(1, args.runs + 1):
+        if args.load:  # every run of the model found there
+            runs = sorted(int(p.name.rsplit("-", 1)[1]) for p in args.out.glob(f"{model}-*")
+                          if (p / "comparison.json").exists())
+        else:
+            runs = list(range(1, args.runs + 1))
+        for run in runs:
             name = f"{model}-{run}"
             folder = args.out / name
             if not args.load:
                 times[name] = run_one(model, args.image_size, folder)
                 times_file.write_text(json.dumps(times, indent=1))
             if (folder / "comparison.json").exists():
-                label = model if args.runs == 1 else f"{model}, run {run}"
+                label = model if len(runs) == 1 else f"{model}, run {run}"
                 lines.append(row(label, folder, times.get(name)))
     publish("why-by-model", section_text(lines, load), args.write)
 
