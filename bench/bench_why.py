@@ -82,6 +82,8 @@ def main() -> None:
     times_file = args.out / "times.json"
     times: dict[str, float] = (json.loads(times_file.read_text()) if times_file.exists() else {})
     lines = [
+        f"## Why, by model: where XLA's step time goes, at {args.image_size} px (issue 29)",
+        "",
         f"`xlagui compare --demo --quick --model M --image-size {args.image_size}` (batch 64, the "
         "why on: one untimed worker per side after the answer), read back from its "
         "`comparison.json` by `bench/bench_why.py`. Step and coverage: the profiled steps' "

@@ -70,6 +70,9 @@ def main() -> None:
     rows.append(f"| `--no-explain` | {seconds(answer)} | — | {seconds(total)} | "
                 f"{seconds(total - answer if answer else None)} | — |")
     lines = [
+        f"## The answer first, the why after: when each comes, at {args.image_size} px "
+        "(issue 29)",
+        "",
         f"`xlagui compare {args.data.name} --quick --image-size {args.image_size}` (the CNN, "
         "batch 64), by `bench/bench_why_cost.py`: when the answer was printed, when the why "
         "began to be, the whole command, and what came after the answer (the why's workers, "
