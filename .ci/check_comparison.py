@@ -29,15 +29,26 @@ def check_quick(out: Path, report: dict[str, object]) -> list[str]:
     interleaved = comparison.get("interleaved") or {}
     if not isinstance(interleaved, dict) or interleaved.get("ratio") is None:
         wrong.append("no interleaved XLA ratio")
-    # "What XLA did" after a speed-only comparison: the inspection compile dumped the HLO.
+    # "What XLA did" after a speed-only comparison: the XLA side's inspection compile dumped
+    # the HLO; and the why: every side inspected, profiled, its parity judged.
     inspected = _runs(report, "inspect_runs")
     if not inspected:
         wrong.append("no inspection compile after the measurement")
     for run_id, status in inspected:
         modules = list((out / "runs" / run_id / "xla").glob("*.txt"))
-        if status != "finished" or not any("HloModule" in m.read_text(errors="replace")
-                                           for m in modules):
-            wrong.append(f"inspection {run_id} {status}, {len(modules)} HLO text files")
+        if status != "finished":
+            wrong.append(f"inspection {run_id} {status}")
+        elif run_id != "i-baseline" and not any("HloModule" in m.read_text(errors="replace")
+                                                 for m in modules):
+            wrong.append(f"inspection {run_id}: {len(modules)} HLO text files")
+    explain = report.get("explain") or {}
+    assert isinstance(explain, dict)
+    if set(explain.get("arms") or {}) != {"baseline", "xla"}:
+        wrong.append(f"the why profiled {sorted(explain.get('arms') or {})}, not both sides")
+    parity = report.get("parity") or {}
+    assert isinstance(parity, dict)
+    if "xla" not in parity:
+        wrong.append("no parity for the XLA side")
     return wrong
 
 

@@ -24,8 +24,9 @@ PARITY_COLUMNS = ("arm", "parity", "steps", "largest loss difference",
                   "largest output difference")
 HOW = ("Same seed, the same first batches in the same order, no augmentation: the loss step by "
        "step on both sides, and the outputs on one fixed batch after the last step. The "
-       "baseline trained again from weights nudged by one float32 ulp says how far rounding "
-       "alone drifts.")
+       "baseline trained again from weights nudged by one float32 ulp, and with each batch's "
+       "images in another order (the same sums, reassociated), says how far rounding alone "
+       "drifts.")
 
 
 def kind_words(kind: str) -> str:
