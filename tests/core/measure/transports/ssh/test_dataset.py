@@ -18,7 +18,7 @@ from tests.helpers.sshd import ALIAS, SshServer
 from xlagui.core.data.scan import DatasetScan, scan_dataset
 from xlagui.core.measure.transports import MachineError, MachineFailure, Target
 from xlagui.core.measure.transports.ssh.client import Ssh
-from xlagui.core.measure.transports.ssh.dataset import MARKER, dataset_on_host
+from xlagui.core.measure.transports.ssh.dataset import MARKER, cache_key, dataset_on_host
 from xlagui.core.protocol.task import Cancelled, TaskState
 from xlagui.present.hosts import error_message, error_text
 
@@ -44,7 +44,7 @@ def test_the_dataset_is_copied_once(ssh: Ssh, scan: DatasetScan, tmp_path: Path)
     assert not first.cached and first.copied_bytes > total  # the files and tar's headers
     assert first.files == len(scan.files) == 16
     assert seen[-1] == (total, total) and len(seen) > 1
-    root = cache / "datasets" / scan.fingerprint()
+    root = cache / "datasets" / cache_key(scan)
     assert Path(str(first.root)) == root
     for f in scan.files:
         assert (root / f.rel).read_bytes() == Path(f.path).read_bytes()
@@ -77,7 +77,26 @@ def test_a_stopped_copy_is_never_trusted(ssh: Ssh, scan: DatasetScan, tmp_path: 
     os.utime(stale, (old, old))
     copied = dataset_on_host(ssh, str(cache), scan, TaskState())
     assert not copied.cached
-    assert sorted(os.listdir(datasets)) == sorted([".partial-under-way", scan.fingerprint()])
+    assert sorted(os.listdir(datasets)) == sorted([".partial-under-way", cache_key(scan)])
+
+
+def test_an_edited_image_of_the_same_size_is_copied_again(
+    ssh: Ssh, scan: DatasetScan, tmp_path: Path
+) -> None:
+    """The cache is keyed by each file's modification time too, not only names and sizes: an
+    image edited in place to the same size is not served from the old copy."""
+    cache = tmp_path / "host-cache"
+    first = dataset_on_host(ssh, str(cache), scan, TaskState())
+    edited = Path(scan.files[0].path)
+    data = bytearray(edited.read_bytes())
+    data[-3] ^= 0xFF  # a byte near the end changed: same size, same name
+    edited.write_bytes(bytes(data))
+    later = edited.stat().st_mtime + 5
+    os.utime(edited, (later, later))
+    assert scan_dataset(Path(scan.root)).fingerprint() == scan.fingerprint()  # names and sizes
+    again = dataset_on_host(ssh, str(cache), scan, TaskState())
+    assert not again.cached and again.root != first.root
+    assert (Path(str(again.root)) / scan.files[0].rel).read_bytes() == bytes(data)
 
 
 def test_a_folder_already_on_the_host_is_checked(

@@ -32,6 +32,7 @@ from xlagui.core.measure import transports
 from xlagui.core.measure.jobs import WorkerJob
 from xlagui.core.measure.runner import samples_from_scan
 from xlagui.core.measure.transports import Target, Transport
+from xlagui.core.measure.transports.ssh.dataset import cache_key
 from xlagui.core.measure.worker_process import WorkerProcess
 from xlagui.core.protocol.config import RunConfig
 from xlagui.core.protocol.events import BlockEvent, ErrorEvent, Event, StartedEvent
@@ -236,7 +237,7 @@ def test_a_quick_comparison_on_the_host(
 
     # The dataset stays in the host's cache for the next comparison (test_dataset.py: a
     # second run copies nothing).
-    assert (sshd.host_cache / "remote" / "datasets" / saved["dataset"]["fingerprint"]).is_dir()
+    assert (sshd.host_cache / "remote" / "datasets" / cache_key(scan_dataset(data))).is_dir()
 
 
 def test_the_transport_runs_workers_with_the_hosts_paths(

@@ -1,9 +1,10 @@
-"""The dataset on the host: copied once into the host's cache, keyed by the scan's fingerprint,
-or a folder already there (`Target.remote_data`).
+"""The dataset on the host: copied once into the host's cache, keyed by the scan's fingerprint
+and each file's modification time (`cache_key`), or a folder already there
+(`Target.remote_data`).
 
 The copy is a tar stream made here (the scanned files alone, under their paths relative to the
 dataset's root) and unpacked by `tar` on the host into `.partial-<random>`, which is renamed to
-`datasets/<fingerprint>` only when the stream's last member, `MARKER` (written after every
+`datasets/<cache key>` only when the stream's last member, `MARKER` (written after every
 image), has arrived. A stream cut short (a stop, a lost connection) never gets that far, so no
 later run trusts a partial copy: it is removed when the copy stops, or by the next copy once it
 is an hour old (a crash). A folder of that name already there is the whole dataset: nothing is
@@ -13,8 +14,10 @@ copied.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import io
 import json
+import os
 import secrets
 import subprocess
 import tarfile
@@ -44,6 +47,20 @@ def manifest(scan: DatasetScan) -> dict[str, int]:
     return {f.rel: f.size_bytes for f in scan.files}
 
 
+def cache_key(scan: DatasetScan) -> str:
+    """The name of `scan`'s copy in the host's cache: its fingerprint (which files, in which split
+    and class, of which sizes) and each file's modification time, read now. An image edited
+    since a copy, even to the same size, gets a new copy rather than the old one."""
+    stamps = []
+    for item in scan.files:
+        try:
+            stamps.append((item.rel, os.stat(item.path).st_mtime_ns))
+        except OSError:  # gone since the scan: the copy will say so
+            stamps.append((item.rel, -1))
+    blob = json.dumps([scan.fingerprint(), sorted(stamps)], ensure_ascii=True).encode("ascii")
+    return hashlib.blake2b(blob, digest_size=16).hexdigest()
+
+
 def dataset_on_host(
     ssh: Ssh,
     cache: str,
@@ -59,7 +76,7 @@ def dataset_on_host(
         return _check_remote_data(ssh, remote_data, scan)
     t0 = time.perf_counter()
     datasets = PurePosixPath(cache) / "datasets"
-    final = datasets / scan.fingerprint()
+    final = datasets / cache_key(scan)
     files = manifest(scan)
     # Stale partial copies (a crash) go; a copy under way elsewhere is younger than that.
     probe = (
