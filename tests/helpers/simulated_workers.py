@@ -26,8 +26,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from xlagui.core.analysis import pairs
-from xlagui.core.analysis.summary import pair_up
+from xlagui.core.analysis import pairs, ranking
 from xlagui.core.measure.interleave import (
     MeasureSettings,
     MeasuringWorker,
@@ -44,6 +43,8 @@ from xlagui.core.protocol.events import (
     WarmupEvent,
     WorkerCommand,
 )
+from xlagui.core.protocol.identity import RunStatus
+from xlagui.core.protocol.record import RunEntry
 from xlagui.core.protocol.spec import RunSpec
 from xlagui.core.protocol.task import TaskState
 
@@ -142,10 +143,17 @@ class SimulatedWorker:
         pass
 
 
-def _specs(arms: int) -> list[RunSpec]:
+def _specs(arms: int, check: bool = False) -> list[RunSpec]:
+    """The baseline and `arms` arms; with `check`, the last arm is the A/A check's twin."""
     config = RunConfig(batch_size=4, image_size=48, quick=True)
+
+    def variant(i: int) -> str:
+        if i == 0:
+            return "baseline"
+        return "check" if check and i == arms else f"arm{i}"
+
     return [
-        RunSpec(run_id=f"m{i + 1}", variant="baseline" if i == 0 else f"arm{i}",
+        RunSpec(run_id=f"m{i + 1}", variant=variant(i),
                 xla_mode=XlaMode.OFF, config=config, class_names=["a", "b"], train=[], val=[],
                 run_dir=Path("/nonexistent"), mode="measure")
         for i in range(arms + 1)
@@ -160,12 +168,18 @@ class SimResult:
     pairs: tuple[int, ...]
     stopped_by: str
     seconds: float
+    # With an A/A twin (`simulate(check=True)`): whether the production check
+    # (`ranking.instrument_check`) covered 1 (None: no twin, or no pair).
+    check_covers_one: bool | None = None
 
 
 def simulate(
-    scenario: Scenario, rng: random.Random, settings: MeasureSettings | None = None
+    scenario: Scenario, rng: random.Random, settings: MeasureSettings | None = None,
+    check: bool = False,
 ) -> SimResult:
-    """One measurement of `scenario` through the real loop; which arms' intervals cover."""
+    """One measurement of `scenario` through the real loop; which arms' intervals cover. With
+    `check`, the scenario's last arm is the A/A check's twin (give it the ratio 1.0, or
+    another for a twin that differs)."""
     clock = Clock()
     machine = Machine(scenario, rng, clock)
     steps = [BASE_STEP, *(BASE_STEP * r for r in scenario.ratios)]
@@ -180,25 +194,31 @@ def simulate(
         if isinstance(event, BlockEvent):
             blocks.setdefault(spec.run_id, []).append(event)
 
-    specs = _specs(len(scenario.ratios))
+    specs = _specs(len(scenario.ratios), check)
     by_spec.update({s.run_id: step for s, step in zip(specs, steps, strict=True)})
     budget = 120.0 + 60.0 * (len(scenario.ratios) - 1)
     chosen = settings or MeasureSettings(budget_seconds=budget)
     outcome = measure_interleaved(specs, TaskState(), chosen, on_event=record, clock=clock,
                                   start_worker=start)
     base = blocks[specs[0].run_id]
+    # The adjusted intervals come from the production ranking (`ranking.arm_results`), from
+    # the same blocks as its report would hold them: the level it uses is what is tested.
+    entries = [RunEntry(spec.run_id, spec.variant, 1, XlaMode.OFF, RunStatus.FINISHED,
+                        list(blocks.get(spec.run_id, []))) for spec in specs]
+    ranked = ranking.arm_results(entries, [])
+    twin = ranking.instrument_check(entries) if check else None
     covered, adjusted, widths, counts = [], [], [], []
-    m = len(scenario.ratios)
-    for spec, truth in zip(specs[1:], scenario.ratios, strict=True):
+    arm_specs = [s for s in specs[1:] if s.variant != "check"]
+    for spec, truth, result in zip(arm_specs, scenario.ratios, ranked, strict=False):
         est = _estimate(base, blocks.get(spec.run_id, []))
         covered.append(_covers(est, truth))
-        ratios = [p.ratio for p in pair_up(base, blocks.get(spec.run_id, []))]
-        wide = pairs.estimate_ratio(ratios, 1 - 0.05 / m) if ratios else None
-        adjusted.append(_covers(wide, truth))
+        adjusted.append(result.adjusted_low is not None and result.adjusted_high is not None
+                        and result.adjusted_low <= truth <= result.adjusted_high)
         widths.append(est.half_width if est is not None else None)
         counts.append(est.pairs if est is not None else 0)
     return SimResult(tuple(covered), tuple(adjusted), tuple(widths), tuple(counts),
-                     outcome.stopped_by, outcome.measuring_seconds)
+                     outcome.stopped_by, outcome.measuring_seconds,
+                     twin.covers_one if twin is not None else None)
 
 
 def _covers(est: pairs.RatioEstimate | None, truth: float) -> bool:
@@ -233,6 +253,10 @@ def coverage(scenario: Scenario, runs: int, seed: int = 0,
         "min_arm_coverage": min(per_arm),
         "all_arms": sum(all(r.covered) for r in results) / runs,
         "all_arms_adjusted": sum(all(r.adjusted) for r in results) / runs,
+        # Intervals that missed the truth, over every arm of every run: unadjusted (95%) and
+        # adjusted (the production ranking's 1 - 0.05/m).
+        "misses": sum(not c for r in results for c in r.covered),
+        "adjusted_misses": sum(not c for r in results for c in r.adjusted),
         "median_pairs": sorted(max(r.pairs) for r in results)[runs // 2],
         "median_half_width": widths[len(widths) // 2] if widths else float("nan"),
         "median_seconds": sorted(r.seconds for r in results)[runs // 2],

@@ -97,12 +97,14 @@ def _aa_side(rng: random.Random, seeds: int, images: int = 200) -> AccuracySide:
 @pytest.mark.parametrize("seeds", [2, 3, 5])
 def test_an_arm_with_the_baselines_spread_is_rarely_flagged(seeds: int) -> None:
     """The noise floor covers both sources: over 2,000 simulated A/A comparisons the 95% rule
-    claims "worse" or "better" in about 5%."""
+    claims "worse" or "better" in about 5% (measured: 2.6%, 3.0% and 4.9% for 2, 3 and 5
+    seeds; conservative with few seeds). Bounded on both sides: a floor so wide that it never
+    flags anything would pass an upper bound alone."""
     rng = random.Random(seeds)
     flagged = sum(
         compare(_aa_side(rng, seeds), _aa_side(rng, seeds), 0.5).differs for _ in range(2000)
     )
-    assert flagged / 2000 <= 0.07
+    assert 0.01 <= flagged / 2000 <= 0.07, flagged
 
 
 def test_a_real_gap_beyond_the_spread_is_found() -> None:
