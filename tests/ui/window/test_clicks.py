@@ -399,16 +399,35 @@ def test_the_demo_button_opens_the_demo(
 
 
 def test_cancel_stops_a_scan(
-    qtbot: QtBot, window: MainWindow, photos: Path, answerer: ModalAnswerer
+    qtbot: QtBot, window: MainWindow, photos: Path, answerer: ModalAnswerer,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    """Cancel during a scan held at its first image: the scan ends and its result never
+    arrives (the window loads nothing). A scan that ignored the cancel would load the set."""
+    from xlagui.core.data.scan import probe as probing
+
+    gate, entered = threading.Event(), threading.Event()
+    real_probe = probing.probe
+
+    def held_probe(ctx: object, cand: object) -> object:
+        entered.set()
+        assert gate.wait(30), "the test never released the scan"
+        return real_probe(ctx, cand)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(probing, "probe", held_probe)
+    loaded: list[object] = []
+    window.dataset_loaded.connect(loaded.append)
     panel = window.dataset_panel
     with watching(window, answerer):
         window.open_dataset(photos)
+        qtbot.waitUntil(entered.is_set, timeout=10_000)
         assert panel.cancel_button.isVisible()
         click(qtbot, panel.cancel_button)
-        # Either the scan noticed in time or it had just finished; both end the scan.
+        gate.set()  # the scan goes on to its next image, where it must see the cancel
         qtbot.waitUntil(lambda: not window.is_scanning(), timeout=10_000)
+        qtbot.wait(300)  # a result that still arrived would be delivered by now
     assert not panel.cancel_button.isVisible()
+    assert loaded == [] and window.windowTitle() == "xlagui"
 
 
 def test_quit_when_idle_closes_the_window(
