@@ -28,7 +28,8 @@ no `extra`), say how it behaves:
   its ratio (else `ratio`); `accuracy` maps a variant (or "baseline") to the validation accuracy
   reported at `finish` (0.9 unless said); `nan` lists variants whose losses are not finite;
   `ignore_policy` lists variants that read back float32 whatever they asked for.
-Every command received is appended to `commands.log` in the run folder with its wall time.
+Every command received is appended to `commands.log` in the run folder with its wall time, and
+the wall time each block ended to `blocks.log` ("<time> <seq>").
 """
 
 from __future__ import annotations
@@ -182,6 +183,8 @@ def main() -> int:
             spread = float((fake.get("jitters") or {}).get(variant, 0.0))
             seconds *= random.Random(f"{variant}-{seq}").uniform(1 - spread, 1 + spread)
             time.sleep(seconds * sleep_share)
+            with (log.parent / "blocks.log").open("a", encoding="utf-8") as fh:
+                fh.write(f"{time.time():.6f} {seq}\n")
             steps_done += command.steps
             emit(
                 BlockEvent(

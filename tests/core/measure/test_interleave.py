@@ -149,7 +149,20 @@ def test_rounds_alternate_and_the_idle_worker_gets_no_work(
     )
     sides = [side for _, side, _ in got]
     seqs = [seq for _, _, seq in got]
-    # Round 0: baseline then XLA; round 1: XLA then baseline; … and never two blocks at once.
+    # Never two blocks at once: each block runs from its command's arrival (the worker's
+    # commands.log) to its end (blocks.log, written after the block's work); no block starts
+    # before the one before it ended. One clock: both are this machine's wall time.
+    ends: dict[tuple[str, int], float] = {}
+    for entry in report.measure_runs:
+        text = (tmp_path / "out" / "runs" / entry.run_id / "blocks.log").read_text()
+        for stamp, seq in (ln.split() for ln in text.splitlines()):
+            ends[(entry.variant, int(seq))] = float(stamp)
+    spans = sorted((start, ends[(side, seq)], side) for start, side, seq in got)
+    assert len(spans) >= 4
+    for (_, end, side), (start, _, other) in itertools.pairwise(spans):
+        assert start >= end - 0.005, f"a {other} block started {end - start:.3f} s before " \
+                                     f"the {side} block ended"
+    # Round 0: baseline then XLA; round 1: XLA then baseline; …
     for seq in range(len(got) // 2):
         first, second = sides[2 * seq], sides[2 * seq + 1]
         assert seqs[2 * seq] == seqs[2 * seq + 1] == seq
