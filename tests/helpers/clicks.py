@@ -60,14 +60,17 @@ class ModalAnswerer:
     """Answers every modal dialog as soon as it opens (polling, so it also works inside the
     nested event loop of a blocking `exec()`).
 
-    A file dialog whose title is in `folders` gets that folder chosen (any other is
-    cancelled); a message box whose title is in `buttons` gets that button clicked; anything
-    else is closed, as with Escape.
+    A file dialog whose title is in `folders` gets that folder chosen; a message box whose
+    title is in `buttons` gets that button clicked; a dialog whose title is in `dismiss` is
+    closed, as with Escape. Anything else is closed too, but kept in `unexpected`, which
+    `watching` fails on: a dialog no test asked for is a finding, not noise.
     """
 
     folders: dict[str, Path] = field(default_factory=dict)
     buttons: dict[str, str] = field(default_factory=dict)
+    dismiss: set[str] = field(default_factory=set)
     seen: list[Seen] = field(default_factory=list)
+    unexpected: list[Seen] = field(default_factory=list)
     _timer: QTimer | None = None
 
     def start(self) -> ModalAnswerer:
@@ -90,9 +93,12 @@ class ModalAnswerer:
         if dialog is None or isinstance(dialog, QMainWindow) or not dialog.isVisible():
             return
         text = dialog.text() if isinstance(dialog, QMessageBox) else ""
-        self.seen.append(
-            Seen(type(dialog).__name__, dialog.windowTitle(), dialog.objectName(), text)
-        )
+        seen = Seen(type(dialog).__name__, dialog.windowTitle(), dialog.objectName(), text)
+        self.seen.append(seen)
+        title = dialog.windowTitle()
+        answered = title in self.folders or title in self.buttons or title in self.dismiss
+        if not answered and seen.name != "ErrorDialog":  # error dialogs: CrashWatch.check
+            self.unexpected.append(seen)
         if isinstance(dialog, QFileDialog):
             folder = self.folders.get(dialog.windowTitle())
             if folder is None:
@@ -156,6 +162,8 @@ class CrashWatch:
         ] if shiboken6.isValid(self.window) else []
         assert not self.caught, f"reached the crash handler: {self.caught!r}"
         assert not errors and not visible, f"error dialogs: {errors or visible}"
+        unexpected = answerer.unexpected if answerer else []
+        assert not unexpected, f"dialogs no test asked for (closed unanswered): {unexpected}"
 
 
 @contextmanager
