@@ -101,3 +101,19 @@ def test_the_plans_identity_leaves_out_the_budget() -> None:
     b = plan_sweep(RunConfig(), axes, 800)
     assert a.identity() == b.identity() and a.cell_budget_seconds != b.cell_budget_seconds
     assert plan_sweep(RunConfig(seed=3), axes, 400).identity() != a.identity()
+
+
+def test_runtime_settings_are_axes_every_worker_of_the_cell_takes() -> None:
+    plan = plan_sweep(RunConfig(image_size=48, levers={"spe": "4"}),
+                      [Axis("lever:threads", ("1", "t2")), Axis("lever:onednn", ("on", "off"))],
+                      None)
+    assert [a.values for a in plan.axes] == [("1", "2"), ("on", "off")]  # canonical
+    assert [c.key for c in plan.cells] == ["threads-1-onednn-on", "threads-1-onednn-off",
+                                           "threads-2-onednn-on", "threads-2-onednn-off"]
+    assert plan.cells[1].config.levers == {"threads": "1", "onednn": "off", "spe": "4"}
+    with pytest.raises(ConfigError, match="no lever called 'colour'"):
+        plan_sweep(RunConfig(), [Axis("lever:colour", ("red",))], None)
+    with pytest.raises(ConfigError, match="XLA's own"):
+        plan_sweep(RunConfig(), [Axis("lever:xla_flags", ("--xla_cpu_use_xnnpack=true",))], None)
+    with pytest.raises(ConfigError, match="threads must be a whole number"):
+        plan_sweep(RunConfig(), [Axis("lever:threads", ("0",))], None)
