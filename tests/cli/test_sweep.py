@@ -72,3 +72,29 @@ def test_bad_sweeps_are_refused_before_anything_runs(
     assert main(["sweep", str(data), "--out", str(tmp_path / "o"), *args]) == 2
     assert needle in capsys.readouterr().err.replace("\n", " ")
     assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.tf
+def test_a_real_two_cell_sweep_at_48_px(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`xlagui sweep --demo --batch 16,32 --arms jit --image-size 48`: one cell per batch size,
+    each a real interleaved comparison in fresh TensorFlow workers, with the XLA side's ratio
+    and its interval in sweep.json (a short budget: the figures need not be tight)."""
+    out = tmp_path / "s"
+    code = main(["sweep", "--demo", "--batch", "16,32", "--arms", "jit", "--image-size", "48",
+                 "--budget", str(2 * (40 + 20)), "--out", str(out)])
+    text = capsys.readouterr().out
+    assert code == 0, text
+    saved = json.loads((out / "sweep.json").read_text())
+    assert [c["settings"]["batch_size"] for c in saved["cells"]] == ["16", "32"]
+    for cell in saved["cells"]:
+        assert cell["status"] == "done", cell["reason"]
+        (arm,) = cell["arms"]
+        assert arm["arm"] == "jit" and arm["pairs"] >= 6
+        assert 0 < arm["low"] <= arm["ratio"] <= arm["high"]
+        assert cell["environment"]["tensorflow"]
+        report = json.loads((out / cell["comparison_dir"] / "comparison.json").read_text())
+        assert report["config"]["batch_size"] == int(cell["settings"]["batch_size"])
+        assert report["config"]["quick"] and not report["config"]["explain"]
+        assert not report["runs"] and not report["inspect_runs"]  # quick, no why
