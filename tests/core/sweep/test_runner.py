@@ -150,3 +150,31 @@ def test_cells_run_as_comparisons_and_a_failed_cell_keeps_the_sweep_going(
     assert report["inspect_runs"] == []  # speed only: no inspection compile (`inspect=False`)
     saved = json.loads((tmp_path / "sweep" / "sweep.json").read_text())
     assert [c["status"] for c in saved["cells"]] == ["failed", "failed", "failed", "done"]
+
+
+def test_a_stop_during_a_cell_keeps_the_finished_ones_and_that_cell_runs_again(
+        tmp_path: Path) -> None:
+    """Stopped in the second cell's measurement (as Ctrl+C does): the first stays done, the
+    second is `interrupted` (not kept as done), the third never starts; the rerun measures the
+    second and the third."""
+    data = tiny_split_dataset(tmp_path / "d", train=8, test=2)
+    base = RunConfig(image_size=48, extra={"fake": {"step": 0.01}})
+    plan = plan_sweep(base, [Axis("batch_size", ("2", "4", "8"))],
+                      3 * (CELL_OVERHEAD_SECONDS + 10))
+    job = CellJob(dataset=str(data), folder=tmp_path / "sweep", worker_command=fake_command)
+    state = TaskState()
+
+    class StopInSecond(Told):
+        def on_cell_event(self, cell: Cell, report: object) -> None:
+            if cell.key == "b4":
+                state.request_interruption()
+
+    told = StopInSecond()
+    result = run_sweep(SweepRequest(plan=plan, job=job), told, state)
+    assert result.stopped and [d[0] for d in told.done] == ["b2", "b4"]
+    assert [(c.key, c.status) for c in result.cells] == [
+        ("b2", CellStatus.DONE), ("b4", CellStatus.INTERRUPTED)]
+    again = Told()
+    result = run_sweep(SweepRequest(plan=plan, job=job), again, TaskState())
+    assert again.kept == ["b2"] and [d[0] for d in again.done] == ["b4", "b8"]
+    assert result.complete and all(c.status == CellStatus.DONE for c in result.cells)
