@@ -178,3 +178,25 @@ def test_a_stop_during_a_cell_keeps_the_finished_ones_and_that_cell_runs_again(
     result = run_sweep(SweepRequest(plan=plan, job=job), again, TaskState())
     assert again.kept == ["b2"] and [d[0] for d in again.done] == ["b4", "b8"]
     assert result.complete and all(c.status == CellStatus.DONE for c in result.cells)
+
+
+def test_each_cell_of_a_host_axis_runs_wholly_on_its_host(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The host axis reaches the transports as `compare --host` does: the cell on
+    `elsewhere://box` (tests/helpers/elsewhere.py, a registered transport) runs there and
+    records that machine's environment; the local cell this computer's."""
+    from tests.helpers import elsewhere
+
+    elsewhere.register(monkeypatch)
+    data = tiny_split_dataset(tmp_path / "d", train=8, test=2)
+    base = RunConfig(image_size=48, batch_size=4, extra={"fake": {"step": 0.01}})
+    plan = plan_sweep(base, [Axis("host", ("local", elsewhere.HOST))],
+                      2 * (CELL_OVERHEAD_SECONDS + 10))
+    job = CellJob(dataset=str(data), folder=tmp_path / "sweep", worker_command=fake_command)
+    result = run_sweep(SweepRequest(plan=plan, job=job), SweepWatcher(), TaskState())
+    here, there = result.cells
+    assert here.status == there.status == CellStatus.DONE, (here.reason, there.reason)
+    assert plan.cells[0].host is None and plan.cells[1].host == elsewhere.HOST
+    assert there.node == elsewhere.HOST and there.environment["tensorflow"] == "2.99"
+    assert here.environment and here.environment.get("tensorflow") != "2.99"
+    assert "connect" in elsewhere.ElsewhereTransport.log
