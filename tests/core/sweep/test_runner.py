@@ -20,7 +20,7 @@ from xlagui.core.sweep.cell import ArmRatio, CellJob, CellResult, CellStatus
 from xlagui.core.sweep.plan import CELL_OVERHEAD_SECONDS, Axis, Cell, SweepPlan, plan_sweep
 from xlagui.core.sweep.result import SweepResult
 from xlagui.core.sweep.runner import OnRound, SweepRequest, SweepWatcher, run_sweep
-from xlagui.core.sweep.store import SweepMismatch
+from xlagui.core.sweep.store import SweepMismatch, open_sweep
 
 FAKE_MEASURE = Path(__file__).resolve().parents[2] / "helpers" / "fake_measure_worker.py"
 
@@ -97,6 +97,11 @@ def test_a_stopped_sweep_resumes_with_the_missing_cells_only(tmp_path: Path) -> 
     assert [d[1:3] for d in told.done] == [(3, 4), (4, 4)]
     assert told.done[0][3] == pytest.approx(10.0)  # one missing, 10 s each
     assert told.done[1][3] == 0
+
+    reopened = open_sweep(tmp_path)  # as the window reopens a sweep folder
+    assert reopened is not None and reopened.plan == plan
+    assert [c.key for c in reopened.cells] == [c.key for c in plan.cells]
+    assert open_sweep(tmp_path / "nothing") is None
 
     third = CountingExecutor()
     result = sweep(plan, tmp_path, third)

@@ -16,7 +16,8 @@ from typing import Any
 from xlagui.core.files.atomic import atomic_write_text
 from xlagui.core.protocol.config import ConfigError
 from xlagui.core.sweep.cell import CellResult, CellStatus
-from xlagui.core.sweep.plan import SweepPlan
+from xlagui.core.sweep.plan import SweepPlan, plan_from_dict
+from xlagui.core.sweep.result import SweepResult
 
 SWEEP_JSON = "sweep.json"
 SWEEP_FORMAT = 1
@@ -46,6 +47,17 @@ def read_sweep(folder: Path) -> dict[str, Any] | None:
     if not isinstance(data, dict) or not isinstance(data.get("plan"), dict):
         raise ConfigError(f"{path} is not a sweep's file")
     return data
+
+
+def open_sweep(folder: Path) -> SweepResult | None:
+    """The sweep kept in `folder` (None: there is none): its plan and every cell it has, as
+    the window shows a reopened sweep. ConfigError when it cannot be read."""
+    data = read_sweep(folder)
+    if data is None:
+        return None
+    plan = plan_from_dict(data["plan"])
+    cells = [c for c in saved_cells(data) if plan.cell(c.key) is not None]
+    return SweepResult(plan=plan, cells=cells)
 
 
 def saved_cells(data: dict[str, Any]) -> list[CellResult]:
