@@ -16,11 +16,11 @@ from tests.helpers.datasets import tiny_split_dataset
 from xlagui.core.protocol.config import RunConfig
 from xlagui.core.protocol.spec import RunSpec
 from xlagui.core.protocol.task import TaskState
-from xlagui.core.sweep.cell import ArmRatio, CellJob, CellResult, CellStatus
+from xlagui.core.sweep.cell import ArmRatio, CellFailure, CellJob, CellResult, CellStatus
 from xlagui.core.sweep.plan import CELL_OVERHEAD_SECONDS, Axis, Cell, SweepPlan, plan_sweep
 from xlagui.core.sweep.result import SweepResult
 from xlagui.core.sweep.runner import OnRound, SweepRequest, SweepWatcher, run_sweep
-from xlagui.core.sweep.store import SweepMismatch, open_sweep
+from xlagui.core.sweep.store import SweepMismatch, open_sweep, write_sweep
 
 FAKE_MEASURE = Path(__file__).resolve().parents[2] / "helpers" / "fake_measure_worker.py"
 
@@ -110,6 +110,21 @@ def test_a_stopped_sweep_resumes_with_the_missing_cells_only(tmp_path: Path) -> 
     rows = (tmp_path / "sweep.csv").read_text().splitlines()
     assert rows[0].startswith("key,batch_size,image_size,host,status,failure,reason,arm,ratio")
     assert rows[1].startswith("b4-px48,4,48,,done,,,jit,0.8000,0.7500,0.8500,12,True")
+
+
+def test_a_cell_whose_machine_was_not_there_runs_again_and_a_refused_one_does_not(
+        tmp_path: Path) -> None:
+    plan = four_cells()
+    results = [CellResult(key=plan.cells[0].key, status=CellStatus.FAILED,
+                          failure=CellFailure.MACHINE, reason="could not connect"),
+               CellResult(key=plan.cells[1].key, status=CellStatus.FAILED,
+                          failure=CellFailure.SETTINGS, reason="batch too large"),
+               CellResult(key=plan.cells[2].key, status=CellStatus.FAILED,
+                          failure=CellFailure.NODE_LOST, reason="")]
+    write_sweep(tmp_path, plan, results)
+    again = CountingExecutor()
+    sweep(plan, tmp_path, again)
+    assert again.ran == [plan.cells[0].key, plan.cells[2].key, plan.cells[3].key]
 
 
 def test_a_folder_holding_another_sweep_is_refused_with_what_differs(tmp_path: Path) -> None:
