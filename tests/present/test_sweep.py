@@ -89,10 +89,11 @@ def test_rows_reasons_plan_and_markdown() -> None:
     assert plan_words(plan) == "2 cells, 50 s of measuring each, about 3:00 for the 2 to run " \
                                "(budget 3:00)"
     assert plan_words(plan, [results[0]]).startswith("2 cells (1 finished already), 50 s")
+    assert plan_words(plan, results) == "2 cells, all finished already: nothing to run"
     assert eta_words(1, 4, 125) == "1 of 4 cells, about 2:05 left"
     assert eta_words(4, 4, 0) == "4 of 4 cells"
     md = sweep_markdown(SweepResult(plan=plan, cells=results, ran=2))
     assert md.startswith("# Where the verdict flips\n")
     assert "- jit faster at batch 16, not measured at batch 500\n" in md
-    assert "1 of 2 cells measured." in md
+    assert "2 cells, 50 s of measuring each (budget 3:00). 1 of 2 cells measured, in 0 s" in md
     assert "| batch size | jit speed-up | status | reason |\n|---|---|---|---|\n" in md

@@ -68,6 +68,8 @@ def plan_words(plan: SweepPlan, kept: Sequence[CellResult] = ()) -> str:
     missing = total - len(kept)
     per_cell = plan.expected_seconds / total if total else 0.0
     text = f"{total} cell{'s' if total != 1 else ''}"
+    if kept and missing == 0:
+        return text + ", all finished already: nothing to run"
     if kept:
         text += f" ({len(kept)} finished already)"
     text += (f", {plan.cell_budget_seconds} s of measuring each, about "
@@ -184,9 +186,12 @@ def sweep_markdown(result: SweepResult) -> str:
     plan = result.plan
     header, rows = table(plan, result.cells)
     done = sum(1 for c in result.cells if c.status == CellStatus.DONE)
+    cell_time = sum(c.wall_seconds for c in result.cells)
     out = ["# Where the verdict flips", "",
-           f"{plan_words(plan)}. {done} of {len(plan.cells)} cells measured"
-           f"{'; stopped before the end' if result.stopped else ''}.", "",
+           f"{len(plan.cells)} cells, {plan.cell_budget_seconds} s of measuring each (budget "
+           f"{duration(plan.total_budget_seconds)}). {done} of {len(plan.cells)} cells measured"
+           f"{'; stopped before the end' if result.stopped else ''}, in "
+           f"{duration(cell_time)} of cell time.", "",
            "A speed-up is the baseline's step time ÷ the arm's, with its 95% interval; "
            "\"ties\" when the interval contains 1. Cells from different hosts are never "
            "compared with each other.", ""]
