@@ -68,6 +68,17 @@ def test_each_host_has_its_own_sentences() -> None:
         "On gpu-box: jit faster at every batch size"]
 
 
+def test_swept_arm_lists_hold_the_lines_other_settings() -> None:
+    plan = plan_sweep(RunConfig(), [Axis("batch_size", ("16", "128")),
+                                    Axis("arms", ("jit", "jit,bf16"))], None)
+    results = [done("b16-jit", jit=SLOWER), done("b16-jit_bf16", jit=SLOWER, bf16=TIES),
+               done("b128-jit", jit=FASTER), done("b128-jit_bf16", jit=FASTER, bf16=FASTER)]
+    assert sentences(plan, results) == [
+        "jit faster from batch 128 up; slower below (arms jit)",
+        "jit faster from batch 128 up; slower below (arms jit,bf16)",
+        "bf16 faster from batch 128 up; ties below (arms jit,bf16)"]
+
+
 def test_one_cell_says_each_arms_verdict() -> None:
     plan = plan_sweep(RunConfig(), [Axis("batch_size", ("16",))], None)
     assert sentences(plan, [done("b16", jit=FASTER, bf16=TIES)]) == ["jit faster", "bf16 ties"]

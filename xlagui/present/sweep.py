@@ -146,21 +146,22 @@ def table(plan: SweepPlan, results: Sequence[CellResult]) -> tuple[list[str], li
 def line_sentence(line: Line) -> str:
     """"jit faster from batch 128 up at 64 px; slower below", "bf16 ties at every batch size",
     "jit slower at batch 16–32, ties at batch 64, faster at batch 128"."""
-    context = ", ".join(value_words(n, v) for n, v in line.context)
+    context = ", ".join(value_words(n, v) for n, v in line.context if n != ARMS)
     where = f" at {context}" if context else ""
+    among = "".join(f" (arms {v})" for n, v in line.context if n == ARMS)
     host = f"On {line.host}: " if line.host else ""
     s = line.stretches
     if len(s) == 1:
         return f"{host}{line.arm} {VERDICT_WORDS[s[0].verdict]} at every " \
-               f"{axis_noun(line.axis)}{where}"
+               f"{axis_noun(line.axis)}{where}{among}"
     numeric = all(v.isdigit() for st in s for v in st.values)
     if len(s) == 2 and numeric and Verdict.UNKNOWN not in (s[0].verdict, s[1].verdict):
         return (f"{host}{line.arm} {VERDICT_WORDS[s[1].verdict]} from "
                 f"{value_words(line.axis, s[1].values[0])} up{where}; "
-                f"{VERDICT_WORDS[s[0].verdict]} below")
+                f"{VERDICT_WORDS[s[0].verdict]} below{among}")
     parts = [f"{VERDICT_WORDS[st.verdict]} at {_values(line.axis, st.values, numeric)}"
              for st in s]
-    return f"{host}{line.arm} {', '.join(parts)}{where}"
+    return f"{host}{line.arm} {', '.join(parts)}{where}{among}"
 
 
 def _values(axis: str, values: tuple[str, ...], numeric: bool) -> str:
