@@ -38,8 +38,18 @@ def test_where_an_arm_flips_along_an_axis_is_said_at_each_other_setting() -> Non
                done("b32-px150", jit=FASTER), done("b128-px150", jit=FASTER)]
     said = sentences(plan, results)
     assert "jit faster from batch 128 up at 64 px; slower below" in said
-    assert "jit faster at every batch size at 150 px" in said
     assert "jit faster from 150 px up at batch 16; slower below" in said
+    # The lines that keep one verdict are said once, after the flips.
+    assert said[-1] == "jit faster everywhere else" and len(said) == 4
+    assert sentences(plan, [done(r.key, jit=FASTER) for r in results]) == [
+        "jit faster in every cell"]
+    # A model line says "for": the model is not a place.
+    models = plan_sweep(RunConfig(), [Axis("model", ("cnn", "mixer")),
+                                      Axis("image_size", ("64", "150"))], None)
+    keys = [c.key for c in models.cells]
+    mixed = [done(keys[0], jit=SLOWER), done(keys[1], jit=SLOWER), done(keys[2], jit=FASTER),
+             done(keys[3], jit=FASTER)]
+    assert "jit slower for cnn, faster for mixer at 64 px" in sentences(models, mixed)
     flipping = [line for line in lines(plan, results) if line.flips]
     assert {(line.axis, line.context) for line in flipping} == {
         ("batch_size", (("image_size", "64"),)), ("image_size", (("batch_size", "16"),)),

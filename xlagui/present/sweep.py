@@ -145,9 +145,9 @@ def table(plan: SweepPlan, results: Sequence[CellResult]) -> tuple[list[str], li
 
 def line_sentence(line: Line) -> str:
     """"jit faster from batch 128 up at 64 px; slower below", "bf16 ties at every batch size",
-    "jit slower at batch 16–32, ties at batch 64, faster at batch 128"."""
-    context = ", ".join(value_words(n, v) for n, v in line.context if n != ARMS)
-    where = f" at {context}" if context else ""
+    "jit slower at batch 16–32, ties at batch 64, faster at batch 128", "jit slower for cnn,
+    faster for mixer at batch 16, 64 px"."""
+    where = _where(line.context)
     among = "".join(f" (arms {v})" for n, v in line.context if n == ARMS)
     host = f"On {line.host}: " if line.host else ""
     s = line.stretches
@@ -159,9 +159,21 @@ def line_sentence(line: Line) -> str:
         return (f"{host}{line.arm} {VERDICT_WORDS[s[1].verdict]} from "
                 f"{value_words(line.axis, s[1].values[0])} up{where}; "
                 f"{VERDICT_WORDS[s[0].verdict]} below{among}")
-    parts = [f"{VERDICT_WORDS[st.verdict]} at {_values(line.axis, st.values, numeric)}"
-             for st in s]
+    parts = [f"{VERDICT_WORDS[st.verdict]} {_preposition(line.axis)} "
+             f"{_values(line.axis, st.values, numeric)}" for st in s]
     return f"{host}{line.arm} {', '.join(parts)}{where}{among}"
+
+
+def _preposition(axis: str) -> str:
+    return "for" if axis == MODEL else "at"
+
+
+def _where(context: Sequence[tuple[str, str]]) -> str:
+    """" at batch 16, 64 px for cnn": the settings a line holds (arm lists are said apart)."""
+    held = [(n, v) for n, v in context if n not in (ARMS, MODEL)]
+    model = next((v for n, v in context if n == MODEL), None)
+    text = f" at {', '.join(value_words(n, v) for n, v in held)}" if held else ""
+    return f"{text} for {model}" if model else text
 
 
 def _values(axis: str, values: tuple[str, ...], numeric: bool) -> str:
@@ -173,13 +185,36 @@ def _values(axis: str, values: tuple[str, ...], numeric: bool) -> str:
 
 
 def sentences(plan: SweepPlan, results: Sequence[CellResult]) -> list[str]:
-    """Where each arm wins, loses or ties along each swept axis, host by host; with nothing
-    swept, each arm's verdict in the one cell."""
+    """Where each arm wins, loses or ties along each swept axis, host by host: an arm with one
+    verdict in every cell in one sentence; else every line along which it flips, then the
+    verdict it keeps everywhere else (or every line, when those differ or a cell was not
+    measured). With nothing swept, each arm's verdict in the one cell."""
     found = lines(plan, results)
-    if found:
-        return [line_sentence(line) for line in found]
-    return [f"{'On ' + host + ': ' if host else ''}{arm} {VERDICT_WORDS[verdict]}"
-            for host, arm, verdict in single(plan, results)]
+    if not found:
+        return [f"{'On ' + host + ': ' if host else ''}{arm} {VERDICT_WORDS[verdict]}"
+                for host, arm, verdict in single(plan, results)]
+    out: list[str] = []
+    for host, arm in dict.fromkeys((line.host, line.arm) for line in found):
+        mine = [line for line in found if (line.host, line.arm) == (host, arm)]
+        out += _arm_sentences(host, arm, mine)
+    return out
+
+
+def _arm_sentences(host: str, arm: str, mine: list[Line]) -> list[str]:
+    """One arm's sentences on one host: a line each while there are few (one swept axis) or
+    some cells were not measured; else one sentence for a verdict kept everywhere."""
+    if len(mine) == 1:
+        return [line_sentence(mine[0])]
+    on = f"On {host}: " if host else ""
+    flipping = [line for line in mine if line.flips]
+    steady = [line for line in mine if not line.flips]
+    kept = {st.verdict for line in steady for st in line.stretches}
+    if len(kept) != 1 or Verdict.UNKNOWN in kept:
+        return [line_sentence(line) for line in flipping + steady]
+    verdict = VERDICT_WORDS[kept.pop()]
+    if not flipping:
+        return [f"{on}{arm} {verdict} in every cell"]
+    return [*(line_sentence(line) for line in flipping), f"{on}{arm} {verdict} everywhere else"]
 
 
 def sweep_markdown(result: SweepResult) -> str:
