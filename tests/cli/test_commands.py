@@ -90,3 +90,52 @@ def test_hosts_reaches_a_made_up_transport_by_the_name_typed(
     assert json.loads(capsys.readouterr().out)["cpu"] == "Made-up CPU"
     assert main(["hosts", "nowhere://box"]) == 2
     assert "no transport called 'nowhere'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("typed", "meant"), [("comparee", "compare"), ("sweeep", "sweep"),
+                                              ("scna", "scan")])
+def test_a_mistyped_command_is_refused_with_what_was_meant(
+    typed: str, meant: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A word that is neither a command nor a folder never opens the window with the word as
+    a dataset: it is refused, naming the command meant."""
+    monkeypatch.chdir(tmp_path)  # no folder of that name here
+    assert main([typed, "--demo"]) == 2
+    said = capsys.readouterr().err
+    assert f"{typed!r} is neither a command nor an existing folder" in said
+    assert f"did you mean {meant!r}?" in said
+
+
+def test_a_word_like_no_command_lists_the_commands(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["elephants"]) == 2
+    assert "the commands are scan, compare, demo-data" in capsys.readouterr().err
+
+
+def test_without_a_display_the_window_says_so_in_one_line(tmp_path: Path) -> None:
+    """`xlagui` on a server over ssh: one line naming what is missing and the headless command,
+    exit status 2, not Qt's abort (134)."""
+    import os
+
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
+    out = cli(env=env, cwd=tmp_path)
+    assert out.returncode == 2, out.stderr
+    lines = [ln for ln in out.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1, out.stderr
+    assert "no display" in lines[0] and "xlagui compare --demo" in lines[0]
+
+
+def test_what_the_window_lacks_is_read_from_the_environment(tmp_path: Path) -> None:
+    from xlagui.cli.gui import missing_display
+
+    assert missing_display({}, "linux") == \
+        "no display (neither DISPLAY nor WAYLAND_DISPLAY is set)"
+    assert missing_display({"DISPLAY": ":987"}, "linux") == "no X server at DISPLAY=:987"
+    assert missing_display({"QT_QPA_PLATFORM": "offscreen"}, "linux") is None
+    assert missing_display({"WAYLAND_DISPLAY": "wayland-0"}, "linux") is None
+    assert missing_display({"DISPLAY": "remote:10"}, "linux") is None  # cannot tell: let Qt try
+    assert missing_display({}, "darwin") is None and missing_display({}, "win32") is None

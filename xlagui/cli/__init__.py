@@ -302,10 +302,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         from xlagui.core.worker.child import entry
 
         entry(args_in[2:])
-    # `xlagui`, `xlagui DIR` and `xlagui --demo` open the window.
+    # `xlagui`, `xlagui DIR` and `xlagui --demo` open the window; a word that is neither a
+    # command nor a folder is a mistyped command, never a dataset for the window.
     if not args_in or (
         args_in[0] not in COMMANDS and args_in[0] not in ("-h", "--help", "--version")
     ):
+        unknown = _unknown_word(args_in[0]) if args_in else None
+        if unknown is not None:
+            _console(stderr=True).print(f"[red]error:[/red] {unknown}", soft_wrap=True)
+            return EXIT_USAGE
         args_in = ["gui", *args_in]
     args = _parser().parse_args(args_in)
     try:
@@ -318,6 +323,18 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         _console(stderr=True).print(f"[red]error:[/red] {error_text(exc)}", soft_wrap=True)
         return EXIT_USAGE
+
+
+def _unknown_word(word: str) -> str | None:
+    """Why `word`, given where a command goes, is refused (None: an option, or a path that
+    exists, which the window opens)."""
+    if word.startswith("-") or Path(word).exists():
+        return None
+    from difflib import get_close_matches
+
+    close = get_close_matches(word, COMMANDS, n=1, cutoff=0.6)
+    hint = f"did you mean {close[0]!r}?" if close else f"the commands are {', '.join(COMMANDS)}"
+    return f"{word!r} is neither a command nor an existing folder: {hint}"
 
 
 def _run_command(args: argparse.Namespace) -> int:
