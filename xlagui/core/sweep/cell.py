@@ -1,0 +1,227 @@
+"""One cell of a sweep, run: the one comparison workflow (`core.compare.workflow.run`) at the
+cell's settings, in fresh workers of its own, its files in `cells/<key>/` of the sweep folder.
+
+`run_cell` never raises for a cell that failed (a batch larger than the training set, an image
+too small for the model, out of memory, a refused flag, a host that cannot be reached): the
+cell's result says `failed` with its reason, and the sweep goes on. A stop during the cell makes
+it `interrupted`: not kept as done, run again when the sweep resumes.
+
+What crosses to the sweep (and back from a cluster's node) is the `CellResult`: plain data, each
+arm's ratio (arm ÷ baseline step time: above 1 the arm is slower) with its 95% interval.
+"""
+
+from __future__ import annotations
+
+import platform
+import shutil
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from xlagui.core.compare import ComparisonRequest, SaveError, Watcher, run
+from xlagui.core.measure.transports import MachineError, Target
+from xlagui.core.protocol.config import ConfigError, check_batch_fits
+from xlagui.core.protocol.identity import RunStatus, StrEnum
+from xlagui.core.protocol.task import Cancelled, TaskState
+from xlagui.core.sweep.plan import Cell
+
+if TYPE_CHECKING:
+    from xlagui.core.compare import ComparisonObserver
+    from xlagui.core.data.scan import DatasetScan
+    from xlagui.core.protocol.spec import RunSpec
+    from xlagui.core.results.report import ComparisonReport
+
+CELLS = "cells"  # the sweep folder's subfolder holding one comparison folder per cell
+
+
+class CellStatus(StrEnum):
+    """How a cell ended."""
+
+    DONE = "done"  # measured: its arms' ratios are kept
+    FAILED = "failed"  # could not be measured; `reason` says why
+    INTERRUPTED = RunStatus.INTERRUPTED.value  # stopped while it ran: run again on resume
+
+
+class CellFailure(StrEnum):
+    """Why a cell failed, as data (`xlagui.present.sweep` words it); `CellResult.reason`
+    holds the facts: the refusal's or the error's own one line, or how the measuring ended."""
+
+    SETTINGS = "settings"  # the cell's settings cannot run (its ConfigError's message)
+    MACHINE = "machine"  # its host could not take it (the MachineError's message)
+    WORKER = "worker"  # a worker failed (its error event's message; "" when it had none)
+    NO_RATIO = "no ratio"  # measured, but no arm has a ratio (how the measurement stopped)
+    CRASH = "crash"  # something unforeseen (the exception's type and message)
+    NODE_LOST = "node lost"  # a cluster lost its node every time it was tried
+
+
+@dataclass
+class ArmRatio:
+    """One arm of a cell against that cell's baseline: `ratio` (arm ÷ baseline step time)
+    with its 95% interval `low`..`high`, from `pairs` interleaved pairs; `valid`: the arm
+    engaged as asked (an arm that did not is no evidence either way)."""
+
+    arm: str
+    ratio: float | None = None
+    low: float | None = None
+    high: float | None = None
+    pairs: int = 0
+    valid: bool = True
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> ArmRatio:
+        return cls(arm=str(d["arm"]), ratio=_number(d.get("ratio")), low=_number(d.get("low")),
+                   high=_number(d.get("high")), pairs=int(d.get("pairs", 0)),
+                   valid=bool(d.get("valid", True)))
+
+
+@dataclass
+class CellResult:
+    """How one cell ended. `reason`: why it failed ("" when done); `environment`: the machine
+    it ran on (`host_environment`, or the host's); `node`: that machine's name; `attempts`:
+    how many times it was started (a cluster reruns a cell whose node was lost, and
+    `lost_nodes` names them); `comparison_dir`: its comparison folder, relative to the sweep
+    folder."""
+
+    key: str
+    status: CellStatus
+    reason: str = ""
+    failure: str = ""  # a `CellFailure` when it failed
+    arms: list[ArmRatio] = field(default_factory=list)
+    environment: dict[str, Any] = field(default_factory=dict)
+    node: str = ""
+    attempts: int = 1
+    wall_seconds: float = 0.0
+    comparison_dir: str = ""
+    lost_nodes: list[str] = field(default_factory=list)
+
+    def arm(self, name: str) -> ArmRatio | None:
+        return next((a for a in self.arms if a.arm == name), None)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["status"] = str(self.status)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> CellResult:
+        try:
+            return cls(
+                key=str(d["key"]), status=CellStatus(d["status"]), reason=str(d.get("reason", "")),
+                failure=str(d.get("failure", "")),
+                arms=[ArmRatio.from_dict(a) for a in d.get("arms", [])],
+                environment=dict(d.get("environment", {})), node=str(d.get("node", "")),
+                attempts=int(d.get("attempts", 1)),
+                wall_seconds=float(d.get("wall_seconds", 0.0)),
+                comparison_dir=str(d.get("comparison_dir", "")),
+                lost_nodes=[str(n) for n in d.get("lost_nodes", [])],
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ConfigError(f"a sweep cell could not be read: {exc!r} in {d!r}") from None
+
+
+@dataclass(frozen=True)
+class CellJob:
+    """What every cell of a sweep shares besides its settings: the dataset folder (`demo`:
+    the demo set, drawn where the cell runs), the sweep folder (the cell's comparison goes to
+    `folder/cells/<key>`), how an SSH host is reached, and, for tests, the measuring workers'
+    command line (`ComparisonRequest.worker_command`). Plain data: a cluster sends it to its
+    nodes (`dataset` is then the node's copy)."""
+
+    dataset: str
+    folder: Path
+    demo: bool = False
+    remote_python: str = "python3"
+    ssh_config: str = ""
+    remote_data: str = ""
+    worker_command: Callable[[RunSpec], Sequence[str] | None] | None = None
+
+
+def run_cell(cell: Cell, job: CellJob, state: TaskState,
+             observer: ComparisonObserver | None = None) -> CellResult:
+    """Measure `cell` (quick, without the why) in fresh workers; never raises for a cell that
+    failed: its result says so."""
+    started = time.monotonic()
+    out = Path(job.folder) / CELLS / cell.key
+    result = CellResult(key=cell.key, status=CellStatus.FAILED, node=cell.host or platform.node(),
+                        comparison_dir=f"{CELLS}/{cell.key}")
+    try:
+        result = _measured(cell, job, out, state, observer or Watcher(), result)
+    except Cancelled:
+        result.status = CellStatus.INTERRUPTED
+    except MachineError as exc:
+        result.failure, result.reason = CellFailure.MACHINE, str(exc)
+    except (ConfigError, SaveError, ValueError) as exc:
+        result.failure, result.reason = CellFailure.SETTINGS, str(exc)
+    except Exception as exc:  # a cell's crash is its row; the sweep goes on
+        result.failure, result.reason = CellFailure.CRASH, f"{type(exc).__name__}: {exc}"
+    result.wall_seconds = time.monotonic() - started
+    return result
+
+
+def _measured(cell: Cell, job: CellJob, out: Path, state: TaskState,
+              observer: ComparisonObserver, result: CellResult) -> CellResult:
+    if cell.problem:
+        result.failure, result.reason = CellFailure.SETTINGS, cell.problem
+        return result
+    state.raise_if_interrupted()
+    scan = _scan(job, cell)
+    check_batch_fits(cell.config.batch_size, len(scan.files_for("train")))
+    if out.exists():  # what an interrupted run of this cell left: measured again from nothing
+        shutil.rmtree(out)
+    target = None if cell.host is None else Target(
+        host=cell.host, python=job.remote_python, ssh_config=job.ssh_config,
+        remote_data=job.remote_data)
+    request = ComparisonRequest(scan=scan, config=cell.config, out_dir=out, demo=job.demo,
+                                target=target, worker_command=job.worker_command)
+    report = run(request, observer, state)
+    result.environment = dict(report.environment)
+    if state.is_interruption_requested():
+        result.status = CellStatus.INTERRUPTED
+        return result
+    return _judged(report, result)
+
+
+def _scan(job: CellJob, cell: Cell) -> DatasetScan:
+    from xlagui.core.data.scan import DatasetError, scan_dataset
+
+    root = job.dataset
+    if job.demo and not root:
+        from xlagui.core.data.demo import ensure_demo_dataset
+
+        root = str(ensure_demo_dataset(seed=0))
+    try:
+        scan = scan_dataset(root, holdout_percent=cell.config.holdout_percent,
+                            seed=cell.config.seed)
+    except DatasetError as exc:
+        raise ConfigError(str(exc)) from None
+    if not scan.ok:
+        problems = "; ".join(p.message for p in scan.problems)
+        raise ConfigError(f"the dataset cannot be trained on: {problems}")
+    return scan
+
+
+def _judged(report: ComparisonReport, result: CellResult) -> CellResult:
+    """Done with each arm's ratio; failed with the first failed worker's message, or when no
+    arm has a ratio."""
+    failed = next((r for r in report.measure_runs if r.status == RunStatus.ERROR), None)
+    interleaved = report.comparison.interleaved if report.comparison is not None else None
+    arms = [ArmRatio(arm=a.arm, ratio=a.ratio, low=a.low, high=a.high, pairs=a.pairs,
+                     valid=a.valid) for a in (interleaved.arms if interleaved else [])]
+    result.arms = arms
+    if failed is not None:
+        error = failed.error
+        result.failure = CellFailure.WORKER
+        result.reason = error.message if error is not None else ""
+        return result
+    if not any(a.ratio is not None for a in arms):
+        result.failure = CellFailure.NO_RATIO
+        result.reason = interleaved.stopped_by if interleaved is not None else ""
+        return result
+    result.status = CellStatus.DONE
+    return result
+
+
+def _number(value: Any) -> float | None:
+    return None if value is None else float(value)
