@@ -52,3 +52,47 @@ def plan_words(cells: int, cell_budget: int, expected_seconds: int, unrunnable: 
         words += (f" {unrunnable} cannot run with these settings and will be a row with its "
                   "reason.")
     return words
+
+
+def overall_progress(done: int, total: int, eta_seconds: float | None) -> str:
+    """"3 of 8 cells · about 4:10 left" (the ETA from the cells done; none before one)."""
+    words = f"{done} of {total} cell{'s' if total != 1 else ''}"
+    if eta_seconds is not None and done < total:
+        words += f" · about {fmt.duration(eta_seconds)} left"
+    return words
+
+
+def cell_progress(settings: str, measured: float | None, budget: float | None) -> str:
+    """"batch 64, 64 px: measuring, 12 s of 45 s"; "…: starting its workers" before its
+    first round."""
+    if measured is None:
+        return f"{settings}: starting its workers"
+    of = f" of {fmt.duration(budget)}" if budget else ""
+    return f"{settings}: measuring, {fmt.duration(measured)}{of}"
+
+
+def cell_settings(settings: list[tuple[str, str]]) -> str:
+    """A cell's settings in a line: "batch 64, 64 px, cnn"."""
+    out = []
+    for name, value in settings:
+        if name == "batch_size":
+            out.append(f"batch {value}")
+        elif name == "image_size":
+            out.append(f"{value} px")
+        elif name.startswith("lever:"):
+            out.append(f"{name[len('lever:'):]}={value}")
+        else:
+            out.append(value)
+    return ", ".join(out) or "the one cell"
+
+
+STOPPED = ("Stopped. The cells that finished are kept in {folder}: run the same sweep into it "
+           "to do the rest.")
+FINISHED = "Sweep finished: {done} of {total} cells measured, {failed} failed. Saved in {folder}."
+RUNNING_ELSEWHERE = "A comparison is running: start the sweep when it has finished."
+SWEEP_RUNNING = "A sweep is running (Sweep tab)."
+CANNOT_OPEN = "Cannot open the sweep"
+CANNOT_START = "Cannot start the sweep"
+CLOSE_QUESTION = ("Stop the sweep?", "A sweep is running. Closing xlagui stops it; the cells "
+                  "that finished stay in its folder, and the cell in progress runs again when "
+                  "the same sweep is run into that folder.")

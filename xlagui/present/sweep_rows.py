@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from xlagui.core.sweep.cell import CellStatus
 from xlagui.present import format as fmt
 from xlagui.present.levels import Level
 
@@ -30,7 +31,8 @@ AXIS_TITLES = {
 LEVER_PREFIX = "lever:"
 STATUS_TITLE, REASON_TITLE = "Status", "Reason"
 WAITING, RUNNING = "waiting", "running…"
-STATUS_WORDS = {"done": "done", "failed": "failed", "interrupted": "interrupted"}
+STATUS_WORDS = {CellStatus.DONE: "done", CellStatus.FAILED: "failed",
+                CellStatus.INTERRUPTED: "stopped: runs again on resume"}
 SPEEDUP_AXIS = "speed-up (baseline step time ÷ arm's)"
 
 
@@ -121,8 +123,7 @@ def verdict_level(a: ArmRatio) -> Level:
 
 
 def status_text(result: CellResult) -> str:
-    status = str(result.status)
-    words = STATUS_WORDS.get(status, status)
+    words = STATUS_WORDS.get(result.status, str(result.status))
     if result.attempts > 1:
         words += f" (attempt {result.attempts})"
     return words

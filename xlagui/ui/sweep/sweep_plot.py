@@ -17,9 +17,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QLabel, QStackedWidget, QVBoxLayout, QWidget
 
 from xlagui.present import sweep_rows as rows
+from xlagui.present.levels import Level
 from xlagui.ui.shared.plots import color, legend, make_plot
 from xlagui.ui.shared.theme import LEVEL_COLORS
-from xlagui.present.levels import Level
 
 if TYPE_CHECKING:
     from collections.abc import Mapping

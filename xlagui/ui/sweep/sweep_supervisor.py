@@ -21,7 +21,8 @@ if TYPE_CHECKING:
     from xlagui.core.results.report import ComparisonReport
     from xlagui.core.sweep.cell import CellResult
     from xlagui.core.sweep.plan import Cell, SweepPlan
-    from xlagui.core.sweep.runner import CellExecutor, SweepRequest, SweepResult
+    from xlagui.core.sweep.result import SweepResult
+    from xlagui.core.sweep.runner import CellExecutor, SweepRequest
 
 
 class SweepSupervisor(QThread):

@@ -67,7 +67,9 @@ class SweepTable(QTableWidget):
         row = self._row_of.get(cell.key)
         if row is not None:
             self._set_status(row, rows.RUNNING, "")
-            self.scrollToItem(self.item(row, 0))
+            item = self.item(row, 0)
+            if item is not None:
+                self.scrollToItem(item)
 
     def show_result(self, result: CellResult) -> None:
         row = self._row_of.get(result.key)
@@ -95,6 +97,7 @@ class SweepTable(QTableWidget):
 
     def texts(self, column: str) -> list[str]:
         """The texts of the column headed `column`, top to bottom (for tests and the PNG)."""
-        c = next(i for i in range(self.columnCount())
-                 if self.horizontalHeaderItem(i).text() == column)
-        return [self.item(r, c).text() if self.item(r, c) else "" for r in range(self.rowCount())]
+        headers = [self.horizontalHeaderItem(i) for i in range(self.columnCount())]
+        c = next(i for i, h in enumerate(headers) if h is not None and h.text() == column)
+        items = [self.item(r, c) for r in range(self.rowCount())]
+        return [item.text() if item is not None else "" for item in items]
