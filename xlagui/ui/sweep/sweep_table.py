@@ -96,8 +96,12 @@ class SweepTable(QTableWidget):
         self.setItem(row, c + 1, item)
 
     def texts(self, column: str) -> list[str]:
-        """The texts of the column headed `column`, top to bottom (for tests and the PNG)."""
+        """The texts of the column headed `column`, top to bottom (for tests and the PNG);
+        [] while no plan is shown."""
         headers = [self.horizontalHeaderItem(i) for i in range(self.columnCount())]
-        c = next(i for i, h in enumerate(headers) if h is not None and h.text() == column)
+        c = next((i for i, h in enumerate(headers) if h is not None and h.text() == column),
+                 None)
+        if c is None:
+            return []
         items = [self.item(r, c) for r in range(self.rowCount())]
         return [item.text() if item is not None else "" for item in items]
