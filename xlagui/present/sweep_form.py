@@ -43,25 +43,6 @@ def field_error(label: str, message: str) -> str:
     return f"{label}: {message}"
 
 
-def plan_words(cells: int, cell_budget: int, expected_seconds: int, unrunnable: int) -> str:
-    """"4 cells, 45 s of measuring each: about 5 min in all." (and the cells that cannot
-    run: they become failed rows)."""
-    words = (f"{cells} cell{'s' if cells != 1 else ''}, {fmt.duration(cell_budget)} of "
-             f"measuring each: about {fmt.duration(expected_seconds)} in all.")
-    if unrunnable:
-        words += (f" {unrunnable} cannot run with these settings and will be a row with its "
-                  "reason.")
-    return words
-
-
-def overall_progress(done: int, total: int, eta_seconds: float | None) -> str:
-    """"3 of 8 cells · about 4:10 left" (the ETA from the cells done; none before one)."""
-    words = f"{done} of {total} cell{'s' if total != 1 else ''}"
-    if eta_seconds is not None and done < total:
-        words += f" · about {fmt.duration(eta_seconds)} left"
-    return words
-
-
 def cell_progress(settings: str, measured: float | None, budget: float | None) -> str:
     """"batch 64, 64 px: measuring, 12 s of 45 s"; "…: starting its workers" before its
     first round."""
@@ -69,21 +50,6 @@ def cell_progress(settings: str, measured: float | None, budget: float | None) -
         return f"{settings}: starting its workers"
     of = f" of {fmt.duration(budget)}" if budget else ""
     return f"{settings}: measuring, {fmt.duration(measured)}{of}"
-
-
-def cell_settings(settings: list[tuple[str, str]]) -> str:
-    """A cell's settings in a line: "batch 64, 64 px, cnn"."""
-    out = []
-    for name, value in settings:
-        if name == "batch_size":
-            out.append(f"batch {value}")
-        elif name == "image_size":
-            out.append(f"{value} px")
-        elif name.startswith("lever:"):
-            out.append(f"{name[len('lever:'):]}={value}")
-        else:
-            out.append(value)
-    return ", ".join(out) or "the one cell"
 
 
 STOPPED = ("Stopped. The cells that finished are kept in {folder}: run the same sweep into it "

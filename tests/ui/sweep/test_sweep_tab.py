@@ -55,12 +55,12 @@ def test_a_two_cell_sweep_set_up_with_clicks_fills_the_table_and_the_plot(
     with watching(window, ModalAnswerer()):
         tab = open_sweep_tab(qtbot, window, folder)
         type_into(qtbot, tab.form.fields["batch"], "4, 8")
-        assert tab.form.plan_line.text().startswith("2 cells")
+        assert tab.form.plan_line.text().startswith("2 cells, ")
         run_sweep(qtbot, tab)
     table = tab.table
     assert table.rowCount() == 2
-    assert table.texts("Batch") == ["4", "8"]
-    assert table.texts("Status") == ["done", "done"]
+    assert table.texts("batch size") == ["4", "8"]
+    assert table.texts("status") == ["done", "done"]
     # The fake XLA side takes half the baseline's step time: 2× faster, with an interval.
     assert all(t.startswith("2.00× (") for t in table.texts("jit speed-up"))
     assert tab.plot.kind == "lines"
@@ -68,6 +68,13 @@ def test_a_two_cell_sweep_set_up_with_clicks_fills_the_table_and_the_plot(
     assert list(xs) == [0.0, 1.0]
     assert [round(y, 2) for y in ys] == [2.0, 2.0]
     assert tab.overall.value() == 2 and tab.overall.maximum() == 2
+    assert tab.sentences.text() == "jit faster at every batch size"
+    # The same sweep into the same folder has nothing left to run; another one is refused.
+    assert tab.form.plan_line.text().endswith("all finished already: nothing to run.")
+    type_into(qtbot, tab.form.fields["batch"], "4, 12")
+    assert "holds another sweep" in tab.form.plan_line.text()
+    assert "axis batch_size: 4,8 → 4,12" in tab.form.plan_line.text()
+    assert not tab.form.run_button.isEnabled()
     saved = json.loads((folder / "sweep.json").read_text())
     assert [c["settings"]["batch_size"] for c in saved["cells"]] == ["4", "8"]
     assert all(c["arms"][0]["arm"] == "jit" and c["arms"][0]["low"] for c in saved["cells"])
@@ -103,12 +110,12 @@ def test_stop_keeps_the_finished_cells_and_a_rerun_does_the_rest(
     with watching(window, ModalAnswerer()):
         click(qtbot, tab.form.run_button)
         assert not tab.form.run_button.isEnabled() and tab.form.stop_button.isEnabled()
-        qtbot.waitUntil(lambda: tab.table.texts("Status")[:2] == ["done", "running…"],
+        qtbot.waitUntil(lambda: tab.table.texts("status")[:2] == ["done", "running…"],
                         timeout=SWEEP_S)
         with qtbot.waitSignal(tab.finished, timeout=SWEEP_S) as stopped:
             click(qtbot, tab.form.stop_button)
     assert stopped.args is not None and stopped.args[0].stopped
-    assert tab.table.texts("Status") == ["done", "stopped: runs again on resume", "waiting"]
+    assert tab.table.texts("status") == ["done", "stopped (runs again on resume)", "to run"]
     saved = json.loads((folder / "sweep.json").read_text())
     statuses = {c["settings"]["batch_size"]: c["status"] for c in saved["cells"]}
     assert statuses == {"4": CellStatus.DONE, "8": CellStatus.INTERRUPTED}
@@ -117,7 +124,7 @@ def test_stop_keeps_the_finished_cells_and_a_rerun_does_the_rest(
             qtbot.waitSignal(tab.finished, timeout=SWEEP_S) as resumed:
         click(qtbot, tab.form.run_button)
     assert resumed.args is not None and resumed.args[0].ran == 2
-    assert tab.table.texts("Status") == ["done", "done", "done"]
+    assert tab.table.texts("status") == ["done", "done", "done"]
 
 
 def test_two_swept_settings_make_a_heatmap_and_a_folder_reopens(
@@ -141,7 +148,7 @@ def test_two_swept_settings_make_a_heatmap_and_a_folder_reopens(
         qtbot.waitUntil(lambda: tab.table.rowCount() == 4, timeout=5_000)
     assert tab.form.fields["batch"].text() == "4, 8"
     assert tab.form.fields["image"].text() == "48, 56"
-    assert tab.table.texts("Status") == ["done"] * 4
+    assert tab.table.texts("status") == ["done"] * 4
     assert tab.plot.kind == "heatmap"
 
 
@@ -152,7 +159,7 @@ def test_closing_during_a_sweep_keeps_its_finished_cells(
     tab = open_sweep_tab(qtbot, window, folder)
     type_into(qtbot, tab.form.fields["batch"], "4, 8, 12")
     click(qtbot, tab.form.run_button)
-    qtbot.waitUntil(lambda: tab.table.texts("Status")[:2] == ["done", "running…"],
+    qtbot.waitUntil(lambda: tab.table.texts("status")[:2] == ["done", "running…"],
                     timeout=SWEEP_S)
     assert not window.run_button.isEnabled()  # one run at a time: no comparison beside it
     window.close_without_asking()

@@ -20,7 +20,10 @@ from PySide6.QtWidgets import (
 
 from xlagui.core.protocol.config import ConfigError, RunConfig
 from xlagui.core.sweep import fields as axes_text
+from xlagui.core.sweep.cell import CellResult
 from xlagui.core.sweep.plan import SweepPlan, plan_sweep
+from xlagui.core.sweep.store import kept_cells
+from xlagui.present import sweep as sweep_words
 from xlagui.present import sweep_form as words
 from xlagui.present.levels import Level
 from xlagui.ui.shared.theme import LEVEL_COLORS
@@ -92,6 +95,7 @@ class SweepForm(QWidget):
         self.folder = QLineEdit()
         self.folder.setObjectName("sweep-folder")
         self.folder.setToolTip(words.FOLDER_HINT)
+        self.folder.textChanged.connect(self._on_field_text_changed)
         self.browse_button = QPushButton("Browse…")
         self.browse_button.clicked.connect(lambda _checked=False: self.browse_requested.emit())
         row = QHBoxLayout()
@@ -115,6 +119,7 @@ class SweepForm(QWidget):
         buttons.addStretch(1)
         outer.addLayout(buttons)
         self._plan: SweepPlan | None = None
+        self._kept: list[CellResult] = []
         self._problem = ""
         self.refresh()
 
@@ -152,8 +157,11 @@ class SweepForm(QWidget):
         elif not self._problem and base is not None:
             try:
                 self._plan = plan_sweep(base, axes, self.budget_seconds())
+                folder = self.chosen_folder()
+                # A folder holding another sweep is refused, with what differs.
+                self._kept = kept_cells(folder, self._plan) if folder is not None else []
             except ConfigError as exc:
-                self._problem = str(exc)
+                self._plan, self._problem = None, str(exc)
         self._say_plan()
 
     def _say_plan(self) -> None:
@@ -162,9 +170,7 @@ class SweepForm(QWidget):
             self.plan_line.setText(self._problem)
             colour = LEVEL_COLORS[Level.ERROR if self._problem != words.NO_AXES else Level.INFO]
         else:
-            self.plan_line.setText(words.plan_words(
-                len(plan.cells), plan.cell_budget_seconds, plan.expected_seconds,
-                sum(1 for c in plan.cells if c.problem)))
+            self.plan_line.setText(sweep_words.plan_words(plan, self._kept) + ".")
             colour = LEVEL_COLORS[Level.INFO]
         self.plan_line.setStyleSheet(f"color: {colour}")
 

@@ -16,8 +16,10 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QLabel, QStackedWidget, QVBoxLayout, QWidget
 
+from xlagui.core.sweep.flips import sorted_values
 from xlagui.present import sweep_rows as rows
 from xlagui.present.levels import Level
+from xlagui.present.sweep import axis_noun
 from xlagui.ui.shared.plots import color, legend, make_plot
 from xlagui.ui.shared.theme import LEVEL_COLORS
 
@@ -109,9 +111,9 @@ class SweepPlot(QWidget):
         x_axis = swept[0] if swept else None
         bottom = self.lines.getPlotItem().getAxis("bottom")
         if x_axis is not None:
-            bottom.setTicks([[(float(i), rows.value_text(x_axis.name, v))
-                              for i, v in enumerate(x_axis.values)]])
-            self.lines.getPlotItem().setLabel("bottom", rows.axis_title(x_axis.name))
+            bottom.setTicks([[(float(i), rows.tick_text(x_axis.name, v))
+                              for i, v in enumerate(sorted_values(x_axis))]])
+            self.lines.getPlotItem().setLabel("bottom", axis_noun(x_axis.name))
         blocked = self.arm_choice.blockSignals(True)
         self.arm_choice.clear()
         self.arm_choice.addItems(rows.planned_arms(plan))

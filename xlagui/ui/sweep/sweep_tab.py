@@ -30,10 +30,15 @@ from PySide6.QtWidgets import (
 from xlagui.core.files.paths import data_dir
 from xlagui.core.protocol.config import ConfigError
 from xlagui.core.sweep.cell import CellJob, CellResult, CellStatus
+from xlagui.core.sweep.reopen import open_sweep
+from xlagui.core.sweep.runner import SweepRequest
+from xlagui.core.sweep.store import kept_cells
+from xlagui.present import sweep as sweep_words
 from xlagui.present import sweep_form as words
 from xlagui.present.levels import Level
 from xlagui.ui.shared import dialogs
 from xlagui.ui.sweep.sweep_form import SweepForm
+from xlagui.ui.sweep.sweep_supervisor import SweepSupervisor
 from xlagui.ui.sweep.sweep_table import SweepTable
 
 if TYPE_CHECKING:
@@ -42,7 +47,6 @@ if TYPE_CHECKING:
     from xlagui.core.results.report import ComparisonReport
     from xlagui.core.sweep.plan import Cell, SweepPlan
     from xlagui.ui.sweep.sweep_plot import SweepPlot
-    from xlagui.ui.sweep.sweep_supervisor import SweepSupervisor
 
 # What the tab needs from the window: the settings every cell starts from, the dataset (its
 # folder and whether it is the demo set; None while none is loaded), and why another run
@@ -117,6 +121,7 @@ class SweepTab(QWidget):
         self.sentences = QLabel()
         self.sentences.setObjectName("SweepSentences")
         self.sentences.setWordWrap(True)
+        self.sentences.setTextFormat(Qt.TextFormat.PlainText)
         self.sentences.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         for w in (self.overall, self.overall_line, self.cell_bar, self.cell_line,
                   self.sentences):
@@ -180,10 +185,6 @@ class SweepTab(QWidget):
         if reason or plan is None or folder is None or dataset is None:
             self.message.emit(Level.WARNING, html.escape(reason or words.FOLDER_HINT), 6000)
             return False
-        from xlagui.core.sweep.runner import SweepRequest
-        from xlagui.core.sweep.store import kept_cells
-        from xlagui.ui.sweep.sweep_supervisor import SweepSupervisor
-
         try:  # a folder holding another sweep is refused before anything starts
             kept_cells(folder, plan)
         except ConfigError as exc:
@@ -191,7 +192,7 @@ class SweepTab(QWidget):
             return False
         job = CellJob(dataset=dataset[0], folder=folder, demo=dataset[1],
                       worker_command=self.worker_command)
-        request = SweepRequest(plan=plan, job=job, markdown=None)
+        request = SweepRequest(plan=plan, job=job, markdown=sweep_words.sweep_markdown)
         self.plan, self.folder = plan, folder
         self._store.setValue(FOLDER_KEY, str(folder))
         supervisor = self.supervisor = SweepSupervisor(request, parent=self)
@@ -203,7 +204,7 @@ class SweepTab(QWidget):
         supervisor.finished.connect(self._on_supervisor_finished)
         supervisor.start()
         log.info("sweep started in %s: %d cells", folder, len(plan.cells))
-        self.status.emit(f"Sweeping: {words.overall_progress(0, len(plan.cells), None)}", 0)
+        self.status.emit(f"Sweeping: {sweep_words.eta_words(0, len(plan.cells), None)}", 0)
         self.show_state()
         self.state_changed.emit()
         self.started.emit(plan)
@@ -246,7 +247,7 @@ class SweepTab(QWidget):
         done = sum(1 for r in kept if r.status != CellStatus.INTERRUPTED)
         self.overall.setRange(0, len(plan.cells))
         self.overall.setValue(done)
-        self.overall_line.setText(words.overall_progress(done, len(plan.cells), None))
+        self.overall_line.setText(sweep_words.eta_words(done, len(plan.cells), None))
         self._show_sentences()
 
     def _on_supervisor_cell_started(self, cell: Cell) -> None:
@@ -254,7 +255,7 @@ class SweepTab(QWidget):
         self._cell_started = time.monotonic()
         self.cell_bar.setRange(0, max(1, cell.config.budget_seconds))
         self.cell_bar.setValue(0)
-        self.cell_line.setText(words.cell_progress(words.cell_settings(list(cell.settings)),
+        self.cell_line.setText(words.cell_progress(sweep_words.cell_title(cell),
                                                    None, None))
 
     def _on_supervisor_cell_progress(self, cell: Cell, report: ComparisonReport) -> None:
@@ -266,7 +267,7 @@ class SweepTab(QWidget):
         if measured is not None:
             self.cell_bar.setRange(0, max(1, round(budget)))
             self.cell_bar.setValue(min(round(measured), round(budget)))
-        self.cell_line.setText(words.cell_progress(words.cell_settings(list(cell.settings)),
+        self.cell_line.setText(words.cell_progress(sweep_words.cell_title(cell),
                                                    measured, budget))
 
     def _on_supervisor_cell_done(self, result: CellResult, done: int, total: int,
@@ -275,7 +276,7 @@ class SweepTab(QWidget):
         self.plot.show_results(self.table.results)
         self.overall.setRange(0, total)
         self.overall.setValue(done)
-        line = words.overall_progress(done, total, eta)
+        line = sweep_words.eta_words(done, total, eta)
         self.overall_line.setText(line)
         self.status.emit(f"Sweeping: {line}", 0)
         self._show_sentences()
@@ -316,8 +317,6 @@ class SweepTab(QWidget):
         with its settings, so that Run resumes it; False, with why, if it cannot be read."""
         if self.is_running():
             return False
-        from xlagui.core.sweep.reopen import open_sweep
-
         try:
             plan, cells = open_sweep(folder)
         except ConfigError as exc:
@@ -334,12 +333,13 @@ class SweepTab(QWidget):
         done = sum(1 for r in cells if r.status != CellStatus.INTERRUPTED)
         self.overall.setRange(0, len(plan.cells))
         self.overall.setValue(done)
-        self.overall_line.setText(words.overall_progress(done, len(plan.cells), None))
+        self.overall_line.setText(sweep_words.eta_words(done, len(plan.cells), None))
         self._show_sentences()
         self.show_state()
         return True
 
     def _show_sentences(self) -> None:
-        # TODO(lane S): present/sweep.py's sentences once merged.
         if self.plan is None:
             return
+        said = sweep_words.sentences(self.plan, list(self.table.results.values()))
+        self.sentences.setText("\n".join(said))

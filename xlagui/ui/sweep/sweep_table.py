@@ -1,5 +1,6 @@
-"""The sweep's table: one row per planned cell, its settings, each arm's ratio with its
-interval, the cell's status and, for a cell that failed, why."""
+"""The sweep's table: one row per planned cell, its settings, each arm's speed-up with its
+interval, the cell's status and, for a cell that failed, why (`present.sweep.table`, the rows
+`sweep.md` holds too)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from xlagui.present import sweep as sweep_words
 from xlagui.present import sweep_rows as rows
 from xlagui.ui.shared.theme import LEVEL_COLORS
 
@@ -38,62 +40,55 @@ class SweepTable(QTableWidget):
         self.verticalHeader().setVisible(False)
         self.horizontalHeader().setStretchLastSection(True)
         self._plan: SweepPlan | None = None
-        self._row_of: dict[str, int] = {}
-        self._arms: list[str] = []
+        self._running: str | None = None
         self.results: dict[str, CellResult] = {}
 
     def show_plan(self, plan: SweepPlan, kept: list[CellResult]) -> None:
-        """One row per cell of `plan`, waiting, with the cells already done filled in."""
-        self._plan = plan
-        self.results = {}
-        self._arms = rows.planned_arms(plan)
-        headers = [rows.axis_title(a.name) for a in rows.settings_axes(plan)]
-        headers += [rows.arm_title(arm) for arm in self._arms]
-        headers += [rows.STATUS_TITLE, rows.REASON_TITLE]
-        self.clear()
-        self.setColumnCount(len(headers))
-        self.setHorizontalHeaderLabels(headers)
-        self.setRowCount(len(plan.cells))
-        self._row_of = {cell.key: i for i, cell in enumerate(plan.cells)}
-        for i, cell in enumerate(plan.cells):
-            for c, text in enumerate(rows.setting_texts(plan, cell)):
-                self.setItem(i, c, QTableWidgetItem(text))
-            self._set_status(i, rows.WAITING, "")
-        for result in kept:
-            self.show_result(result)
-        self.horizontalHeader().resizeSections(QHeaderView.ResizeMode.ResizeToContents)
+        """One row per cell of `plan`, the cells already in its folder filled in."""
+        self._plan, self._running = plan, None
+        self.results = {r.key: r for r in kept}
+        self._render()
 
     def mark_started(self, cell: Cell) -> None:
-        row = self._row_of.get(cell.key)
-        if row is not None:
-            self._set_status(row, rows.RUNNING, "")
-            item = self.item(row, 0)
-            if item is not None:
-                self.scrollToItem(item)
+        self._running = cell.key
+        self._render()
 
     def show_result(self, result: CellResult) -> None:
-        row = self._row_of.get(result.key)
-        if row is None or self._plan is None:
-            return
         self.results[result.key] = result
-        first = len(rows.settings_axes(self._plan))
-        by_arm = {a.arm: a for a in result.arms}
-        for j, arm in enumerate(self._arms):
-            a = by_arm.get(arm)
-            item = QTableWidgetItem(rows.arm_text(a))
-            if a is not None:
-                item.setToolTip(rows.arm_tooltip(a))
-                item.setForeground(QColor(LEVEL_COLORS[rows.verdict_level(a)]))
-            item.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
-            self.setItem(row, first + j, item)
-        self._set_status(row, rows.status_text(result), rows.reason_text(result))
+        if self._running == result.key:
+            self._running = None
+        self._render()
 
-    def _set_status(self, row: int, status: str, reason: str) -> None:
-        c = self.columnCount() - 2
-        self.setItem(row, c, QTableWidgetItem(status))
-        item = QTableWidgetItem(reason)
-        item.setToolTip(reason)
-        self.setItem(row, c + 1, item)
+    def _render(self) -> None:
+        plan = self._plan
+        if plan is None:
+            return
+        ordered = [self.results[c.key] for c in plan.cells if c.key in self.results]
+        header, table = sweep_words.table(plan, ordered)
+        arms = sweep_words.arms_of(ordered)
+        first = len(plan.axes)
+        self.setColumnCount(len(header))
+        self.setHorizontalHeaderLabels(header)
+        self.setRowCount(len(table))
+        for r, (cell, texts) in enumerate(zip(plan.cells, table, strict=True)):
+            if cell.key == self._running:
+                texts[-2] = rows.RUNNING
+            result = self.results.get(cell.key)
+            for c, text in enumerate(texts):
+                item = QTableWidgetItem(text)
+                item.setToolTip(text)
+                arm_at = c - first
+                if result is not None and 0 <= arm_at < len(arms):
+                    found = result.arm(arms[arm_at])
+                    if found is not None:
+                        item.setToolTip(rows.arm_tooltip(found))
+                    item.setForeground(QColor(LEVEL_COLORS[rows.verdict_level(result,
+                                                                               arms[arm_at])]))
+                    item.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
+                self.setItem(r, c, item)
+            if cell.key == self._running:
+                self.scrollToItem(self.item(r, 0) or QTableWidgetItem())
+        self.horizontalHeader().resizeSections(QHeaderView.ResizeMode.ResizeToContents)
 
     def texts(self, column: str) -> list[str]:
         """The texts of the column headed `column`, top to bottom (for tests and the PNG);
