@@ -68,22 +68,7 @@ class SweepForm(QWidget):
         self.fields: dict[str, QLineEdit] = {}
         self.notes: dict[str, QLabel] = {}
         for kind, text in FIELDS:
-            edit = QLineEdit()
-            edit.setObjectName(f"sweep-{kind}")
-            edit.setPlaceholderText(text.placeholder)
-            edit.setToolTip(text.hint)
-            edit.setClearButtonEnabled(True)
-            edit.textChanged.connect(self._on_field_text_changed)
-            note = QLabel()
-            note.setWordWrap(True)
-            note.setStyleSheet(f"color: {LEVEL_COLORS[Level.ERROR]}")
-            note.hide()
-            column = QVBoxLayout()
-            column.setSpacing(1)
-            column.addWidget(edit)
-            column.addWidget(note)
-            form.addRow(text.label, column)
-            self.fields[kind], self.notes[kind] = edit, note
+            self._add_field(form, kind, text)
         self.budget = QSpinBox()
         self.budget.setRange(0, BUDGET_MAX)
         self.budget.setSingleStep(60)
@@ -122,6 +107,25 @@ class SweepForm(QWidget):
         self._kept: list[CellResult] = []
         self._problem = ""
         self.refresh()
+
+    def _add_field(self, form: QFormLayout, kind: str, text: words.FieldText) -> None:
+        """One axis field, with the note under it that says why its text is refused."""
+        edit = QLineEdit()
+        edit.setObjectName(f"sweep-{kind}")
+        edit.setPlaceholderText(text.placeholder)
+        edit.setToolTip(text.hint)
+        edit.setClearButtonEnabled(True)
+        edit.textChanged.connect(self._on_field_text_changed)
+        note = QLabel()
+        note.setWordWrap(True)
+        note.setStyleSheet(f"color: {LEVEL_COLORS[Level.ERROR]}")
+        note.hide()
+        column = QVBoxLayout()
+        column.setSpacing(1)
+        column.addWidget(edit)
+        column.addWidget(note)
+        form.addRow(text.label, column)
+        self.fields[kind], self.notes[kind] = edit, note
 
     # -- what the form says ------------------------------------------------------------------
 

@@ -46,14 +46,13 @@ if TYPE_CHECKING:
     from xlagui.core.protocol.spec import RunSpec
     from xlagui.core.results.report import ComparisonReport
     from xlagui.core.sweep.plan import Cell, SweepPlan
+    from xlagui.ui.dataset.dataset_controller import DatasetController
     from xlagui.ui.sweep.sweep_plot import SweepPlot
 
-# What the tab needs from the window: the settings every cell starts from, the dataset (its
-# folder and whether it is the demo set; None while none is loaded), and why another run
-# keeps the sweep from starting ("" when nothing does).
+# What the tab needs from the window: the settings every cell starts from (the sidebar's;
+# None while they cannot run), and whether a comparison runs (then no sweep starts).
 BaseSettings = Callable[[], "RunConfig | None"]
-DatasetOf = Callable[[], "tuple[str, bool] | None"]
-Busy = Callable[[], str]
+Busy = Callable[[], bool]
 WorkerCommand = Callable[["RunSpec"], "Sequence[str] | None"]
 FOLDER_KEY = "sweep/folder"
 
@@ -78,11 +77,12 @@ class SweepTab(QWidget):
     message = Signal(str, str, int)
     status = Signal(str, int)
 
-    def __init__(self, base: BaseSettings, dataset: DatasetOf, busy: Busy, store: QSettings,
+    def __init__(self, base: BaseSettings, datasets: DatasetController, busy: Busy,
+                 store: QSettings,
                  *, worker_command: WorkerCommand | None = None, sweep_root: Path | None = None,
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self._dataset, self._busy, self._store = dataset, busy, store
+        self._datasets, self._comparing, self._store = datasets, busy, store
         self.worker_command = worker_command  # tests: a fake measuring worker
         self.sweep_root = sweep_root  # None: the app's data folder
         self.supervisor: SweepSupervisor | None = None
@@ -164,6 +164,14 @@ class SweepTab(QWidget):
         if busy:
             self.form.run_button.setEnabled(False)
             self.form.run_button.setToolTip(busy)
+
+    def _busy(self) -> str:
+        return words.RUNNING_ELSEWHERE if self._comparing() else ""
+
+    def _dataset(self) -> tuple[str, bool] | None:
+        """The dataset's folder and whether it is the demo set; None while none can run."""
+        scan = self._datasets.scan
+        return (str(scan.root), self._datasets.demo) if scan is not None and scan.ok else None
 
     def _remembered_folder(self) -> Path:
         saved = str(self._store.value(FOLDER_KEY, "") or "")

@@ -37,7 +37,7 @@ from PySide6.QtWidgets import (
 from xlagui.core.protocol.identity import Role
 from xlagui.present.levels import Level
 from xlagui.present.report import comparison_title
-from xlagui.present.sweep_form import CLOSE_QUESTION, RUNNING_ELSEWHERE, SWEEP_RUNNING
+from xlagui.present.sweep_form import CLOSE_QUESTION, SWEEP_RUNNING
 from xlagui.ui.dataset.dataset_controller import DatasetController
 from xlagui.ui.dataset.dataset_panel import DatasetPanel
 from xlagui.ui.history.history_panel import HistoryPanel
@@ -134,22 +134,16 @@ class MainWindow(QMainWindow):
         self._build_actions()
         self._build_ui()
         self._build_menus()
-        self.drop_overlay = DropOverlay(self._central)
-        self.drops = FolderDrops(self, self.drop_overlay)
-        self.drops.folder_dropped.connect(self._on_drops_folder_dropped)
-        self.drops.model_file_dropped.connect(self._on_drops_model_file_dropped)
-        self.drops.refused.connect(self._on_drops_refused)
-        self.runs_tab.built.connect(self.drops.watch)
-        self.runs_tab.built.connect(self._on_runs_tab_built)
+        self._build_drops()
         self.datasets = DatasetController(self, self.dataset_panel, self.settings_panel,
                                           self.store)
         self.comparisons = ComparisonController(
             self, self.datasets, self.settings_panel, self.runs_tab,
             self.xla_did_panel, self.history_panel, self.store, worker=worker,
             measure_command=measure_command, history_root=history_root, why=self.why_panel)
-        self.sweep_tab = SweepTab(self.settings_panel.config, self._sweep_dataset,
-                                  self._sweep_busy, self.store, worker_command=measure_command,
-                                  sweep_root=sweep_root)
+        self.sweep_tab = SweepTab(self.settings_panel.config, self.datasets,
+                                  self.comparisons.is_running, self.store,
+                                  worker_command=measure_command, sweep_root=sweep_root)
         self.tabs.addTab(self.sweep_tab, "Sweep")
         self._connect_controllers()
         session.restore(self)
@@ -174,6 +168,15 @@ class MainWindow(QMainWindow):
         self.export_action, self.copy_markdown_action = actions.export, actions.copy_markdown
         self.quit_action, self.run_action = actions.quit, actions.run
         self.run_one_action, self.stop_action = actions.run_one, actions.stop
+
+    def _build_drops(self) -> None:
+        self.drop_overlay = DropOverlay(self._central)
+        self.drops = FolderDrops(self, self.drop_overlay)
+        self.drops.folder_dropped.connect(self._on_drops_folder_dropped)
+        self.drops.model_file_dropped.connect(self._on_drops_model_file_dropped)
+        self.drops.refused.connect(self._on_drops_refused)
+        self.runs_tab.built.connect(self.drops.watch)
+        self.runs_tab.built.connect(self._on_runs_tab_built)
 
     def _build_menus(self) -> None:
         self.window_actions.add_menus(self)
@@ -308,13 +311,6 @@ class MainWindow(QMainWindow):
 
     def is_running(self) -> bool:
         return self.comparisons.is_running() or self.sweep_tab.is_running()
-
-    def _sweep_dataset(self) -> tuple[str, bool] | None:
-        scan = self.datasets.scan
-        return (str(scan.root), self.datasets.demo) if scan is not None and scan.ok else None
-
-    def _sweep_busy(self) -> str:
-        return RUNNING_ELSEWHERE if self.comparisons.is_running() else ""
 
     # -- dataset ----------------------------------------------------------------------------
 
