@@ -64,7 +64,11 @@ def test_a_two_cell_sweep_set_up_with_clicks_fills_the_table_and_the_plot(
     # The fake XLA side takes half the baseline's step time: 2× faster, with an interval.
     assert all(t.startswith("2.00× (") for t in table.texts("jit speed-up"))
     assert tab.plot.kind == "lines"
-    xs, ys = tab.plot._arm_lines["jit"].curve.getData()
+    line = tab.plot._arm_lines["jit"]
+    xs, ys = line.curve.getData()
+    band_low, band_high = line.low.getData()[1], line.high.getData()[1]
+    assert all(lo <= y <= hi for lo, y, hi in zip(band_low, ys, band_high, strict=True))
+    assert len(band_low) == len(band_high) == 2
     assert list(xs) == [0.0, 1.0]
     assert [round(y, 2) for y in ys] == [2.0, 2.0]
     assert tab.overall.value() == 2 and tab.overall.maximum() == 2
@@ -136,6 +140,10 @@ def test_two_swept_settings_make_a_heatmap_and_a_folder_reopens(
         type_into(qtbot, tab.form.fields["image"], "48, 56")
         run_sweep(qtbot, tab)
     assert tab.plot.kind == "heatmap"
+    # Its own settings, not the sidebar's: Run would resume it (nothing is left to run).
+    assert tab.form.plan_line.text().endswith("all finished already: nothing to run."), \
+        tab.form.plan_line.text()
+    assert tab.form.run_button.isEnabled()
     image = tab.plot.image.image
     assert image is not None and image.shape == (2, 2)
     assert abs(float(image[0][0]) - 1.0) < 0.01  # log₂ of a 2× speed-up
@@ -143,6 +151,7 @@ def test_two_swept_settings_make_a_heatmap_and_a_folder_reopens(
     type_into(qtbot, tab.form.fields["batch"], "")
     type_into(qtbot, tab.form.fields["image"], "")
     tab.table.setRowCount(0)
+    window.settings_panel.epochs.setValue(5)  # the sidebar's settings are not the sweep's now
     with watching(window, ModalAnswerer(folders={"Open a sweep": folder})):
         click(qtbot, tab.form.open_button)
         qtbot.waitUntil(lambda: tab.table.rowCount() == 4, timeout=5_000)
@@ -150,6 +159,10 @@ def test_two_swept_settings_make_a_heatmap_and_a_folder_reopens(
     assert tab.form.fields["image"].text() == "48, 56"
     assert tab.table.texts("status") == ["done"] * 4
     assert tab.plot.kind == "heatmap"
+    # Its own settings, not the sidebar's: Run would resume it (nothing is left to run).
+    assert tab.form.plan_line.text().endswith("all finished already: nothing to run."), \
+        tab.form.plan_line.text()
+    assert tab.form.run_button.isEnabled()
 
 
 def test_closing_during_a_sweep_keeps_its_finished_cells(

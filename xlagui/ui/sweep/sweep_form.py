@@ -103,7 +103,9 @@ class SweepForm(QWidget):
             buttons.addWidget(b)
         buttons.addStretch(1)
         outer.addLayout(buttons)
+        outer.addStretch(1)  # the form stays at the top of its column
         self._plan: SweepPlan | None = None
+        self._pinned: tuple[Path, RunConfig] | None = None
         self._kept: list[CellResult] = []
         self._problem = ""
         self.refresh()
@@ -137,6 +139,14 @@ class SweepForm(QWidget):
         """Why the sweep cannot be planned now, in words ("" when it can)."""
         return self._problem
 
+    def base(self) -> RunConfig | None:
+        """The settings every cell starts from: those of the sweep opened from the folder
+        chosen (so that Run resumes it), else the sidebar's."""
+        folder = self.chosen_folder()
+        if self._pinned is not None and folder is not None and folder == self._pinned[0]:
+            return self._pinned[1]
+        return self._base()
+
     def budget_seconds(self) -> int | None:
         return self.budget.value() or None
 
@@ -153,7 +163,7 @@ class SweepForm(QWidget):
             else:
                 self._note(kind, "")
         self._plan, self._problem = None, problems[0] if problems else ""
-        base = self._base()
+        base = self.base()
         if not self._problem and not axes:
             self._problem = words.NO_AXES
         elif not self._problem and base is None:
@@ -203,7 +213,10 @@ class SweepForm(QWidget):
         return Path(text).expanduser() if text else None
 
     def show_axes(self, plan: SweepPlan) -> None:
-        """Fill the fields with `plan`'s axes (a reopened sweep: Run then resumes it)."""
+        """Fill the fields with `plan`'s axes and plan over its settings while the folder
+        is the one it was opened from (a reopened sweep: Run then resumes it)."""
+        folder = self.chosen_folder()
+        self._pinned = (folder, plan.base) if folder is not None else None
         texts = axes_text.texts(plan.axes)
         for kind, edit in self.fields.items():
             blocked = edit.blockSignals(True)

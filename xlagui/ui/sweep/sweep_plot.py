@@ -42,8 +42,9 @@ class _ArmLine:
     def __init__(self, plot: pg.PlotWidget, arm: str) -> None:
         col = color(arm)
         item = plot.getPlotItem()
-        self.low = pg.PlotDataItem([], [], pen=None)
-        self.high = pg.PlotDataItem([], [], pen=None)
+        # Curves, not PlotDataItems: a PlotDataItem without a pen keeps no path to fill to.
+        self.low = pg.PlotCurveItem([], [], pen=pg.mkPen(color(arm, 0)))
+        self.high = pg.PlotCurveItem([], [], pen=pg.mkPen(color(arm, 0)))
         self.band = pg.FillBetweenItem(self.low, self.high, brush=pg.mkBrush(color(arm, 50)))
         item.addItem(self.band)
         self.curve = item.plot([], [], pen=pg.mkPen(col, width=2), symbol="o", symbolSize=7,

@@ -117,6 +117,7 @@ class SweepTab(QWidget):
         self.overall_line = QLabel()
         self.cell_bar = QProgressBar()
         self.cell_bar.setTextVisible(False)
+        self.cell_bar.hide()  # while a cell runs
         self.cell_line = QLabel()
         self.sentences = QLabel()
         self.sentences.setObjectName("SweepSentences")
@@ -160,7 +161,8 @@ class SweepTab(QWidget):
     def show_state(self) -> None:
         running = self.is_running()
         self.form.show_state(running, self.is_stopping())
-        busy = "" if running else self._busy()
+        busy = "" if running else self._busy() or (
+            "" if self._dataset() is not None else words.NO_DATASET)
         if busy:
             self.form.run_button.setEnabled(False)
             self.form.run_button.setToolTip(busy)
@@ -261,6 +263,7 @@ class SweepTab(QWidget):
     def _on_supervisor_cell_started(self, cell: Cell) -> None:
         self.table.mark_started(cell)
         self._cell_started = time.monotonic()
+        self.cell_bar.show()
         self.cell_bar.setRange(0, max(1, cell.config.budget_seconds))
         self.cell_bar.setValue(0)
         self.cell_line.setText(words.cell_progress(sweep_words.cell_title(cell),
@@ -304,7 +307,7 @@ class SweepTab(QWidget):
         supervisor.deleteLater()
         result = supervisor.result
         self.cell_line.setText("")
-        self.cell_bar.setValue(0)
+        self.cell_bar.hide()
         folder = html.escape(str(self.folder))
         if supervisor.stop_requested:
             self.message.emit(Level.WARNING, words.STOPPED.format(folder=folder), 10000)
