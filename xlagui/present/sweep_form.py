@@ -58,6 +58,7 @@ FINISHED = "Sweep finished: {done} of {total} cells measured, {failed} failed. S
 RUNNING_ELSEWHERE = "A comparison is running: start the sweep when it has finished."
 SWEEP_RUNNING = "A sweep is running (Sweep tab)."
 CANNOT_OPEN = "Cannot open the sweep"
+NOT_A_SWEEP = "{path} does not exist: this folder holds no sweep"
 CANNOT_START = "Cannot start the sweep"
 CLOSE_QUESTION = ("Stop the sweep?", "A sweep is running. Closing xlagui stops it; the cells "
                   "that finished stay in its folder, and the cell in progress runs again when "

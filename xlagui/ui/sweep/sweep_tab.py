@@ -30,9 +30,8 @@ from PySide6.QtWidgets import (
 from xlagui.core.files.paths import data_dir
 from xlagui.core.protocol.config import ConfigError
 from xlagui.core.sweep.cell import CellJob, CellResult, CellStatus
-from xlagui.core.sweep.reopen import open_sweep
 from xlagui.core.sweep.runner import SweepRequest
-from xlagui.core.sweep.store import kept_cells
+from xlagui.core.sweep.store import SWEEP_JSON, kept_cells, open_sweep
 from xlagui.present import sweep as sweep_words
 from xlagui.present import sweep_form as words
 from xlagui.present.levels import Level
@@ -329,12 +328,15 @@ class SweepTab(QWidget):
         if self.is_running():
             return False
         try:
-            plan, cells = open_sweep(folder)
+            opened = open_sweep(folder)
+            if opened is None:
+                raise ConfigError(words.NOT_A_SWEEP.format(path=Path(folder) / SWEEP_JSON))
         except ConfigError as exc:
             log.warning("cannot open the sweep in %s: %s", folder, exc)
             dialogs.show_error(self, words.CANNOT_OPEN, str(exc), words.FOLDER_HINT,
                                traceback.format_exc())
             return False
+        plan, cells = opened.plan, opened.cells
         self.plan, self.folder = plan, Path(folder)
         self.form.set_folder(Path(folder))
         self.form.show_axes(plan)
