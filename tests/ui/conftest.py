@@ -132,6 +132,11 @@ def make_window(qtbot: QtBot, settings: QSettings, tmp_path: Path) -> Iterator[W
             supervisor.request_stop()
             supervisor.wait(10_000)
             window.comparisons.supervisor = None  # so closing does not ask
+        sweeper = window.sweep_tab.supervisor
+        if sweeper is not None:
+            sweeper.request_stop()
+            sweeper.wait(10_000)
+            window.sweep_tab.supervisor = None
         window.dataset_panel.shutdown()
         window.close()  # it deletes itself: later, from the event loop
     QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)

@@ -37,6 +37,7 @@ from PySide6.QtWidgets import (
 from xlagui.core.protocol.identity import Role
 from xlagui.present.levels import Level
 from xlagui.present.report import comparison_title
+from xlagui.present.sweep_form import CLOSE_QUESTION, SWEEP_RUNNING
 from xlagui.ui.dataset.dataset_controller import DatasetController
 from xlagui.ui.dataset.dataset_panel import DatasetPanel
 from xlagui.ui.history.history_panel import HistoryPanel
@@ -48,7 +49,9 @@ from xlagui.ui.settings.model_panel import ModelChecker
 from xlagui.ui.shared import dialogs
 from xlagui.ui.shared.dialogs import DropOverlay, MessageBar
 from xlagui.ui.shared.tasks import BackgroundTask, TaskKeeper
+from xlagui.ui.sweep.sweep_tab import SweepTab
 from xlagui.ui.why.why_view import WhyPanel
+from xlagui.ui.window import session
 from xlagui.ui.window.actions import Commands, WindowActions
 from xlagui.ui.window.drops import FolderDrops
 from xlagui.ui.xla_did.xla_did_view import XlaDidPanel
@@ -104,6 +107,7 @@ class MainWindow(QMainWindow):
         model_checker: ModelChecker | None = None,
         ssh_config: str = "",
         host_checker: HostChecker | None = None,
+        sweep_root: Path | None = None,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
@@ -130,21 +134,19 @@ class MainWindow(QMainWindow):
         self._build_actions()
         self._build_ui()
         self._build_menus()
-        self.drop_overlay = DropOverlay(self._central)
-        self.drops = FolderDrops(self, self.drop_overlay)
-        self.drops.folder_dropped.connect(self._on_drops_folder_dropped)
-        self.drops.model_file_dropped.connect(self._on_drops_model_file_dropped)
-        self.drops.refused.connect(self._on_drops_refused)
-        self.runs_tab.built.connect(self.drops.watch)
-        self.runs_tab.built.connect(self._on_runs_tab_built)
+        self._build_drops()
         self.datasets = DatasetController(self, self.dataset_panel, self.settings_panel,
                                           self.store)
         self.comparisons = ComparisonController(
             self, self.datasets, self.settings_panel, self.runs_tab,
             self.xla_did_panel, self.history_panel, self.store, worker=worker,
             measure_command=measure_command, history_root=history_root, why=self.why_panel)
+        self.sweep_tab = SweepTab(self.settings_panel.config, self.datasets,
+                                  self.comparisons.is_running, self.store,
+                                  worker_command=measure_command, sweep_root=sweep_root)
+        self.tabs.addTab(self.sweep_tab, "Sweep")
         self._connect_controllers()
-        self._restore()
+        session.restore(self)
         self.drops.watch(self)
         self._update_actions()
         if probe is None:
@@ -166,6 +168,15 @@ class MainWindow(QMainWindow):
         self.export_action, self.copy_markdown_action = actions.export, actions.copy_markdown
         self.quit_action, self.run_action = actions.quit, actions.run
         self.run_one_action, self.stop_action = actions.run_one, actions.stop
+
+    def _build_drops(self) -> None:
+        self.drop_overlay = DropOverlay(self._central)
+        self.drops = FolderDrops(self, self.drop_overlay)
+        self.drops.folder_dropped.connect(self._on_drops_folder_dropped)
+        self.drops.model_file_dropped.connect(self._on_drops_model_file_dropped)
+        self.drops.refused.connect(self._on_drops_refused)
+        self.runs_tab.built.connect(self.drops.watch)
+        self.runs_tab.built.connect(self._on_runs_tab_built)
 
     def _build_menus(self) -> None:
         self.window_actions.add_menus(self)
@@ -230,7 +241,8 @@ class MainWindow(QMainWindow):
         return self.runs_tab.view
 
     def _connect_controllers(self) -> None:
-        for c in (self.datasets, self.comparisons):
+        self.sweep_tab.finished.connect(self._on_runs_ended)
+        for c in (self.datasets, self.comparisons, self.sweep_tab):
             c.state_changed.connect(self._update_actions)
             c.message.connect(self.message_bar.show_message)
             c.status.connect(self.statusBar().showMessage)
@@ -269,19 +281,21 @@ class MainWindow(QMainWindow):
             event.ignore()
             if self._close_after_run:
                 return
-            if self._ask_before_closing and not dialogs.ask(
-                self, "Stop the comparison?", "A comparison is running. Closing xlagui stops "
+            title, text = CLOSE_QUESTION if self.sweep_tab.is_running() else (
+                "Stop the comparison?", "A comparison is running. Closing xlagui stops "
                 "it; what it has done stays in the history: the runs that finished, and the "
-                "epochs of the run in progress, marked interrupted.", "Stop and close",
-                "Keep running"):
+                "epochs of the run in progress, marked interrupted.")
+            if self._ask_before_closing and not dialogs.ask(
+                    self, title, text, "Stop and close", "Keep running"):
                 return
             self._close_after_run = True
             self.comparisons.stop(closing=True)
+            self.sweep_tab.stop()
             self.statusBar().showMessage("Stopping the run before closing…")
             log.info("closing: stopping the running comparison first")
             return
         log.info("window closed")
-        self._save()
+        session.save(self)
         self.datasets.shutdown()
         self.settings_panel.model_panel.shutdown()
         self.settings_panel.machine_panel.shutdown()
@@ -296,34 +310,7 @@ class MainWindow(QMainWindow):
         self.close()
 
     def is_running(self) -> bool:
-        return self.comparisons.is_running()
-
-    def _save(self) -> None:
-        s = self.store
-        s.setValue("window/geometry", self.saveGeometry())
-        s.setValue("window/state", self.saveState())
-        s.setValue("window/splitter", self.splitter.saveState())
-        s.setValue("window/tab", self.tabs.currentIndex())
-        self.settings_panel.save(s)
-        s.sync()
-
-    def _restore(self) -> None:
-        s = self.store
-        geometry = s.value("window/geometry")
-        if geometry is not None:
-            self.restoreGeometry(geometry)
-        state = s.value("window/state")
-        if state is not None:
-            self.restoreState(state)
-        splitter = s.value("window/splitter")
-        if splitter is not None:
-            self.splitter.restoreState(splitter)
-        self.settings_panel.restore(s)
-        self.speed_only.setChecked(str(s.value("run/speed_only", "false")).lower() == "true")
-        if self.settings_panel.restore_problems:
-            self.message_bar.show_message(
-                Level.WARNING, html.escape(" ".join(self.settings_panel.restore_problems))
-            )
+        return self.comparisons.is_running() or self.sweep_tab.is_running()
 
     # -- dataset ----------------------------------------------------------------------------
 
@@ -394,7 +381,7 @@ class MainWindow(QMainWindow):
 
     def cannot_run_reason(self) -> str:
         """Why a comparison cannot start now, in words; "" when it can."""
-        return self.comparisons.cannot_run_reason()
+        return self.sweep_tab.running_reason() or self.comparisons.cannot_run_reason()
 
     def start_one_side(self) -> bool:
         return self.start_comparison(only={self.settings_panel.one_side})
@@ -403,6 +390,9 @@ class MainWindow(QMainWindow):
         """Start a comparison (or one side of it); False, with the reason shown, if it can't.
 
         `only` is keyword-only so that no signal's argument can ever land in it."""
+        if self.sweep_tab.is_running():
+            self.message_bar.show_message(Level.WARNING, SWEEP_RUNNING, 6000)
+            return False
         return self.comparisons.start(only=only, quick=self.speed_only.isChecked())
 
     def stop_run(self) -> None:
@@ -428,9 +418,12 @@ class MainWindow(QMainWindow):
         self.comparison_started.emit(report)
 
     def _on_comparisons_finished(self, report: ComparisonReport) -> None:
-        self._update_actions()
         self.comparison_finished.emit(report)
-        if self._close_after_run:
+        self._on_runs_ended()
+
+    def _on_runs_ended(self, *_result: object) -> None:
+        self._update_actions()
+        if self._close_after_run and not self.is_running():
             self._close_after_run = False
             QTimer.singleShot(0, self.close)
 
@@ -450,6 +443,8 @@ class MainWindow(QMainWindow):
         reason = self.cannot_run_reason()
         stopping = self.comparisons.is_stopping()
         self.sidebar.show_state(reason, running, stopping)
+        self.sweep_tab.form.refresh()
+        self.sweep_tab.show_state()
         self.window_actions.show_state(reason=reason, running=running, stopping=stopping,
                                        one_side=self.sidebar.one_side_text(),
                                        report_shown=self.comparisons.report is not None)
