@@ -83,4 +83,7 @@ def test_the_arms_help_is_built_from_the_levers_word_for_word() -> None:
     # `xlagui compare --arms`'s help, as it read when it was written by hand.
     assert arms_words() == (
         "jit, autocluster, bf16 (mixed_bfloat16), fp16 (mixed_float16), or one XLA mode and one "
-        "precision joined with + (jit+bf16)")
+        "precision joined with + (jit+bf16); runtime settings join any arm: tN (N intra-op "
+        "threads), dnn or nodnn (oneDNN on or off), speN (Keras steps_per_execution N, N >= 2), "
+        "and with an XLA mode XLA flags written name=value (jit+xla_cpu_use_xnnpack=false) or "
+        "by name (noxnnpack, xladnn, dnncall, noynn, ynndot, fastmath, noeigenmt, vec512)")

@@ -13,8 +13,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xlagui.core.machine import cpu as machine_cpu
+from xlagui.core.protocol import xla_flags
 from xlagui.core.protocol.arms import Arm, HardwareFit, hardware_fit
-from xlagui.core.protocol.levers import XLA, Lever, LeverValue, offered_choices, registered
+from xlagui.core.protocol.levers import (
+    XLA,
+    XLA_FLAGS,
+    Lever,
+    LeverValue,
+    offered_choices,
+    registered,
+)
 from xlagui.core.protocol.modes import XlaMode
 from xlagui.core.protocol.precision import Precision
 
@@ -79,13 +87,51 @@ VALUE_WORDS: dict[str, ValueWords] = {
         how="keras.mixed_precision policy mixed_float16 with dynamic loss scaling, "
         "output layer float32",
     ),
+    "onednn.on": ValueWords(
+        short="oneDNN on", how="TF_ENABLE_ONEDNN_OPTS=1: TensorFlow's oneDNN kernels, said "
+        "outright (the baseline takes TensorFlow's default: on for x86 builds)"),
+    "onednn.off": ValueWords(
+        short="oneDNN off", how="TF_ENABLE_ONEDNN_OPTS=0: TensorFlow's own Eigen kernels "
+        "instead of oneDNN's"),
+    # XLA's CPU flags by name (`xla_flags.NAMED`): one line each, what it changes from TF
+    # 2.21's XLA defaults.
+    "xla_flags.noxnnpack": ValueWords(
+        short="XNNPACK off", how="XLA_FLAGS=--xla_cpu_use_xnnpack=false: XLA emits its own "
+        "code where it would call XNNPACK's kernels (on by default)"),
+    "xla_flags.xladnn": ValueWords(
+        short="XLA oneDNN", how="XLA_FLAGS=--xla_cpu_use_onednn=true: XLA calls oneDNN for "
+        "the matrix products and convolutions it can (off by default)"),
+    "xla_flags.dnncall": ValueWords(
+        short="oneDNN custom calls", how="XLA_FLAGS=--xla_cpu_experimental_onednn_custom_"
+        "call=true: XLA rewrites supported ops into oneDNN custom calls (experimental)"),
+    "xla_flags.noynn": ValueWords(
+        short="YNNPACK off", how="XLA_FLAGS=--xla_cpu_experimental_ynn_fusion_type="
+        "-individual_dot: single dots no longer go to YNNPACK (its default)"),
+    "xla_flags.ynndot": ValueWords(
+        short="YNNPACK dot fusions", how="XLA_FLAGS=--xla_cpu_experimental_ynn_fusion_type=dot:"
+        " YNNPACK takes dot fusions, not only single dots (experimental)"),
+    "xla_flags.fastmath": ValueWords(
+        short="fast math", how="XLA_FLAGS=--xla_cpu_enable_fast_math=true: LLVM may reorder "
+        "and approximate float math (results may differ slightly)"),
+    "xla_flags.noeigenmt": ValueWords(
+        short="single-threaded Eigen", how="XLA_FLAGS=--xla_cpu_multi_thread_eigen=false: "
+        "the Eigen calls XLA makes run on one thread"),
+    "xla_flags.vec512": ValueWords(
+        short="512-bit vectors", how="XLA_FLAGS=--xla_cpu_prefer_vector_width=512: LLVM "
+        "prefers AVX-512's full width (256 by default)"),
 }
 # A lever's heading in the settings (`Lever.words`); the precisions are offered as arms
 # under "Also measure" and have none yet.
-LEVER_WORDS: dict[str, str] = {"xla": "XLA", "precision": ""}
+LEVER_WORDS: dict[str, str] = {
+    "xla": "XLA", "precision": "", "threads": "Threads", "onednn": "oneDNN",
+    "spe": "Steps per execution", "xla_flags": "XLA flags",
+}
 # One of a lever's values, in a sentence ("one XLA mode and one precision"); a lever without a
 # row is called by its name.
-LEVER_NOUNS: dict[str, str] = {"xla": "XLA mode", "precision": "precision"}
+LEVER_NOUNS: dict[str, str] = {
+    "xla": "XLA mode", "precision": "precision", "threads": "thread count",
+    "onednn": "oneDNN setting", "spe": "steps_per_execution", "xla_flags": "set of XLA flags",
+}
 
 BASELINE_LABEL = "Baseline (XLA off, float32)"
 BASELINE_DESCRIPTION = "jit_compile=False, no auto-clustering, float32"
@@ -136,8 +182,11 @@ def xla_choices() -> list[tuple[XlaMode, ValueWords]]:
 
 
 def every_value() -> list[LeverValue]:
-    """Every value of every lever (what `VALUE_WORDS` must cover where it has a key)."""
-    return [value for lever in registered() for value in lever.values]
+    """Every value of every lever (what `VALUE_WORDS` must cover where it has a key), with
+    every named XLA flag (`xla_flags.NAMED`, offered or not)."""
+    named = [XLA_FLAGS.of(f"--{n.flag}={n.value}") for n in xla_flags.NAMED]
+    listed = [value for lever in registered() for value in lever.values]
+    return listed + [value for value in named if value not in listed]
 
 
 def lever_noun(lever: Lever) -> str:
@@ -157,7 +206,16 @@ def arms_words() -> str:
         nouns = [f"one {lever_noun(lever)}" for lever in joining]
         example = "+".join(value.part for value in joined[0].values())
         names.append(f"or {', '.join(nouns[:-1])} and {nouns[-1]} joined with + ({example})")
-    return ", ".join(names)
+    return ", ".join(names) + "; " + RUNTIME_ARMS_WORDS
+
+
+# The runtime levers' parts, which take any number or flag (`--arms`' help, the sweep's).
+RUNTIME_ARMS_WORDS = (
+    "runtime settings join any arm: tN (N intra-op threads), dnn or nodnn (oneDNN on or off), "
+    "speN (Keras steps_per_execution N, N >= 2), and with an XLA mode XLA flags written "
+    "name=value (jit+xla_cpu_use_xnnpack=false) or by name ("
+    + ", ".join(n.part for n in xla_flags.NAMED) + ")"
+)
 
 
 # The instructions that compute a format natively on a CPU, as a person reads them.

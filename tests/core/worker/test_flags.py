@@ -32,7 +32,7 @@ def test_only_an_arm_with_flags_is_probed(monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.setattr(flags, "PROBE", "raise SystemExit(3)")  # any probe run would be seen
     check_flags(parse_arm("jit+t1"))
     check_flags(BASELINE)
-    check_flags(parse_arm("jit+xnnpack"))  # a failure that is not XLA's refusal is not one
+    check_flags(parse_arm("jit+noxnnpack"))  # a failure that is not XLA's refusal is not one
 
 
 def test_the_refusal_names_the_flag_in_the_error_event_and_its_words(
