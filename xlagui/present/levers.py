@@ -197,12 +197,16 @@ def arms_words() -> str:
     """The arms `--arms` takes, as its help lists them: every value offered alone or joined
     ("bf16 (mixed_bfloat16)"), then how the levers join ("one XLA mode and one precision
     joined with + (jit+bf16)")."""
+    # A lever that needs another (XLA's flags) is said with the runtime parts, never alone.
+    alone = [lever for lever in registered() if not lever.needs]
     names = [value.part if value.part == value.value else f"{value.part} ({value.value})"
-             for lever in registered() for value in lever.values
+             for lever in alone for value in lever.values
              if value.part and (value.offered or value.combined)]
-    joined = [choice for choice in offered_choices() if len(choice) > 1]
+    names_alone = {lever.name for lever in alone}
+    joined = [choice for choice in offered_choices()
+              if len(choice) > 1 and set(choice) <= names_alone]
     if joined:
-        joining = [lever for lever in registered() if any(lever.name in c for c in joined)]
+        joining = [lever for lever in alone if any(lever.name in c for c in joined)]
         nouns = [f"one {lever_noun(lever)}" for lever in joining]
         example = "+".join(value.part for value in joined[0].values())
         names.append(f"or {', '.join(nouns[:-1])} and {nouns[-1]} joined with + ({example})")
