@@ -112,6 +112,8 @@ def _threads_in_effect(tf: Any, model: Any, value: LeverValue) -> dict[str, Any]
 def _steps_in_effect(tf: Any, model: Any, value: LeverValue) -> dict[str, Any]:
     """The compiled model runs the steps per call asked for (the measuring worker counts its
     batches by it)."""
+    if value.value == "1":
+        return {}  # not asked: Keras' default, or what another lever's arguments set
     got = int(getattr(model, "steps_per_execution", 1) or 1)
     if got != int(value.value):
         raise RuntimeError(f"the run asked for steps_per_execution={value.value} but the "
