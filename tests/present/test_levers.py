@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from xlagui.core.protocol.arms import BASELINE, offered_arms, parse_arm
+from xlagui.core.protocol.config import RunConfig
 from xlagui.core.protocol.levers import PRECISION, XLA, registered
 from xlagui.core.protocol.modes import XlaMode
 from xlagui.present.levers import (
@@ -14,6 +15,7 @@ from xlagui.present.levers import (
     every_value,
     hardware_note,
     mode_words,
+    shared_levers_words,
     value_words,
     xla_choices,
 )
@@ -87,3 +89,10 @@ def test_the_arms_help_is_built_from_the_levers_word_for_word() -> None:
         "threads), dnn or nodnn (oneDNN on or off), speN (Keras steps_per_execution N, N >= 2), "
         "and with an XLA mode XLA flags written name=value (jit+xla_cpu_use_xnnpack=false) or "
         "by name (noxnnpack, xladnn, dnncall, noynn, ynndot, fastmath, noeigenmt, vec512)")
+
+
+def test_a_comparisons_levers_for_every_worker_in_a_line() -> None:
+    config = RunConfig(levers={"onednn": "off", "threads": "1", "precision": "bf16"})
+    assert shared_levers_words(config.levers) == (
+        "every worker: mixed_bfloat16, threads=1, oneDNN off")
+    assert shared_levers_words({}) == ""

@@ -254,3 +254,13 @@ def hardware_note(arm: Arm, device_kind: str, flags: frozenset[str] | None = Non
     `device_kind` "CPU" or "GPU", `flags` the CPU's feature flags (this machine's when None)."""
     flags = machine_cpu.cpu_flags() if flags is None else flags
     return hardware_words(hardware_fit(arm, device_kind, flags), arm.precision)
+
+
+def shared_levers_words(levers: dict[str, str]) -> str:
+    """A comparison's levers for every worker (`RunConfig.levers`) in a line: "every worker:
+    mixed_bfloat16, threads=1, oneDNN off" ("" for none)."""
+    if not levers:
+        return ""
+    words = [value_words(one, one.of(levers[one.name])).short
+             for one in registered() if one.name in levers]
+    return "every worker: " + ", ".join(words)
