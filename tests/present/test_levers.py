@@ -46,6 +46,7 @@ def test_the_arms_in_words() -> None:
         "mixed_float16",
         "XLA jit_compile + mixed_bfloat16",
         "XLA jit_compile + mixed_float16",
+        "XLA jit_compile + YNNPACK dot fusions",
     ]
     assert arm_description(parse_arm("jit+fp16")) == (
         "model.compile(jit_compile=True); keras.mixed_precision policy mixed_float16 with "

@@ -109,7 +109,8 @@ VALUE_WORDS: dict[str, ValueWords] = {
         "-individual_dot: single dots no longer go to YNNPACK (its default)"),
     "xla_flags.ynndot": ValueWords(
         short="YNNPACK dot fusions", how="XLA_FLAGS=--xla_cpu_experimental_ynn_fusion_type=dot:"
-        " YNNPACK takes dot fusions, not only single dots (experimental)"),
+        " YNNPACK takes dot fusions, not only single dots (experimental; it changed speed in "
+        "BENCHMARKS.md's flag measurement)"),
     "xla_flags.fastmath": ValueWords(
         short="fast math", how="XLA_FLAGS=--xla_cpu_enable_fast_math=true: LLVM may reorder "
         "and approximate float math (results may differ slightly)"),
