@@ -97,3 +97,12 @@ def test_a_comparisons_levers_for_every_worker_in_a_line() -> None:
     assert shared_levers_words(config.levers) == (
         "every worker: mixed_bfloat16, threads=1, oneDNN off")
     assert shared_levers_words({}) == ""
+
+
+def test_several_xla_flags_read_in_the_words_of_each() -> None:
+    arm = parse_arm("jit+xladnn+dnncall")
+    assert arm_label(arm) == "XLA jit_compile + oneDNN custom calls + XLA oneDNN"
+    assert arm_description(arm).count("XLA_FLAGS=") == 2
+    free = parse_arm("jit+xla_cpu_prefer_vector_width=128+fastmath")
+    assert arm_label(free) == (
+        "XLA jit_compile + fast math + xla_flags=--xla_cpu_prefer_vector_width=128")

@@ -139,8 +139,20 @@ BASELINE_DESCRIPTION = "jit_compile=False, no auto-clustering, float32"
 
 
 def value_words(lever: Lever, value: LeverValue) -> ValueWords:
-    """The words of one of `lever`'s values: its row of `VALUE_WORDS`, or plain words."""
-    return VALUE_WORDS[value.words] if value.words else plain_words(lever, value)
+    """The words of one of `lever`'s values: its row of `VALUE_WORDS`, the words of each of
+    its parts for a value joined from several (`Lever.joins`: "XLA oneDNN + oneDNN custom
+    calls"), or plain words."""
+    if value.words:
+        return VALUE_WORDS[value.words]
+    pieces = value.part.split("+") if lever.joins else []
+    if len(pieces) > 1:
+        found = [lever.by_part(piece) for piece in pieces]
+        each = [value_words(lever, one) if one else plain_words(lever, value) for one in found]
+        return ValueWords(*(
+            (" + " if field in ("label", "short", "brief") else "; ").join(
+                getattr(w, field) for w in each)
+            for field in ("label", "short", "words", "how", "brief")))
+    return plain_words(lever, value)
 
 
 def plain_words(lever: Lever, value: LeverValue) -> ValueWords:
