@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from xlagui.core.protocol.arms import BASELINE, offered_arms, parse_arm
+from xlagui.core.protocol.config import RunConfig
 from xlagui.core.protocol.levers import PRECISION, XLA, registered
 from xlagui.core.protocol.modes import XlaMode
 from xlagui.present.levers import (
@@ -14,6 +15,7 @@ from xlagui.present.levers import (
     every_value,
     hardware_note,
     mode_words,
+    shared_levers_words,
     value_words,
     xla_choices,
 )
@@ -44,6 +46,7 @@ def test_the_arms_in_words() -> None:
         "mixed_float16",
         "XLA jit_compile + mixed_bfloat16",
         "XLA jit_compile + mixed_float16",
+        "XLA jit_compile + YNNPACK dot fusions",
     ]
     assert arm_description(parse_arm("jit+fp16")) == (
         "model.compile(jit_compile=True); keras.mixed_precision policy mixed_float16 with "
@@ -83,4 +86,23 @@ def test_the_arms_help_is_built_from_the_levers_word_for_word() -> None:
     # `xlagui compare --arms`'s help, as it read when it was written by hand.
     assert arms_words() == (
         "jit, autocluster, bf16 (mixed_bfloat16), fp16 (mixed_float16), or one XLA mode and one "
-        "precision joined with + (jit+bf16)")
+        "precision joined with + (jit+bf16); runtime settings join any arm: tN (N intra-op "
+        "threads), dnn or nodnn (oneDNN on or off), speN (Keras steps_per_execution N, N >= 2), "
+        "and with an XLA mode XLA flags written name=value (jit+xla_cpu_use_xnnpack=false) or "
+        "by name (noxnnpack, xladnn, dnncall, noynn, ynndot, fastmath, noeigenmt, vec512)")
+
+
+def test_a_comparisons_levers_for_every_worker_in_a_line() -> None:
+    config = RunConfig(levers={"onednn": "off", "threads": "1", "precision": "bf16"})
+    assert shared_levers_words(config.levers) == (
+        "every worker: mixed_bfloat16, threads=1, oneDNN off")
+    assert shared_levers_words({}) == ""
+
+
+def test_several_xla_flags_read_in_the_words_of_each() -> None:
+    arm = parse_arm("jit+xladnn+dnncall")
+    assert arm_label(arm) == "XLA jit_compile + oneDNN custom calls + XLA oneDNN"
+    assert arm_description(arm).count("XLA_FLAGS=") == 2
+    free = parse_arm("jit+xla_cpu_prefer_vector_width=128+fastmath")
+    assert arm_label(free) == (
+        "XLA jit_compile + fast math + xla_flags=--xla_cpu_prefer_vector_width=128")

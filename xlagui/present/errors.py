@@ -45,7 +45,18 @@ def _killed(facts: Facts) -> str:
     )
 
 
+def _unknown_xla_flag(facts: Facts) -> str:
+    flag = str(facts.get("flag") or "")
+    name = flag.lstrip("-").split("=", 1)[0]
+    return (
+        f"The installed XLA does not know the flag {name} ({facts.get('variable')}), so the "
+        "run was refused before it started. Check its spelling, or whether this TensorFlow's "
+        "XLA has it; the flags the window offers by name are known to it."
+    )
+
+
 HINTS: dict[Failure, Callable[[Facts], str]] = {
+    Failure.UNKNOWN_XLA_FLAG: _unknown_xla_flag,
     Failure.OUT_OF_MEMORY: _out_of_memory,
     Failure.XLA_FAILED: lambda _: (
         "XLA failed to compile this model on this device. Compare with the other XLA mode "

@@ -13,8 +13,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xlagui.core.machine import cpu as machine_cpu
+from xlagui.core.protocol import xla_flags
 from xlagui.core.protocol.arms import Arm, HardwareFit, hardware_fit
-from xlagui.core.protocol.levers import XLA, Lever, LeverValue, offered_choices, registered
+from xlagui.core.protocol.levers import (
+    XLA,
+    XLA_FLAGS,
+    Lever,
+    LeverValue,
+    offered_choices,
+    registered,
+)
 from xlagui.core.protocol.modes import XlaMode
 from xlagui.core.protocol.precision import Precision
 
@@ -79,21 +87,72 @@ VALUE_WORDS: dict[str, ValueWords] = {
         how="keras.mixed_precision policy mixed_float16 with dynamic loss scaling, "
         "output layer float32",
     ),
+    "onednn.on": ValueWords(
+        short="oneDNN on", how="TF_ENABLE_ONEDNN_OPTS=1: TensorFlow's oneDNN kernels, said "
+        "outright (the baseline takes TensorFlow's default: on for x86 builds)"),
+    "onednn.off": ValueWords(
+        short="oneDNN off", how="TF_ENABLE_ONEDNN_OPTS=0: TensorFlow's own Eigen kernels "
+        "instead of oneDNN's"),
+    # XLA's CPU flags by name (`xla_flags.NAMED`): one line each, what it changes from TF
+    # 2.21's XLA defaults.
+    "xla_flags.noxnnpack": ValueWords(
+        short="XNNPACK off", how="XLA_FLAGS=--xla_cpu_use_xnnpack=false: XLA emits its own "
+        "code where it would call XNNPACK's kernels (on by default)"),
+    "xla_flags.xladnn": ValueWords(
+        short="XLA oneDNN", how="XLA_FLAGS=--xla_cpu_use_onednn=true: XLA calls oneDNN for "
+        "the matrix products and convolutions it can (off by default)"),
+    "xla_flags.dnncall": ValueWords(
+        short="oneDNN custom calls", how="XLA_FLAGS=--xla_cpu_experimental_onednn_custom_"
+        "call=true: XLA rewrites supported ops into oneDNN custom calls (experimental)"),
+    "xla_flags.noynn": ValueWords(
+        short="YNNPACK off", how="XLA_FLAGS=--xla_cpu_experimental_ynn_fusion_type="
+        "-individual_dot: single dots no longer go to YNNPACK (its default)"),
+    "xla_flags.ynndot": ValueWords(
+        short="YNNPACK dot fusions", how="XLA_FLAGS=--xla_cpu_experimental_ynn_fusion_type=dot:"
+        " YNNPACK takes dot fusions, not only single dots (experimental; it changed speed in "
+        "BENCHMARKS.md's flag measurement)"),
+    "xla_flags.fastmath": ValueWords(
+        short="fast math", how="XLA_FLAGS=--xla_cpu_enable_fast_math=true: LLVM may reorder "
+        "and approximate float math (results may differ slightly)"),
+    "xla_flags.noeigenmt": ValueWords(
+        short="single-threaded Eigen", how="XLA_FLAGS=--xla_cpu_multi_thread_eigen=false: "
+        "the Eigen calls XLA makes run on one thread"),
+    "xla_flags.vec512": ValueWords(
+        short="512-bit vectors", how="XLA_FLAGS=--xla_cpu_prefer_vector_width=512: LLVM "
+        "prefers AVX-512's full width (256 by default)"),
 }
 # A lever's heading in the settings (`Lever.words`); the precisions are offered as arms
 # under "Also measure" and have none yet.
-LEVER_WORDS: dict[str, str] = {"xla": "XLA", "precision": ""}
+LEVER_WORDS: dict[str, str] = {
+    "xla": "XLA", "precision": "", "threads": "Threads", "onednn": "oneDNN",
+    "spe": "Steps per execution", "xla_flags": "XLA flags",
+}
 # One of a lever's values, in a sentence ("one XLA mode and one precision"); a lever without a
 # row is called by its name.
-LEVER_NOUNS: dict[str, str] = {"xla": "XLA mode", "precision": "precision"}
+LEVER_NOUNS: dict[str, str] = {
+    "xla": "XLA mode", "precision": "precision", "threads": "thread count",
+    "onednn": "oneDNN setting", "spe": "steps_per_execution", "xla_flags": "set of XLA flags",
+}
 
 BASELINE_LABEL = "Baseline (XLA off, float32)"
 BASELINE_DESCRIPTION = "jit_compile=False, no auto-clustering, float32"
 
 
 def value_words(lever: Lever, value: LeverValue) -> ValueWords:
-    """The words of one of `lever`'s values: its row of `VALUE_WORDS`, or plain words."""
-    return VALUE_WORDS[value.words] if value.words else plain_words(lever, value)
+    """The words of one of `lever`'s values: its row of `VALUE_WORDS`, the words of each of
+    its parts for a value joined from several (`Lever.joins`: "XLA oneDNN + oneDNN custom
+    calls"), or plain words."""
+    if value.words:
+        return VALUE_WORDS[value.words]
+    pieces = value.part.split("+") if lever.joins else []
+    if len(pieces) > 1:
+        found = [lever.by_part(piece) for piece in pieces]
+        each = [value_words(lever, one) if one else plain_words(lever, value) for one in found]
+        return ValueWords(*(
+            (" + " if field in ("label", "short", "brief") else "; ").join(
+                getattr(w, field) for w in each)
+            for field in ("label", "short", "words", "how", "brief")))
+    return plain_words(lever, value)
 
 
 def plain_words(lever: Lever, value: LeverValue) -> ValueWords:
@@ -136,8 +195,11 @@ def xla_choices() -> list[tuple[XlaMode, ValueWords]]:
 
 
 def every_value() -> list[LeverValue]:
-    """Every value of every lever (what `VALUE_WORDS` must cover where it has a key)."""
-    return [value for lever in registered() for value in lever.values]
+    """Every value of every lever (what `VALUE_WORDS` must cover where it has a key), with
+    every named XLA flag (`xla_flags.NAMED`, offered or not)."""
+    named = [XLA_FLAGS.of(f"--{n.flag}={n.value}") for n in xla_flags.NAMED]
+    listed = [value for lever in registered() for value in lever.values]
+    return listed + [value for value in named if value not in listed]
 
 
 def lever_noun(lever: Lever) -> str:
@@ -148,16 +210,29 @@ def arms_words() -> str:
     """The arms `--arms` takes, as its help lists them: every value offered alone or joined
     ("bf16 (mixed_bfloat16)"), then how the levers join ("one XLA mode and one precision
     joined with + (jit+bf16)")."""
+    # A lever that needs another (XLA's flags) is said with the runtime parts, never alone.
+    alone = [lever for lever in registered() if not lever.needs]
     names = [value.part if value.part == value.value else f"{value.part} ({value.value})"
-             for lever in registered() for value in lever.values
+             for lever in alone for value in lever.values
              if value.part and (value.offered or value.combined)]
-    joined = [choice for choice in offered_choices() if len(choice) > 1]
+    names_alone = {lever.name for lever in alone}
+    joined = [choice for choice in offered_choices()
+              if len(choice) > 1 and set(choice) <= names_alone]
     if joined:
-        joining = [lever for lever in registered() if any(lever.name in c for c in joined)]
+        joining = [lever for lever in alone if any(lever.name in c for c in joined)]
         nouns = [f"one {lever_noun(lever)}" for lever in joining]
         example = "+".join(value.part for value in joined[0].values())
         names.append(f"or {', '.join(nouns[:-1])} and {nouns[-1]} joined with + ({example})")
-    return ", ".join(names)
+    return ", ".join(names) + "; " + RUNTIME_ARMS_WORDS
+
+
+# The runtime levers' parts, which take any number or flag (`--arms`' help, the sweep's).
+RUNTIME_ARMS_WORDS = (
+    "runtime settings join any arm: tN (N intra-op threads), dnn or nodnn (oneDNN on or off), "
+    "speN (Keras steps_per_execution N, N >= 2), and with an XLA mode XLA flags written "
+    "name=value (jit+xla_cpu_use_xnnpack=false) or by name ("
+    + ", ".join(n.part for n in xla_flags.NAMED) + ")"
+)
 
 
 # The instructions that compute a format natively on a CPU, as a person reads them.
@@ -192,3 +267,13 @@ def hardware_note(arm: Arm, device_kind: str, flags: frozenset[str] | None = Non
     `device_kind` "CPU" or "GPU", `flags` the CPU's feature flags (this machine's when None)."""
     flags = machine_cpu.cpu_flags() if flags is None else flags
     return hardware_words(hardware_fit(arm, device_kind, flags), arm.precision)
+
+
+def shared_levers_words(levers: dict[str, str]) -> str:
+    """A comparison's levers for every worker (`RunConfig.levers`) in a line: "every worker:
+    mixed_bfloat16, threads=1, oneDNN off" ("" for none)."""
+    if not levers:
+        return ""
+    words = [value_words(one, one.of(levers[one.name])).short
+             for one in registered() if one.name in levers]
+    return "every worker: " + ", ".join(words)

@@ -12,8 +12,10 @@ from xlagui.core.protocol.precision import Precision
 
 
 def test_the_arms_offered_come_from_the_table_in_their_order() -> None:
-    assert offered_arms() == ("autocluster", "bf16", "fp16", "jit+bf16", "jit+fp16")
-    assert [sorted(c) for c in offered_choices()][-1] == ["precision", "xla"]
+    assert offered_arms() == (
+        "autocluster", "bf16", "fp16", "jit+bf16", "jit+fp16", "jit+ynndot")
+    assert [sorted(c) for c in offered_choices()][-2] == ["precision", "xla"]
+    assert [sorted(c) for c in offered_choices()][-1] == ["xla", "xla_flags"]
 
 
 def test_every_lever_starts_with_the_baselines_value_and_names_each_other_value() -> None:
@@ -24,7 +26,7 @@ def test_every_lever_starts_with_the_baselines_value_and_names_each_other_value(
         for value in one.values:
             assert one.of(value.value) is value and isinstance(value.value, one.kind)
     assert [p.part for _l, p in parts()] == [
-        "jit", "autocluster", "auto", "bf16", "fp16", "dnn", "nodnn"]
+        "jit", "autocluster", "auto", "bf16", "fp16", "dnn", "nodnn", "ynndot"]
     with pytest.raises(KeyError):
         lever("warp")
     with pytest.raises(ValueError, match="not a value of the xla lever"):

@@ -75,7 +75,9 @@ def test_a_levers_check_is_found_by_its_name(monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.setitem(worker_levers.CHECKS, "knob", check)
     monkeypatch.delitem(worker_levers.CHECKS, "precision")  # it reads a real Keras model
     model = SimpleNamespace(jit_compile=True)
-    tf = SimpleNamespace(config=SimpleNamespace(optimizer=SimpleNamespace(get_jit=lambda: "")))
+    tf = SimpleNamespace(config=SimpleNamespace(
+        optimizer=SimpleNamespace(get_jit=lambda: ""),
+        threading=SimpleNamespace(get_intra_op_parallelism_threads=lambda: 0)))
     assert check_levers(tf, model, parse_arm("jit+knob2")) == {"xla_in_effect": True}
     assert seen == ["2"]
     with pytest.raises(RuntimeError, match="refusing to call it a baseline"):

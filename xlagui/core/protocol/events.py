@@ -47,7 +47,11 @@ from xlagui.core.xla.hlo import XlaReport
 # 6: the model to build travels in `config.model` (a `ModelChoice`: a worker of version 5 would
 #    silently train the article's CNN); the model check answers with a `model` event.
 # 7: `compiled` events: every compilation of a step function, with its inputs, cost and reason.
-PROTOCOL_VERSION = 7
+# 8: `config.levers` (runtime settings every worker applies: a worker of version 7 would ignore
+#    them), arms of the runtime levers (threads, oneDNN, steps_per_execution, XLA flags), a
+#    block's `steps` counted in batches (a call of steps_per_execution N trains N), and the
+#    `unknown_xla_flag` error kind.
+PROTOCOL_VERSION = 8
 
 @dataclass(frozen=True)
 class RunSummary:

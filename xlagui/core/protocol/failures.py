@@ -22,6 +22,7 @@ class Failure(str, enum.Enum):
     GPU_UNUSABLE = "gpu_unusable"
     UNREADABLE_IMAGE = "unreadable_image"
     SEE_LOG = "see_log"  # nothing more to say than the run's log
+    UNKNOWN_XLA_FLAG = "unknown_xla_flag"  # facts: "flag" (the first refused), "variable"
     # Said by the parent, for a worker that ended without its last word.
     DIED_OUT_OF_MEMORY = "died_out_of_memory"  # facts: `run_sizes`
     KILLED = "killed"  # by a signal; facts: `run_sizes`

@@ -227,7 +227,8 @@ def _threads(text: str) -> LeverValue:
         str(n), part=f"t{n}",
         # Before anything runs: TensorFlow refuses it once its runtime has started.
         tf_config=(("threading.set_intra_op_parallelism_threads", (n,)),),
-        colour="threads", words="threads.n",
+        # No colour or words of their own: any N is a value (the fallback palette's colour,
+        # plain words: "threads=2", what it sets).
     )
 
 
@@ -235,8 +236,7 @@ def _steps_per_execution(text: str) -> LeverValue:
     if text == "1":
         return _ONE_STEP
     n = _count("steps per execution", text, 2, MAX_STEPS_PER_EXECUTION)
-    return LeverValue(str(n), part=f"spe{n}", compile=(("steps_per_execution", n),),
-                      colour="spe", words="spe.n")
+    return LeverValue(str(n), part=f"spe{n}", compile=(("steps_per_execution", n),))
 
 
 def _flags(text: str) -> LeverValue:
@@ -251,8 +251,8 @@ def _flags(text: str) -> LeverValue:
         part="+".join(xla_flags.part(name, value) for name, value in flags),
         combined=bool(named and named.offered),
         env=xla_flags.variables(flags),
-        colour="xla_flags",
-        words=f"xla_flags.{named.part}" if named else "xla_flags.free",
+        # A named flag reads in its own words; free text in plain words (what it sets).
+        words=f"xla_flags.{named.part}" if named else "",
     )
 
 

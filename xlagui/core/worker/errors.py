@@ -8,6 +8,7 @@ import traceback
 from xlagui.core.protocol.config import RunConfig
 from xlagui.core.protocol.events import ErrorEvent, Fact
 from xlagui.core.protocol.failures import Failure, run_sizes
+from xlagui.core.worker.flags import UnknownXlaFlag
 
 
 def error_message(exc: BaseException) -> str:
@@ -30,6 +31,8 @@ def failure(exc: BaseException, config: RunConfig) -> tuple[Failure, dict[str, F
     """What kind of failure `exc` is, and the facts its advice names."""
     name = type(exc).__name__
     text = str(exc)
+    if isinstance(exc, UnknownXlaFlag):
+        return Failure.UNKNOWN_XLA_FLAG, {"flag": exc.flag, "variable": exc.variable}
     if (
         name == "ResourceExhaustedError"
         or isinstance(exc, MemoryError)

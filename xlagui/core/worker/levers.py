@@ -11,6 +11,7 @@ the facts it returns go into the `started` event.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -98,8 +99,45 @@ def _policy_in_effect(tf: Any, model: Any, value: LeverValue) -> dict[str, Any]:
     return read_back
 
 
+def _threads_in_effect(tf: Any, model: Any, value: LeverValue) -> dict[str, Any]:
+    """A thread count asked for is the one TensorFlow says it uses (its default, 0, else)."""
+    asked = int(value.value) if value.value.isdigit() else 0
+    got = int(tf.config.threading.get_intra_op_parallelism_threads())
+    if got != asked:
+        raise RuntimeError(f"the run asked for {asked or 'the default'} intra-op threads but "
+                           f"TensorFlow uses {got}; refusing to measure it")
+    return {}
+
+
+def _steps_in_effect(tf: Any, model: Any, value: LeverValue) -> dict[str, Any]:
+    """The compiled model runs the steps per call asked for (the measuring worker counts its
+    batches by it)."""
+    if value.value == "1":
+        return {}  # not asked: Keras' default, or what another lever's arguments set
+    got = int(getattr(model, "steps_per_execution", 1) or 1)
+    if got != int(value.value):
+        raise RuntimeError(f"the run asked for steps_per_execution={value.value} but the "
+                           f"model has {got}; refusing to measure it")
+    return {}
+
+
+def _environment_in_effect(tf: Any, model: Any, value: LeverValue) -> dict[str, Any]:
+    """The variables a value sets (oneDNN's, the XLA flags) reached this process (the parent
+    sets them; a transport that lost one would measure the wrong thing)."""
+    for name, text in value.env:
+        have = os.environ.get(name, "").split()
+        if not all(word in have for word in text.split()):
+            raise RuntimeError(f"the run asked for {name}={text} but this process has "
+                               f"{name}={os.environ.get(name, '')!r}; refusing to measure it")
+    return {}
+
+
 # The checks, by lever name: a lever whose data is enough has none.
 CHECKS: dict[str, Check] = {
     "xla": _xla_in_effect,
     "precision": _policy_in_effect,
+    "threads": _threads_in_effect,
+    "spe": _steps_in_effect,
+    "onednn": _environment_in_effect,
+    "xla_flags": _environment_in_effect,
 }

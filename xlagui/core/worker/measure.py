@@ -72,7 +72,12 @@ def measure(
 
 class Stepper:
     """A measuring worker's training steps on the pipeline's endless stream, with the counts
-    its summary reports."""
+    its summary reports.
+
+    A step here is a batch, whatever the arm: with Keras' `steps_per_execution` of N (the `spe`
+    lever), one call of the train function trains N batches, so `calls` turns the parent's
+    batches into calls and every count (`steps_done`, a block's `steps`) is in batches. The
+    parent then compares seconds per batch of every arm alike."""
 
     def __init__(self, setup: Setup, cancel: threading.Event) -> None:
         self.model = setup.model
@@ -80,15 +85,23 @@ class Stepper:
         self.model.make_train_function()
         self._batches = iter(setup.datasets.stream)
         self._cancel = cancel
+        # Batches one call trains (Keras keeps it on the compiled model; 1 unless asked).
+        self.per_call = max(1, int(getattr(self.model, "steps_per_execution", 1) or 1))
         self.steps_done = 0
         self.nonfinite = 0
 
+    def calls(self, batches: int) -> int:
+        """Calls that train at least `batches` batches (a block of 10 at 8 per call is 2
+        calls, 16 batches: its event says 16)."""
+        return -(-max(0, batches) // self.per_call)
+
     def step(self) -> Any:
-        """One step, queued on the device; its logs, not yet waited for."""
+        """One call of the train function (`per_call` batches), queued on the device; its logs,
+        not yet waited for."""
         if self._cancel.is_set():
             raise Stopped()
         logs = self.model.train_function(self._batches)
-        self.steps_done += 1
+        self.steps_done += self.per_call
         return logs
 
     def synced(self, logs: Any) -> float | None:
@@ -102,7 +115,11 @@ class Stepper:
 
 def warm_up(stepper: Stepper, steps: int) -> WarmupEvent:
     """The first step (the compile) and at least one more, each timed on its own (and watched
-    for compiles: the timed blocks after them are not)."""
+    for compiles: the timed blocks after them are not).
+
+    Times are per batch: a call of N batches (`Stepper.per_call`) counts as N steady batches
+    of a Nth of its time each, and the first call's other N - 1 batches are taken out of the
+    first step at that steady time (the compile and one batch stay, as with one per call)."""
     watch = stepper.compiles
     watch.begin(StepFunction.TRAIN)
     t0 = time.perf_counter()
@@ -110,29 +127,33 @@ def warm_up(stepper: Stepper, steps: int) -> WarmupEvent:
     first = time.perf_counter() - t0
     watch.end(StepFunction.TRAIN, 0)
     warm = []
-    for _ in range(max(1, steps)):
+    for _ in range(max(1, stepper.calls(steps))):
         watch.begin(StepFunction.TRAIN)
         t0 = time.perf_counter()
         stepper.synced(stepper.step())
-        warm.append(time.perf_counter() - t0)
+        warm.append((time.perf_counter() - t0) / stepper.per_call)
         watch.end(StepFunction.TRAIN, 0)
     watch.settle()  # after the warm steps: outside every timed block
     wait_until_quiet()
+    steady = sorted(warm)[len(warm) // 2]
+    first = max(first - (stepper.per_call - 1) * steady, min(warm))
     return WarmupEvent(first_step_seconds=first, warm_step_seconds=warm)
 
 
 def timed_block(stepper: Stepper, command: WorkerCommand) -> BlockEvent:
-    """`command.steps` steps timed as one stretch, synced once at its end."""
+    """`command.steps` batches (rounded up to whole calls) timed as one stretch, synced once
+    at its end; the event says the batches trained."""
+    calls = max(1, stepper.calls(command.steps))
     t0 = time.perf_counter()
     logs = None
-    for _ in range(command.steps):
+    for _ in range(calls):
         logs = stepper.step()
     loss = stepper.synced(logs)
     seconds = time.perf_counter() - t0
     quiet = wait_until_quiet()
     return BlockEvent(
         seq=command.seq,
-        steps=command.steps,
+        steps=calls * stepper.per_call,
         seconds=seconds,
         loss=loss,
         quiet_seconds=quiet,
@@ -147,7 +168,7 @@ def finish_measuring(
     # arm has then trained the same steps on the same batches, and its validation accuracy now
     # is the quick accuracy-parity check (see `xlagui.core.analysis.ranking`).
     logs = None
-    for _ in range(catch_up_steps):
+    for _ in range(stepper.calls(catch_up_steps)):
         logs = stepper.step()
     if catch_up_steps:
         stepper.synced(logs)

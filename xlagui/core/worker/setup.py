@@ -21,6 +21,7 @@ from xlagui.core.protocol.events import PROTOCOL_VERSION, RunSummary, StartedEve
 from xlagui.core.protocol.identity import WorkerMode
 from xlagui.core.protocol.spec import RunSpec
 from xlagui.core.worker.compiles import CompileWatch, XlaCompiling, watch_compiles
+from xlagui.core.worker.flags import check_flags
 from xlagui.core.worker.io import EventSink
 from xlagui.core.worker.levers import apply_before_build, check_levers
 from xlagui.core.xla import evidence as xla_evidence
@@ -50,6 +51,8 @@ class Setup:
 def set_up(spec: RunSpec, sink: EventSink, mode: WorkerMode) -> Setup:
     """Build the pipeline and the model of `spec` with its arm applied, read back what is in
     effect, and say it in the `started` event."""
+    # Before TensorFlow loads here: XLA would abort this process on a flag it does not know.
+    check_flags(spec.arm.effective(spec.config))
     # lazy: TensorFlow must load after the parent's environment is in place (XLA flags, the
     # dump folder, the visible devices), and `--probe` or `--tensorboard-text` need none of it
     import keras

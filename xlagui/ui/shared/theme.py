@@ -19,6 +19,8 @@ VALUE_COLORS = {
     "auto": "#795548",
     "bf16": "#2e9e5b",
     "fp16": "#8e44ad",
+    "dnn": "#546e7a",
+    "nodnn": "#827717",
 }
 VARIANT_COLORS: dict[str, str] = {
     Role.BASELINE: "#3b6ea8",
