@@ -37,7 +37,7 @@ from xlagui.core.sweep.plan import Cell, SweepPlan
 from xlagui.core.sweep.runner import SweepWatcher
 from xlagui.present.errors import error_hint
 from xlagui.present.format import ARM_COLUMNS, arm_table, comparison_rows
-from xlagui.present.intervals import block_words
+from xlagui.present.intervals import block_words, pairs_noun
 from xlagui.present.limits import efficiency_rows, limit_verdict
 from xlagui.present.notes import comparison_notes
 from xlagui.present.report import RUN_COLUMNS, run_name, run_rows
@@ -216,7 +216,7 @@ class MeasureProgress(_LiveDisplay):
         else:
             what = f"XLA ÷ baseline step time {i.ratio:.3f}"
         text = (
-            f"Measuring speed: {i.pairs} pairs of {block_words(i)}, {what} "
+            f"Measuring speed: {i.pairs} {pairs_noun(i.pairs)} of {block_words(i)}, {what} "
             f"({hw}, goal ±{report.config.target_percent:g}%), "
             f"{i.measuring_seconds or 0:.0f}/{report.config.budget_seconds} s"
         )
@@ -259,7 +259,7 @@ class SweepProgress(_LiveDisplay, SweepWatcher):
         i = report.comparison.interleaved if report.comparison is not None else None
         if self.current is not None and i is not None:
             self.progress.update(self.current, completed=i.measuring_seconds or 0,
-                                 status=f"{i.pairs} pairs")
+                                 status=f"{i.pairs} {pairs_noun(i.pairs)}")
 
     def on_cell_done(self, result: CellResult, done: int, total: int,
                      eta_seconds: float | None) -> None:

@@ -59,3 +59,25 @@ def test_a_comparison_saved_in_words_keeps_them() -> None:
     assert saved.speedup is not None
     assert interval_method(saved, saved.speedup) == "95% CI across 3 repeats"
     assert interval_method(Comparison(), Interval(2.0, 1.8, 2.2, "as it was")) == "as it was"
+
+
+def test_one_pair_is_said_in_the_singular() -> None:
+    """"1 pair", never "1 pairs": every sentence that counts the measurement's pairs."""
+    from xlagui.core.analysis.pairs import InterleavedSummary
+    from xlagui.core.analysis.stats import Comparison
+    from xlagui.core.protocol.identity import StopReason
+    from xlagui.present.format import measured_on, measurement_end
+    from xlagui.present.intervals import pairs_noun
+
+    assert (pairs_noun(1), pairs_noun(0), pairs_noun(2)) == ("pair", "pairs", "pairs")
+    for stopped_by in ("", StopReason.TARGET, StopReason.BUDGET, StopReason.STOPPED,
+                       StopReason.ERROR):
+        one = InterleavedSummary(ratio=2.0, pairs=1, outliers=1, stopped_by=stopped_by,
+                                 block_steps=1, baseline_block_steps=1)
+        c = Comparison(interleaved=one)
+        said = measurement_end(c) + " " + measured_on(c)
+        assert "1 pair" in said and "1 pairs" not in said, said
+        assert "1 outlier pair flagged" in measurement_end(c)
+        two = InterleavedSummary(ratio=2.0, pairs=2, stopped_by=stopped_by, block_steps=1,
+                                 baseline_block_steps=1)
+        assert "2 pairs" in measurement_end(Comparison(interleaved=two))

@@ -16,7 +16,7 @@ from xlagui.core.protocol.identity import Role, RunStatus, StopReason
 from xlagui.present import levers as lever_words
 from xlagui.present import verdicts
 from xlagui.present.evidence import evidence_words
-from xlagui.present.intervals import block_words, interval_method
+from xlagui.present.intervals import block_words, interval_method, pairs_noun
 from xlagui.present.problems import arm_problems, comparison_problems
 
 if TYPE_CHECKING:
@@ -142,7 +142,7 @@ def measured_on(c: Comparison) -> str:
     """What the headline figure was measured on."""
     i = c.interleaved
     if i is not None:
-        return f"from {i.pairs} interleaved pairs of {block_words(i)}"
+        return f"from {i.pairs} interleaved {pairs_noun(i.pairs)} of {block_words(i)}"
     return interval_method(c, c.speedup) if c.speedup is not None else ""
 
 
@@ -152,21 +152,22 @@ def measurement_end(c: Comparison) -> str:
     if i is None:
         return DASH
     hw = f"±{i.half_width:.1%}" if i.half_width is not None else "no interval yet"
+    n = f"{i.pairs} {pairs_noun(i.pairs)}"
     took = f", {seconds(i.measuring_seconds)} of measuring" if i.measuring_seconds else ""
     ends: dict[str, str] = {
-        StopReason.TARGET: f"precision reached ({hw}) after {i.pairs} pairs{took}",
-        StopReason.BUDGET: f"budget spent after {i.pairs} pairs{took}; precision {hw}"
+        StopReason.TARGET: f"precision reached ({hw}) after {n}{took}",
+        StopReason.BUDGET: f"budget spent after {n}{took}; precision {hw}"
         + (
             f" (widest: {w.arm} ±{w.half_width:.1%})"
             if (w := widest_arm(i)) is not None and w.half_width is not None
             else ""
         ),
-        StopReason.STOPPED: f"stopped by the user after {i.pairs} pairs ({hw}); the pairs are kept",
-        StopReason.ERROR: f"a worker failed after {i.pairs} pairs ({hw}); the pairs are kept",
+        StopReason.STOPPED: f"stopped by the user after {n} ({hw}); the pairs are kept",
+        StopReason.ERROR: f"a worker failed after {n} ({hw}); the pairs are kept",
     }
-    text = ends.get(i.stopped_by, f"{i.pairs} pairs so far ({hw})")
+    text = ends.get(i.stopped_by, f"{n} so far ({hw})")
     if i.outliers:
-        text += f"; {i.outliers} outlier pair(s) flagged and kept"
+        text += (f"; {i.outliers} outlier {pairs_noun(i.outliers)} flagged and kept")
     return text
 
 
@@ -241,7 +242,8 @@ def comparison_rows(c: Comparison) -> list[tuple[str, str]]:
 def instrument_check(k: InstrumentCheck) -> str:
     """The A/A check in words: the baseline against its identical twin."""
     if k.low is None or k.high is None:
-        return f"identical baseline ÷ baseline {k.ratio:.3f} after {k.pairs} pairs (no interval)"
+        return (f"identical baseline ÷ baseline {k.ratio:.3f} after {k.pairs} "
+                f"{pairs_noun(k.pairs)} (no interval)")
     verdict = (
         "covers 1.00: no position or order effect seen"
         if k.covers_one
@@ -249,7 +251,7 @@ def instrument_check(k: InstrumentCheck) -> str:
     )
     return (
         f"identical baseline ÷ baseline {k.ratio:.3f} (95% CI {k.low:.3f}–{k.high:.3f}, "
-        f"{k.pairs} pairs): {verdict}"
+        f"{k.pairs} {pairs_noun(k.pairs)}): {verdict}"
     )
 
 
@@ -257,7 +259,8 @@ def runs_compared(c: Comparison) -> str:
     rc = c.runs_compared
     parts = []
     if "interleaved_pairs" in rc:
-        parts.append(f"{rc['interleaved_pairs']} interleaved pairs")
+        parts.append(f"{rc['interleaved_pairs']} interleaved "
+                     f"{pairs_noun(rc['interleaved_pairs'])}")
     if rc.get(Role.BASELINE) or rc.get(Role.XLA) or not parts:
         parts.append(
             f"{rc.get(Role.BASELINE, 0)} baseline and {rc.get(Role.XLA, 0)} XLA training runs"

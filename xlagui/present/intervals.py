@@ -16,6 +16,11 @@ def block_words(i: InterleavedSummary) -> str:
     return f"blocks of {b} (baseline) and {a} steps"
 
 
+def pairs_noun(n: int) -> str:
+    """"pair" or "pairs", after a count of `n`."""
+    return "pair" if n == 1 else "pairs"
+
+
 def interval_method(c: Comparison, s: Interval) -> str:
     """How `s`, one of `c`'s speed-ups, was obtained: "from 30 interleaved pairs of 1-step
     blocks, 95% CI", "95% CI across 3 repeats"; a comparison saved before the core kept it
@@ -25,7 +30,7 @@ def interval_method(c: Comparison, s: Interval) -> str:
     i = c.interleaved
     if s.basis == IntervalBasis.INTERLEAVED:
         blocks = f" of {block_words(i)}" if i is not None else ""
-        return f"from {s.count} interleaved pairs{blocks}" + (
+        return f"from {s.count} interleaved {pairs_noun(s.count or 0)}{blocks}" + (
             ", 95% CI" if s.high is not None else " (too few pairs for an interval)"
         )
     few = " (too few values for an interval)" if s.low is None else ""

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from xlagui.core.sweep.flips import Verdict, sorted_values, verdict_of
 from xlagui.core.sweep.plan import ARMS, IMAGE_SIZE, arms_config
 from xlagui.present import format as fmt
+from xlagui.present.intervals import pairs_noun
 from xlagui.present.levels import Level
 from xlagui.present.sweep import axis_noun, value_words
 
@@ -69,7 +70,8 @@ def arm_tooltip(a: ArmRatio) -> str:
     interval = speedup_interval(a)
     low, high = interval if interval is not None else (None, None)
     note = "" if a.valid else " Not valid: the arm did not run as asked."
-    return f"{a.arm}: {fmt.interval_words(s, low, high)}, from {a.pairs} pairs.{note}"
+    return (f"{a.arm}: {fmt.interval_words(s, low, high)}, from {a.pairs} "
+            f"{pairs_noun(a.pairs)}.{note}")
 
 
 def verdict_level(result: CellResult, arm: str) -> Level:

@@ -29,7 +29,7 @@ from xlagui.core.analysis.stats import (
 )
 from xlagui.core.protocol.arms import parse_arm
 from xlagui.core.protocol.identity import Role, StopReason
-from xlagui.present.intervals import block_words
+from xlagui.present.intervals import block_words, pairs_noun
 from xlagui.present.levers import arm_label
 from xlagui.present.problems import arm_problems, comparison_problem, comparison_problems
 
@@ -50,7 +50,7 @@ def speed_sentence(c: Comparison) -> str:
     unit = "per training step" if c.interleaved is not None else "per epoch"
     i = c.interleaved
     basis = (
-        f"from {i.pairs} interleaved pairs of {block_words(i)}"
+        f"from {i.pairs} interleaved {pairs_noun(i.pairs)} of {block_words(i)}"
         if i is not None
         else "from epochs"
     )
@@ -87,9 +87,10 @@ def stop_sentence(i: InterleavedSummary) -> str:
             )
         return f"The time budget ran out before the{target} precision was reached ({hw})."
     if i.stopped_by == StopReason.STOPPED:
-        return f"The measurement was stopped after {i.pairs} pairs ({hw})."
+        return f"The measurement was stopped after {i.pairs} {pairs_noun(i.pairs)} ({hw})."
     if i.stopped_by == StopReason.ERROR:
-        return f"A worker failed after {i.pairs} pairs; the pairs before it are kept ({hw})."
+        return (f"A worker failed after {i.pairs} {pairs_noun(i.pairs)}; the pairs before it are "
+                f"kept ({hw}).")
     return ""
 
 

@@ -9,11 +9,9 @@ from xlagui.core.protocol.arms import (
     HardwareFit,
     Precision,
     comparison_arms,
-    default_also,
     hardware_fit,
     parse_arm,
     parse_arms,
-    runs_well,
 )
 from xlagui.core.protocol.config import ConfigError, RunConfig, XlaMode
 
@@ -77,13 +75,6 @@ def test_a_comparison_measures_the_baseline_then_xla_then_the_other_arms() -> No
         ("xla", "autocluster"),
         ("jit", "jit"),
     ]
-
-
-def test_what_the_machine_runs_well_is_ticked_by_default() -> None:
-    assert default_also("CPU", AMX) == ("bf16",)
-    assert default_also("CPU", OLD) == ()
-    assert default_also("GPU", OLD) == ("fp16",)
-    assert not runs_well("jit+bf16", "CPU", AMX)  # XLA is the question, never a known good
 
 
 def test_what_is_known_of_how_the_hardware_runs_an_arm() -> None:

@@ -332,23 +332,3 @@ def hardware_fit(arm: Arm, device_kind: str, flags: frozenset[str]) -> HardwareF
     if native is None:
         return HardwareFit.CPU_FLAGS_UNKNOWN
     return HardwareFit.NOTHING if native else HardwareFit.CPU_NOT_NATIVE
-
-
-def runs_well(name: str, device_kind: str, flags: frozenset[str]) -> bool:
-    """Whether an arm is known to run well on a machine with these CPU `flags` (the window
-    ticks those by default)."""
-    arm = parse_arm(name)
-    if arm.xla is not XlaMode.OFF:
-        return False  # XLA is the question being asked, not a known good
-    if device_kind.upper() == "GPU":
-        return arm.precision is Precision.FP16
-    if arm.precision is not Precision.BF16:
-        # float16 has few native CPU kernels in TensorFlow even where the CPU has AVX512-FP16:
-        # offered, measured if asked, never ticked by default.
-        return False
-    return bool(native_support(arm.precision, flags))
-
-
-def default_also(device_kind: str, flags: frozenset[str]) -> tuple[str, ...]:
-    """The "Also measure" arms ticked by default on a machine with these CPU `flags`."""
-    return tuple(n for n in offered_arms() if runs_well(n, device_kind, flags))

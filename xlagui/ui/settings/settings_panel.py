@@ -11,7 +11,6 @@ from __future__ import annotations
 from PySide6.QtCore import QSettings, Qt, Signal
 from PySide6.QtWidgets import QWidget
 
-from xlagui.core.machine import cpu as machine_cpu
 from xlagui.core.protocol import arms as arm_kinds
 from xlagui.core.protocol.config import (
     DEFAULTS,
@@ -164,11 +163,11 @@ class SettingsPanel(SettingsForm):
         self.validate()
 
     def _show_arms(self) -> None:
-        """Tick the chosen arms (this machine's defaults until the user chose) and show each
-        arm's hardware note for the chosen device."""
+        """Tick the chosen arms (none until the user chose: the default answers the question
+        asked, XLA or not, and an extra arm is the user's choice) and show each arm's hardware
+        note for the chosen device."""
         kind = self.device_kind
-        ticked = (arm_kinds.default_also(kind, machine_cpu.cpu_flags()) if self._chosen_arms is None
-                  else self._chosen_arms)
+        ticked = () if self._chosen_arms is None else self._chosen_arms
         for name, box in self.arm_boxes.items():
             blocked = box.blockSignals(True)
             box.setChecked(name in ticked)
