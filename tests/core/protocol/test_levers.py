@@ -23,9 +23,10 @@ def test_every_lever_starts_with_the_baselines_value_and_names_each_other_value(
         assert lever(one.name) is one
         for value in one.values:
             assert one.of(value.value) is value and isinstance(value.value, one.kind)
-    assert [p.part for _l, p in parts()] == ["jit", "autocluster", "auto", "bf16", "fp16"]
+    assert [p.part for _l, p in parts()] == [
+        "jit", "autocluster", "auto", "bf16", "fp16", "dnn", "nodnn"]
     with pytest.raises(KeyError):
-        lever("threads")
+        lever("warp")
     with pytest.raises(ValueError, match="not a value of the xla lever"):
         XLA.of("warp")
 
@@ -45,10 +46,10 @@ def test_an_arm_is_built_by_position_or_by_lever_name() -> None:
     assert Arm(precision=Precision.BF16) == Arm(XlaMode.OFF, Precision.BF16) == parse_arm("bf16")
     assert Arm("jit", "mixed_float16").name == "jit+fp16"  # strings become the enums
     assert Arm().value(PRECISION).value is Precision.FLOAT32
-    with pytest.raises(TypeError, match="no lever called 'threads'"):
-        Arm(threads="4")
-    with pytest.raises(TypeError, match="at most 2 values"):
-        Arm("jit", "float32", "4")
+    with pytest.raises(TypeError, match="no lever called 'warp'"):
+        Arm(warp="4")
+    with pytest.raises(TypeError, match="at most 6 values"):
+        Arm("jit", "float32", "4", "off", "8", "", "x")
     with pytest.raises(ValueError):
         Arm("warp")
 

@@ -169,8 +169,10 @@ class WorkerJob(ChildJob):
         return Request(["-"], json.dumps(place.spec(self.spec).to_dict()) + "\n")
 
     def settings(self) -> ChildSettings:
+        # The arm as this comparison applies it: its levers for every worker, the arm's winning.
+        applied = self.spec.arm.effective(self.spec.config)
         return ChildSettings(self.spec.config.device, self.spec.xla_mode, self.spec.xla_dump,
-                             quiet=False, env=tuple(self.spec.arm.environment().items()))
+                             quiet=False, env=tuple(applied.environment().items()))
 
     def homeward(self) -> tuple[Path, ...]:
         tensorboard = (Path(self.spec.tensorboard_dir),) if self.spec.tensorboard_dir else ()

@@ -23,10 +23,19 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from xlagui.core.protocol.identity import Role, StrEnum
-from xlagui.core.protocol.levers import PRECISION, XLA, Lever, LeverValue, lever, offered_choices
+from xlagui.core.protocol.levers import (
+    PRECISION,
+    XLA,
+    XLA_LEVERS,
+    Lever,
+    LeverValue,
+    lever,
+    offered_choices,
+    satisfied,
+)
 from xlagui.core.protocol.levers import parts as lever_parts
 from xlagui.core.protocol.levers import registered as registered_levers
 from xlagui.core.protocol.modes import XlaMode
@@ -61,6 +70,11 @@ class Arm:
                 typed = one.of(chosen[one.name]).value  # ValueError for a value not in it
                 if typed != one.default.value:
                     changes.append((one.name, typed))
+        if not satisfied(dict(changes)):
+            needs = [f"{one.name} needs {one.needs}" for one in table
+                     if one.needs and one.name in dict(changes)]
+            raise ConfigError(f"an arm with {', '.join(needs)}: join it with an XLA mode "
+                              "(for example jit+xla_cpu_use_xnnpack=false)")
         object.__setattr__(self, "changes", tuple(changes))
 
     def value(self, lever: Lever) -> LeverValue:
@@ -120,6 +134,50 @@ class Arm:
         for _lever, value in self.every_value():
             out.update(value.compile)
         return out
+
+    def effective(self, config: HasLevers) -> Arm:
+        """The arm a worker of this arm applies in a comparison of `config`: the comparison's
+        settings for every worker (`RunConfig.levers`, the baseline's too), this arm's own
+        values winning. Its `every_value()` is every lever's value the worker applies, its
+        `levers` those off the baseline's; records keep `self` (what was compared)."""
+        return Arm(**{**dict(config.levers), **self.levers})
+
+
+class HasLevers(Protocol):
+    """What `Arm.effective` reads of a comparison's settings (`RunConfig`, which sits above
+    this module): the levers every worker takes."""
+
+    @property
+    def levers(self) -> Mapping[str, str]: ...
+
+
+def shared_levers(given: Mapping[str, str]) -> dict[str, str]:
+    """A comparison's levers for every worker (`RunConfig.levers`: lever name -> value, a value
+    as records store it or as an arm's name writes it, "8" or "spe8"), checked and canonical,
+    in the registry's order; `ConfigError` names a lever that is not one, one of XLA's own
+    (they make the question), or a value it refuses."""
+    if not isinstance(given, Mapping):
+        raise ConfigError(f"levers must map lever names to values, got {given!r}")
+    names = [one.name for one in registered_levers()]
+    out: dict[str, str] = {}
+    for name, text in given.items():
+        if not isinstance(name, str) or not isinstance(text, str):
+            raise ConfigError(f"levers must map lever names to values, got {name!r}: {text!r}")
+        if name in XLA_LEVERS:
+            raise ConfigError(f"lever {name} is XLA's own: give it to an arm, not to every worker")
+        if name not in names:
+            raise ConfigError(f"no lever called {name!r}: the levers are "
+                              f"{', '.join(n for n in names if n not in XLA_LEVERS)}")
+        one = lever(name)
+        try:
+            value = one.of(text)
+        except ValueError as exc:
+            found = one.by_part(text.strip().lower())
+            if found is None:
+                raise ConfigError(str(exc)) from None
+            value = found
+        out[name] = str(value.value)
+    return {name: out[name] for name in names if name in out}
 
 
 BASELINE = Arm()
@@ -187,9 +245,19 @@ def parse_arm(text: str) -> Arm:
                 "(for example jit+bf16)"
             )
         one, value = found
-        if one.name in chosen:
+        if one.name in chosen and one.joins:
+            chosen[one.name] = f"{chosen[one.name]}{one.joins}{value.value}"
+        elif one.name in chosen:
             raise ConfigError(f"arm {text!r} names two {one.plural}; an arm takes at most one")
-        chosen[one.name] = value.value
+        else:
+            chosen[one.name] = value.value
+    for one in registered_levers():
+        if one.needs and one.name in chosen and not satisfied(chosen):
+            needed = lever(one.needs)
+            raise ConfigError(
+                f"arm {text!r} changes {one.plural}, which need one of the {needed.plural}: "
+                f"join it with one (for example {needed.values[1].part}+{raw})"
+            )
     return Arm(**chosen)
 
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from xlagui.core.protocol.arms import parse_arms
+from xlagui.core.protocol.arms import parse_arms, shared_levers
 
 # Re-exported: the modes, ranges and defaults live below `arms`, which needs them; everyone
 # else keeps importing them from here.
@@ -192,6 +192,10 @@ class RunConfig:
     # compiles the evaluation once, not once more for the last batch's size. The dropped
     # images (fewer than a batch) are not evaluated.
     drop_remainder: bool = False
+    # Runtime settings every worker of the comparison takes, the baseline too (lever name ->
+    # value: {"threads": "1", "onednn": "off"}), an arm's own values winning
+    # (`Arm.effective`); XLA's own levers are the arms'. A sweep's runtime axes set it.
+    levers: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if isinstance(self.model, dict):
@@ -243,11 +247,13 @@ class RunConfig:
         if isinstance(self.arms, str) or not isinstance(self.arms, (list, tuple)):
             raise ConfigError(f"arms must be a list of arm names, got {self.arms!r}")
         object.__setattr__(self, "arms", parse_arms(self.arms))
+        object.__setattr__(self, "levers", shared_levers(self.levers))
 
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
         d["xla"] = self.xla.value
         d["arms"] = list(self.arms)
+        d["levers"] = dict(self.levers)
         return d
 
     @classmethod

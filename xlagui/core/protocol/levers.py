@@ -29,12 +29,14 @@ A new lever is one `Lever(...)` here (a module of its own if its values need fac
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from itertools import combinations, product
 
+from xlagui.core.protocol import xla_flags
 from xlagui.core.protocol.modes import XlaMode
 from xlagui.core.protocol.precision import Precision
+from xlagui.core.protocol.ranges import ConfigError
 
 # A call on `tf.config` the worker makes before the model is built: its dotted name under
 # `tf.config` and its arguments (`("optimizer.set_jit", ("autoclustering",))`).
@@ -66,6 +68,18 @@ class LeverValue:
 
 
 @dataclass(frozen=True)
+class OpenValues:
+    """How a lever whose values are not a closed list (a thread count, a string of XLA flags)
+    answers for a value or a part no table lists: `make` turns a stored value into its entry
+    (`ConfigError` for one it refuses, its message saying why), `value_of_part` reads the value
+    an arm's name writes as a part (None: not one of this lever's; `ConfigError`: this lever's
+    but refused, "t0")."""
+
+    make: Callable[[str], LeverValue]
+    value_of_part: Callable[[str], str | None]
+
+
+@dataclass(frozen=True)
 class Lever:
     """One axis an arm can change against the baseline (see the module's docstring)."""
 
@@ -77,6 +91,14 @@ class Lever:
     record_field: str = ""  # the records' own field for it, from before `levers` ("" for none)
     colour: str = ""  # key of its colour
     words: str = ""  # key of its words (its heading in the settings)
+    # Values beyond the table's (None: the table is every value).
+    open: OpenValues | None = None
+    # Several parts of it in one arm's name join into one value ("jit+xnnpack+fastmath": the
+    # XLA flags); "" refuses a second part ("names two precisions").
+    joins: str = ""
+    # A lever whose values mean nothing unless this lever is off its baseline's value (XLA's
+    # flags without XLA): such an arm is refused, and never offered.
+    needs: str = ""
 
     @property
     def default(self) -> LeverValue:
@@ -88,11 +110,19 @@ class Lever:
         for v in self.values:
             if v.value == value:
                 return v
+        if self.open is not None:
+            return self.open.make(str(value))
         raise ValueError(f"{value!r} is not a value of the {self.name} lever")
 
     def by_part(self, part: str) -> LeverValue | None:
-        """The value an arm's name writes as `part` (None: none of this lever's)."""
-        return next((v for v in self.values if v.part and v.part == part), None)
+        """The value an arm's name writes as `part` (None: none of this lever's; `ConfigError`
+        for a part of this lever's that it refuses)."""
+        found = next((v for v in self.values if v.part and v.part == part), None)
+        if found is None and self.open is not None:
+            value = self.open.value_of_part(part)
+            if value is not None:
+                return self.open.make(value)
+        return found
 
 
 def _mode(mode: XlaMode, *, offered: bool = False, combined: bool = False) -> LeverValue:
@@ -154,8 +184,131 @@ PRECISION = Lever(
     colour="precision",
     words="precision",
 )
+
+
+# --- runtime settings: values a count or a string, not a closed list ---------------------------
+
+# The baseline's value of a lever whose baseline sets nothing (TensorFlow's own choice).
+DEFAULT = "default"
+# The most steps Keras runs per call that an arm may ask for: far above any gain (keras #20451
+# saw 2x at 8 to 32) and below an epoch's steps of a real dataset.
+MAX_STEPS_PER_EXECUTION = 4096
+MAX_THREADS = 1024
+
+
+def _count(lever: str, text: str, low: int, high: int) -> int:
+    """`text` as a whole number within [low, high] (`ConfigError` naming the lever)."""
+    if not text.isdigit() or not low <= int(text) <= high:
+        raise ConfigError(f"{lever} must be a whole number from {low} to {high}, got {text!r}")
+    return int(text)
+
+
+def _numbered(prefix: str, lever: str, low: int, high: int) -> Callable[[str], str | None]:
+    """The value of a part written `<prefix><digits>` ("t4" -> "4"; None for another part;
+    `ConfigError` for a number out of [low, high]: "spe1" is the baseline's, no arm)."""
+    def value_of_part(part: str) -> str | None:
+        rest = part[len(prefix):]
+        if not (part.startswith(prefix) and rest.isdigit()):
+            return None
+        return str(_count(lever, rest, low, high))
+    return value_of_part
+
+
+_ALL_THREADS = LeverValue(DEFAULT)  # TensorFlow's choice: every core
+_ONE_STEP = LeverValue("1")  # Keras' default: one step per call
+_NO_FLAGS = LeverValue("")  # none of the arm's own (a dump's flags are the recipe's)
+
+
+def _threads(text: str) -> LeverValue:
+    if text == DEFAULT:
+        return _ALL_THREADS
+    n = _count("threads", text, 1, MAX_THREADS)
+    return LeverValue(
+        str(n), part=f"t{n}",
+        # Before anything runs: TensorFlow refuses it once its runtime has started.
+        tf_config=(("threading.set_intra_op_parallelism_threads", (n,)),),
+        colour="threads", words="threads.n",
+    )
+
+
+def _steps_per_execution(text: str) -> LeverValue:
+    if text == "1":
+        return _ONE_STEP
+    n = _count("steps per execution", text, 2, MAX_STEPS_PER_EXECUTION)
+    return LeverValue(str(n), part=f"spe{n}", compile=(("steps_per_execution", n),),
+                      colour="spe", words="spe.n")
+
+
+def _flags(text: str) -> LeverValue:
+    if text == "":
+        return _NO_FLAGS
+    flags = xla_flags.canonical(text)
+    canonical = xla_flags.text(flags)
+    named = next((n for n in xla_flags.NAMED if len(flags) == 1 and (n.flag, n.value) == flags[0]),
+                 None)
+    return LeverValue(
+        canonical,
+        part="+".join(xla_flags.part(name, value) for name, value in flags),
+        combined=bool(named and named.offered),
+        env=xla_flags.variables(flags),
+        colour="xla_flags",
+        words=f"xla_flags.{named.part}" if named else "xla_flags.free",
+    )
+
+
+THREADS = Lever(
+    name="threads",
+    values=(_ALL_THREADS,),
+    plural="thread counts",
+    colour="threads",
+    words="threads",
+    open=OpenValues(_threads, _numbered("t", "threads", 1, MAX_THREADS)),
+)
+# oneDNN's baseline leaves `TF_ENABLE_ONEDNN_OPTS` unset (the variable is the levers', so never
+# the shell's: `variables`): TensorFlow's default, on for x86 builds, off for most others. "on"
+# sets it to 1 and "off" to 0, so that either says what it says on any build; the baseline
+# stays what a user gets who sets nothing, as it was before this lever.
+ONEDNN_VARIABLE = "TF_ENABLE_ONEDNN_OPTS"
+ONEDNN = Lever(
+    name="onednn",
+    values=(
+        LeverValue(DEFAULT),
+        LeverValue("on", part="dnn", env=((ONEDNN_VARIABLE, "1"),), colour="dnn",
+                   words="onednn.on"),
+        LeverValue("off", part="nodnn", env=((ONEDNN_VARIABLE, "0"),), colour="nodnn",
+                   words="onednn.off"),
+    ),
+    plural="oneDNN settings",
+    colour="onednn",
+    words="onednn",
+)
+SPE = Lever(
+    name="spe",
+    values=(_ONE_STEP,),
+    plural="steps-per-execution values",
+    colour="spe",
+    words="spe",
+    open=OpenValues(_steps_per_execution,
+                    _numbered("spe", "steps per execution", 2, MAX_STEPS_PER_EXECUTION)),
+)
+XLA_FLAGS = Lever(
+    name="xla_flags",
+    # The named flags the window offers (`xla_flags.NAMED`, `offered`) are in the table, so
+    # that `offered_choices` pairs them with the XLA modes.
+    values=(_NO_FLAGS, *(_flags(f"--{n.flag}={n.value}") for n in xla_flags.NAMED if n.offered)),
+    plural="XLA flag strings",
+    colour="xla_flags",
+    words="xla_flags",
+    open=OpenValues(_flags, xla_flags.flag_of_part),
+    joins=" ",
+    needs="xla",
+)
+
 # The registry: an arm's name lists its values in this order.
-LEVERS: tuple[Lever, ...] = (XLA, PRECISION)
+LEVERS: tuple[Lever, ...] = (XLA, PRECISION, THREADS, ONEDNN, SPE, XLA_FLAGS)
+# The levers a comparison's settings may give every worker, the baseline too
+# (`RunConfig.levers`): not XLA's own, which make the question.
+XLA_LEVERS = ("xla", "xla_flags")
 
 
 def registered() -> tuple[Lever, ...]:
@@ -186,9 +339,20 @@ def offered_choices() -> list[dict[str, LeverValue]]:
     out = [{one.name: value} for one, value in parts() if value.offered]
     for a, b in combinations(registered(), 2):
         for va, vb in product(a.values, b.values):
-            if va.combined and vb.combined:
+            if va.combined and vb.combined and satisfied({a.name: va.value, b.name: vb.value}):
                 out.append({a.name: va, b.name: vb})
     return out
+
+
+def satisfied(values: dict[str, str]) -> bool:
+    """Whether every lever that `values` (lever name -> value) changes has the lever it needs
+    (`Lever.needs`) changed too."""
+    for one in registered():
+        if one.needs and values.get(one.name, one.default.value) != one.default.value:
+            needed = lever(one.needs)
+            if values.get(needed.name, needed.default.value) == needed.default.value:
+                return False
+    return True
 
 
 def variables() -> tuple[str, ...]:

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from xlagui.core.model.sources import parse_model
-from xlagui.core.protocol.arms import default_budget, parse_arm, parse_arms
+from xlagui.core.protocol.arms import default_budget, parse_arm, parse_arms, shared_levers
 from xlagui.core.protocol.config import RANGES, ConfigError, RunConfig, XlaMode
 
 BATCH_SIZE, IMAGE_SIZE, MODEL, ARMS, HOST = "batch_size", "image_size", "model", "arms", "host"
@@ -126,8 +126,9 @@ class SweepPlan:
 def plan_sweep(base: RunConfig, axes: Sequence[Axis], total_budget_seconds: int | None
                ) -> SweepPlan:
     """The grid of `axes` over `base`; each cell's budget from the sweep's (None: each cell the
-    default speed budget of its arms). ConfigError for axes named twice or a budget too small
-    for the cells (the message says the least that fits)."""
+    default speed budget of its arms). ConfigError for axes named twice, a runtime setting
+    (`lever:<name>`) that is not one or a value it refuses, or a budget too small for the cells
+    (the message says the least that fits)."""
     axes = tuple(axes)
     names = [a.name for a in axes]
     if len(set(names)) != len(names):
@@ -148,6 +149,9 @@ def _canonical(axis: Axis) -> Axis:
     `jit,bf16`), so the same sweep typed twice is the same plan."""
     if axis.name == ARMS:
         return Axis(ARMS, tuple(",".join(parse_arms([v])) or "jit" for v in axis.values))
+    if is_lever_axis(axis.name):  # a lever that is not one, or a value it refuses: ConfigError
+        name = axis.name[len(LEVER_PREFIX):]
+        return Axis(axis.name, tuple(shared_levers({name: v})[name] for v in axis.values))
     return axis
 
 
@@ -207,7 +211,7 @@ def _configured(base: RunConfig, settings: tuple[tuple[str, str], ...]) -> RunCo
         elif is_lever_axis(name):
             levers[name[len(LEVER_PREFIX):]] = value
     if levers:
-        changes["levers"] = {**getattr(base, "levers", {}), **levers}
+        changes["levers"] = {**base.levers, **levers}
     # `replace` runs RunConfig's checks on the whole: an image too small for the model, a
     # lever value the registry refuses.
     return dataclasses.replace(base, **changes)

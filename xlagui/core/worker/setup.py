@@ -80,7 +80,7 @@ def set_up(spec: RunSpec, sink: EventSink, mode: WorkerMode) -> Setup:
     )
     warm_cache(datasets)
     model = _build_model(tf, spec, device)
-    facts = check_levers(tf, model, spec.arm)
+    facts = check_levers(tf, model, spec.arm.effective(config))
     sink.emit(_started(spec, mode, tf, keras, device, gpus, datasets, facts, sink.now()))
     # Before Keras builds its step functions: the watch counts their traces.
     compiles = watch_compiles(model, datasets, sink, _xla_compiling(spec, facts))
@@ -89,8 +89,9 @@ def set_up(spec: RunSpec, sink: EventSink, mode: WorkerMode) -> Setup:
 
 def apply_arm(tf: Any, keras: Any, spec: RunSpec) -> None:
     """The arm's levers that are set inside the process, before the model is built (the parent
-    set the environment's: `LeverValue.env`), then the seed."""
-    apply_before_build(tf, keras, spec.arm)
+    set the environment's: `LeverValue.env`), then the seed: the arm as this comparison applies
+    it (`Arm.effective`: the comparison's levers for every worker, the arm's own winning)."""
+    apply_before_build(tf, keras, spec.arm.effective(spec.config))
     keras.utils.set_random_seed(spec.config.seed)
 
 
@@ -139,7 +140,8 @@ def _build_model(tf: Any, spec: RunSpec, device: Device) -> Any:
 
     def build() -> Any:
         return build_compiled(config.model, config.image_size, len(spec.class_names),
-                              config.seed, **spec.arm.compile_arguments()).model
+                              config.seed,
+                              **spec.arm.effective(config).compile_arguments()).model
 
     if device.kind is not DeviceKind.ALL:
         return build()
