@@ -153,6 +153,11 @@ def _raised(key: str, exc: Exception) -> CellResult:
         return CellResult(key=key, status=CellStatus.INTERRUPTED)
     if "OutOfMemoryError" in kinds:
         return CellResult(key=key, status=CellStatus.FAILED, reason=OUT_OF_MEMORY)
+    # A task that raised (run_cell never does for a cell: a bug, or the node could not import
+    # what the task needs): Ray's wrapper names the task; what the row says is the cause.
+    cause = getattr(exc, "cause", None)
+    if isinstance(cause, BaseException):
+        exc = cause  # type: ignore[assignment]
     return CellResult(key=key, status=CellStatus.FAILED, reason=f"{type(exc).__name__}: {exc}")
 
 

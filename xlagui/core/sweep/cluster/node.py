@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import xlagui
 from xlagui.core.machine.environment import host_environment
 from xlagui.core.protocol.task import TaskState
 from xlagui.core.sweep.cell import CELLS, CellJob, CellResult, CellStatus, run_cell
@@ -83,7 +84,9 @@ def node_facts() -> dict[str, Any]:
     context = ray.get_runtime_context()
     facts: dict[str, Any] = {"node_id": context.get_node_id(),
                              "node_ip": ray.util.get_node_ip_address(),
-                             "resources": context.get_assigned_resources()}
+                             "resources": context.get_assigned_resources(),
+                             # where the node imported xlagui from: the job's py_modules
+                             "package": str(Path(xlagui.__file__).parent)}
     gpus = os.environ.get("CUDA_VISIBLE_DEVICES")
     if gpus is not None:
         facts["gpus"] = gpus

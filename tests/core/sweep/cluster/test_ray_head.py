@@ -1,0 +1,141 @@
+"""A sweep on a real local Ray head, started by the test in a temporary folder and stopped after
+(`tests/helpers/ray_head.py`); it fails, never skips, when Ray cannot start.
+
+The head runs without this checkout on its PYTHONPATH, so each cell's task imports xlagui from
+the job's `py_modules`, and the dataset reaches it as an archive through the object store. With
+the fake measuring workers: two cells end done, with the node's facts and their files back; a
+cell whose Ray worker crashes is rerun and says so. With TensorFlow (`tf`): the 2-cell sweep at
+48 px of the issue, each cell's interval around its ratio.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import ray.cloudpickle
+
+from tests.helpers.datasets import tiny_split_dataset
+from tests.helpers.ray_head import RayHead, ray_head
+from xlagui.core.protocol.config import RunConfig
+from xlagui.core.protocol.spec import RunSpec
+from xlagui.core.protocol.task import TaskState
+from xlagui.core.sweep.cell import CellJob, CellResult, CellStatus
+from xlagui.core.sweep.cluster import DispatchOptions, RayExecutor, RayOptions
+from xlagui.core.sweep.cluster.node import CACHE_NAME
+from xlagui.core.sweep.plan import Axis, plan_sweep
+from xlagui.core.sweep.result import SweepResult
+from xlagui.core.sweep.runner import SweepRequest, SweepWatcher, run_sweep
+
+FAKE_MEASURE = Path(__file__).resolve().parents[3] / "helpers" / "fake_measure_worker.py"
+
+# The node cannot import this test module (only xlagui travels): its functions travel by value.
+ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
+
+
+def fake_command(spec: RunSpec) -> list[str]:
+    return [sys.executable, str(FAKE_MEASURE), str(spec.run_dir / "spec.json")]
+
+
+def crash_once_then_fake(spec: RunSpec) -> list[str]:
+    """The first cell started crashes the Ray worker running it (as a node's OOM killer or a
+    segfault would); every later one measures with the fake workers."""
+    marker = Path(spec.config.extra["crash_marker"])
+    if not marker.exists():
+        marker.write_text("crashed")
+        os._exit(1)
+    return fake_command(spec)
+
+
+@pytest.fixture(scope="module")
+def head() -> Iterator[RayHead]:
+    with ray_head(num_cpus=2) as started:
+        yield started
+
+
+@pytest.fixture(autouse=True)
+def elsewhere(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ray puts the driver's working folder on its workers' path (a node of a real cluster has
+    no such folder): run from one without xlagui, so the workers' xlagui is the job's."""
+    monkeypatch.chdir(tmp_path)
+
+
+class Told(SweepWatcher):
+    def __init__(self) -> None:
+        self.started: list[str] = []
+
+    def on_cell_started(self, cell: object) -> None:
+        self.started.append(getattr(cell, "key", ""))
+
+
+def _sweep(head: RayHead, tmp_path: Path, base: RunConfig, sizes: tuple[str, ...],
+           job: CellJob) -> SweepResult:
+    plan = plan_sweep(base, [Axis("batch_size", sizes)], None)
+    executor = RayExecutor(RayOptions(address=head.address,
+                                      dispatch=DispatchOptions(poll_seconds=0.5)))
+    return run_sweep(SweepRequest(plan=plan, job=job), Told(), TaskState(), executor)
+
+
+def _check_node_facts(result: CellResult) -> None:
+    facts = result.environment["ray"]
+    assert facts["node_id"] and facts["resources"]["CPU"] == 2.0  # the whole node
+    assert "py_modules_files" in facts["package"]  # xlagui came with the job
+    assert result.environment["hostname"] == result.node or result.node
+
+
+def test_a_sweep_runs_on_a_ray_head_with_the_dataset_through_the_object_store(
+        head: RayHead, tmp_path: Path) -> None:
+    data = tiny_split_dataset(tmp_path / "d", train=8, test=2)
+    base = RunConfig(image_size=48, extra={"fake": {"step": 0.01}})
+    job = CellJob(dataset=str(data), folder=tmp_path / "sweep", worker_command=fake_command)
+    result = _sweep(head, tmp_path, base, ("4", "8"), job)
+    assert [c.status for c in result.cells] == [CellStatus.DONE] * 2, [c.reason for c in
+                                                                      result.cells]
+    for cell in result.cells:
+        _check_node_facts(cell)
+        jit = cell.arm("jit")
+        assert jit is not None and jit.ratio == pytest.approx(0.5, rel=0.02)
+        assert jit.low is not None and jit.high is not None and jit.low <= jit.ratio <= jit.high
+        assert cell.attempts == 1 and cell.lost_nodes == []
+        saved = json.loads((tmp_path / "sweep" / cell.comparison_dir / "comparison.json")
+                           .read_text())
+        assert CACHE_NAME in json.dumps(saved)  # measured on the node's unpacked copy
+    saved_cells = json.loads((tmp_path / "sweep" / "sweep.json").read_text())["cells"]
+    assert [c["status"] for c in saved_cells] == ["done", "done"]
+    assert all(c["environment"]["ray"]["node_id"] for c in saved_cells)
+
+
+def test_a_cell_whose_ray_worker_crashed_is_rerun_and_says_so(
+        head: RayHead, tmp_path: Path) -> None:
+    data = tiny_split_dataset(tmp_path / "d", train=8, test=2)
+    marker = tmp_path / "crashed"
+    base = RunConfig(image_size=48, extra={"fake": {"step": 0.01},
+                                           "crash_marker": str(marker)})
+    job = CellJob(dataset=str(data), folder=tmp_path / "sweep",
+                  worker_command=crash_once_then_fake)
+    result = _sweep(head, tmp_path, base, ("4",), job)
+    [cell] = result.cells
+    assert marker.exists()
+    assert cell.status == CellStatus.DONE, cell.reason
+    assert cell.attempts == 2
+    assert cell.lost_nodes == [cell.node]  # one node: the rerun is on the same machine
+
+
+@pytest.mark.tf
+def test_a_real_two_cell_sweep_at_48_px_on_a_ray_head(head: RayHead, tmp_path: Path) -> None:
+    base = RunConfig(image_size=48, xla="jit")
+    job = CellJob(dataset="", folder=tmp_path / "sweep", demo=True)
+    result = _sweep(head, tmp_path, base, ("16", "32"), job)
+    assert [c.status for c in result.cells] == [CellStatus.DONE] * 2, [c.reason for c in
+                                                                      result.cells]
+    for cell in result.cells:
+        _check_node_facts(cell)
+        assert cell.environment["cpu_count"] and cell.environment["python"]
+        [arm] = cell.arms
+        assert arm.arm == "jit" and arm.pairs > 0
+        assert arm.low is not None and arm.high is not None and arm.ratio is not None
+        assert arm.low <= arm.ratio <= arm.high
