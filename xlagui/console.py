@@ -32,12 +32,16 @@ from xlagui.core.protocol.events import (
 from xlagui.core.protocol.identity import Role, RunStatus
 from xlagui.core.protocol.record import RunEntry
 from xlagui.core.results.report import ComparisonReport
+from xlagui.core.sweep.cell import CellResult, CellStatus
+from xlagui.core.sweep.plan import Cell, SweepPlan
+from xlagui.core.sweep.runner import SweepWatcher
 from xlagui.present.errors import error_hint
 from xlagui.present.format import ARM_COLUMNS, arm_table, comparison_rows
 from xlagui.present.intervals import block_words
 from xlagui.present.limits import efficiency_rows, limit_verdict
 from xlagui.present.notes import comparison_notes
 from xlagui.present.report import RUN_COLUMNS, run_name, run_rows
+from xlagui.present.sweep import arm_figure, cell_title, eta_words, reason_words
 from xlagui.present.verdicts import recommendation_sentence, verdict_sentence
 
 
@@ -221,6 +225,59 @@ class MeasureProgress(_LiveDisplay):
         elif i.pairs - self._printed_pairs >= 5 or i.pairs <= 1:
             self._printed_pairs = i.pairs
             self.console.print(text, soft_wrap=True)
+
+
+class SweepProgress(_LiveDisplay, SweepWatcher):
+    """A sweep on a terminal: a bar over its cells with the ETA from the cells done, and one
+    for the cell in progress (its seconds of measuring against its budget); each finished cell
+    is said in a line (on a log, only those lines)."""
+
+    def __init__(self, console: Console, plan: SweepPlan) -> None:
+        self.console, self.plan = console, plan
+        self.progress = Progress(TextColumn("{task.description}"), BarColumn(),
+                                 MofNCompleteColumn(), TextColumn("{task.fields[status]}"),
+                                 TimeElapsedColumn(), console=console)
+        self.overall = self.progress.add_task("Sweep", total=len(plan.cells), status="")
+        self.current: TaskID | None = None
+
+    def _live(self) -> AbstractContextManager[object]:
+        return self.progress if self.console.is_terminal else nullcontext()
+
+    def on_plan(self, plan: SweepPlan, kept: list[CellResult]) -> None:
+        finished = sum(1 for c in kept if c.status != CellStatus.INTERRUPTED)
+        self.progress.update(self.overall, completed=finished)
+
+    def on_cell_started(self, cell: Cell) -> None:
+        if self.current is not None:
+            self.progress.remove_task(self.current)
+        self.current = self.progress.add_task(
+            escape(cell_title(cell)), total=cell.config.budget_seconds, status="starting")
+        if not self.console.is_terminal:
+            self.console.print(f"cell {escape(cell_title(cell))}: measuring…", soft_wrap=True)
+
+    def on_cell_event(self, cell: Cell, report: ComparisonReport) -> None:
+        i = report.comparison.interleaved if report.comparison is not None else None
+        if self.current is not None and i is not None:
+            self.progress.update(self.current, completed=i.measuring_seconds or 0,
+                                 status=f"{i.pairs} pairs")
+
+    def on_cell_done(self, result: CellResult, done: int, total: int,
+                     eta_seconds: float | None) -> None:
+        self.progress.update(self.overall, completed=done,
+                             status=eta_words(done, total, eta_seconds))
+        cell = self.plan.cell(result.key)
+        title = escape(cell_title(cell)) if cell is not None else result.key
+        if result.status == CellStatus.DONE:
+            figures = ", ".join(f"{a.arm} {arm_figure(result, a.arm)}" for a in result.arms)
+            self.console.print(f"[green]✓[/green] {title}: {escape(figures)}", soft_wrap=True)
+        elif result.status == CellStatus.FAILED:
+            self.console.print(f"[red]✗[/red] {title}: {escape(reason_words(result))}",
+                               soft_wrap=True)
+        else:
+            self.console.print(f"[yellow]■[/yellow] {title}: stopped, runs again on resume",
+                               soft_wrap=True)
+        if not self.console.is_terminal:
+            self.console.print(eta_words(done, total, eta_seconds))
 
 
 def print_run_failure(console: Console, entry: RunEntry) -> None:

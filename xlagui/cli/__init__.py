@@ -8,9 +8,11 @@
                                          and why: where the time goes, compiles, parity
     xlagui models                        the built-in models (compare --model NAME|FILE)
     xlagui hosts HOST                    what an SSH host has for a comparison (compare --host)
+    xlagui sweep [DIR | --demo] ...      comparisons over a grid of settings: where XLA's verdict
+                                         flips (sweep.json, sweep.csv, sweep.md; resumable)
 
 This module holds `main` and the parser; each command is a module of its own (`scan`,
-`compare`, `demo_data`, `inspect`, `models`, `hosts`, `gui`), imported when it is run.
+`compare`, `demo_data`, `inspect`, `models`, `hosts`, `sweep`, `gui`), imported when it is run.
 Nothing here imports TensorFlow or Qt at module level: training runs in worker processes, and
 the GUI is imported only when the window is asked for.
 """
@@ -39,7 +41,7 @@ from xlagui.present.models import model_help
 
 __all__ = ["EXIT_CANCELLED", "EXIT_FAILED", "EXIT_OK", "EXIT_USAGE", "main"]
 
-COMMANDS = ("scan", "compare", "demo-data", "inspect", "models", "hosts", "gui")
+COMMANDS = ("scan", "compare", "demo-data", "inspect", "models", "hosts", "sweep", "gui")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -92,6 +94,8 @@ def _parser() -> argparse.ArgumentParser:
     _host_arguments(h, required=True)
     h.add_argument("--json", action="store_true", help="print what was found as JSON")
 
+    _sweep_parser(sub)
+
     d = sub.add_parser("demo-data", help="write the demo elephant dataset to a folder")
     d.add_argument("dest", type=Path)
     d.add_argument("--seed", type=int, default=DEFAULTS["seed"])
@@ -133,6 +137,47 @@ def _compare_parser(sub: Any) -> argparse.ArgumentParser:
     c.add_argument("--only", choices=[Role.BASELINE.value, Role.XLA.value],
                    help="run one side only")
     return c
+
+
+def _sweep_parser(sub: Any) -> argparse.ArgumentParser:
+    """`xlagui sweep`: each comma list an axis of the grid (`xlagui.core.sweep.plan`)."""
+    w: argparse.ArgumentParser = sub.add_parser(
+        "sweep", help="comparisons over a grid of settings (batch, image size, model, arms, "
+        "host, runtime settings): where XLA's verdict flips; resumable")
+    w.add_argument("dataset", nargs="?", help="the dataset folder (default: the demo set)")
+    w.add_argument("--demo", action="store_true", help="use the built-in demo dataset")
+    w.add_argument("--batch", metavar="N,N", default="", help="batch sizes (16,128)")
+    w.add_argument("--image-size", metavar="PX,PX", default="", help="image sizes (64,150)")
+    w.add_argument("--model", metavar="MODEL,MODEL", default="",
+                   help="models, comma-separated: built-in names or files (cnn,mixer)")
+    w.add_argument("--arms", metavar="ARMS", action="append", default=[],
+                   help=f"the arms every cell measures, comma-separated: {arms_words()}; give "
+                   "--arms more than once to sweep over arm lists (default: jit)")
+    w.add_argument("--set", metavar="NAME=V,V", action="append", default=[],
+                   help="a runtime setting every worker of a cell takes, swept over its values "
+                   "(threads=1,2; onednn=on,off; spe=1,8); more than once for more settings")
+    w.add_argument("--budget", type=int, default=None,
+                   help="seconds for the whole sweep, each cell's measuring budget planned from "
+                   "it (default: each cell the default budget of its arms)")
+    w.add_argument("--out", type=Path, help="the sweep folder (default: ./xlagui-sweep-<date>); "
+                   "the same folder again resumes it")
+    w.add_argument("--json", action="store_true",
+                   help="print sweep.json on stdout when it ends (progress on stderr)")
+    w.add_argument("--device", default=DEFAULTS["device"], help="cpu, gpu, gpu:N or all")
+    w.add_argument("--seed", type=int, default=DEFAULTS["seed"])
+    w.add_argument("--holdout", type=int, default=DEFAULTS["holdout_percent"])
+    w.add_argument("--target", type=float, default=DEFAULTS["target_percent"],
+                   help="stop a cell once its 95%% interval is within ± this percent")
+    w.add_argument("--no-augment", action="store_true", help="train without augmentation")
+    w.add_argument("--host", metavar="HOST,HOST", default="",
+                   help="SSH hosts, comma-separated (local: this computer); each cell runs "
+                   "wholly on one, and hosts are never compared with each other")
+    w.add_argument("--remote-python", metavar="PY", default="python3",
+                   help="the hosts' Python with TensorFlow and this xlagui (default python3)")
+    w.add_argument("--ssh-config", metavar="FILE", default="", help="an ssh configuration file")
+    w.add_argument("--remote-data", metavar="PATH", default="",
+                   help="with --host: the dataset folder as it already is on the hosts")
+    return w
 
 
 def _measure_arguments(c: argparse.ArgumentParser) -> None:
@@ -303,6 +348,10 @@ def _run_command(args: argparse.Namespace) -> int:
         from xlagui.cli.hosts import cmd_hosts
 
         return cmd_hosts(args)
+    if command == "sweep":
+        from xlagui.cli.sweep import cmd_sweep
+
+        return cmd_sweep(args)
     from xlagui.cli.gui import cmd_gui
 
     return cmd_gui(args)

@@ -55,7 +55,7 @@ def test_a_cell_that_cannot_run_is_planned_with_its_reason() -> None:
     problems = {c.key: c.problem for c in plan.cells}
     assert "smallest image it accepts is 36x36" in problems["px30-cnn"]
     assert problems["px48-cnn"] == ""
-    assert any("no-such.keras" in p for k, p in problems.items() if "no_such" in k)
+    assert any("no-such.keras" in p for k, p in problems.items() if "no-such" in k)
     assert len(plan.cells) == 4  # planned all the same: each a row with its reason
 
 

@@ -145,6 +145,8 @@ def test_cells_run_as_comparisons_and_a_failed_cell_keeps_the_sweep_going(
     assert jit is not None and jit.ratio == pytest.approx(0.5, rel=0.02)
     assert jit.low is not None and jit.high is not None and jit.low <= jit.ratio <= jit.high
     assert done.environment and done.node
-    assert (tmp_path / "sweep" / "cells" / "b4-px48" / "comparison.json").is_file()
+    report = json.loads((tmp_path / "sweep" / "cells" / "b4-px48" / "comparison.json").read_text())
+    assert report["config"]["quick"] and not report["config"]["explain"]
+    assert report["inspect_runs"] == []  # speed only: no inspection compile (`inspect=False`)
     saved = json.loads((tmp_path / "sweep" / "sweep.json").read_text())
     assert [c["status"] for c in saved["cells"]] == ["failed", "failed", "failed", "done"]

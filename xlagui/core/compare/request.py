@@ -50,6 +50,8 @@ class ComparisonRequest:
     its preflight found when it is known already (the window's Machine group); None: the
     workflow runs the preflight. `summary_text` words the finished comparison for TensorBoard's
     text tab (`xlagui.present.markdown.summary_markdown`: the core writes no sentences).
+    `inspect`: False skips the inspection compile ("What XLA did", the why) after the speed
+    answer: a sweep's cells want the speed only, and each inspection is one more worker.
     `worker` and `worker_command` are what tests replace: a training run's runner (with one, no
     inspection compile runs: a replay has no XLA to inspect) and the command line of the
     measuring and inspecting workers.
@@ -65,6 +67,7 @@ class ComparisonRequest:
     target: Target | None = None
     host_info: HostInfo | None = None
     summary_text: Callable[[ComparisonReport], str] | None = None
+    inspect: bool = True
     worker: RunWorker | None = None
     worker_command: Callable[[RunSpec], Sequence[str] | None] | None = None
 

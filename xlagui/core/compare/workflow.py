@@ -118,7 +118,8 @@ def _run_phases(
     if request.only is None and report.measure_runs:
         _measure(request, report, transport, observer, state)
     stopped = state.is_interruption_requested
-    if request.worker is None and phases.inspected_arms(report) and not stopped():
+    inspecting = request.inspect and request.worker is None and phases.inspected_arms(report)
+    if inspecting and not stopped():
         # Untimed, outside every timed run; before the training runs, which then run without
         # XLA's dump. A replayed run (a test's `worker`) has no XLA to inspect.
         observer.on_phase(Phase.INSPECTING, report)

@@ -174,7 +174,8 @@ def _measured(cell: Cell, job: CellJob, out: Path, state: TaskState,
         host=cell.host, python=job.remote_python, ssh_config=job.ssh_config,
         remote_data=job.remote_data)
     request = ComparisonRequest(scan=scan, config=cell.config, out_dir=out, demo=job.demo,
-                                target=target, worker_command=job.worker_command)
+                                target=target, inspect=False,
+                                worker_command=job.worker_command)
     report = run(request, observer, state)
     result.environment = dict(report.environment)
     if state.is_interruption_requested():

@@ -232,7 +232,7 @@ def cell_key(settings: tuple[tuple[str, str], ...]) -> str:
     for name, value in settings:
         short = _KEY_NAMES.get(name, name[len(LEVER_PREFIX):] + "-")
         listed = value.replace(",", "_")  # arm lists: "jit,bf16" → "jit_bf16"
-        safe = re.sub(r"[^A-Za-z0-9._+]+", "_", listed)
+        safe = re.sub(r"[^A-Za-z0-9._+-]+", "_", listed)
         changed |= safe != listed
         parts.append(f"{short}{safe}")
     key = "-".join(parts) or "cell"

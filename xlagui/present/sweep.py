@@ -1,0 +1,204 @@
+"""A sweep in words: the plan before it starts, each cell's row, a failed cell's reason, the
+progress and ETA, where each arm wins, loses or ties along each axis, and `sweep.md`.
+
+The CLI, the window's Sweep tab and `sweep.md` all take their words from here; the verdicts
+themselves are data (`xlagui.core.sweep.flips`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xlagui.core.sweep.cell import CellFailure, CellResult, CellStatus
+from xlagui.core.sweep.flips import Line, Verdict, lines, single
+from xlagui.core.sweep.plan import (
+    ARMS,
+    BATCH_SIZE,
+    HOST,
+    IMAGE_SIZE,
+    LEVER_PREFIX,
+    MODEL,
+    Cell,
+    SweepPlan,
+)
+from xlagui.core.sweep.result import SweepResult
+from xlagui.present.format import DASH, duration
+
+VERDICT_WORDS = {Verdict.FASTER: "faster", Verdict.SLOWER: "slower", Verdict.TIES: "ties",
+                 Verdict.UNKNOWN: "not measured"}
+AXIS_NOUNS = {BATCH_SIZE: "batch size", IMAGE_SIZE: "image size", MODEL: "model",
+              ARMS: "arms", HOST: "host"}
+STATUS_WORDS = {CellStatus.DONE: "done", CellStatus.FAILED: "failed",
+                CellStatus.INTERRUPTED: "stopped (runs again on resume)"}
+FAILURE_WORDS = {
+    CellFailure.SETTINGS: "cannot run with these settings",
+    CellFailure.MACHINE: "the host could not take it",
+    CellFailure.WORKER: "a worker failed",
+    CellFailure.NO_RATIO: "no ratio was measured",
+    CellFailure.CRASH: "it crashed",
+    CellFailure.NODE_LOST: "its node was lost every time it ran",
+}
+
+
+def axis_noun(axis: str) -> str:
+    if axis.startswith(LEVER_PREFIX):
+        return f"{axis[len(LEVER_PREFIX):]} setting"
+    return AXIS_NOUNS.get(axis, axis)
+
+
+def value_words(axis: str, value: str) -> str:
+    """One value of an axis as a sentence says it: "batch 128", "64 px", "threads 2"."""
+    if axis == BATCH_SIZE:
+        return f"batch {value}"
+    if axis == IMAGE_SIZE:
+        return f"{value} px"
+    if axis == HOST:
+        return f"on {value}"
+    if axis == ARMS:
+        return f"arms {value}"
+    if axis.startswith(LEVER_PREFIX):
+        return f"{axis[len(LEVER_PREFIX):]} {value}"
+    return value
+
+
+def plan_words(plan: SweepPlan, kept: Sequence[CellResult] = ()) -> str:
+    """The plan, said before it starts: "4 cells (2 finished already), 50 s of measuring
+    each, about 6:00 for the 2 to run (budget 6:00)"."""
+    total = len(plan.cells)
+    missing = total - len(kept)
+    per_cell = plan.expected_seconds / total if total else 0.0
+    text = f"{total} cell{'s' if total != 1 else ''}"
+    if kept:
+        text += f" ({len(kept)} finished already)"
+    text += (f", {plan.cell_budget_seconds} s of measuring each, about "
+             f"{duration(per_cell * missing)} for the {missing} to run"
+             f" (budget {duration(plan.total_budget_seconds)})")
+    return text
+
+
+def cell_title(cell: Cell) -> str:
+    """A cell's settings in a line: "batch 16, 64 px, jit"."""
+    return ", ".join(value_words(n, v) for n, v in cell.settings) or "the one cell"
+
+
+def arm_figure(result: CellResult, arm: str) -> str:
+    """An arm's speed-up in the cell (baseline ÷ arm step time) with its 95% interval:
+    "1.25× (1.20–1.31×)"; — when it has none."""
+    found = result.arm(arm)
+    if found is None or not found.ratio:
+        return DASH
+    text = f"{1 / found.ratio:.2f}×"
+    if found.low and found.high:
+        text += f" ({1 / found.high:.2f}–{1 / found.low:.2f}×)"
+    if not found.valid:
+        text += " not valid"
+    return text
+
+
+def reason_words(result: CellResult) -> str:
+    """Why a cell failed, with its facts: "cannot run with these settings: batch size 500 is
+    larger than…"; "" when it did not."""
+    if result.status != CellStatus.FAILED:
+        return ""
+    try:
+        words = FAILURE_WORDS[CellFailure(result.failure)]
+    except ValueError:
+        words = "failed"
+    return f"{words}: {result.reason}" if result.reason else words
+
+
+def status_words(result: CellResult) -> str:
+    text = STATUS_WORDS.get(result.status, str(result.status))
+    if result.attempts > 1:
+        lost = ", ".join(result.lost_nodes) or "a lost node"
+        text += f" (attempt {result.attempts}: {lost} lost)"
+    return text
+
+
+def arms_of(results: Sequence[CellResult]) -> list[str]:
+    seen: list[str] = []
+    for r in results:
+        seen += [a.arm for a in r.arms if a.arm not in seen]
+    return seen
+
+
+def table(plan: SweepPlan, results: Sequence[CellResult]) -> tuple[list[str], list[list[str]]]:
+    """The header and one row per cell (in the plan's order, cells not run yet too): each
+    axis's value, each arm's speed-up with its interval, the status and the reason."""
+    by_key = {r.key: r for r in results}
+    arms = arms_of(results)
+    header = [axis_noun(a.name) for a in plan.axes] + [f"{a} speed-up" for a in arms] + [
+        "status", "reason"]
+    rows = []
+    for cell in plan.cells:
+        values = [v for _, v in cell.settings]
+        result = by_key.get(cell.key)
+        if result is None:
+            rows.append([*values, *(DASH for _ in arms), "to run", ""])
+            continue
+        rows.append([*values, *(arm_figure(result, a) for a in arms), status_words(result),
+                     reason_words(result)])
+    return header, rows
+
+
+def line_sentence(line: Line) -> str:
+    """"jit faster from batch 128 up at 64 px; slower below", "bf16 ties at every batch size",
+    "jit slower at batch 16–32, ties at batch 64, faster at batch 128"."""
+    context = ", ".join(value_words(n, v) for n, v in line.context)
+    where = f" at {context}" if context else ""
+    host = f"On {line.host}: " if line.host else ""
+    s = line.stretches
+    if len(s) == 1:
+        return f"{host}{line.arm} {VERDICT_WORDS[s[0].verdict]} at every " \
+               f"{axis_noun(line.axis)}{where}"
+    numeric = all(v.isdigit() for st in s for v in st.values)
+    if len(s) == 2 and numeric and Verdict.UNKNOWN not in (s[0].verdict, s[1].verdict):
+        return (f"{host}{line.arm} {VERDICT_WORDS[s[1].verdict]} from "
+                f"{value_words(line.axis, s[1].values[0])} up{where}; "
+                f"{VERDICT_WORDS[s[0].verdict]} below")
+    parts = [f"{VERDICT_WORDS[st.verdict]} at {_values(line.axis, st.values, numeric)}"
+             for st in s]
+    return f"{host}{line.arm} {', '.join(parts)}{where}"
+
+
+def _values(axis: str, values: tuple[str, ...], numeric: bool) -> str:
+    if len(values) == 1:
+        return value_words(axis, values[0])
+    if numeric:
+        return value_words(axis, f"{values[0]}–{values[-1]}")
+    return ", ".join(value_words(axis, v) for v in values)
+
+
+def sentences(plan: SweepPlan, results: Sequence[CellResult]) -> list[str]:
+    """Where each arm wins, loses or ties along each swept axis, host by host; with nothing
+    swept, each arm's verdict in the one cell."""
+    found = lines(plan, results)
+    if found:
+        return [line_sentence(line) for line in found]
+    return [f"{'On ' + host + ': ' if host else ''}{arm} {VERDICT_WORDS[verdict]}"
+            for host, arm, verdict in single(plan, results)]
+
+
+def sweep_markdown(result: SweepResult) -> str:
+    """`sweep.md`: the plan, where the verdict flips, and the table."""
+    plan = result.plan
+    header, rows = table(plan, result.cells)
+    done = sum(1 for c in result.cells if c.status == CellStatus.DONE)
+    out = ["# Where the verdict flips", "",
+           f"{plan_words(plan)}. {done} of {len(plan.cells)} cells measured"
+           f"{'; stopped before the end' if result.stopped else ''}.", "",
+           "A speed-up is the baseline's step time ÷ the arm's, with its 95% interval; "
+           "\"ties\" when the interval contains 1. Cells from different hosts are never "
+           "compared with each other.", ""]
+    out += [f"- {s}" for s in sentences(plan, result.cells)] + [""]
+    out.append("| " + " | ".join(header) + " |")
+    out.append("|" + "---|" * len(header))
+    out += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in rows]
+    return "\n".join(out) + "\n"
+
+
+def eta_words(done: int, total: int, eta_seconds: float | None) -> str:
+    """"3 of 8 cells, about 4:10 left"."""
+    left = f", about {duration(eta_seconds)} left" if eta_seconds is not None and done < total \
+        else ""
+    return f"{done} of {total} cells{left}"
