@@ -60,21 +60,29 @@ class RayExecutor:
 
     def __init__(self, options: RayOptions | None = None) -> None:
         self.options = options or RayOptions()
+        self._owned = False
+
+    def connect(self) -> None:
+        """Connect now (`RayMissing`, `RayConnectError`), so a command can say a cluster out of
+        reach before it starts; `run` connects itself otherwise, and disconnects at its end."""
+        ray = import_ray()
+        self._owned = connect(ray, self.options.address) or self._owned
 
     def run(self, cells: Sequence[Cell], job: CellJob, state: TaskState,
             on_started: Callable[[Cell], None], on_done: Callable[[CellResult], None],
             on_round: OnRound | None = None) -> None:
         """`on_round` is never called: a node's rounds are not watched from here (a cell's
         progress is its start and its end)."""
+        self.connect()
         ray = import_ray()
-        owned = connect(ray, self.options.address)
         try:
-            data = self._dataset(ray, job)
-            cluster = RayCluster(ray, job, data)
-            dispatch(cells, cluster, state, on_started, on_done, self.options.dispatch)
+            if cells:
+                cluster = RayCluster(ray, job, self._dataset(ray, job))
+                dispatch(cells, cluster, state, on_started, on_done, self.options.dispatch)
         finally:
-            if owned:
+            if self._owned:
                 ray.shutdown()
+                self._owned = False
 
     def _dataset(self, ray: Any, job: CellJob) -> DatasetSource:
         if self.options.remote_data:
