@@ -21,6 +21,7 @@ import ray.cloudpickle
 
 from tests.helpers.datasets import tiny_split_dataset
 from tests.helpers.ray_head import RayHead, ray_head
+from xlagui.cli import main
 from xlagui.core.protocol.config import RunConfig
 from xlagui.core.protocol.spec import RunSpec
 from xlagui.core.protocol.task import TaskState
@@ -126,16 +127,24 @@ def test_a_cell_whose_ray_worker_crashed_is_rerun_and_says_so(
 
 
 @pytest.mark.tf
-def test_a_real_two_cell_sweep_at_48_px_on_a_ray_head(head: RayHead, tmp_path: Path) -> None:
-    base = RunConfig(image_size=48, xla="jit")
-    job = CellJob(dataset="", folder=tmp_path / "sweep", demo=True)
-    result = _sweep(head, tmp_path, base, ("16", "32"), job)
-    assert [c.status for c in result.cells] == [CellStatus.DONE] * 2, [c.reason for c in
-                                                                      result.cells]
-    for cell in result.cells:
-        _check_node_facts(cell)
-        assert cell.environment["cpu_count"] and cell.environment["python"]
-        [arm] = cell.arms
-        assert arm.arm == "jit" and arm.pairs > 0
-        assert arm.low is not None and arm.high is not None and arm.ratio is not None
-        assert arm.low <= arm.ratio <= arm.high
+def test_a_real_two_cell_sweep_at_48_px_on_a_ray_head(
+        head: RayHead, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`xlagui sweep --demo --batch 16,32 --arms jit --image-size 48 --ray ADDRESS`: each cell a
+    real interleaved comparison in fresh TensorFlow workers on the head's node, its ratio within
+    its interval, the node's environment recorded (a short budget: the figures need not be
+    tight; tests/cli/test_sweep.py runs the same sweep here)."""
+    out = tmp_path / "s"
+    code = main(["sweep", "--demo", "--batch", "16,32", "--arms", "jit", "--image-size", "48",
+                 "--budget", str(2 * (40 + 20)), "--out", str(out), "--ray", head.address])
+    text = capsys.readouterr()
+    assert code == 0, text
+    saved = json.loads((out / "sweep.json").read_text())
+    assert [c["settings"]["batch_size"] for c in saved["cells"]] == ["16", "32"]
+    for cell in saved["cells"]:
+        assert cell["status"] == "done", cell["reason"]
+        _check_node_facts(CellResult.from_dict(cell))
+        assert cell["environment"]["tensorflow"] and cell["environment"]["cpu_count"]
+        (arm,) = cell["arms"]
+        assert arm["arm"] == "jit" and arm["pairs"] > 0
+        assert 0 < arm["low"] <= arm["ratio"] <= arm["high"]
+        assert (out / cell["comparison_dir"] / "comparison.json").is_file()
