@@ -3,6 +3,8 @@ cells' keys and settings, a cell that cannot run planned with its reason, and th
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from xlagui.core.protocol.config import ConfigError, RunConfig, XlaMode
@@ -11,6 +13,7 @@ from xlagui.core.sweep.plan import (
     Axis,
     arms_config,
     cell_key,
+    plan_from_dict,
     plan_sweep,
 )
 
@@ -117,3 +120,15 @@ def test_runtime_settings_are_axes_every_worker_of_the_cell_takes() -> None:
         plan_sweep(RunConfig(), [Axis("lever:xla_flags", ("--xla_cpu_use_xnnpack=true",))], None)
     with pytest.raises(ConfigError, match="threads must be a whole number"):
         plan_sweep(RunConfig(), [Axis("lever:threads", ("0",))], None)
+
+
+def test_a_saved_plan_is_planned_again_the_same() -> None:
+    for plan in (
+        plan_sweep(RunConfig(image_size=48), [Axis("batch_size", ("16", "32")),
+                                              Axis("lever:threads", ("1", "2"))], 1000),
+        plan_sweep(RunConfig(), [Axis("arms", ("jit", "bf16,jit+bf16")),
+                                 Axis("image_size", ("30", "64"))], None),
+    ):
+        assert plan_from_dict(json.loads(json.dumps(plan.to_dict()))) == plan
+    with pytest.raises(ConfigError, match="could not be read"):
+        plan_from_dict({"axes": []})

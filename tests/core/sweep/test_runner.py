@@ -16,11 +16,11 @@ from tests.helpers.datasets import tiny_split_dataset
 from xlagui.core.protocol.config import RunConfig
 from xlagui.core.protocol.spec import RunSpec
 from xlagui.core.protocol.task import TaskState
-from xlagui.core.sweep.cell import ArmRatio, CellJob, CellResult, CellStatus
+from xlagui.core.sweep.cell import ArmRatio, CellFailure, CellJob, CellResult, CellStatus
 from xlagui.core.sweep.plan import CELL_OVERHEAD_SECONDS, Axis, Cell, SweepPlan, plan_sweep
 from xlagui.core.sweep.result import SweepResult
 from xlagui.core.sweep.runner import OnRound, SweepRequest, SweepWatcher, run_sweep
-from xlagui.core.sweep.store import SweepMismatch
+from xlagui.core.sweep.store import SweepMismatch, open_sweep, write_sweep
 
 FAKE_MEASURE = Path(__file__).resolve().parents[2] / "helpers" / "fake_measure_worker.py"
 
@@ -98,6 +98,11 @@ def test_a_stopped_sweep_resumes_with_the_missing_cells_only(tmp_path: Path) -> 
     assert told.done[0][3] == pytest.approx(10.0)  # one missing, 10 s each
     assert told.done[1][3] == 0
 
+    reopened = open_sweep(tmp_path)  # as the window reopens a sweep folder
+    assert reopened is not None and reopened.plan == plan
+    assert [c.key for c in reopened.cells] == [c.key for c in plan.cells]
+    assert open_sweep(tmp_path / "nothing") is None
+
     third = CountingExecutor()
     result = sweep(plan, tmp_path, third)
     assert third.ran == [] and result.ran == 0 and result.complete  # finished: nothing runs
@@ -105,6 +110,21 @@ def test_a_stopped_sweep_resumes_with_the_missing_cells_only(tmp_path: Path) -> 
     rows = (tmp_path / "sweep.csv").read_text().splitlines()
     assert rows[0].startswith("key,batch_size,image_size,host,status,failure,reason,arm,ratio")
     assert rows[1].startswith("b4-px48,4,48,,done,,,jit,0.8000,0.7500,0.8500,12,True")
+
+
+def test_a_cell_whose_machine_was_not_there_runs_again_and_a_refused_one_does_not(
+        tmp_path: Path) -> None:
+    plan = four_cells()
+    results = [CellResult(key=plan.cells[0].key, status=CellStatus.FAILED,
+                          failure=CellFailure.MACHINE, reason="could not connect"),
+               CellResult(key=plan.cells[1].key, status=CellStatus.FAILED,
+                          failure=CellFailure.SETTINGS, reason="batch too large"),
+               CellResult(key=plan.cells[2].key, status=CellStatus.FAILED,
+                          failure=CellFailure.NODE_LOST, reason="")]
+    write_sweep(tmp_path, plan, results)
+    again = CountingExecutor()
+    sweep(plan, tmp_path, again)
+    assert again.ran == [plan.cells[0].key, plan.cells[2].key, plan.cells[3].key]
 
 
 def test_a_folder_holding_another_sweep_is_refused_with_what_differs(tmp_path: Path) -> None:
@@ -150,3 +170,53 @@ def test_cells_run_as_comparisons_and_a_failed_cell_keeps_the_sweep_going(
     assert report["inspect_runs"] == []  # speed only: no inspection compile (`inspect=False`)
     saved = json.loads((tmp_path / "sweep" / "sweep.json").read_text())
     assert [c["status"] for c in saved["cells"]] == ["failed", "failed", "failed", "done"]
+
+
+def test_a_stop_during_a_cell_keeps_the_finished_ones_and_that_cell_runs_again(
+        tmp_path: Path) -> None:
+    """Stopped in the second cell's measurement (as Ctrl+C does): the first stays done, the
+    second is `interrupted` (not kept as done), the third never starts; the rerun measures the
+    second and the third."""
+    data = tiny_split_dataset(tmp_path / "d", train=8, test=2)
+    base = RunConfig(image_size=48, extra={"fake": {"step": 0.01}})
+    plan = plan_sweep(base, [Axis("batch_size", ("2", "4", "8"))],
+                      3 * (CELL_OVERHEAD_SECONDS + 10))
+    job = CellJob(dataset=str(data), folder=tmp_path / "sweep", worker_command=fake_command)
+    state = TaskState()
+
+    class StopInSecond(Told):
+        def on_cell_event(self, cell: Cell, report: object) -> None:
+            if cell.key == "b4":
+                state.request_interruption()
+
+    told = StopInSecond()
+    result = run_sweep(SweepRequest(plan=plan, job=job), told, state)
+    assert result.stopped and [d[0] for d in told.done] == ["b2", "b4"]
+    assert [(c.key, c.status) for c in result.cells] == [
+        ("b2", CellStatus.DONE), ("b4", CellStatus.INTERRUPTED)]
+    again = Told()
+    result = run_sweep(SweepRequest(plan=plan, job=job), again, TaskState())
+    assert again.kept == ["b2"] and [d[0] for d in again.done] == ["b4", "b8"]
+    assert result.complete and all(c.status == CellStatus.DONE for c in result.cells)
+
+
+def test_each_cell_of_a_host_axis_runs_wholly_on_its_host(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The host axis reaches the transports as `compare --host` does: the cell on
+    `elsewhere://box` (tests/helpers/elsewhere.py, a registered transport) runs there and
+    records that machine's environment; the local cell this computer's."""
+    from tests.helpers import elsewhere
+
+    elsewhere.register(monkeypatch)
+    data = tiny_split_dataset(tmp_path / "d", train=8, test=2)
+    base = RunConfig(image_size=48, batch_size=4, extra={"fake": {"step": 0.01}})
+    plan = plan_sweep(base, [Axis("host", ("local", elsewhere.HOST))],
+                      2 * (CELL_OVERHEAD_SECONDS + 10))
+    job = CellJob(dataset=str(data), folder=tmp_path / "sweep", worker_command=fake_command)
+    result = run_sweep(SweepRequest(plan=plan, job=job), SweepWatcher(), TaskState())
+    here, there = result.cells
+    assert here.status == there.status == CellStatus.DONE, (here.reason, there.reason)
+    assert plan.cells[0].host is None and plan.cells[1].host == elsewhere.HOST
+    assert there.node == elsewhere.HOST and there.environment["tensorflow"] == "2.99"
+    assert here.environment and here.environment.get("tensorflow") != "2.99"
+    assert "connect" in elsewhere.ElsewhereTransport.log

@@ -144,6 +144,18 @@ def plan_sweep(base: RunConfig, axes: Sequence[Axis], total_budget_seconds: int 
                      cell_budget_seconds=cell_budget)
 
 
+def plan_from_dict(data: dict[str, Any]) -> SweepPlan:
+    """A saved plan (`SweepPlan.to_dict`, in `sweep.json`) planned again: the same cells, keys
+    and budgets. ConfigError when it cannot be read."""
+    try:
+        base = RunConfig.from_dict({**data["base"], "budget_seconds": data["cell_budget_seconds"]})
+        axes = [Axis(str(name), tuple(values)) for name, values in data["axes"]]
+        total = int(data["total_budget_seconds"])
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ConfigError(f"a sweep's plan could not be read: {exc!r}") from None
+    return plan_sweep(base, axes, total)
+
+
 def _canonical(axis: Axis) -> Axis:
     """Values as the plan keeps them: arm lists by their canonical names (`JIT, bf16` →
     `jit,bf16`), so the same sweep typed twice is the same plan."""

@@ -2,8 +2,9 @@
 each cell) and `cells/<key>/` (each cell's comparison folder).
 
 Resuming: a folder whose `sweep.json` holds the same plan (`SweepPlan.identity`: the settings
-and the axes; the budget may differ) keeps its finished cells, done or failed, and only the
-missing and interrupted ones run again. A folder holding another sweep is refused, with what
+and the axes; the budget may differ) keeps its finished cells, done or failed (`kept`), and only
+the missing ones run again: those not run, stopped while running, or failed for want of their
+machine. A folder holding another sweep is refused, with what
 differs (`SweepMismatch`).
 """
 
@@ -15,8 +16,9 @@ from typing import Any
 
 from xlagui.core.files.atomic import atomic_write_text
 from xlagui.core.protocol.config import ConfigError
-from xlagui.core.sweep.cell import CellResult, CellStatus
-from xlagui.core.sweep.plan import SweepPlan
+from xlagui.core.sweep.cell import CellFailure, CellResult, CellStatus
+from xlagui.core.sweep.plan import SweepPlan, plan_from_dict
+from xlagui.core.sweep.result import SweepResult
 
 SWEEP_JSON = "sweep.json"
 SWEEP_FORMAT = 1
@@ -48,6 +50,17 @@ def read_sweep(folder: Path) -> dict[str, Any] | None:
     return data
 
 
+def open_sweep(folder: Path) -> SweepResult | None:
+    """The sweep kept in `folder` (None: there is none): its plan and every cell it has, as
+    the window shows a reopened sweep. ConfigError when it cannot be read."""
+    data = read_sweep(folder)
+    if data is None:
+        return None
+    plan = plan_from_dict(data["plan"])
+    cells = [c for c in saved_cells(data) if plan.cell(c.key) is not None]
+    return SweepResult(plan=plan, cells=cells)
+
+
 def saved_cells(data: dict[str, Any]) -> list[CellResult]:
     return [CellResult.from_dict(c) for c in data.get("cells", [])]
 
@@ -61,8 +74,17 @@ def kept_cells(folder: Path, plan: SweepPlan) -> list[CellResult]:
     differences = plan_differences(data["plan"], plan.identity())
     if differences:
         raise SweepMismatch(Path(folder), differences)
-    by_key = {c.key: c for c in saved_cells(data) if c.status != CellStatus.INTERRUPTED}
+    by_key = {c.key: c for c in saved_cells(data) if kept(c)}
     return [by_key[c.key] for c in plan.cells if c.key in by_key]
+
+
+def kept(result: CellResult) -> bool:
+    """Whether a saved cell stays when its sweep resumes: done, or failed for a reason that
+    would fail again (its settings, its worker); not one stopped while it ran, nor one whose
+    machine was not there (the host unreachable, the cluster's node lost): it may be now."""
+    if result.status == CellStatus.FAILED:
+        return result.failure not in (CellFailure.MACHINE, CellFailure.NODE_LOST)
+    return result.status == CellStatus.DONE
 
 
 def plan_differences(saved: dict[str, Any], now: dict[str, Any]) -> list[str]:
