@@ -1,29 +1,29 @@
-"""A sweep on a cluster in words: the cluster executor's reasons and a rerun cell's note."""
+"""A sweep on a cluster in words: Ray missing, a cluster out of reach, and a cell the cluster
+failed or reran, worded with every cell's."""
 
 from __future__ import annotations
 
-from xlagui.core.sweep.cell import CellResult, CellStatus
-from xlagui.core.sweep.cluster import NO_NODE, NODES_LOST, OUT_OF_MEMORY
-from xlagui.present.sweep_cluster import cluster_reason_text, ray_missing_text, rerun_note
+from xlagui.core.sweep.cell import CellFailure, CellResult, CellStatus
+from xlagui.core.sweep.cluster import NO_NODE, RayConnectError
+from xlagui.present.sweep import reason_words
+from xlagui.present.sweep_cluster import ray_connect_text, ray_missing_text
 
 
-def test_the_reasons_in_words() -> None:
-    lost = CellResult(key="b16", status=CellStatus.FAILED, reason=NODES_LOST, attempts=3,
-                      lost_nodes=["n1", "n2", "n3"])
-    assert cluster_reason_text(lost) == "its node was lost at each of 3 starts (n1, n2, n3)"
-    assert "no node" in cluster_reason_text(
-        CellResult(key="k", status=CellStatus.FAILED, reason=NO_NODE))
-    assert "out of memory" in cluster_reason_text(
-        CellResult(key="k", status=CellStatus.FAILED, reason=OUT_OF_MEMORY))
-    other = CellResult(key="k", status=CellStatus.FAILED, reason="batch 500 is too large")
-    assert cluster_reason_text(other) == "batch 500 is too large"
-
-
-def test_a_rerun_cell_says_so_and_a_first_run_says_nothing() -> None:
-    rerun = CellResult(key="k", status=CellStatus.DONE, node="n2", attempts=2, lost_nodes=["n1"])
-    assert rerun_note(rerun) == "rerun on n2 after losing its node once (n1)"
-    assert rerun_note(CellResult(key="k", status=CellStatus.DONE, node="n1")) == ""
-
-
-def test_the_install_line_is_the_extra() -> None:
+def test_ray_missing_names_the_extra() -> None:
     assert "pip install 'xlagui[ray]'" in ray_missing_text()
+
+
+def test_a_cluster_out_of_reach_names_its_address_and_what_ray_said() -> None:
+    text = ray_connect_text(RayConnectError("10.0.0.9:6379", "timed out"))
+    assert "10.0.0.9:6379: timed out" in text
+
+
+def test_the_cluster_s_failures_read_as_every_cell_s() -> None:
+    lost = CellResult(key="b16", status=CellStatus.FAILED, failure=CellFailure.NODE_LOST,
+                      reason="NodeDiedError on n1; NodeDiedError on n2", attempts=2,
+                      lost_nodes=["n1", "n2"])
+    assert reason_words(lost) == ("its node was lost every time it ran: NodeDiedError on n1; "
+                                  "NodeDiedError on n2")
+    nodeless = CellResult(key="b16", status=CellStatus.FAILED, failure=CellFailure.MACHINE,
+                          reason=NO_NODE)
+    assert reason_words(nodeless) == f"the host could not take it: {NO_NODE}"

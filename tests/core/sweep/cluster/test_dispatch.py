@@ -9,10 +9,9 @@ import pytest
 
 from xlagui.core.protocol.config import RunConfig
 from xlagui.core.protocol.task import TaskState
-from xlagui.core.sweep.cell import CellResult, CellStatus
+from xlagui.core.sweep.cell import CellFailure, CellResult, CellStatus
 from xlagui.core.sweep.cluster.dispatch import (
     NO_NODE,
-    NODES_LOST,
     DispatchOptions,
     Node,
     NodeLost,
@@ -109,14 +108,16 @@ def test_a_cell_that_loses_every_node_fails_with_the_lost_nodes() -> None:
     _, done = _run(_cells(1), cluster)
     [result] = done
     assert result.status == CellStatus.FAILED
-    assert result.reason == NODES_LOST
+    assert result.failure == CellFailure.NODE_LOST
+    assert result.reason == "NodeDiedError on na; NodeDiedError on nb; NodeDiedError on nc"
     assert result.attempts == 3
     assert result.lost_nodes == ["na", "nb", "nc"]
 
 
 def test_cells_fail_when_no_node_ever_appears() -> None:
     _, done = _run(_cells(2), FakeCluster([]))
-    assert [(r.status, r.reason) for r in done] == [(CellStatus.FAILED, NO_NODE)] * 2
+    assert [(r.status, r.failure, r.reason) for r in done] == [
+        (CellStatus.FAILED, CellFailure.MACHINE, NO_NODE)] * 2
 
 
 def test_a_stop_cancels_the_running_cells_and_starts_no_other() -> None:
@@ -130,7 +131,7 @@ def test_a_stop_cancels_the_running_cells_and_starts_no_other() -> None:
     cluster = Stopping([Node("a", "alpha", 2)])
     started, done = _run(_cells(3), cluster, state)
     assert len(started) == 1
-    assert [r.status for r in done] == [CellStatus.INTERRUPTED]
+    assert [(r.status, r.failure) for r in done] == [(CellStatus.INTERRUPTED, "")]
     assert cluster.cancelled == [(started[0], False), (started[0], True)]
 
 

@@ -10,7 +10,7 @@ node. Ray itself is imported only when a sweep runs on a cluster.
 from __future__ import annotations
 
 from xlagui.core.sweep.cluster.available import RayMissing, import_ray
-from xlagui.core.sweep.cluster.dispatch import NO_NODE, NODES_LOST, DispatchOptions
+from xlagui.core.sweep.cluster.dispatch import NO_NODE, DispatchOptions
 from xlagui.core.sweep.cluster.executor import (
     OUT_OF_MEMORY,
     RayConnectError,
@@ -18,5 +18,5 @@ from xlagui.core.sweep.cluster.executor import (
     RayOptions,
 )
 
-__all__ = ["NODES_LOST", "NO_NODE", "OUT_OF_MEMORY", "DispatchOptions", "RayConnectError",
+__all__ = ["NO_NODE", "OUT_OF_MEMORY", "DispatchOptions", "RayConnectError",
            "RayExecutor", "RayMissing", "RayOptions", "import_ray"]

@@ -5,7 +5,8 @@ A cell gets a whole node: it is sent to one node that runs nothing else of the s
 for all that node's CPUs (and one GPU when it has any), so both arms of the cell share that node
 and the scheduler places nothing else there. Results stream back as cells finish. A cell whose
 node was lost (the node died, the worker running it crashed) is queued again for another node,
-up to `max_attempts` starts, and its result names the lost nodes. A stop cancels the cells in
+up to `max_attempts` starts, and its result names the lost nodes (`CellFailure.NODE_LOST` when
+every start lost one: a resume tries it again). A stop cancels the cells in
 progress (a polite cancel first, then a forced one after `grace_seconds`): each is reported
 `interrupted`; cells that never started are not reported at all.
 """
@@ -19,12 +20,11 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from xlagui.core.protocol.task import TaskState
-from xlagui.core.sweep.cell import CellResult, CellStatus
+from xlagui.core.sweep.cell import CellFailure, CellResult, CellStatus
 from xlagui.core.sweep.plan import Cell
 
-# Reasons of the cells this module fails itself: data (`present/` words them), not sentences.
-NODES_LOST = "nodes lost"  # every start of the cell lost its node
-NO_NODE = "no node"  # the cluster had no node with CPUs for the cell to run on
+# The facts of a cell that found no node (`CellFailure.MACHINE`: resume tries it again).
+NO_NODE = "no node of the cluster has CPUs"
 
 
 @dataclass(frozen=True)
@@ -70,15 +70,18 @@ class _Pending:
     cell: Cell
     attempts: int = 0
     lost: list[str] = field(default_factory=list)
+    kinds: list[str] = field(default_factory=list)  # what the cluster said, each time
     node: Node | None = None
     started: float = 0.0
 
 
 @dataclass(frozen=True)
 class DispatchOptions:
-    """`max_attempts`: starts of a cell before it fails as `NODES_LOST`; `poll_seconds`: how
-    often nodes and a stop are looked at; `no_node_seconds`: how long cells wait for a node to
-    appear (an autoscaling cluster adds them) before they fail as `NO_NODE`."""
+    """`max_attempts`: starts of a cell before it fails as `CellFailure.NODE_LOST`;
+    `grace_seconds`: how long a stopped cell may take to end its workers before it is ended
+    at once; `poll_seconds`: how often nodes and a stop are looked at; `no_node_seconds`: how
+    long cells wait for a node to appear (an autoscaling cluster adds them) before they fail
+    for want of a machine."""
 
     max_attempts: int = 3
     grace_seconds: float = 30.0
@@ -104,7 +107,7 @@ def dispatch(cells: Sequence[Cell], cluster: Cluster, state: TaskState,
             nodeless_since = nodeless_since or time.monotonic()
             if time.monotonic() - nodeless_since >= opts.no_node_seconds:
                 for p in queue:
-                    on_done(_failed(p, NO_NODE))
+                    on_done(_failed(p, CellFailure.MACHINE, NO_NODE))
                 return
             state.wait_interruption(opts.poll_seconds)
             continue
@@ -138,10 +141,11 @@ def _ended(cluster: Cluster, handle: Hashable, pending: _Pending,
     node = pending.node.name if pending.node is not None else ""
     try:
         result = cluster.outcome(handle)
-    except NodeLost:
+    except NodeLost as lost:
         pending.lost.append(node)
+        pending.kinds.append(f"{lost.kind} on {node}")
         if pending.attempts >= opts.max_attempts:
-            on_done(_failed(pending, NODES_LOST))
+            on_done(_failed(pending, CellFailure.NODE_LOST, "; ".join(pending.kinds)))
         else:
             queue.appendleft(pending)  # first in line for the next free node
         return
@@ -164,14 +168,14 @@ def _stop(cluster: Cluster, running: dict[Hashable, _Pending],
     for handle in left:
         cluster.cancel(handle, force=True)
     for pending in running.values():
-        result = _failed(pending, "")
-        result.status = CellStatus.INTERRUPTED
+        result = _failed(pending, CellFailure.CRASH, "")
+        result.status, result.failure = CellStatus.INTERRUPTED, ""
         on_done(result)
 
 
-def _failed(pending: _Pending, reason: str) -> CellResult:
+def _failed(pending: _Pending, failure: CellFailure, reason: str) -> CellResult:
     return CellResult(
-        key=pending.cell.key, status=CellStatus.FAILED, reason=reason,
+        key=pending.cell.key, status=CellStatus.FAILED, failure=failure, reason=reason,
         node=pending.node.name if pending.node is not None else "",
         attempts=pending.attempts, lost_nodes=list(pending.lost),
         wall_seconds=time.monotonic() - pending.started if pending.started else 0.0,

@@ -21,7 +21,7 @@ from typing import Any
 
 import xlagui
 from xlagui.core.protocol.task import TaskState
-from xlagui.core.sweep.cell import CellJob, CellResult, CellStatus
+from xlagui.core.sweep.cell import CellFailure, CellJob, CellResult, CellStatus
 from xlagui.core.sweep.cluster.available import import_ray
 from xlagui.core.sweep.cluster.data import DatasetSource, digest, pack_folder
 from xlagui.core.sweep.cluster.dispatch import DispatchOptions, Node, NodeLost, dispatch
@@ -32,7 +32,8 @@ from xlagui.core.sweep.runner import OnRound
 # What Ray raises from `ray.get` when the cell's node or its worker went away: rerun elsewhere.
 _LOST = ("NodeDiedError", "WorkerCrashedError", "TaskUnschedulableError", "ObjectLostError",
          "OwnerDiedError", "LocalRayletDiedError", "ActorUnschedulableError")
-OUT_OF_MEMORY = "out of memory"  # a reason: Ray's memory monitor killed the cell's task
+# The facts of a cell whose task Ray's memory monitor ended (`CellFailure.WORKER`).
+OUT_OF_MEMORY = "Ray's memory monitor ended the cell's task: its node ran out of memory"
 
 
 class RayConnectError(Exception):
@@ -160,13 +161,15 @@ def _raised(key: str, exc: Exception) -> CellResult:
     if "TaskCancelledError" in kinds:
         return CellResult(key=key, status=CellStatus.INTERRUPTED)
     if "OutOfMemoryError" in kinds:
-        return CellResult(key=key, status=CellStatus.FAILED, reason=OUT_OF_MEMORY)
+        return CellResult(key=key, status=CellStatus.FAILED, failure=CellFailure.WORKER,
+                          reason=OUT_OF_MEMORY)
     # A task that raised (run_cell never does for a cell: a bug, or the node could not import
     # what the task needs): Ray's wrapper names the task; what the row says is the cause.
     cause = getattr(exc, "cause", None)
     if isinstance(cause, BaseException):
         exc = cause  # type: ignore[assignment]
-    return CellResult(key=key, status=CellStatus.FAILED, reason=f"{type(exc).__name__}: {exc}")
+    return CellResult(key=key, status=CellStatus.FAILED, failure=CellFailure.CRASH,
+                      reason=f"{type(exc).__name__}: {exc}")
 
 
 def _node_name(node: dict[str, Any]) -> str:
