@@ -13,6 +13,9 @@ from __future__ import annotations
 import json
 import os
 import sys
+import threading
+import time
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -50,6 +53,26 @@ def crash_once_then_fake(spec: RunSpec) -> list[str]:
         marker.write_text("crashed")
         os._exit(1)
     return fake_command(spec)
+
+
+def mark_then_fake(spec: RunSpec) -> list[str]:
+    """Says the cell's workers are starting (a file the test waits for); the fake workers
+    carry the test's token on their command line, for the test to find them afterwards."""
+    extra = spec.config.extra
+    Path(extra["started_marker"]).write_text("started")
+    return [*fake_command(spec), json.dumps({"token": extra["token"]})]
+
+
+def _processes_with(token: str) -> list[str]:
+    found = []
+    for pid in os.listdir("/proc"):
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        if token in cmdline and "pytest" not in cmdline:
+            found.append(f"{pid}: {cmdline}")
+    return found
 
 
 @pytest.fixture(scope="module")
@@ -124,6 +147,38 @@ def test_a_cell_whose_ray_worker_crashed_is_rerun_and_says_so(
     assert cell.status == CellStatus.DONE, cell.reason
     assert cell.attempts == 2
     assert cell.lost_nodes == [cell.node]  # one node: the rerun is on the same machine
+
+
+def test_a_stop_cancels_the_cell_on_its_node_and_its_workers_end(
+        head: RayHead, tmp_path: Path) -> None:
+    """Stopped while its fake workers measure (each block really sleeps): Ray's polite cancel
+    reaches the task, the cell stops its workers and is interrupted (run again on resume), the
+    next cell never starts, and no worker outlives the sweep."""
+    data = tiny_split_dataset(tmp_path / "d", train=8, test=2)
+    marker, token = tmp_path / "started", f"xlagui-test-{uuid.uuid4().hex}"
+    base = RunConfig(image_size=48, extra={"fake": {"step": 0.2, "sleep": 1.0},
+                                           "started_marker": str(marker), "token": token})
+    job = CellJob(dataset=str(data), folder=tmp_path / "sweep", worker_command=mark_then_fake)
+    plan = plan_sweep(base, [Axis("batch_size", ("4", "8"))], None)
+    state = TaskState()
+
+    def stop_once_started() -> None:
+        deadline = time.monotonic() + 120
+        while not marker.exists() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        state.request_interruption()
+
+    stopper = threading.Thread(target=stop_once_started, daemon=True)
+    stopper.start()
+    executor = RayExecutor(RayOptions(address=head.address,
+                                      dispatch=DispatchOptions(poll_seconds=0.5)))
+    told = Told()
+    result = run_sweep(SweepRequest(plan=plan, job=job), told, state, executor)
+    stopper.join()
+    assert marker.exists()
+    assert result.stopped and told.started == ["b4"]  # the second cell never started
+    assert [c.status for c in result.cells] == [CellStatus.INTERRUPTED]
+    assert _processes_with(token) == []
 
 
 @pytest.mark.tf
