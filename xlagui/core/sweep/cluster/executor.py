@@ -14,6 +14,7 @@ cluster, and `RayMissing` says it is not installed (`present/` words how to get 
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +29,8 @@ from xlagui.core.sweep.cluster.dispatch import DispatchOptions, Node, NodeLost, 
 from xlagui.core.sweep.cluster.node import NodeOutcome, run_on_node, unpack_outcome
 from xlagui.core.sweep.plan import Cell
 from xlagui.core.sweep.runner import OnRound
+
+_PROBE_SECONDS = 10.0  # a head's port that does not answer within this is out of reach
 
 # What Ray raises from `ray.get` when the cell's node or its worker went away: rerun elsewhere.
 _LOST = ("NodeDiedError", "WorkerCrashedError", "TaskUnschedulableError", "ObjectLostError",
@@ -99,6 +102,7 @@ def connect(ray: Any, address: str) -> bool:
     it was connected already (then the caller's connection, and its runtime_env, are used)."""
     if ray.is_initialized():
         return False
+    _reachable(address)
     runtime_env = {"py_modules": [xlagui], "excludes": ["__pycache__", "*.pyc"]}
     try:
         ray.init(address=address, runtime_env=runtime_env, log_to_driver=False,
@@ -106,6 +110,18 @@ def connect(ray: Any, address: str) -> bool:
     except (ConnectionError, RuntimeError, ValueError) as exc:
         raise RayConnectError(address, str(exc)) from None
     return True
+
+
+def _reachable(address: str, timeout: float = _PROBE_SECONDS) -> None:
+    """A HOST:PORT with nothing listening: said at once (Ray itself retries its head for
+    minutes, printing warnings). "auto" and "ray://" addresses are left to Ray."""
+    host, sep, port = address.rpartition(":")
+    if not sep or not host or "://" in address or not port.isdigit():
+        return
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
+    except OSError as exc:
+        raise RayConnectError(address, exc.strerror or str(exc)) from None
 
 
 class RayCluster:
