@@ -51,7 +51,7 @@ def test_a_sweep_writes_its_cells_and_a_rerun_runs_nothing(
 
     assert main(args) == 0  # finished: nothing runs
     again = capsys.readouterr().out
-    assert "2 cells (2 finished already)" in again and "for the 0 to run" in again
+    assert "Sweep: 2 cells, all finished already: nothing to run" in again
     assert "measuring…" not in again and "✓" not in again
 
     assert main([*args[:3], "4,16", *args[4:]]) == 2

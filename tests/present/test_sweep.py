@@ -68,6 +68,17 @@ def test_each_host_has_its_own_sentences() -> None:
         "On gpu-box: jit faster at every batch size"]
 
 
+def test_swept_arm_lists_hold_the_lines_other_settings() -> None:
+    plan = plan_sweep(RunConfig(), [Axis("batch_size", ("16", "128")),
+                                    Axis("arms", ("jit", "jit,bf16"))], None)
+    results = [done("b16-jit", jit=SLOWER), done("b16-jit_bf16", jit=SLOWER, bf16=TIES),
+               done("b128-jit", jit=FASTER), done("b128-jit_bf16", jit=FASTER, bf16=FASTER)]
+    assert sentences(plan, results) == [
+        "jit faster from batch 128 up; slower below (arms jit)",
+        "jit faster from batch 128 up; slower below (arms jit,bf16)",
+        "bf16 faster from batch 128 up; ties below (arms jit,bf16)"]
+
+
 def test_one_cell_says_each_arms_verdict() -> None:
     plan = plan_sweep(RunConfig(), [Axis("batch_size", ("16",))], None)
     assert sentences(plan, [done("b16", jit=FASTER, bf16=TIES)]) == ["jit faster", "bf16 ties"]
@@ -89,10 +100,11 @@ def test_rows_reasons_plan_and_markdown() -> None:
     assert plan_words(plan) == "2 cells, 50 s of measuring each, about 3:00 for the 2 to run " \
                                "(budget 3:00)"
     assert plan_words(plan, [results[0]]).startswith("2 cells (1 finished already), 50 s")
+    assert plan_words(plan, results) == "2 cells, all finished already: nothing to run"
     assert eta_words(1, 4, 125) == "1 of 4 cells, about 2:05 left"
     assert eta_words(4, 4, 0) == "4 of 4 cells"
     md = sweep_markdown(SweepResult(plan=plan, cells=results, ran=2))
     assert md.startswith("# Where the verdict flips\n")
     assert "- jit faster at batch 16, not measured at batch 500\n" in md
-    assert "1 of 2 cells measured." in md
+    assert "2 cells, 50 s of measuring each (budget 3:00). 1 of 2 cells measured, in 0 s" in md
     assert "| batch size | jit speed-up | status | reason |\n|---|---|---|---|\n" in md

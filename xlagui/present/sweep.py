@@ -68,6 +68,8 @@ def plan_words(plan: SweepPlan, kept: Sequence[CellResult] = ()) -> str:
     missing = total - len(kept)
     per_cell = plan.expected_seconds / total if total else 0.0
     text = f"{total} cell{'s' if total != 1 else ''}"
+    if kept and missing == 0:
+        return text + ", all finished already: nothing to run"
     if kept:
         text += f" ({len(kept)} finished already)"
     text += (f", {plan.cell_budget_seconds} s of measuring each, about "
@@ -144,21 +146,22 @@ def table(plan: SweepPlan, results: Sequence[CellResult]) -> tuple[list[str], li
 def line_sentence(line: Line) -> str:
     """"jit faster from batch 128 up at 64 px; slower below", "bf16 ties at every batch size",
     "jit slower at batch 16–32, ties at batch 64, faster at batch 128"."""
-    context = ", ".join(value_words(n, v) for n, v in line.context)
+    context = ", ".join(value_words(n, v) for n, v in line.context if n != ARMS)
     where = f" at {context}" if context else ""
+    among = "".join(f" (arms {v})" for n, v in line.context if n == ARMS)
     host = f"On {line.host}: " if line.host else ""
     s = line.stretches
     if len(s) == 1:
         return f"{host}{line.arm} {VERDICT_WORDS[s[0].verdict]} at every " \
-               f"{axis_noun(line.axis)}{where}"
+               f"{axis_noun(line.axis)}{where}{among}"
     numeric = all(v.isdigit() for st in s for v in st.values)
     if len(s) == 2 and numeric and Verdict.UNKNOWN not in (s[0].verdict, s[1].verdict):
         return (f"{host}{line.arm} {VERDICT_WORDS[s[1].verdict]} from "
                 f"{value_words(line.axis, s[1].values[0])} up{where}; "
-                f"{VERDICT_WORDS[s[0].verdict]} below")
+                f"{VERDICT_WORDS[s[0].verdict]} below{among}")
     parts = [f"{VERDICT_WORDS[st.verdict]} at {_values(line.axis, st.values, numeric)}"
              for st in s]
-    return f"{host}{line.arm} {', '.join(parts)}{where}"
+    return f"{host}{line.arm} {', '.join(parts)}{where}{among}"
 
 
 def _values(axis: str, values: tuple[str, ...], numeric: bool) -> str:
@@ -184,9 +187,12 @@ def sweep_markdown(result: SweepResult) -> str:
     plan = result.plan
     header, rows = table(plan, result.cells)
     done = sum(1 for c in result.cells if c.status == CellStatus.DONE)
+    cell_time = sum(c.wall_seconds for c in result.cells)
     out = ["# Where the verdict flips", "",
-           f"{plan_words(plan)}. {done} of {len(plan.cells)} cells measured"
-           f"{'; stopped before the end' if result.stopped else ''}.", "",
+           f"{len(plan.cells)} cells, {plan.cell_budget_seconds} s of measuring each (budget "
+           f"{duration(plan.total_budget_seconds)}). {done} of {len(plan.cells)} cells measured"
+           f"{'; stopped before the end' if result.stopped else ''}, in "
+           f"{duration(cell_time)} of cell time.", "",
            "A speed-up is the baseline's step time ÷ the arm's, with its 95% interval; "
            "\"ties\" when the interval contains 1. Cells from different hosts are never "
            "compared with each other.", ""]

@@ -220,3 +220,19 @@ def test_each_cell_of_a_host_axis_runs_wholly_on_its_host(
     assert there.node == elsewhere.HOST and there.environment["tensorflow"] == "2.99"
     assert here.environment and here.environment.get("tensorflow") != "2.99"
     assert "connect" in elsewhere.ElsewhereTransport.log
+
+
+def test_a_runtime_setting_axis_reaches_every_worker_of_its_cell(tmp_path: Path) -> None:
+    """`lever:threads` (`--set threads=1,2`): each cell's workers, the baseline's too, are
+    given that cell's thread count (`RunConfig.levers`, in every spec)."""
+    data = tiny_split_dataset(tmp_path / "d", train=8, test=2)
+    base = RunConfig(image_size=48, batch_size=4, extra={"fake": {"step": 0.01}})
+    plan = plan_sweep(base, [Axis("lever:threads", ("1", "2"))], 2 * (CELL_OVERHEAD_SECONDS + 10))
+    job = CellJob(dataset=str(data), folder=tmp_path / "sweep", worker_command=fake_command)
+    result = run_sweep(SweepRequest(plan=plan, job=job), SweepWatcher(), TaskState())
+    assert [c.status for c in result.cells] == [CellStatus.DONE, CellStatus.DONE]
+    for cell, threads in zip(plan.cells, ("1", "2"), strict=True):
+        specs = sorted((tmp_path / "sweep" / "cells" / cell.key).rglob("spec.json"))
+        assert len(specs) >= 2  # the baseline's and the XLA side's, at least
+        for spec in specs:
+            assert json.loads(spec.read_text())["config"]["levers"] == {"threads": threads}

@@ -69,13 +69,16 @@ def lines(plan: SweepPlan, results: Sequence[CellResult]) -> list[Line]:
     the other swept axes, host by host. An arm measured in no cell of a line has none."""
     by_key = {r.key: r for r in results}
     swept = [a for a in plan.swept if a.name not in (HOST, ARMS)]
+    # Swept arm lists hold a line's other settings (an arm is said per list it was measured
+    # in), but no line runs along them: the arms are the lines themselves.
+    held = [a for a in plan.swept if a.name == ARMS]
     hosts = next((a.values for a in plan.axes if a.name == HOST), ("",))
     out: list[Line] = []
     for host in hosts:
         cells = [c for c in plan.cells if host in ("", c.setting(HOST))]
         for arm in _arms(results):
             for axis in swept:
-                others = [a for a in swept if a is not axis]
+                others = [*(a for a in swept if a is not axis), *held]
                 for context in _contexts(others):
                     along = [c for c in cells if all(c.setting(n) == v for n, v in context)]
                     verdicts = [(c.setting(axis.name) or "", verdict_of(by_key.get(c.key), arm))

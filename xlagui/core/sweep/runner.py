@@ -137,8 +137,8 @@ def run_sweep(request: SweepRequest, observer: SweepObserver, state: TaskState,
 
 
 class _Progress:
-    """The results so far, and the ETA: the missing cells times the mean wall time of the
-    cells run now (the kept ones' when none ran yet; unknown before either)."""
+    """The results so far, and the ETA: the missing cells that can run, times the mean wall
+    time of the cells done now (the kept ones' when none is yet; unknown before either)."""
 
     def __init__(self, plan: SweepPlan, kept: list[CellResult]) -> None:
         self.plan = plan
@@ -164,4 +164,7 @@ class _Progress:
         walls = self.walls or self.kept_walls
         if not walls:
             return None
-        return (len(self.plan.cells) - self.finished) * sum(walls) / len(walls)
+        # A cell planned with its problem ends at once: it costs nothing to wait for.
+        missing = sum(1 for c in self.plan.cells if not c.problem and (
+            c.key not in self.by_key or self.by_key[c.key].status == CellStatus.INTERRUPTED))
+        return missing * sum(walls) / len(walls)
