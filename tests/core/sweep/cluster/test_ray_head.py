@@ -133,6 +133,22 @@ def test_a_sweep_runs_on_a_ray_head_with_the_dataset_through_the_object_store(
     assert all(c["environment"]["ray"]["node_id"] for c in saved_cells)
 
 
+def test_with_a_shared_path_the_nodes_read_the_dataset_there(
+        head: RayHead, tmp_path: Path) -> None:
+    data = tiny_split_dataset(tmp_path / "shared", train=8, test=2)
+    base = RunConfig(image_size=48, extra={"fake": {"step": 0.01}})
+    job = CellJob(dataset="/nonexistent/on/the/driver", folder=tmp_path / "sweep",
+                  worker_command=fake_command)
+    plan = plan_sweep(base, [Axis("batch_size", ("4",))], None)
+    executor = RayExecutor(RayOptions(address=head.address, remote_data=str(data),
+                                      dispatch=DispatchOptions(poll_seconds=0.5)))
+    result = run_sweep(SweepRequest(plan=plan, job=job), Told(), TaskState(), executor)
+    [cell] = result.cells
+    assert cell.status == CellStatus.DONE, cell.reason
+    saved = (tmp_path / "sweep" / cell.comparison_dir / "comparison.json").read_text()
+    assert str(data) in saved and CACHE_NAME not in saved
+
+
 def test_a_cell_whose_ray_worker_crashed_is_rerun_and_says_so(
         head: RayHead, tmp_path: Path) -> None:
     data = tiny_split_dataset(tmp_path / "d", train=8, test=2)
