@@ -31,9 +31,11 @@ class FakeCluster:
     """Nodes that end a cell at the next `wait`; `lose` maps a node's name to how many of the
     cells it is given it loses (it is then gone, as a dead node is)."""
 
-    def __init__(self, nodes: list[Node], lose: dict[str, int] | None = None) -> None:
+    def __init__(self, nodes: list[Node], lose: dict[str, int] | None = None,
+                 linger: bool = False) -> None:
         self.alive = list(nodes)
         self.lose = dict(lose or {})
+        self.linger = linger  # a lost node stays listed, as Ray lists it until its health check
         self.running: dict[int, tuple[Cell, Node]] = {}
         self.submitted: list[tuple[str, str, float]] = []  # (cell, node, cpus asked)
         self.cancelled: list[tuple[str, bool]] = []
@@ -57,7 +59,8 @@ class FakeCluster:
         cell, node = self.running.pop(handle)
         if self.lose.get(node.name, 0) > 0:
             self.lose[node.name] -= 1
-            self.alive = [n for n in self.alive if n.name != node.name]
+            if not self.linger:
+                self.alive = [n for n in self.alive if n.name != node.name]
             raise NodeLost("NodeDiedError")
         return CellResult(key=cell.key, status=CellStatus.DONE, node=node.name)
 
@@ -100,6 +103,19 @@ def test_a_lost_node_s_cell_is_rerun_elsewhere_and_says_so() -> None:
     assert result.node == "beta"
     assert result.attempts == 2
     assert result.lost_nodes == ["alpha"]
+
+
+def test_a_dead_node_still_listed_is_the_last_choice_of_every_cell() -> None:
+    """alpha dies with the first cell but stays listed: the rerun and the next cells go to
+    beta, one after the other, rather than to alpha."""
+    cells = _cells(3)
+    cluster = FakeCluster([Node("a", "alpha", 2), Node("b", "beta", 2)], lose={"alpha": 99},
+                          linger=True)
+    _, done = _run(cells, cluster)
+    assert [r.status for r in done] == [CellStatus.DONE] * 3
+    assert [name for _, name, _ in cluster.submitted].count("alpha") == 1
+    lost = [r for r in done if r.lost_nodes]
+    assert [(r.attempts, r.lost_nodes, r.node) for r in lost] == [(2, ["alpha"], "beta")]
 
 
 def test_a_cell_that_loses_every_node_fails_with_the_lost_nodes() -> None:

@@ -69,7 +69,8 @@ class Cluster(Protocol):
 class _Pending:
     cell: Cell
     attempts: int = 0
-    lost: list[str] = field(default_factory=list)
+    lost: list[str] = field(default_factory=list)  # the lost nodes' names, for the row
+    lost_ids: set[str] = field(default_factory=set)
     kinds: list[str] = field(default_factory=list)  # what the cluster said, each time
     node: Node | None = None
     started: float = 0.0
@@ -81,12 +82,14 @@ class DispatchOptions:
     `grace_seconds`: how long a stopped cell may take to end its workers before it is ended
     at once; `poll_seconds`: how often nodes and a stop are looked at; `no_node_seconds`: how
     long cells wait for a node to appear (an autoscaling cluster adds them) before they fail
-    for want of a machine."""
+    for want of a machine; `suspect_seconds`: how long a node that lost a cell is the last
+    choice (Ray may list a dead node as alive until its health check fails)."""
 
     max_attempts: int = 3
     grace_seconds: float = 30.0
     poll_seconds: float = 1.0
     no_node_seconds: float = 600.0
+    suspect_seconds: float = 120.0
 
 
 def dispatch(cells: Sequence[Cell], cluster: Cluster, state: TaskState,
@@ -95,63 +98,80 @@ def dispatch(cells: Sequence[Cell], cluster: Cluster, state: TaskState,
     """Run every cell of `cells` on `cluster`, one per node at a time, telling `on_started`
     when a cell is sent to a node and `on_done` as each ends (in the order they end)."""
     opts = options or DispatchOptions()
-    queue = collections.deque(_Pending(c) for c in cells)
-    running: dict[Hashable, _Pending] = {}
+    run = _Dispatch(cluster, opts, on_started, on_done)
+    run.queue.extend(_Pending(c) for c in cells)
     nodeless_since: float | None = None
-    while queue or running:
+    while run.queue or run.running:
         if state.is_interruption_requested():
-            _stop(cluster, running, on_done, opts)
+            _stop(cluster, run.running, on_done, opts)
             return
-        _place(cluster, queue, running, on_started)
-        if not running:
+        run.place()
+        if not run.running:
             nodeless_since = nodeless_since or time.monotonic()
             if time.monotonic() - nodeless_since >= opts.no_node_seconds:
-                for p in queue:
+                for p in run.queue:
                     on_done(_failed(p, CellFailure.MACHINE, NO_NODE))
                 return
             state.wait_interruption(opts.poll_seconds)
             continue
         nodeless_since = None
-        for handle in cluster.wait(list(running), opts.poll_seconds):
-            _ended(cluster, handle, running.pop(handle), queue, on_done, opts)
+        for handle in cluster.wait(list(run.running), opts.poll_seconds):
+            run.ended(handle)
 
 
-def _place(cluster: Cluster, queue: collections.deque[_Pending],
-           running: dict[Hashable, _Pending], on_started: Callable[[Cell], None]) -> None:
-    """Send queued cells to the nodes running none of them; a rerun prefers a node it has not
-    lost yet (a lost node normally no longer appears at all)."""
-    if not queue:
-        return
-    busy = {p.node.node_id for p in running.values() if p.node is not None}
-    free = [n for n in cluster.nodes() if n.node_id not in busy and n.cpus > 0]
-    while queue and free:
-        pending = queue.popleft()
-        fresh = [n for n in free if n.name not in pending.lost] or free
-        node = fresh[0]
-        free.remove(node)
-        pending.node, pending.attempts = node, pending.attempts + 1
-        pending.started = time.monotonic()
-        running[cluster.submit(pending.cell, node)] = pending
-        on_started(pending.cell)
+class _Dispatch:
+    """The cells waiting and running, and the nodes lately lost: the cluster may list a dead
+    node as alive for a while (its health check has not failed yet), so a node that lost a
+    cell is the last choice for any cell for `suspect_seconds`."""
 
+    def __init__(self, cluster: Cluster, opts: DispatchOptions,
+                 on_started: Callable[[Cell], None],
+                 on_done: Callable[[CellResult], None]) -> None:
+        self.cluster, self.opts = cluster, opts
+        self.on_started, self.on_done = on_started, on_done
+        self.queue: collections.deque[_Pending] = collections.deque()
+        self.running: dict[Hashable, _Pending] = {}
+        self.suspect: dict[str, float] = {}  # node id -> when it lost a cell
 
-def _ended(cluster: Cluster, handle: Hashable, pending: _Pending,
-           queue: collections.deque[_Pending], on_done: Callable[[CellResult], None],
-           opts: DispatchOptions) -> None:
-    node = pending.node.name if pending.node is not None else ""
-    try:
-        result = cluster.outcome(handle)
-    except NodeLost as lost:
-        pending.lost.append(node)
-        pending.kinds.append(f"{lost.kind} on {node}")
-        if pending.attempts >= opts.max_attempts:
-            on_done(_failed(pending, CellFailure.NODE_LOST, "; ".join(pending.kinds)))
-        else:
-            queue.appendleft(pending)  # first in line for the next free node
-        return
-    result.attempts, result.lost_nodes = pending.attempts, list(pending.lost)
-    result.node = result.node or node
-    on_done(result)
+    def place(self) -> None:
+        """Send queued cells to the nodes running none of them, a node not lost by the cell
+        first. A node lately lost is used only when every node is (one machine whose worker
+        crashed is still the machine to run on); else its cells wait for a sound one."""
+        if not self.queue:
+            return
+        nodes = [n for n in self.cluster.nodes() if n.cpus > 0]
+        busy = {p.node.node_id for p in self.running.values() if p.node is not None}
+        now = time.monotonic()
+        suspect = {i for i, t in self.suspect.items() if now - t < self.opts.suspect_seconds}
+        sound = [n for n in nodes if n.node_id not in suspect]
+        free = [n for n in (sound or nodes) if n.node_id not in busy]
+        while self.queue and free:
+            pending = self.queue.popleft()
+            node = min(free, key=lambda n: n.node_id in pending.lost_ids)
+            free.remove(node)
+            pending.node, pending.attempts = node, pending.attempts + 1
+            pending.started = time.monotonic()
+            self.running[self.cluster.submit(pending.cell, node)] = pending
+            self.on_started(pending.cell)
+
+    def ended(self, handle: Hashable) -> None:
+        pending = self.running.pop(handle)
+        node = pending.node or Node(node_id="", name="", cpus=0)
+        try:
+            result = self.cluster.outcome(handle)
+        except NodeLost as lost:
+            self.suspect[node.node_id] = time.monotonic()
+            pending.lost.append(node.name)
+            pending.lost_ids.add(node.node_id)
+            pending.kinds.append(f"{lost.kind} on {node.name}")
+            if pending.attempts >= self.opts.max_attempts:
+                self.on_done(_failed(pending, CellFailure.NODE_LOST, "; ".join(pending.kinds)))
+            else:
+                self.queue.appendleft(pending)  # first in line for the next free node
+            return
+        result.attempts, result.lost_nodes = pending.attempts, list(pending.lost)
+        result.node = result.node or node.name
+        self.on_done(result)
 
 
 def _stop(cluster: Cluster, running: dict[Hashable, _Pending],
