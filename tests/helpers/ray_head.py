@@ -56,7 +56,7 @@ def ray_head(num_cpus: int = 2, object_store_bytes: int = 100 * 1024 * 1024) -> 
         f"--ray-client-server-port={free_port()}", f"--dashboard-agent-listen-port={free_port()}",
         f"--metrics-export-port={free_port()}", f"--runtime-env-agent-port={free_port()}",
         f"--node-manager-port={free_port()}", f"--object-manager-port={free_port()}",
-        f"--min-worker-port={_worker_ports()[0]}", f"--max-worker-port={_worker_ports()[1]}",
+        f"--min-worker-port={_worker_ports()[0]}", f"--max-worker-port={_worker_ports()[0] + 49}",
     ]
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "RAY_ADDRESS")}
     env["RAY_USAGE_STATS_ENABLED"] = "0"
@@ -69,6 +69,62 @@ def ray_head(num_cpus: int = 2, object_store_bytes: int = 100 * 1024 * 1024) -> 
     finally:
         _stop(process)
         shutil.rmtree(temp_dir, ignore_errors=True)
+
+
+@dataclass
+class RayNode:
+    """A worker node joined to a head: `kill` ends it at once, as a machine that dies does."""
+
+    process: subprocess.Popen[bytes]
+    log: Path
+
+    def kill(self) -> None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.process.pid, signal.SIGKILL)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.process.wait(10)
+
+
+@contextlib.contextmanager
+def ray_node(head: RayHead, num_cpus: int, env: dict[str, str] | None = None
+             ) -> Iterator[RayNode]:
+    """A second node on this machine, joined to `head` (its own temporary folder and process
+    group), with `env` added to its processes' environment; stopped after, as the head is."""
+    temp_dir = Path(tempfile.mkdtemp(prefix="xn", dir="/tmp"))
+    log = temp_dir / "node.log"
+    command = [
+        sys.executable, "-m", "ray.scripts.scripts", "start", f"--address={head.address}",
+        "--block", f"--temp-dir={temp_dir}", f"--num-cpus={num_cpus}", "--num-gpus=0",
+        "--object-store-memory=80000000", "--disable-usage-stats",
+        "--node-ip-address=127.0.0.1", f"--dashboard-agent-listen-port={free_port()}",
+        f"--metrics-export-port={free_port()}", f"--runtime-env-agent-port={free_port()}",
+        f"--node-manager-port={free_port()}", f"--object-manager-port={free_port()}",
+        f"--min-worker-port={_worker_ports()[0] + 50}", f"--max-worker-port={_worker_ports()[1]}",
+    ]
+    node_env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "RAY_ADDRESS")}
+    node_env.update(env or {}, RAY_USAGE_STATS_ENABLED="0")
+    with log.open("wb") as out:
+        process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=node_env,
+                                   start_new_session=True, cwd=temp_dir)
+    node = RayNode(process=process, log=log)
+    try:
+        _wait_joined(process, log)
+        yield node
+    finally:
+        _stop(process)
+        shutil.rmtree(temp_dir, ignore_errors=True)
+
+
+def _wait_joined(process: subprocess.Popen[bytes], log: Path) -> None:
+    """`ray start` prints that the node started once it has joined the cluster."""
+    deadline = time.monotonic() + START_SECONDS
+    while time.monotonic() < deadline:
+        if "Ray runtime started" in log.read_text(errors="replace"):
+            return
+        if process.poll() is not None:
+            break
+        time.sleep(0.5)
+    raise AssertionError(f"the Ray node did not join:\n{log.read_text(errors='replace')[-4000:]}")
 
 
 def _worker_ports() -> tuple[int, int]:

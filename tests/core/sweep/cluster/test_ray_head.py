@@ -23,7 +23,7 @@ import pytest
 import ray.cloudpickle
 
 from tests.helpers.datasets import tiny_split_dataset
-from tests.helpers.ray_head import RayHead, ray_head
+from tests.helpers.ray_head import RayHead, ray_head, ray_node
 from xlagui.cli import main
 from xlagui.core.protocol.config import RunConfig
 from xlagui.core.protocol.spec import RunSpec
@@ -31,7 +31,7 @@ from xlagui.core.protocol.task import TaskState
 from xlagui.core.sweep.cell import CellJob, CellResult, CellStatus
 from xlagui.core.sweep.cluster import DispatchOptions, RayExecutor, RayOptions
 from xlagui.core.sweep.cluster.node import CACHE_NAME
-from xlagui.core.sweep.plan import Axis, plan_sweep
+from xlagui.core.sweep.plan import CELL_OVERHEAD_SECONDS, Axis, plan_sweep
 from xlagui.core.sweep.result import SweepResult
 from xlagui.core.sweep.runner import SweepRequest, SweepWatcher, run_sweep
 
@@ -61,6 +61,15 @@ def mark_then_fake(spec: RunSpec) -> list[str]:
     extra = spec.config.extra
     Path(extra["started_marker"]).write_text("started")
     return [*fake_command(spec), json.dumps({"token": extra["token"]})]
+
+
+def mark_node_then_fake(spec: RunSpec) -> list[str]:
+    """Says which node's task starts the cell's workers (a file per node: the test's second node
+    has XLAGUI_TEST_NODE in its environment)."""
+    extra = spec.config.extra
+    which = os.environ.get("XLAGUI_TEST_NODE", "head")
+    (Path(extra["markers"]) / f"started-{which}").write_text(str(spec.config.batch_size))
+    return fake_command(spec)
 
 
 def _processes_with(token: str) -> list[str]:
@@ -195,6 +204,42 @@ def test_a_stop_cancels_the_cell_on_its_node_and_its_workers_end(
     assert result.stopped and told.started == ["b4"]  # the second cell never started
     assert [c.status for c in result.cells] == [CellStatus.INTERRUPTED]
     assert _processes_with(token) == []
+
+
+def test_a_cell_whose_node_died_is_rerun_on_another_node(
+        head: RayHead, tmp_path: Path) -> None:
+    """Two nodes, a cell on each; the second node is killed (its whole process group, as a
+    machine that dies) while its cell measures: that cell is rerun on the head once the head's
+    own cell is done, and its row says so; the head's cell is untouched."""
+    data = tiny_split_dataset(tmp_path / "d", train=8, test=2)
+    markers = tmp_path / "markers"
+    markers.mkdir()
+    base = RunConfig(image_size=48, extra={"fake": {"step": 0.05, "sleep": 1.0},
+                                           "markers": str(markers)})
+    job = CellJob(dataset=str(data), folder=tmp_path / "sweep",
+                  worker_command=mark_node_then_fake)
+    plan = plan_sweep(base, [Axis("batch_size", ("4", "8"))], 2 * (CELL_OVERHEAD_SECONDS + 10))
+    with ray_node(head, num_cpus=1, env={"XLAGUI_TEST_NODE": "second"}) as second:
+
+        def kill_once_started() -> None:
+            deadline = time.monotonic() + 120
+            while not (markers / "started-second").exists() and time.monotonic() < deadline:
+                time.sleep(0.2)
+            second.kill()
+
+        killer = threading.Thread(target=kill_once_started, daemon=True)
+        killer.start()
+        executor = RayExecutor(RayOptions(address=head.address,
+                                          dispatch=DispatchOptions(poll_seconds=0.5)))
+        result = run_sweep(SweepRequest(plan=plan, job=job), Told(), TaskState(), executor)
+        killer.join()
+    assert (markers / "started-second").exists()
+    assert [c.status for c in result.cells] == [CellStatus.DONE] * 2, [
+        (c.failure, c.reason) for c in result.cells]
+    [rerun] = [c for c in result.cells if c.lost_nodes]
+    [untouched] = [c for c in result.cells if not c.lost_nodes]
+    assert rerun.attempts == 2 and untouched.attempts == 1
+    assert rerun.environment["ray"]["node_id"] == untouched.environment["ray"]["node_id"]
 
 
 @pytest.mark.tf
