@@ -10,6 +10,7 @@ It fails, never skips, when Ray cannot start: a test that needs a head must not 
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import shutil
 import signal
@@ -23,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 START_SECONDS = 120.0
+_BLOCKS = itertools.count()
 _STOP_SECONDS = 30.0
 
 
@@ -56,7 +58,7 @@ def ray_head(num_cpus: int = 2, object_store_bytes: int = 100 * 1024 * 1024) -> 
         f"--ray-client-server-port={free_port()}", f"--dashboard-agent-listen-port={free_port()}",
         f"--metrics-export-port={free_port()}", f"--runtime-env-agent-port={free_port()}",
         f"--node-manager-port={free_port()}", f"--object-manager-port={free_port()}",
-        f"--min-worker-port={_worker_ports()[0]}", f"--max-worker-port={_worker_ports()[0] + 49}",
+        *_worker_ports(),
     ]
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "RAY_ADDRESS")}
     env["RAY_USAGE_STATS_ENABLED"] = "0"
@@ -99,7 +101,7 @@ def ray_node(head: RayHead, num_cpus: int, env: dict[str, str] | None = None
         "--node-ip-address=127.0.0.1", f"--dashboard-agent-listen-port={free_port()}",
         f"--metrics-export-port={free_port()}", f"--runtime-env-agent-port={free_port()}",
         f"--node-manager-port={free_port()}", f"--object-manager-port={free_port()}",
-        f"--min-worker-port={_worker_ports()[0] + 50}", f"--max-worker-port={_worker_ports()[1]}",
+        *_worker_ports(),
     ]
     node_env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "RAY_ADDRESS")}
     node_env.update(env or {}, RAY_USAGE_STATS_ENABLED="0")
@@ -127,9 +129,11 @@ def _wait_joined(process: subprocess.Popen[bytes], log: Path) -> None:
     raise AssertionError(f"the Ray node did not join:\n{log.read_text(errors='replace')[-4000:]}")
 
 
-def _worker_ports() -> tuple[int, int]:
-    base = 20000 + (os.getpid() % 200) * 100
-    return base, base + 99
+def _worker_ports() -> list[str]:
+    """A block of worker ports of its own for each node this process starts (Ray's default
+    range is shared by every Ray on the machine)."""
+    first = 20000 + (os.getpid() % 100) * 400 + next(_BLOCKS) % 8 * 50
+    return [f"--min-worker-port={first}", f"--max-worker-port={first + 49}"]
 
 
 def _wait_started(process: subprocess.Popen[bytes], temp_dir: Path, log: Path) -> None:
