@@ -29,6 +29,10 @@ COMPANIONS = {
     "tensorboard": re.compile(r"\b(tf|summary)\.(summary\.)?(scalar|text|create_file_writer)\("),
 }
 
+# Optional extras: a distribution the app uses only behind its extra, and the one room of xlagui
+# that may import it (which says how to install it when it is missing, `RayMissing`).
+OPTIONAL = {"ray": ("ray", "xlagui/core/sweep/cluster/")}
+
 
 def _pyproject() -> dict[str, object]:
     if sys.version_info >= (3, 11):
@@ -102,6 +106,8 @@ def test_every_third_party_import_is_a_runtime_dependency() -> None:
     installed = _installed_by_plain_install()
     missing = []
     for module, where in sorted(third_party(imported_top_level_modules(PACKAGE)).items()):
+        if module in OPTIONAL:
+            continue  # test_an_optional_extra_is_imported_only_in_its_room
         names = {_name(d) for d in dists.get(module, [])}
         assert names, f"{module} (imported at {where[0]}) is not installed at all"
         if not names & installed:
@@ -109,6 +115,15 @@ def test_every_third_party_import_is_a_runtime_dependency() -> None:
     assert not missing, "imported but not installed by a plain `pip install .`: " + "; ".join(
         missing
     )
+
+
+def test_an_optional_extra_is_imported_only_in_its_room() -> None:
+    modules = third_party(imported_top_level_modules(PACKAGE))
+    extras = _pyproject()["project"]["optional-dependencies"]  # type: ignore[index]
+    for module, (extra, room) in OPTIONAL.items():
+        outside = [w for w in modules.get(module, []) if not w.startswith(room)]
+        assert not outside, f"{module} is optional ({extra!r} extra): imported at {outside}"
+        assert module in {_name(Requirement(r).name) for r in extras[extra]}
 
 
 def test_companion_packages_of_the_tensorflow_apis_used_are_runtime_dependencies() -> None:
@@ -137,7 +152,9 @@ def test_the_checks_see_a_missing_dependency(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("extra", ["test"])
 def test_no_runtime_import_hides_in_an_extra(extra: str) -> None:
-    """Nothing the package imports at run time is satisfied only through an extra."""
+    """Nothing the package imports at run time is satisfied only through an extra (an optional
+    extra's own distribution, `OPTIONAL`, aside: the test extra lists Ray so CI runs the test of
+    a sweep on a real Ray head)."""
     project = _pyproject()["project"]
     assert isinstance(project, dict)
     extras = {_name(Requirement(r).name) for r in project["optional-dependencies"][extra]}
@@ -146,6 +163,7 @@ def test_no_runtime_import_hides_in_an_extra(extra: str) -> None:
     used = {
         _name(d)
         for m in third_party(imported_top_level_modules(PACKAGE))
+        if m not in OPTIONAL
         for d in dists.get(m, [])
     } | set(COMPANIONS)
     assert not (used & extras) - runtime

@@ -28,6 +28,7 @@ from typing import Any
 from xlagui import __version__
 from xlagui.cli.common import EXIT_CANCELLED, EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from xlagui.cli.common import console as _console
+from xlagui.cli.sweep_ray import add_ray_arguments
 from xlagui.core.measure.transports import MachineError
 from xlagui.core.protocol.config import (
     DEFAULTS,
@@ -176,7 +177,9 @@ def _sweep_parser(sub: Any) -> argparse.ArgumentParser:
                    help="the hosts' Python with TensorFlow and this xlagui (default python3)")
     w.add_argument("--ssh-config", metavar="FILE", default="", help="an ssh configuration file")
     w.add_argument("--remote-data", metavar="PATH", default="",
-                   help="with --host: the dataset folder as it already is on the hosts")
+                   help="with --host or --ray: the dataset folder as it already is on the "
+                   "hosts or the cluster's nodes")
+    add_ray_arguments(w)
     return w
 
 
@@ -316,7 +319,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return _run_command(args)
     except ConfigError as exc:
-        _console(stderr=True).print(f"[red]error:[/red] {exc}", soft_wrap=True)
+        from rich.markup import escape  # a message's brackets are text ("xlagui[ray]")
+
+        _console(stderr=True).print(f"[red]error:[/red] {escape(str(exc))}", soft_wrap=True)
         return EXIT_USAGE
     except MachineError as exc:
         from xlagui.present.hosts import error_text
@@ -367,8 +372,9 @@ def _run_command(args: argparse.Namespace) -> int:
         return cmd_hosts(args)
     if command == "sweep":
         from xlagui.cli.sweep import cmd_sweep
+        from xlagui.cli.sweep_ray import ray_executor
 
-        return cmd_sweep(args)
+        return cmd_sweep(args, ray_executor(args))
     from xlagui.cli.gui import cmd_gui
 
     return cmd_gui(args)

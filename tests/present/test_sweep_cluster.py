@@ -1,0 +1,29 @@
+"""A sweep on a cluster in words: Ray missing, a cluster out of reach, and a cell the cluster
+failed or reran, worded with every cell's."""
+
+from __future__ import annotations
+
+from xlagui.core.sweep.cell import CellFailure, CellResult, CellStatus
+from xlagui.core.sweep.cluster import NO_NODE, RayConnectError
+from xlagui.present.sweep import reason_words
+from xlagui.present.sweep_cluster import ray_connect_text, ray_missing_text
+
+
+def test_ray_missing_names_the_extra() -> None:
+    assert "pip install 'xlagui[ray]'" in ray_missing_text()
+
+
+def test_a_cluster_out_of_reach_names_its_address_and_what_ray_said() -> None:
+    text = ray_connect_text(RayConnectError("10.0.0.9:6379", "timed out"))
+    assert "10.0.0.9:6379: timed out" in text
+
+
+def test_the_cluster_s_failures_read_as_every_cell_s() -> None:
+    lost = CellResult(key="b16", status=CellStatus.FAILED, failure=CellFailure.NODE_LOST,
+                      reason="NodeDiedError on n1; NodeDiedError on n2", attempts=2,
+                      lost_nodes=["n1", "n2"])
+    assert reason_words(lost) == ("its node was lost every time it ran: NodeDiedError on n1; "
+                                  "NodeDiedError on n2")
+    nodeless = CellResult(key="b16", status=CellStatus.FAILED, failure=CellFailure.MACHINE,
+                          reason=NO_NODE)
+    assert reason_words(nodeless) == f"the host could not take it: {NO_NODE}"
