@@ -17,8 +17,9 @@ import pytest
 from tests.helpers.cli import assert_ran, cli
 from tests.helpers.datasets import tiny_split_dataset
 from tests.helpers.images import tree_snapshot
-from xlagui.cli import _parser, main
+from xlagui.cli import main
 from xlagui.cli.compare import compare_config
+from xlagui.cli.parser import build_parser
 from xlagui.core.compare import ComparisonRequest, phases
 from xlagui.core.protocol.spec import RunSpec
 
@@ -73,7 +74,7 @@ def test_compare_refuses_bad_settings(
     ],
 )
 def test_the_default_budget_grows_with_the_arms(args: list[str], budget: int) -> None:
-    parsed = _parser().parse_args(["compare", "--demo", *args])
+    parsed = build_parser().parse_args(["compare", "--demo", *args])
     assert compare_config(parsed).budget_seconds == budget
 
 
@@ -333,9 +334,9 @@ def test_compare_writes_and_prints_the_markdown(
 
 
 def test_the_model_is_a_compare_setting() -> None:
-    parsed = _parser().parse_args(["compare", "--demo", "--model", "ViT"])
+    parsed = build_parser().parse_args(["compare", "--demo", "--model", "ViT"])
     assert compare_config(parsed).model.name == "vit"
-    assert compare_config(_parser().parse_args(["compare", "--demo"])).model.is_article_cnn
+    assert compare_config(build_parser().parse_args(["compare", "--demo"])).model.is_article_cnn
 
 
 @pytest.mark.tf

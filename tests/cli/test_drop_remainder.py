@@ -8,20 +8,20 @@ import shlex
 import pytest
 
 from tests.helpers.reports import comparison_report
-from xlagui.cli import _parser
 from xlagui.cli.compare import compare_config
+from xlagui.cli.parser import build_parser
 from xlagui.core.protocol.config import ConfigError, RunConfig
 
 
 def test_the_flag_sets_the_setting_and_the_reproduce_line_repeats_it() -> None:
-    assert compare_config(_parser().parse_args(["compare", "--demo"])).drop_remainder is False
-    config = compare_config(_parser().parse_args(["compare", "--demo", "--drop-remainder"]))
+    assert compare_config(build_parser().parse_args(["compare", "--demo"])).drop_remainder is False
+    config = compare_config(build_parser().parse_args(["compare", "--demo", "--drop-remainder"]))
     assert config.drop_remainder is True
     report = comparison_report()
     report.config = config
     words = shlex.split(report.reproduce_command())
     assert "--drop-remainder" in words
-    again = compare_config(_parser().parse_args(words[1:]))
+    again = compare_config(build_parser().parse_args(words[1:]))
     assert again.drop_remainder is True
 
 

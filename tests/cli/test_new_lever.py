@@ -6,14 +6,15 @@ from __future__ import annotations
 import pytest
 
 from tests.helpers.levers import register_knob
-from xlagui.cli import _parser, main
+from xlagui.cli import main
 from xlagui.cli.compare import compare_config
+from xlagui.cli.parser import build_parser
 
 
 def test_arms_takes_a_new_levers_arms(monkeypatch: pytest.MonkeyPatch,
                                       capsys: pytest.CaptureFixture[str]) -> None:
     register_knob(monkeypatch)
-    args = _parser().parse_args(["compare", "--demo", "--arms", "knob2,jit+knob2"])
+    args = build_parser().parse_args(["compare", "--demo", "--arms", "knob2,jit+knob2"])
     config = compare_config(args)
     assert config.arms == ("knob2", "jit+knob2")
     assert config.budget_seconds == 240  # two arms besides the XLA side

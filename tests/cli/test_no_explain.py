@@ -8,20 +8,20 @@ import shlex
 import pytest
 
 from tests.helpers.reports import comparison_report
-from xlagui.cli import _parser
 from xlagui.cli.compare import compare_config
+from xlagui.cli.parser import build_parser
 from xlagui.core.protocol.config import ConfigError, RunConfig
 
 
 def test_the_flag_turns_the_why_off_and_the_reproduce_line_repeats_it() -> None:
-    assert compare_config(_parser().parse_args(["compare", "--demo"])).explain is True
-    config = compare_config(_parser().parse_args(["compare", "--demo", "--no-explain"]))
+    assert compare_config(build_parser().parse_args(["compare", "--demo"])).explain is True
+    config = compare_config(build_parser().parse_args(["compare", "--demo", "--no-explain"]))
     assert config.explain is False
     report = comparison_report()
     report.config = config
     words = shlex.split(report.reproduce_command())
     assert "--no-explain" in words
-    assert compare_config(_parser().parse_args(words[1:])).explain is False
+    assert compare_config(build_parser().parse_args(words[1:])).explain is False
     report.config = RunConfig()
     assert "--no-explain" not in shlex.split(report.reproduce_command())
 

@@ -24,7 +24,7 @@ def add_ray_arguments(w: argparse.ArgumentParser) -> None:
         help="run the cells on a Ray cluster (HOST:PORT, ray://HOST:PORT, or auto: the cluster "
         "this machine belongs to), each cell on a whole node; needs pip install 'xlagui[ray]'; "
         "with --remote-data, the dataset's path on every node (else it is sent through Ray's "
-        "object store)")
+        "object store) (default: no cluster, the cells run here or on --host)")
 
 
 def ray_executor(args: argparse.Namespace) -> CellExecutor | None:
