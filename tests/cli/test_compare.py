@@ -317,7 +317,7 @@ def test_compare_writes_and_prints_the_markdown(
     args = ["compare", str(data), "--quick", "--batch", "4", "--image-size", "48",
             "--budget", "30", "--arms", "bf16", "--out", str(out)]
     assert main([*args, "--markdown", "--events"]) == 2
-    assert "--markdown and --events both print on stdout" in capsys.readouterr().err
+    assert "--markdown and --json both print on stdout" in capsys.readouterr().err
     assert main([*args, "--markdown"]) == 0
     printed = capsys.readouterr()
     written = (out / "comparison.md").read_text(encoding="utf-8")

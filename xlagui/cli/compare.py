@@ -154,7 +154,7 @@ def _refuse_conflicting_flags(args: argparse.Namespace) -> None:
     if args.quick and args.only:
         raise ConfigError("--quick measures both sides against each other; drop --only")
     if args.markdown and args.events:
-        raise ConfigError("--markdown and --events both print on stdout: choose one")
+        raise ConfigError("--markdown and --json both print on stdout: choose one")
 
 
 def _output_folder(args: argparse.Namespace, root: str | Path) -> Path:

@@ -1,6 +1,6 @@
 """`xlagui compare` watching the comparison workflow (`xlagui.core.compare.run`): a spinner or
-a bar on the console for each phase, or every event as a JSON line on stdout (`--events`), and
-Ctrl+C (or SIGTERM) stopping it from the moment the comparison is planned.
+a bar on the console for each phase, or every event as a JSON line on stdout (`--json`, also
+`--events`), and Ctrl+C (or SIGTERM) stopping it from the moment the comparison is planned.
 
 The watcher shows; the workflow decides. How a comparison ends (which run is interrupted, which
 are not run, what is saved) is the workflow's, the same as in the window.
