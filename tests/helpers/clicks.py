@@ -16,7 +16,7 @@ from types import TracebackType
 
 import shiboken6
 from PySide6.QtCore import QObject, QPoint, Qt, QTimer
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import (
     QAbstractButton,
@@ -38,6 +38,7 @@ from PySide6.QtWidgets import (
     QTreeWidgetItem,
     QWidget,
 )
+from pytestqt.exceptions import TimeoutError as WaitTimeout
 from pytestqt.qtbot import QtBot
 
 from xlagui.ui.app import CrashHandler
@@ -244,6 +245,26 @@ def toolbar_button(window: QMainWindow, action: QAction) -> QWidget:
             if widget is not None:
                 return widget  # type: ignore[no-any-return]
     raise AssertionError(f"{action.text()!r} is on no toolbar")
+
+
+def close_window(window: QWidget) -> bool:
+    """Close `window` with its title bar's close button: the close event the window system
+    sends (to the window's native side, as a click on × does), not a call to `close()`.
+    True if the window accepted it (it closes); False if it refused (it stays open)."""
+    handle = window.windowHandle()
+    assert handle is not None and window.isVisible(), "the window is not on screen"
+    event = QCloseEvent()
+    event.setAccepted(True)
+    QApplication.sendEvent(handle, event)
+    return event.isAccepted()
+
+
+def wait_until(qtbot: QtBot, done: Callable[[], bool], what: str, timeout: int = 10_000) -> None:
+    """Wait up to `timeout` ms for `done()`; on timeout fail saying `what` never happened."""
+    try:
+        qtbot.waitUntil(done, timeout=timeout)
+    except WaitTimeout:
+        raise AssertionError(f"after {timeout} ms, still not: {what}") from None
 
 
 def press_keys(qtbot: QtBot, window: QWidget, keys: QKeySequence) -> None:

@@ -1,4 +1,9 @@
-"""A comparison driven by the fake worker: live plots, summary, stop, errors, closing."""
+"""A comparison driven by the fake worker: live plots, summary, stop, errors, closing.
+
+Driven as a user drives it: the dataset dropped on the window (or chosen in File ▸ Open), the
+run started and stopped with the buttons, the window closed with its close button or Quit.
+Calling the slots instead skips what the clicks carry (`tests/ui/window/test_clicks.py`).
+"""
 
 from __future__ import annotations
 
@@ -10,11 +15,23 @@ import numpy as np
 import pyqtgraph as pg
 import pytest
 from PySide6.QtCore import QPoint, QRect, QRectF, Qt
-from PySide6.QtWidgets import QApplication, QLabel, QWidget
+from PySide6.QtWidgets import QAbstractButton, QApplication, QLabel, QMessageBox, QWidget
+from pytestqt.exceptions import TimeoutError as WaitTimeout
 from pytestqt.qtbot import QtBot
 
+from tests.helpers.clicks import (
+    ModalAnswerer,
+    click,
+    click_menu_item,
+    click_tab,
+    close_window,
+    press_keys,
+    wait_until,
+    watching,
+)
 from tests.helpers.reports import comparison_report
-from tests.ui.conftest import WindowFactory, fake_worker, is_closed
+from tests.ui.conftest import WindowFactory, drop, fake_worker, is_closed, url_mime
+from tests.ui.window.test_clicks import reopen_from_history
 from xlagui.core.measure.runner import RunResult
 from xlagui.core.protocol.events import ErrorEvent, Event
 from xlagui.core.protocol.spec import RunSpec
@@ -24,11 +41,51 @@ from xlagui.ui.shared import dialogs
 from xlagui.ui.shared.widgets import ElidedLabel
 from xlagui.ui.window.main_window import TAB_RUNS, MainWindow
 
+STOP_QUESTION = "Stop the comparison?"
+DATASET_DIALOG = "Choose a dataset folder"
 
-def run_to_end(qtbot: QtBot, window: MainWindow, only: set[str] | None = None,
+
+def drop_dataset(qtbot: QtBot, window: MainWindow, folder: Path) -> None:
+    """Drop `folder` on the Dataset tab, as from a file manager, and wait for its scan."""
+    target = window.dataset_panel
+    assert target.isVisible(), "the Dataset tab is not on screen to drop on"
+    mime = url_mime(folder)  # kept alive while the events point to it
+    with qtbot.waitSignal(window.dataset_loaded, timeout=10_000):
+        drop(target, mime)
+
+
+@pytest.fixture
+def loaded_window(qtbot: QtBot, window: MainWindow, dataset: Path) -> MainWindow:
+    """A window with the tiny dataset dropped on it, settings small enough to run."""
+    drop_dataset(qtbot, window, dataset)
+    panel = window.settings_panel
+    panel.epochs.setValue(3)
+    panel.batch_size.setValue(4)
+    panel.image_size.setValue(48)
+    return window
+
+
+def start(qtbot: QtBot, window: MainWindow, button: QAbstractButton | None = None) -> None:
+    """Click Run comparison (or `button`) and check that a comparison started."""
+    button = button or window.run_button
+    assert button.isVisible() and button.isEnabled(), (
+        f"{button.text()!r} cannot be pressed: {window.cannot_run_reason()!r}")
+    try:
+        with qtbot.waitSignal(window.comparison_started, timeout=5_000):
+            click(qtbot, button)
+    except WaitTimeout:
+        raise AssertionError(f"a click on {button.text()!r} started no comparison in 5 s "
+                             f"(the message bar: {window.message_bar.text()!r})") from None
+
+
+def run_to_end(qtbot: QtBot, window: MainWindow, button: QAbstractButton | None = None,
                timeout: int = 20_000) -> object:
-    with qtbot.waitSignal(window.comparison_finished, timeout=timeout) as blocker:
-        assert window.start_comparison(only=only)
+    """Click Run comparison (or `button`) and wait for the comparison's end; its report."""
+    try:
+        with qtbot.waitSignal(window.comparison_finished, timeout=timeout) as blocker:
+            start(qtbot, window, button)
+    except WaitTimeout:
+        raise AssertionError(f"the comparison did not end within {timeout / 1000:g} s") from None
     return blocker.args[0]
 
 
@@ -102,12 +159,17 @@ def test_a_recorded_real_run_fills_both_columns(qtbot: QtBot, make_window: Windo
     from xlagui.core.protocol.events import BatchEvent, EpochEvent, FinishedEvent, StartedEvent
 
     window = make_window(worker=recorded_worker())
-    with qtbot.waitSignal(window.dataset_loaded, timeout=10_000):
-        window.open_dataset(dataset)  # type: ignore[arg-type]
+    # File ▸ Open dataset…, the folder chosen in its dialog.
+    answerer = ModalAnswerer(folders={DATASET_DIALOG: dataset})  # type: ignore[dict-item]
+    with watching(window, answerer), \
+            qtbot.waitSignal(window.dataset_loaded, timeout=10_000):
+        assert click_menu_item(qtbot, window, window.open_action)
+    assert answerer.titles() == [DATASET_DIALOG]
     window.settings_panel.epochs.setValue(3)
     window.settings_panel.batch_size.setValue(8)
     window.settings_panel.image_size.setValue(48)
-    report = run_to_end(qtbot, window)
+    with watching(window, ModalAnswerer()):
+        report = run_to_end(qtbot, window)
     assert [r.status for r in report.runs] == ["finished", "finished"]  # type: ignore[attr-defined]
     view = window.runs_view
     steady: dict[str, list[float]] = {}
@@ -178,11 +240,12 @@ def test_events_reach_the_plots_on_the_next_redraw_tick(qtbot: QtBot) -> None:
 
 def test_one_side_alone(qtbot: QtBot, loaded_window: MainWindow) -> None:
     window = loaded_window
-    window.settings_panel.xla.setChecked(False)
-    with qtbot.waitSignal(window.comparison_finished, timeout=20_000) as blocker:
-        assert window.start_one_side()
-    report = blocker.args[0]
-    assert [r.status for r in report.runs] == ["finished", "queued"]
+    with watching(window, ModalAnswerer()):
+        click(qtbot, window.settings_panel.xla)  # XLA off: the one side is the baseline
+        assert not window.settings_panel.xla.isChecked()
+        assert window.run_one_button.text() == "Run baseline only"
+        report = run_to_end(qtbot, window, window.run_one_button)
+    assert [r.status for r in report.runs] == ["finished", "queued"]  # type: ignore[attr-defined]
     view = window.runs_view
     assert view.columns["baseline"].status_text == "Finished"
     assert view.columns["xla"].status_text == "Not part of this run"
@@ -193,19 +256,19 @@ def test_one_side_alone(qtbot: QtBot, loaded_window: MainWindow) -> None:
 def test_stop_ends_the_run_early(qtbot: QtBot, make_window: WindowFactory,
                                    dataset: object) -> None:
     window = make_window(worker=fake_worker(delay=0.05, steps=40))
-    with qtbot.waitSignal(window.dataset_loaded, timeout=10_000):
-        window.open_dataset(dataset)  # type: ignore[arg-type]
+    drop_dataset(qtbot, window, dataset)  # type: ignore[arg-type]
     window.settings_panel.batch_size.setValue(4)
-    assert window.start_comparison()
     column = window.runs_view.columns["baseline"]
-    qtbot.waitUntil(lambda: column.trace is not None and column.trace.steps_done > 2,
-                    timeout=10_000)
-    assert window.stop_action.isEnabled()
-    # How quickly it stops is measured in bench/bench_cancel.py; here: that it stops, early.
-    with qtbot.waitSignal(window.comparison_finished, timeout=20_000) as blocker:
-        window.stop_action.trigger()
-        assert window.stop_button.text() == "Stopping…"
-        assert column.status_text == "Stopping…"
+    with watching(window, ModalAnswerer()):
+        start(qtbot, window)
+        wait_until(qtbot, lambda: column.trace is not None and column.trace.steps_done > 2,
+                   "the baseline's training ran three steps", timeout=10_000)
+        assert window.stop_action.isEnabled() and window.stop_button.isEnabled()
+        # How quickly it stops is measured in bench/bench_cancel.py; here: that it stops, early.
+        with qtbot.waitSignal(window.comparison_finished, timeout=20_000) as blocker:
+            click(qtbot, window.stop_button)
+            assert window.stop_button.text() == "Stopping…"
+            assert column.status_text == "Stopping…"
     report = blocker.args[0]
     assert [r.status for r in report.runs] == ["cancelled", "cancelled"]
     baseline = report.runs[0]
@@ -220,14 +283,27 @@ def test_stop_ends_the_run_early(qtbot: QtBot, make_window: WindowFactory,
 def test_one_comparison_at_a_time(qtbot: QtBot, make_window: WindowFactory,
                                   dataset: object) -> None:
     window = make_window(worker=fake_worker(delay=0.02))
-    with qtbot.waitSignal(window.dataset_loaded, timeout=10_000):
-        window.open_dataset(dataset)  # type: ignore[arg-type]
+    drop_dataset(qtbot, window, dataset)  # type: ignore[arg-type]
     window.settings_panel.batch_size.setValue(4)
-    with qtbot.waitSignal(window.comparison_finished, timeout=20_000):
-        assert window.start_comparison()
+    started: list[object] = []
+    window.comparison_started.connect(started.append)
+    with watching(window, ModalAnswerer()), \
+            qtbot.waitSignal(window.comparison_finished, timeout=20_000):
+        start(qtbot, window)
         assert not window.run_button.isEnabled()
+        # Every way a user starts one, pressed again while it runs: none starts a second.
+        qtbot.mouseDClick(window.run_button, Qt.MouseButton.LeftButton)
+        click(qtbot, window.run_one_button)
+        press_keys(qtbot, window, window.run_action.shortcuts()[0])
+        assert not click_menu_item(qtbot, window, window.run_action)
+        assert not click_menu_item(qtbot, window, window.run_one_action)
+        assert len(started) == 1 and window.is_running()
+        # The window's own guard, which nothing a user can press reaches while those are
+        # disabled: asked anyway (the sweep tab and any future caller go through it).
         assert not window.start_comparison()
         assert "running" in window.message_bar.text()
+    assert len(started) == 1
+    assert len(window.comparisons.worker.specs) == 2  # type: ignore[union-attr]  # one comparison
 
 
 @pytest.mark.parametrize(("variant", "words"), [("xla", "XLA"), ("baseline", "baseline")])
@@ -246,10 +322,11 @@ def test_a_failed_run_shows_a_dialog_and_the_app_stays_usable(
         shown.append((title, message, hint, details))
 
     monkeypatch.setattr(dialogs, "show_error", record)
-    with qtbot.waitSignal(window.dataset_loaded, timeout=10_000):
-        window.open_dataset(dataset)  # type: ignore[arg-type]
+    drop_dataset(qtbot, window, dataset)  # type: ignore[arg-type]
     window.settings_panel.batch_size.setValue(4)
-    report = run_to_end(qtbot, window)
+    answerer = ModalAnswerer()
+    with watching(window, answerer):
+        report = run_to_end(qtbot, window)
     statuses = {r.variant: r.status for r in report.runs}  # type: ignore[attr-defined]
     assert statuses == {"baseline": "finished", "xla": "finished", variant: "error"}
     # The variant is the one the supervisor started, not a guess.
@@ -257,9 +334,10 @@ def test_a_failed_run_shows_a_dialog_and_the_app_stays_usable(
     column = window.runs_view.columns[variant]
     assert column.status_text == "Failed"
     assert error.message in column.detail.text()
-    # Still usable: the next comparison runs.
+    # Still usable: the next comparison runs, from the same button.
     window.comparisons.worker = fake_worker()
-    report = run_to_end(qtbot, window)
+    with watching(window, answerer):
+        report = run_to_end(qtbot, window)
     assert [r.status for r in report.runs] == ["finished", "finished"]  # type: ignore[attr-defined]
 
 
@@ -273,36 +351,44 @@ def test_the_error_dialog_has_details_on_demand(qtbot: QtBot, window: MainWindow
     # Open but not blocking: a run in progress goes on behind it.
     assert box.isVisible()
     assert box.windowModality() == Qt.WindowModality.WindowModal
-    box.close()
+    # The details on demand: a click on Show Details… shows the traceback.
+    show = next(b for b in box.buttons()
+                if box.buttonRole(b) == QMessageBox.ButtonRole.ActionRole)
+    click(qtbot, show)
+    shown = [w for w in box.findChildren(QWidget)
+             if w.isVisible() and getattr(w, "toPlainText", lambda: "")() == "Traceback ..."]
+    assert shown, "Show Details… showed no traceback"
+    close = box.button(QMessageBox.StandardButton.Close)
+    assert close is not None
+    click(qtbot, close)
+    wait_until(qtbot, lambda: not box.isVisible(), "the error dialog closed", timeout=2_000)
 
 
 def test_closing_during_a_run_asks_then_stops_and_waits(
-        qtbot: QtBot, make_window: WindowFactory, dataset: object,
-        monkeypatch: pytest.MonkeyPatch) -> None:
+        qtbot: QtBot, make_window: WindowFactory, dataset: object) -> None:
     window = make_window(worker=fake_worker(delay=0.05, steps=40))
-    with qtbot.waitSignal(window.dataset_loaded, timeout=10_000):
-        window.open_dataset(dataset)  # type: ignore[arg-type]
+    drop_dataset(qtbot, window, dataset)  # type: ignore[arg-type]
     window.settings_panel.batch_size.setValue(4)
-    assert window.start_comparison()
-    answers = [False, True]
-    asked: list[str] = []
-
-    def answer(parent: QWidget | None, title: str, text: str, yes: str, no: str = "") -> bool:
-        asked.append(title)
-        return answers.pop(0)
-
-    monkeypatch.setattr(dialogs, "ask", answer)
-    assert not window.close()  # "Keep running"
-    assert window.isVisible() and window.is_running()
-    with qtbot.waitSignal(window.comparison_finished, timeout=5_000) as blocker:
-        window.close()  # "Stop and close": stops first, closes when the run has ended
-        assert window.isVisible()
-    qtbot.waitUntil(lambda: is_closed(window), timeout=5_000)
+    answerer = ModalAnswerer()
+    with watching(window, answerer):
+        start(qtbot, window)
+        # The title bar's ×, the question answered "Keep running".
+        answerer.buttons[STOP_QUESTION] = "Keep running"
+        assert not close_window(window)
+        assert window.isVisible() and window.is_running()
+        # File ▸ Quit, the question answered "Stop and close": it stops first, and closes when
+        # the run has ended.
+        answerer.buttons[STOP_QUESTION] = "Stop and close"
+        with qtbot.waitSignal(window.comparison_finished, timeout=5_000) as blocker:
+            assert click_menu_item(qtbot, window, window.quit_action)
+            assert window.isVisible()
+        wait_until(qtbot, lambda: is_closed(window), "the window closed after its run ended",
+                   timeout=5_000)
     assert window.comparisons.supervisor is None
     # Closed during the speed measurement: no training run started (tests/ui/window/test_closing.py
     # closes during one).
     assert [r.status for r in blocker.args[0].runs] == ["not run", "not run"]
-    assert asked == ["Stop the comparison?", "Stop the comparison?"]
+    assert answerer.titles() == ["Stop the comparison?", "Stop the comparison?"]
 
 
 def _has_data(plot: object) -> bool:
@@ -358,10 +444,9 @@ def test_no_plot_draws_axes_before_it_has_data(qtbot: QtBot, make_window: Window
     until the first epoch ends, the loss plot spans that epoch, not a sliver of all."""
     worker = GatedWorker()
     window = make_window(worker=worker)
-    with qtbot.waitSignal(window.dataset_loaded, timeout=10_000):
-        window.open_dataset(dataset)  # type: ignore[arg-type]
+    drop_dataset(qtbot, window, dataset)  # type: ignore[arg-type]
     window.settings_panel.batch_size.setValue(4)
-    window.tabs.setCurrentIndex(TAB_RUNS)
+    click_tab(qtbot, window.tabs, "Runs")
     view = window.runs_view
     xla, base = view.columns["xla"], view.columns["baseline"]
     assert _empty_axes(window) == []
@@ -369,34 +454,41 @@ def test_no_plot_draws_axes_before_it_has_data(qtbot: QtBot, make_window: Window
     assert view.comparison.speed_waiting.isVisible()
     assert view.comparison.overlay_waiting.isVisible()
     try:
-        assert window.start_comparison()
-        qtbot.waitUntil(worker.held[0].is_set, timeout=10_000)  # compiling
-        qtbot.waitUntil(lambda: base.loss_waiting.isVisible(), timeout=5_000)
-        assert _empty_axes(window) == []
-        assert base.time_waiting.isVisible() and not base.waiting_note.isVisible()
-        assert view.comparison.speed.widget.isVisible()  # the speed phase has its pairs
-        assert view.comparison.overlay_waiting.isVisible()
-        worker.go[0].set()
-        qtbot.waitUntil(worker.held[1].is_set, timeout=10_000)  # two batches, no epoch
-        qtbot.waitUntil(lambda: base.loss_plot.isVisible(), timeout=5_000)
-        assert _empty_axes(window) == []
-        assert base.time_waiting.isVisible() and view.comparison.overlay_waiting.isVisible()
-        assert base.loss_plot.getPlotItem().viewRange()[0][1] < 1.1
-        worker.go[1].set()
-        qtbot.waitUntil(lambda: base.trace is not None and len(base.trace.epochs) >= 1,
-                        timeout=10_000)
-        qtbot.waitUntil(lambda: base.time_plot.isVisible(), timeout=5_000)
-        qtbot.waitUntil(lambda: view.comparison.overlay.isVisible(), timeout=5_000)
-        assert _empty_axes(window) == []
-        qtbot.waitUntil(lambda: base.loss_plot.getPlotItem().viewRange()[0][1] > 2.9,
-                        timeout=5_000)  # all three epochs now
-        # Only the sides with epochs are in the overlay's legend.
-        legend = view.comparison.overlay.getPlotItem().legend
-        assert [label.text for _sample, label in legend.items] == ["Baseline"]
-        assert not xla.loss_plot.isVisible()
-        assert xla.waiting_note.text() == "Training starts after the baseline's."
-        with qtbot.waitSignal(window.comparison_finished, timeout=20_000):
-            window.stop_action.trigger()
+        with watching(window, ModalAnswerer()):
+            start(qtbot, window)
+            wait_until(qtbot, worker.held[0].is_set, "the baseline started compiling",
+                       timeout=10_000)
+            wait_until(qtbot, lambda: base.loss_waiting.isVisible(),
+                       "the loss plot's place says it waits", timeout=5_000)
+            assert _empty_axes(window) == []
+            assert base.time_waiting.isVisible() and not base.waiting_note.isVisible()
+            assert view.comparison.speed.widget.isVisible()  # the speed phase has its pairs
+            assert view.comparison.overlay_waiting.isVisible()
+            worker.go[0].set()
+            wait_until(qtbot, worker.held[1].is_set, "the baseline ran two batches",
+                       timeout=10_000)  # two batches, no epoch
+            wait_until(qtbot, lambda: base.loss_plot.isVisible(),
+                       "the loss plot shows its two batches", timeout=5_000)
+            assert _empty_axes(window) == []
+            assert base.time_waiting.isVisible() and view.comparison.overlay_waiting.isVisible()
+            assert base.loss_plot.getPlotItem().viewRange()[0][1] < 1.1
+            worker.go[1].set()
+            wait_until(qtbot, lambda: base.trace is not None and len(base.trace.epochs) >= 1,
+                       "the baseline finished an epoch", timeout=10_000)
+            wait_until(qtbot, lambda: base.time_plot.isVisible(),
+                       "the time plot shows that epoch", timeout=5_000)
+            wait_until(qtbot, lambda: view.comparison.overlay.isVisible(),
+                       "the overlay shows that epoch", timeout=5_000)
+            assert _empty_axes(window) == []
+            wait_until(qtbot, lambda: base.loss_plot.getPlotItem().viewRange()[0][1] > 2.9,
+                       "the loss plot spans all three epochs", timeout=5_000)
+            # Only the sides with epochs are in the overlay's legend.
+            legend = view.comparison.overlay.getPlotItem().legend
+            assert [label.text for _sample, label in legend.items] == ["Baseline"]
+            assert not xla.loss_plot.isVisible()
+            assert xla.waiting_note.text() == "Training starts after the baseline's."
+            with qtbot.waitSignal(window.comparison_finished, timeout=20_000):
+                click(qtbot, window.stop_button)
     finally:
         for go in worker.go:
             go.set()
@@ -476,13 +568,16 @@ def test_every_plot_is_whole_with_its_legend_and_labels_inside(
     shown has data and is seen whole (the columns' plots once ran past the bottom of their
     strip, axes out of sight), and its legend, words and axes stay inside it."""
     report = comparison_report(arms=("bf16",), training=training, rounds=30, jitter=0.05)
-    history.save(report, tmp_path / "saved")
+    history.save(report, tmp_path / "history" / "saved")  # the window's history folder
     window = make_window()
     window.resize(*size)
-    window.tabs.setCurrentIndex(TAB_RUNS)
-    with qtbot.waitSignal(window.report_shown, timeout=10_000):
-        assert window.open_history_item(tmp_path / "saved")
-    qtbot.waitUntil(lambda: window.size().toTuple() == size, timeout=5_000)
+    # History (Ctrl+3), its one comparison clicked, then Open: the Runs tab shows it.
+    with watching(window, ModalAnswerer()):
+        reopen_from_history(qtbot, window)
+    assert window.tabs.currentIndex() == TAB_RUNS
+    assert window.comparisons.report_folder == tmp_path / "history" / "saved"
+    wait_until(qtbot, lambda: window.size().toTuple() == size,
+               f"the window took the size {size}", timeout=5_000)
     QApplication.processEvents()
     view = window.runs_view
     assert view.comparison.speed.legend.isVisible()
