@@ -29,6 +29,9 @@ TRANSPORTS = (
 MACHINE_READERS = {
     # `nvidia-smi` for each GPU's memory, inside the device probe and the host's preflight.
     "xlagui/core/machine/devices.py": frozenset({"subprocess.run"}),
+    # The worker asks the installed XLA whether it knows the arm's flags (one TensorFlow import
+    # compiling a scalar) before loading TensorFlow itself: inside the worker, on its machine.
+    "xlagui/core/worker/flags.py": frozenset({"subprocess.run"}),
 }
 POPEN = frozenset({"subprocess.Popen"})
 EVERY_START = POPEN | {
