@@ -23,6 +23,8 @@ def fake_command(spec: RunSpec) -> list[str]:
     return [sys.executable, str(FAKE_MEASURE), str(spec.run_dir / "spec.json")]
 
 
+# --png lays its figure out offscreen, where Qt says so (tests/ui/conftest.py: OFFSCREEN_NOISE).
+@pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
 def test_a_sweep_writes_its_cells_and_a_rerun_runs_nothing(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -53,6 +55,15 @@ def test_a_sweep_writes_its_cells_and_a_rerun_runs_nothing(
     again = capsys.readouterr().out
     assert "Sweep: 2 cells, all finished already: nothing to run" in again
     assert "measuring…" not in again and "✓" not in again
+
+    # --png draws the plot of the finished sweep (offscreen): the figure has both cells' band.
+    assert not (out / "sweep.png").exists()
+    assert main([*args, "--png"]) == 0
+    assert "sweep.png" in capsys.readouterr().out
+    from PySide6.QtGui import QImage
+
+    image = QImage(str(out / "sweep.png"))
+    assert image.width() >= 1000 and image.height() >= 600
 
     assert main([*args[:3], "4,16", *args[4:]]) == 2
     err = capsys.readouterr().err.replace("\n", " ")

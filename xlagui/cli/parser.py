@@ -233,6 +233,9 @@ def _sweep_parser(sub: Any) -> argparse.ArgumentParser:
                    f"it (default: no limit, each cell the budget of its arms: {_BUDGET_WORDS})")
     w.add_argument("--out", type=Path, help="the sweep folder (default: ./xlagui-sweep-<date>); "
                    "the same folder again resumes it")
+    w.add_argument("--png", action="store_true",
+                   help="also draw sweep.png: the speed-up plot of one or two swept settings, "
+                   "with the sentences (offscreen Qt)")
     w.add_argument("--json", action="store_true",
                    help="print sweep.json on stdout when it ends (progress on stderr)")
     w.add_argument("--device", default=DEFAULTS["device"], help="cpu, gpu, gpu:N or all")

@@ -27,7 +27,7 @@ from xlagui.core.compare import CLOSING
 from xlagui.core.protocol.config import ConfigError, RunConfig
 from xlagui.core.protocol.task import TaskState
 from xlagui.core.sweep.cell import CellJob, CellStatus
-from xlagui.core.sweep.export import SWEEP_CSV, SWEEP_MD
+from xlagui.core.sweep.export import SWEEP_CSV, SWEEP_MD, SWEEP_PNG
 from xlagui.core.sweep.plan import (
     ARMS,
     BATCH_SIZE,
@@ -117,8 +117,17 @@ def _ended(args: argparse.Namespace, result: SweepResult, folder: Path, console:
     cancelled after a stop, failed when a cell failed."""
     for sentence in sentences(result.plan, result.cells):
         console.print(f"• {sentence}", soft_wrap=True)
-    console.print(f"Written: {folder / SWEEP_JSON}, {folder / SWEEP_CSV}, {folder / SWEEP_MD}",
-                  soft_wrap=True)
+    written = [folder / SWEEP_JSON, folder / SWEEP_CSV, folder / SWEEP_MD]
+    if getattr(args, "png", False):
+        from xlagui.ui.sweep.sweep_png import render_sweep_png
+
+        png = render_sweep_png(result, folder / SWEEP_PNG)
+        if png is None:
+            console.print("No sweep.png: a plot shows one or two swept settings; the table is "
+                          "in sweep.md.", soft_wrap=True)
+        else:
+            written.append(png)
+    console.print(f"Written: {', '.join(str(p) for p in written)}", soft_wrap=True)
     if args.json:
         sys.stdout.write((folder / SWEEP_JSON).read_text(encoding="utf-8"))
         sys.stdout.flush()

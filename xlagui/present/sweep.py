@@ -238,6 +238,16 @@ def sweep_markdown(result: SweepResult) -> str:
     return "\n".join(out) + "\n"
 
 
+def figure_title(result: SweepResult) -> str:
+    """The title of `sweep.png`: "Where the verdict flips: 4 cells, 60 s of measuring each, 4
+    measured"."""
+    plan = result.plan
+    measured = sum(1 for c in result.cells if c.status == CellStatus.DONE)
+    cells = "cell" if len(plan.cells) == 1 else "cells"
+    return (f"Where the verdict flips: {len(plan.cells)} {cells}, {plan.cell_budget_seconds} s "
+            f"of measuring each, {measured} measured")
+
+
 def eta_words(done: int, total: int, eta_seconds: float | None) -> str:
     """"3 of 8 cells, about 4:10 left"."""
     left = f", about {duration(eta_seconds)} left" if eta_seconds is not None and done < total \

@@ -13,7 +13,7 @@ from xlagui.core.files.atomic import atomic_write_text
 from xlagui.core.sweep.result import SweepResult
 from xlagui.core.sweep.store import write_sweep
 
-SWEEP_CSV, SWEEP_MD = "sweep.csv", "sweep.md"
+SWEEP_CSV, SWEEP_MD, SWEEP_PNG = "sweep.csv", "sweep.md", "sweep.png"
 _RESULT_COLUMNS = ("host", "status", "failure", "reason", "arm", "ratio", "low", "high",
                    "pairs", "valid", "node", "attempts", "wall_seconds", "comparison_dir")
 
