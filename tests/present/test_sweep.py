@@ -43,13 +43,25 @@ def test_where_an_arm_flips_along_an_axis_is_said_at_each_other_setting() -> Non
     assert said[-1] == "jit faster everywhere else" and len(said) == 4
     assert sentences(plan, [done(r.key, jit=FASTER) for r in results]) == [
         "jit faster in every cell"]
-    # A model line says "for": the model is not a place.
+    # A model is not a point on a line: each model's sentences run along the numeric axes,
+    # and say "for" it.
     models = plan_sweep(RunConfig(), [Axis("model", ("cnn", "mixer")),
                                       Axis("image_size", ("64", "150"))], None)
     keys = [c.key for c in models.cells]
     mixed = [done(keys[0], jit=SLOWER), done(keys[1], jit=SLOWER), done(keys[2], jit=FASTER),
              done(keys[3], jit=FASTER)]
-    assert "jit slower for cnn, faster for mixer at 64 px" in sentences(models, mixed)
+    assert sentences(models, mixed) == ["jit slower at every image size for cnn",
+                                        "jit faster at every image size for mixer"]
+    # With two numeric axes too, an arm steady for one model is one sentence for it.
+    grid3 = plan_sweep(RunConfig(), [Axis("batch_size", ("16", "64")),
+                                     Axis("image_size", ("64", "150")),
+                                     Axis("model", ("cnn", "mixer"))], None)
+    verdicts = {c.key: (SLOWER if c.setting("model") == "cnn" else
+                        FASTER if c.setting("batch_size") == "64" else SLOWER)
+                for c in grid3.cells}
+    said3 = sentences(grid3, [done(k, jit=v) for k, v in verdicts.items()])
+    assert said3[0] == "jit slower in every cell for cnn"
+    assert "jit faster from batch 64 up at 64 px for mixer; slower below" in said3
     flipping = [line for line in lines(plan, results) if line.flips]
     assert {(line.axis, line.context) for line in flipping} == {
         ("batch_size", (("image_size", "64"),)), ("image_size", (("batch_size", "16"),)),

@@ -185,27 +185,40 @@ def _values(axis: str, values: tuple[str, ...], numeric: bool) -> str:
 
 
 def sentences(plan: SweepPlan, results: Sequence[CellResult]) -> list[str]:
-    """Where each arm wins, loses or ties along each swept axis, host by host: an arm with one
-    verdict in every cell in one sentence; else every line along which it flips, then the
-    verdict it keeps everywhere else (or every line, when those differ or a cell was not
-    measured). With nothing swept, each arm's verdict in the one cell."""
+    """Where each arm wins, loses or ties along each swept axis, host by host, and for each
+    value of a swept setting that is not a number (a model, oneDNN on or off) on its own: an
+    arm with one verdict in every such cell in one sentence; else every line along which it
+    flips, then the verdict it keeps everywhere else (or every line, when those differ or a
+    cell was not measured). Lines run along the numeric axes when there are any (a model is
+    not a point on a line). With nothing swept, each arm's verdict in the one cell."""
     found = lines(plan, results)
     if not found:
         return [f"{'On ' + host + ': ' if host else ''}{arm} {VERDICT_WORDS[verdict]}"
                 for host, arm, verdict in single(plan, results)]
+    numeric = {a.name for a in plan.axes if a.values and all(v.isdigit() for v in a.values)}
+    along_numbers = [line for line in found if line.axis in numeric]
+    if along_numbers:
+        found = along_numbers
+    groups: dict[tuple[str, str, tuple[tuple[str, str], ...]], list[Line]] = {}
+    for line in found:
+        held = tuple((n, v) for n, v in line.context if n not in numeric) if along_numbers \
+            else ()
+        groups.setdefault((line.host, line.arm, held), []).append(line)
     out: list[str] = []
-    for host, arm in dict.fromkeys((line.host, line.arm) for line in found):
-        mine = [line for line in found if (line.host, line.arm) == (host, arm)]
-        out += _arm_sentences(host, arm, mine)
+    for (host, arm, held), mine in groups.items():
+        out += _arm_sentences(host, arm, mine, held)
     return out
 
 
-def _arm_sentences(host: str, arm: str, mine: list[Line]) -> list[str]:
-    """One arm's sentences on one host: a line each while there are few (one swept axis) or
-    some cells were not measured; else one sentence for a verdict kept everywhere."""
+def _arm_sentences(host: str, arm: str, mine: list[Line],
+                   held: tuple[tuple[str, str], ...] = ()) -> list[str]:
+    """One arm's sentences on one host, at one value of each setting that is not a number
+    (`held`): a line each while there are few or some cells were not measured; else one
+    sentence for a verdict kept everywhere."""
     if len(mine) == 1:
         return [line_sentence(mine[0])]
     on = f"On {host}: " if host else ""
+    where = _where(held)
     flipping = [line for line in mine if line.flips]
     steady = [line for line in mine if not line.flips]
     kept = {st.verdict for line in steady for st in line.stretches}
@@ -213,8 +226,9 @@ def _arm_sentences(host: str, arm: str, mine: list[Line]) -> list[str]:
         return [line_sentence(line) for line in flipping + steady]
     verdict = VERDICT_WORDS[kept.pop()]
     if not flipping:
-        return [f"{on}{arm} {verdict} in every cell"]
-    return [*(line_sentence(line) for line in flipping), f"{on}{arm} {verdict} everywhere else"]
+        return [f"{on}{arm} {verdict} in every cell{where}"]
+    return [*(line_sentence(line) for line in flipping),
+            f"{on}{arm} {verdict} everywhere else{where}"]
 
 
 def sweep_markdown(result: SweepResult) -> str:
