@@ -34,6 +34,7 @@ def shown_figures(window: MainWindow) -> dict[str, str]:
     out["recommendation"] = panel.recommendation.text()
     out["problems"] = panel.problems.text()
     out["notes"] = panel.notes.text()
+    out["stopped"] = panel.stopped.text() if panel.stopped.isVisibleTo(panel) else ""
     return out
 
 
@@ -53,6 +54,7 @@ def test_a_reopened_comparison_shows_the_figures_it_showed_live(
     differ = {k: (live[k], reopened.get(k)) for k in live if live[k] != reopened.get(k)}
     assert differ == {}
     assert live["baseline steady"] != "—" and live["baseline compile"] != "—"
+    assert live["stopped"] == ""  # it ended on its own
 
 
 def test_a_stopped_comparison_reopens_as_it_was_shown(
@@ -75,3 +77,7 @@ def test_a_stopped_comparison_reopens_as_it_was_shown(
     differ = {k: (live[k], reopened.get(k)) for k in live if live[k] != reopened.get(k)}
     assert differ == {}
     assert live["baseline step"] != "—" and live["xla step"] != "—"
+    # It reads as stopped, live and reopened (issue 31: the verdict alone, as if finished).
+    planned = 2 * window.settings_panel.epochs.value()
+    assert live["stopped"] == (f"Training stopped after 0 of {planned} epochs: the speed "
+                               "figures stand, the accuracy verdict is not earned.")
