@@ -81,3 +81,31 @@ def test_a_stopped_comparison_reopens_as_it_was_shown(
     planned = 2 * window.settings_panel.epochs.value()
     assert live["stopped"] == (f"Training stopped after 0 of {planned} epochs: the speed "
                                "figures stand, the accuracy verdict is not earned.")
+
+
+def test_a_speed_only_comparison_says_no_training_is_planned(
+        qtbot: QtBot, make_window: WindowFactory, dataset: Path) -> None:
+    """Issue 31: a speed-only comparison's columns said "50 epochs planned", its note "this
+    side ran timed blocks" before any had run, its status bar "each run is saved as it
+    finishes"."""
+    window = make_window()
+    drop_dataset(qtbot, window, dataset)
+    window.settings_panel.epochs.setValue(50)
+    window.settings_panel.batch_size.setValue(4)
+    click(qtbot, window.speed_only)
+    assert window.speed_only.isChecked()
+    column = window.runs_view.columns["baseline"]
+    seen: list[tuple[str, str, str]] = []
+
+    def look(*_args: object) -> None:
+        seen.append((column.detail.text(), column.speed_only_note.text(),
+                     window.statusBar().currentMessage()))
+
+    window.comparison_started.connect(look)
+    with watching(window, ModalAnswerer()):
+        run_to_end(qtbot, window)
+    detail, note, status = seen[0]
+    assert detail == "Speed only: no training planned"
+    assert column.speed_only_note.isVisible() and " ran " not in note
+    assert "each run is saved" not in status and "speed only" in status
+    assert "epochs" not in window.runs_view.subheading.text()
