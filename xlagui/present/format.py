@@ -43,9 +43,8 @@ def created(stamp: str) -> str:
 
 
 def runs_done(finished: int, interrupted: int, *, pairs: int | None = None) -> str:
-    """A saved comparison's training runs in the history: "2", or "1 + 1 interrupted" when the
-    app closed during one (its epochs are kept); a speed-only one (no training run, `pairs`
-    measured) "speed only, 8 pairs", never "0"."""
+    """A saved comparison's training runs: "2", "1 + 1 interrupted" (closed during one), or
+    for one with no training run but `pairs` measured "speed only, 8 pairs", never "0"."""
     if finished == interrupted == 0 and pairs is not None:
         return f"speed only, {pairs} pair{'' if pairs == 1 else 's'}"
     return f"{finished} + {interrupted} interrupted" if interrupted else str(finished)
