@@ -43,8 +43,7 @@ def created(stamp: str) -> str:
 
 
 def runs_done(finished: int, interrupted: int, *, pairs: int | None = None) -> str:
-    """A saved comparison's training runs: "2", "1 + 1 interrupted" (closed during one), or
-    for one with no training run but `pairs` measured "speed only, 8 pairs", never "0"."""
+    """Saved training runs: "2", "1 + 1 interrupted", or none: "speed only, 8 pairs"."""
     if finished == interrupted == 0 and pairs is not None:
         return f"speed only, {pairs} pair{'' if pairs == 1 else 's'}"
     return f"{finished} + {interrupted} interrupted" if interrupted else str(finished)
