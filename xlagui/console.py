@@ -40,7 +40,7 @@ from xlagui.present.format import ARM_COLUMNS, arm_table, comparison_rows
 from xlagui.present.intervals import block_words, pairs_noun
 from xlagui.present.limits import efficiency_rows, limit_verdict
 from xlagui.present.notes import comparison_notes
-from xlagui.present.report import RUN_COLUMNS, run_name, run_rows
+from xlagui.present.report import RUN_COLUMNS, run_name, run_rows, stopped_words
 from xlagui.present.sweep import arm_figure, cell_title, eta_words, reason_words
 from xlagui.present.verdicts import recommendation_sentence, verdict_sentence
 
@@ -322,6 +322,9 @@ def print_summary(console: Console, report: ComparisonReport) -> None:
         console.print(a)
     colour = "green" if c.valid else "red"
     console.print(f"[bold {colour}]{verdict_sentence(c)}[/bold {colour}]")
+    stopped = stopped_words(report)
+    if stopped:
+        console.print(f"[bold yellow]{escape(stopped)}[/bold yellow]")
     recommendation = recommendation_sentence(c.recommendation)
     if recommendation:
         console.print(f"[bold]{escape(recommendation)}[/bold]")

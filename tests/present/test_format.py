@@ -132,3 +132,12 @@ def test_problems_beside_the_verdict_are_chosen_by_its_kind_not_its_text() -> No
     assert shown[(SPEED_MEASURED, False)] == []  # "NOT A VALID COMPARISON: …" lists them all
     assert shown[(NO_SPEED, True)] == []  # "Not enough measurements … <problems>"
     assert shown[(NOT_COMPARED, False)] == problems[:1]  # "Not compared: <the last one>"
+
+
+def test_the_runs_of_a_saved_comparison() -> None:
+    """History's Runs column (issue 31: "Runs 0" for a speed-only comparison)."""
+    assert fmt.runs_done(2, 0) == "2"
+    assert fmt.runs_done(1, 1) == "1 + 1 interrupted"
+    assert fmt.runs_done(0, 0, pairs=8) == "speed only, 8 pairs"
+    assert fmt.runs_done(0, 0, pairs=1) == "speed only, 1 pair"
+    assert fmt.runs_done(2, 0, pairs=8) == "2"

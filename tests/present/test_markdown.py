@@ -92,6 +92,9 @@ def test_a_speed_only_comparison() -> None:
     assert arms.separator == "|:---|---:|---:|---:|:---|:---|:---|"
     assert arms.rows == [["jit (XLA)", "2.00×", "2.00–2.00×", "8", "engaged",
                           fmt.arm_accuracy(report.comparison.interleaved.arms[0]), "no"]]
+    # No epoch was trained: the settings say the budget and the pairs (issue 31: "50 epochs").
+    settings = dict((row[0], row[1]) for row in found["Setup"].rows)["Settings"]
+    assert settings == "speed only: 120 s budget, 8 pairs, batch 8, 48 px, augmentation on, seed 0"
     # The reproduce line, fenced, last.
     assert lines[-3:] == ["```sh", report.reproduce_command(), "```"]
     assert lines[-3 - 2] == "## Reproduce"

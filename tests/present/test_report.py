@@ -49,3 +49,40 @@ def test_the_title_names_the_arms_and_the_model_and_history_says_the_same(tmp_pa
     [item] = history.list_items(tmp_path)
     assert (item.dataset_name, item.model_label) == ("tiny", "")
     assert report_words.history_title(item) == report_words.comparison_title(plain)
+
+
+def test_a_comparison_cut_short_says_what_it_can_still_claim() -> None:
+    """From the runs' statuses: a stop or a close during training leaves the speed figures
+    standing and no accuracy verdict (issue 31: it read as a finished one)."""
+    import io
+
+    from rich.console import Console
+
+    from xlagui.console import print_summary
+    from xlagui.core.protocol.identity import RunStatus
+    from xlagui.present.markdown import report_markdown
+
+    report = comparison_report(training=True)
+    assert report_words.stopped_words(report) == ""
+    epochs = report.config.epochs
+    report.runs[-1].status, report.runs[-1].events = RunStatus.CANCELLED, []
+    done = epochs * (len(report.runs) - 1)
+    assert report_words.stopped_words(report) == (
+        f"Training stopped after {done} of {epochs * len(report.runs)} epochs: the speed "
+        "figures stand, the accuracy verdict is not earned.")
+    report.runs[-1].status = RunStatus.INTERRUPTED
+    said = report_words.stopped_words(report)
+    assert said.startswith("Training cut short when xlagui closed after ")
+    assert f"**{said}**" in report_markdown(report)
+    out = io.StringIO()
+    print_summary(Console(file=out, width=400, color_system=None), report)
+    assert said in out.getvalue()
+
+
+def test_the_settings_line_of_a_speed_only_comparison_says_no_epochs() -> None:
+    quick = comparison_report()
+    assert quick.config.quick
+    assert report_words.settings_words(quick) == (
+        "speed only: 120 s budget, 8 pairs, batch 8, 48 px, augmentation on, seed 0")
+    trained = comparison_report(training=True)
+    assert report_words.settings_words(trained).startswith(f"{trained.config.epochs} epochs, ")

@@ -43,6 +43,10 @@ def test_before_the_runs_start() -> None:
         "queued", "Queued", detail="3 epochs planned")
     assert planned_words(epochs=3, runs_planned=2, included=True).detail == (
         "3 epochs planned, 2 runs")
+    # Speed only: the epochs setting is not used (issue 31: "50 epochs planned").
+    assert planned_words(epochs=50, runs_planned=0, included=True) == StatusWords(
+        "queued", "Queued", detail="Speed only: no training planned")
+    assert planned_words(epochs=1, runs_planned=1, included=True).detail == "1 epoch planned"
     assert planned_words(epochs=3, runs_planned=1, included=False) == StatusWords(
         "not run", "Not part of this run", detail="Only the other side was asked for")
     assert starting_words(2, 3) == StatusWords(
@@ -84,11 +88,25 @@ def test_a_training_run_that_did_not_finish() -> None:
                       CancelledEvent(epochs_done=1, forced=True)], epochs_planned=3)
     assert words(trace, stopping=True) == StatusWords(
         "cancelled", "Cancelled", eta="",
-        detail="stopped after 1 epochs (the worker was stopped by force)")
+        detail="stopped after 1 epoch (the worker was stopped by force)")
     trace.status = RunStatus.INTERRUPTED
     assert words(trace) == StatusWords(
         "interrupted", "Interrupted", eta="",
-        detail="xlagui closed after 1 epochs (the worker was stopped by force); they are kept")
+        detail="xlagui closed after 1 epoch (the worker was stopped by force); they are kept")
+    # Stopped while its worker was still starting (TensorFlow loading, deaf to the stop): no
+    # epoch ran, and the forced end is no news (issue 31: "after 0 epochs (the worker was
+    # stopped by force)").
+    starting = trace_of([StartedEvent(steps_per_epoch=4), CancelledEvent(forced=True)],
+                        epochs_planned=3)
+    assert words(starting) == StatusWords(
+        "cancelled", "Cancelled", eta="", detail="stopped while starting: no epoch ran")
+    starting.status = RunStatus.INTERRUPTED
+    assert words(starting) == StatusWords(
+        "interrupted", "Interrupted", eta="", detail="xlagui closed while starting: no epoch ran")
+    in_first = trace_of([StartedEvent(steps_per_epoch=4), BatchEvent(t=1.0, epoch=1, step=1),
+                         CancelledEvent(forced=True)], epochs_planned=3)
+    assert words(in_first).detail == (  # type: ignore[union-attr]
+        "stopped during its first epoch: no epoch finished (the worker was stopped by force)")
     failed = trace_of([StartedEvent(), ErrorEvent(message="Out of memory", hint="Try less.")],
                       epochs_planned=3)
     assert words(failed, runs_planned=2) == StatusWords(
@@ -131,14 +149,14 @@ def test_the_speed_phase() -> None:
     trace.add(BlockEvent(seq=0, steps=4, seconds=1.0))
     assert said(trace) == StatusWords(
         "running", "Measuring speed",
-        detail="1 blocks in turns with the other sides · 0.25 s per step (median)")
+        detail="1 block in turns with the other sides · 0.25 s per step (median)")
     assert said(trace, stopping=True) is None
     trace.add(CancelledEvent())
     assert said(trace, stopping=True) == StatusWords(
-        "cancelled", "Stopped", detail="stopped after 1 blocks; they are kept")
+        "cancelled", "Stopped", detail="stopped after 1 block; they are kept")
     trace.status = RunStatus.INTERRUPTED
     assert said(trace) == StatusWords(
-        "interrupted", "Interrupted", detail="xlagui closed after 1 blocks; they are kept")
+        "interrupted", "Interrupted", detail="xlagui closed after 1 block; they are kept")
     failed = trace_of([StartedEvent(mode="measure"), ErrorEvent(message="Boom", hint="")],
                       epochs_planned=3)
     assert said(failed) == StatusWords("error", "Failed", detail="Boom", detail_tip="Boom")

@@ -42,9 +42,10 @@ def created(stamp: str) -> str:
     return when.strftime("%Y-%m-%d %H:%M")
 
 
-def runs_done(finished: int, interrupted: int) -> str:
-    """A saved comparison's training runs in the history: "2", or "1 + 1 interrupted" when the
-    app closed during one (its epochs are kept)."""
+def runs_done(finished: int, interrupted: int, *, pairs: int | None = None) -> str:
+    """Saved training runs: "2", "1 + 1 interrupted", or none: "speed only, 8 pairs"."""
+    if finished == interrupted == 0 and pairs is not None:
+        return f"speed only, {pairs} pair{'' if pairs == 1 else 's'}"
     return f"{finished} + {interrupted} interrupted" if interrupted else str(finished)
 
 

@@ -151,6 +151,9 @@ def _report_markdown(report: ComparisonReport, why: WhyData) -> str:
         lines += ["Not compared yet: no run finished.", ""]
     else:
         lines += [headline(c), "", fmt.question_verdict(c), ""]
+        stopped = report_words.stopped_words(report)
+        if stopped:
+            lines += [f"**{stopped}**", ""]
         lines += ["## Summary", ""]
         lines += table(("What", "Value"), fmt.comparison_rows(c))
         lines.append("")

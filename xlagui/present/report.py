@@ -7,9 +7,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from xlagui.core.protocol.config import RunConfig, XlaMode
-from xlagui.core.protocol.identity import Role
+from xlagui.core.protocol.events import EpochEvent
+from xlagui.core.protocol.identity import Role, RunStatus
 from xlagui.present import levers as lever_words
 from xlagui.present.format import evidence, mode_words, percent, seconds, size_bytes
+from xlagui.present.intervals import pairs_noun
 
 if TYPE_CHECKING:
     from xlagui.core.results.history import HistoryItem
@@ -114,9 +116,7 @@ def environment_words(report: ComparisonReport) -> list[tuple[str, str]]:
                      f"Python {e.get('python', '?')}"),
         ("Machine", f"{e.get('hostname', '?')}, {e.get('platform', '?')}, "
                     f"{e.get('cpu_count', '?')} CPUs"),
-        ("Settings", f"{c.epochs} epochs, batch {c.batch_size}, {c.image_size} px, augmentation "
-                     f"{'on' if c.augment else 'off'}, seed {c.seed}, {c.repeats} "
-                     f"repeat{'s' if c.repeats != 1 else ''}"),
+        ("Settings", settings_words(report)),
         ("XLA side", mode_words(Role.XLA, c.xla.value)),
     ]
 
@@ -125,3 +125,38 @@ def device_words(report: ComparisonReport) -> str:
     """The device the comparison ran on: "Intel Xeon (CPU)"."""
     e = report.environment
     return f"{e.get('device_name') or '?'} ({e.get('device_kind') or report.config.device})"
+
+
+def settings_words(report: ComparisonReport) -> str:
+    """The settings in one line: "3 epochs, batch 32, …"; a speed-only comparison trains no
+    epoch, so its line says its budget and the pairs it measured instead."""
+    c = report.config
+    common = (f"batch {c.batch_size}, {c.image_size} px, augmentation "
+              f"{'on' if c.augment else 'off'}, seed {c.seed}")
+    if c.quick:
+        i = report.comparison.interleaved if report.comparison is not None else None
+        pairs = f", {i.pairs} {pairs_noun(i.pairs)}" if i is not None else ""
+        return f"speed only: {c.budget_seconds} s budget{pairs}, {common}"
+    return (f"{c.epochs} epoch{'s' if c.epochs != 1 else ''}, {common}, {c.repeats} "
+            f"repeat{'s' if c.repeats != 1 else ''}")
+
+
+# A training run's statuses that say the comparison was cut short before it ended.
+CUT_SHORT = frozenset({RunStatus.CANCELLED, RunStatus.INTERRUPTED, RunStatus.NOT_RUN})
+
+
+def stopped_words(report: ComparisonReport) -> str:
+    """What a comparison whose training was cut short (Stop, or xlagui closed) can still
+    claim, from its runs' statuses: "" when every training run asked for ended on its own."""
+    cut = [r for r in report.runs if r.status in CUT_SHORT]
+    if not cut:
+        return ""
+    planned = report.config.epochs * len(report.runs)
+    done = sum(1 for r in report.runs for e in r.events if isinstance(e, EpochEvent))
+    closed = any(r.status != RunStatus.CANCELLED for r in cut)
+    how = "cut short when xlagui closed" if closed else "stopped"
+    measured = bool(report.measure_runs) and all(
+        r.status == RunStatus.FINISHED for r in report.measure_runs)
+    stands = "the speed figures stand" if measured else "the figures are from what ran"
+    return (f"Training {how} after {done} of {planned} epoch{'s' if planned != 1 else ''}: "
+            f"{stands}, the accuracy verdict is not earned.")

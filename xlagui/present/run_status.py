@@ -14,9 +14,10 @@ from xlagui.present import format as fmt
 from xlagui.present.errors import error_hint
 from xlagui.present.traces import RunTrace
 
+# Shown from the moment a speed-only comparison is planned: true before its warm-up too.
 SPEED_ONLY_NOTE = (
-    "Speed only: this side ran timed blocks of steps, no training run, so there are no loss "
-    "or wall-time curves. Its blocks are in the speed-up plot below."
+    "Speed only: this side is timed in blocks of steps and is not trained, so there are no "
+    "loss or wall-time curves. Its blocks go to the speed-up plot below."
 )
 
 
@@ -99,11 +100,28 @@ def planned_words(*, epochs: int, runs_planned: int, included: bool) -> StatusWo
     """Before a comparison's runs start: none planned, queued, or this side not asked for."""
     if epochs == 0:
         return StatusWords(ChipState.IDLE, "No run yet", detail="")
+    if included and runs_planned == 0:
+        return StatusWords(ChipState.QUEUED, "Queued", detail="Speed only: no training planned")
     if included:
-        return StatusWords(ChipState.QUEUED, "Queued", detail=f"{epochs} epochs planned"
+        return StatusWords(ChipState.QUEUED, "Queued", detail=f"{epochs_words(epochs)} planned"
                            + (f", {runs_planned} runs" if runs_planned > 1 else ""))
     return StatusWords(ChipState.NOT_RUN, "Not part of this run",
                        detail="Only the other side was asked for")
+
+
+def epochs_words(count: int) -> str:
+    """"1 epoch", "3 epochs"."""
+    return f"{count} epoch{'' if count == 1 else 's'}"
+
+
+def stopped_when(trace: RunTrace, epochs_done: int) -> str:
+    """When a training run was cut short: "while starting: no epoch ran" (no step yet),
+    "during its first epoch" or "after 2 epochs"."""
+    if epochs_done == 0 and trace.first_batch_t is None:
+        return "while starting: no epoch ran"
+    if epochs_done == 0:
+        return "during its first epoch: no epoch finished"
+    return f"after {epochs_words(epochs_done)}"
 
 
 def run_words(repeat: int, runs_planned: int) -> str:
@@ -150,13 +168,18 @@ def training_words(trace: RunTrace, *, runs_planned: int, epochs_planned: int,
         return StatusWords(ChipState.FINISHED, "Finished", eta="",
                            detail=run + f"{len(trace.epochs)} epochs in {fmt.seconds(total)}")
     if isinstance(term, CancelledEvent):
-        forced = " (the worker was stopped by force)" if term.forced else ""
-        if trace.status == RunStatus.INTERRUPTED:
+        interrupted = trace.status == RunStatus.INTERRUPTED
+        done = len(trace.epochs) if interrupted else term.epochs_done
+        when = stopped_when(trace, done)
+        # A worker still starting (TensorFlow loading) cannot listen: its forced end is usual.
+        starting = done == 0 and trace.first_batch_t is None
+        forced = " (the worker was stopped by force)" if term.forced and not starting else ""
+        kept = "; they are kept" if done else ""
+        if interrupted:
             return StatusWords(ChipState.INTERRUPTED, "Interrupted", eta="",
-                               detail=run + f"xlagui closed after {len(trace.epochs)} "
-                               f"epochs{forced}; they are kept")
+                               detail=run + f"xlagui closed {when}{forced}{kept}")
         return StatusWords(ChipState.CANCELLED, "Cancelled", eta="",
-                           detail=run + f"stopped after {term.epochs_done} epochs{forced}")
+                           detail=run + f"stopped {when}{forced}")
     if isinstance(term, ErrorEvent):
         return StatusWords(ChipState.ERROR, "Failed", detail=run + term.message,
                            detail_tip=f"{term.message}\n{error_hint(term)}".strip(), eta="")
@@ -181,16 +204,17 @@ def measuring_words(trace: RunTrace, *, uses_xla: bool, others: str,
     step = trace.median_step_seconds()
     per_step = f"{fmt.seconds(step)} per step (median)" if step is not None else ""
     blocks = len(trace.blocks)
+    block_words = f"{blocks} block{'' if blocks == 1 else 's'}"
     if isinstance(term, FinishedEvent):
         return StatusWords(ChipState.FINISHED, "Speed measured",
-                           detail=f"{blocks} blocks · {per_step}")
+                           detail=f"{block_words} · {per_step}")
     if isinstance(term, CancelledEvent):
         interrupted = trace.status == RunStatus.INTERRUPTED
         forced = " (the worker was stopped by force)" if term.forced else ""
         why = "xlagui closed" if interrupted else "stopped"
         return StatusWords(ChipState.INTERRUPTED if interrupted else ChipState.CANCELLED,
                            "Interrupted" if interrupted else "Stopped",
-                           detail=f"{why} after {blocks} blocks{forced}; they are kept")
+                           detail=f"{why} after {block_words}{forced}; they are kept")
     if isinstance(term, ErrorEvent):
         return StatusWords(ChipState.ERROR, "Failed", detail=term.message,
                            detail_tip=f"{term.message}\n{error_hint(term)}".strip())
@@ -202,5 +226,15 @@ def measuring_words(trace: RunTrace, *, uses_xla: bool, others: str,
                            detail=f"measuring speed: first step ({what}), then a few steady ones")
     first = f"first step {fmt.seconds(trace.warmup.first_step_seconds)}"
     return StatusWords(ChipState.RUNNING, "Measuring speed",
-                       detail=f"{blocks} blocks in turns with the other {others} · "
+                       detail=f"{block_words} in turns with the other {others} · "
                        f"{per_step or first}")
+
+
+def running_status(what: str, *, host: str | None = None, quick: bool = False) -> str:
+    """The status bar while a comparison runs (`what`: "comparison" or "Baseline run", on
+    `host` if not this computer): a speed-only one has no training run to save as it
+    finishes, and is saved when its measurement ends."""
+    where = f" on {host}" if host else ""
+    if quick:
+        return f"Measuring the speed only{where}… saved in the history when it ends"
+    return f"Running the {what}{where}… each run is saved as it finishes"

@@ -183,4 +183,9 @@ def load(item: HistoryItem | Path) -> ComparisonReport:
     path = item.json_path if isinstance(item, HistoryItem) else Path(item)
     if path.is_dir():
         path = path / "comparison.json"
-    return export.read_json(path)
+    report = export.read_json(path)
+    if any(r.events for r in [*report.measure_runs, *report.runs]):
+        # Every figure from the runs' events, by the code that computes them live: the summary
+        # saved beside them may come from another version, or from a moment before the end.
+        report.recompute()
+    return report

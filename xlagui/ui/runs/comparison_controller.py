@@ -22,6 +22,7 @@ from xlagui.core.protocol.identity import Role, RunStatus
 from xlagui.present.errors import error_hint
 from xlagui.present.levels import Level
 from xlagui.present.markdown import report_markdown, summary_markdown
+from xlagui.present.run_status import running_status
 from xlagui.present.verdicts import short_verdict
 from xlagui.present.why_data import why_of
 from xlagui.ui.dataset.dataset_controller import DatasetController
@@ -192,11 +193,10 @@ class ComparisonController(QObject):
         self.supervisor.start()
         what = "comparison" if only is None else f"{VARIANT_TITLES[next(iter(only))]} run"
         target = self._settings.machine_panel.target()
-        if target is not None:
-            what += f" on {target.host}"
         # The status bar, not the message bar: a bar appearing or going away mid-run would lay
         # out (and repaint) every plot again.
-        self.status.emit(f"Running the {what}… each run is saved as it finishes", 0)
+        self.status.emit(running_status(what, host=target.host if target else None,
+                                        quick=config.quick and only is None), 0)
         log.info("started the %s on %s in %s (%s)", what, scan.root, folder, config.to_dict())
         self.started.emit(report)
         return True

@@ -121,6 +121,12 @@ class ComparisonPanel(QFrame):
         self.verdict.setWordWrap(True)
         self.verdict.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         right.addWidget(self.verdict)
+        # A comparison cut short says so under its verdict (`report.stopped_words`).
+        self.stopped = QLabel()
+        self.stopped.setWordWrap(True)
+        self.stopped.setStyleSheet(f"color: {LEVEL_COLORS[Level.WARNING]}; font-weight: 600;")
+        self.stopped.setVisible(False)
+        right.addWidget(self.stopped)
         self._build_arms(right)
         right.addLayout(self._build_rows())
         self.problems = QLabel()
@@ -231,6 +237,11 @@ class ComparisonPanel(QFrame):
         for widget in (self.limits_heading, self.limits_verdict, self.roofline_note):
             widget.setVisible(bool(rows))
 
+    def show_stopped(self, words: str) -> None:
+        """What a comparison cut short can still claim ("" for one that ended on its own)."""
+        self.stopped.setText(words)
+        self.stopped.setVisible(bool(words))
+
     def set_epochs(self, epochs: int) -> None:
         """The planned epochs: a fixed x range, so the axis does not move as they go by."""
         if epochs > 0:
@@ -254,6 +265,7 @@ class ComparisonPanel(QFrame):
             self._fill_rows(c)
 
     def clear(self) -> None:
+        self.show_stopped("")
         self._speed_curves = {}
         self.speed.show_summary(None)
         for curve in self._curves.values():

@@ -177,7 +177,7 @@ class RunColumn(ColumnFrame):
         trace = self.shown
         if trace is not None:
             self._update_status(trace)
-            self._update_figures(trace)
+            self._update_figures()
         # A measured speed that ended well stays in the figures; the chip says the training
         # never started (a measurement cut short says so itself).
         if self._unstarted is not None and not self.traces and (
@@ -260,17 +260,26 @@ class RunColumn(ColumnFrame):
                                        uses_xla=self.uses_xla,
                                        stopping=self.state == ChipState.STOPPING))
 
-    def _update_figures(self, trace: RunTrace) -> None:
-        if trace.measuring:
-            self._update_measured_figures(trace)
-            return
+    def _update_figures(self) -> None:
+        """Every figure from everything this side ran, whatever was drawn before: a live
+        column (redrawn as events come) and a reopened one (its events replayed at once) show
+        the same. The speed phase's figures first; a training run adds its own, and its
+        compile figure only where the speed phase measured none."""
+        if self.measure_trace is not None:
+            self._update_measured_figures(self.measure_trace)
+        trace = self.trace
+        if trace is not None:
+            self._update_training_figures(trace)
+
+    def _update_training_figures(self, trace: RunTrace) -> None:
         s = trace.summary
         epochs = trace.epochs
         f = self.figures
         if s is not None:
             f["steady"].setText(fmt.seconds(s.steady_epoch_seconds))
             f["first"].setText(fmt.seconds(s.first_epoch_seconds))
-            f["compile"].setText(fmt.overhead(s.compile_overhead_seconds))
+            if self.measure_trace is None or self.measure_trace.warmup is None:
+                f["compile"].setText(fmt.overhead(s.compile_overhead_seconds))
             mem = fmt.size_bytes(s.peak_rss_bytes)
             if s.peak_device_bytes:
                 mem += f" RAM, {fmt.size_bytes(s.peak_device_bytes)} GPU"
@@ -312,6 +321,6 @@ class RunColumn(ColumnFrame):
             f["memory"].setText(fmt.size_bytes(s.peak_rss_bytes))
         if s is not None and s.xla_evidence is not None:
             f["evidence"].setText(fmt.evidence(s))
-        elif trace.started is not None:
+        if trace.started is not None:
             f["device"].setText(trace.started.device_name or trace.started.device_kind)
 

@@ -28,7 +28,7 @@ from xlagui.core.protocol.arms import CHECK_VARIANT
 from xlagui.core.protocol.events import Event
 from xlagui.core.protocol.identity import Role, RunStatus
 from xlagui.core.results.report import ComparisonReport
-from xlagui.present.report import comparison_title
+from xlagui.present.report import comparison_title, stopped_words
 from xlagui.present.traces import SpeedupTraces
 from xlagui.ui.runs.comparison_panel import ComparisonPanel
 from xlagui.ui.runs.run_column import RunColumn
@@ -281,6 +281,7 @@ class RunsView(QWidget):
         self._redraw_all(force=True)
         self._update_speed_curves()
         self.comparison.show_comparison(report.comparison)
+        self.comparison.show_stopped(stopped_words(report))
 
     def show_report(self, report: ComparisonReport, folder: Path | None = None) -> None:
         """Replay a saved comparison into the same columns a live one uses."""
