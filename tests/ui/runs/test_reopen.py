@@ -61,7 +61,9 @@ def test_a_stopped_comparison_reopens_as_it_was_shown(
         qtbot: QtBot, make_window: WindowFactory, dataset: Path) -> None:
     """Stopped during the baseline's training: the speed phase's figures stay, and the
     reopened tab says what the live one said."""
-    window = make_window(worker=fake_worker(delay=0.05, steps=40))
+    # 400 steps of 0.05 s: the first epoch lasts 20 s, so the stop (after 3 steps) lands in it
+    # however loaded the machine is.
+    window = make_window(worker=fake_worker(delay=0.05, steps=400))
     drop_dataset(qtbot, window, dataset)
     window.settings_panel.batch_size.setValue(4)
     column = window.runs_view.columns["baseline"]
