@@ -244,7 +244,8 @@ def comparisons(folders: list[Path], window: Any, recompute: bool = False) -> di
 
 def history_lines(root: Path) -> Texts:
     """History's list of the corpus: each item's words, and the machines side by side."""
-    from xlagui.present import format as fmt
+    from xlagui.present import history as history_words
+    from xlagui.present.format import created
     from xlagui.present.hosts import side_by_side_rows
     from xlagui.present.report import history_title
     from xlagui.present.verdicts import history_verdict
@@ -253,8 +254,9 @@ def history_lines(root: Path) -> Texts:
     return {
         item.folder.name: {
             "title": history_title(item), "verdict": attempt(history_verdict, item),
-            "when": fmt.created(item.created), "machine": item.machine, "device": item.device,
-            "runs": fmt.runs_done(item.runs_finished, item.runs_interrupted),
+            "brief": attempt(history_words.verdict, item),
+            "when": created(item.created), "machine": history_words.machine(item),
+            "device": item.device, "runs": history_words.runs(item),
             "side by side": plain(side_by_side_rows(history.same_settings(items, item))),
         }
         for item in items

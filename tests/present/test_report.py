@@ -49,6 +49,10 @@ def test_the_title_names_the_arms_and_the_model_and_history_says_the_same(tmp_pa
     [item] = history.list_items(tmp_path)
     assert (item.dataset_name, item.model_label) == ("tiny", "")
     assert report_words.history_title(item) == report_words.comparison_title(plain)
+    # A comparison of other arms names them in History too, not "XLA vs baseline" (issue 31).
+    history.save(report, tmp_path / "two")
+    [two] = [i for i in history.list_items(tmp_path) if i.folder.name == "two"]
+    assert report_words.history_title(two) == "XLA and bf16 vs baseline on tiny"
 
 
 def test_a_comparison_cut_short_says_what_it_can_still_claim() -> None:

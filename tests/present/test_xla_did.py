@@ -32,7 +32,8 @@ def test_rows_say_what_the_dump_lacks() -> None:
     (row,) = did.module_rows(report)
     assert dict(zip(did.MODULE_COLUMNS, row, strict=True)) == {
         "module": "0172",
-        "name": "a_inference_one_step_on_data_2829__.12",
+        # Keras 3's one name for every step; no gradients and its metrics' means: evaluation.
+        "what it compiles": "the evaluation step",
         "instructions before": "unavailable",
         "instructions after": "171",
         "fusions": "15",
@@ -59,7 +60,35 @@ def test_diff_rows_and_the_png_line() -> None:
 
     report = ComparisonReport(config=RunConfig(), dataset={}, runs=[base, entry])
     assert did.report_line(report) == (
-        "XLA did: 1 module, 15 fusions (15 loop) — in run 02-xla-r1"
+        "XLA did: 1 module, 15 fusions (15 loop) — in XLA jit_compile, training run 1"
     )
     report.runs = [base]
     assert did.report_line(report) is None
+
+
+def test_modules_and_runs_are_named_in_the_users_words() -> None:
+    """Not "a_inference_one_step_on_data_2829__.12" nor "i-xla" (issue 31): what the module
+    compiles and which run of which arm; TensorFlow's and XLA's names in the tooltip."""
+    report = hlo.read_dump(DUMP)
+    (module,) = report.modules
+    assert did.step_words(module) == "the evaluation step"
+    tip = did.module_tip(module)
+    assert "a_inference_one_step_on_data_2829__.12" in tip and "0172" in tip
+    module.heavy_ops[0].op_name = "gradient_tape/article_cnn_1/conv2d_1/Conv2DBackpropFilter"
+    assert did.step_words(module) == "the training step"
+    module.heavy_ops[0].op_name = ""
+    module.top_fusions = []
+    assert did.step_words(module) == "a step without gradients (evaluation or prediction)"
+    module.name = "a_inference_train_function_123__.9"
+    assert did.step_words(module) == "the training step"
+    module.name = "cluster_3__XlaCompiledKernel_true__.41"
+    assert did.step_words(module) == "a cluster of ops XLA chose (auto-clustering)"
+
+    inspect = RunEntry("i-xla", "xla", 1, "jit", "finished", [FinishedEvent()])
+    bf16 = RunEntry("03-bf16-r2", "bf16", 2, "off", "finished", [FinishedEvent()],
+                    precision="mixed_bfloat16")
+    comparison = ComparisonReport(config=RunConfig(), dataset={}, runs=[bf16],
+                                  inspect_runs=[inspect])
+    assert did.run_label(comparison, "i-xla") == "XLA jit_compile, the inspection compile"
+    assert did.run_label(comparison, "03-bf16-r2") == "bf16, training run 2"
+    assert did.run_label(comparison, "gone") == "gone"

@@ -4,6 +4,7 @@ the settings as (what, value) rows. The CLI, the window, the PNG and the Markdow
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from xlagui.core.protocol.config import RunConfig, XlaMode
@@ -23,12 +24,15 @@ def comparison_title(report: ComparisonReport) -> str:
     and jit+bf16 vs baseline on pets", and the model when it is not the article's CNN."""
     name = report.dataset.get("name") or report.dataset.get("root", "")
     others = [r.variant for r in report.measure_runs[2:] if r.role is not Role.CHECK]
-    if others:
-        names = ["XLA", *others]
-        return f"{', '.join(names[:-1])} and {names[-1]} vs baseline on {name}" + model_words(
-            report.config
-        )
-    return f"XLA vs baseline on {name}{model_words(report.config)}"
+    return arms_title(others, str(name)) + model_words(report.config)
+
+
+def arms_title(others: Sequence[str], dataset: str) -> str:
+    """The arms compared and the dataset: "XLA vs baseline on pets", "XLA, bf16 and jit+bf16
+    vs baseline on pets" (`others`: the arms besides the XLA side)."""
+    names = ["XLA", *others]
+    arms = f"{', '.join(names[:-1])} and {names[-1]}" if len(names) > 1 else names[0]
+    return f"{arms} vs baseline on {dataset}"
 
 
 def model_words(config: RunConfig) -> str:
@@ -38,9 +42,10 @@ def model_words(config: RunConfig) -> str:
 
 
 def history_title(item: HistoryItem) -> str:
-    """A saved comparison's title in the History list (from what the list read of it)."""
+    """A saved comparison's title in the History list (from what the list read of it): the
+    same words as `comparison_title`, every arm named."""
     model = f" with {item.model_label}" if item.model_label else ""
-    return f"XLA vs baseline on {item.dataset_name}{model}"
+    return arms_title(item.other_arms, item.dataset_name) + model
 
 
 # The runs table, the same in the terminal and the PNG: (heading, aligned left).

@@ -7,14 +7,16 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from xlagui.core.xla.hlo import DiffRow, Fusion, HeavyOp, ModuleReport, XlaReport
+from xlagui.core.xla.steps import StepKind, step_kind
 from xlagui.present.format import DASH, size_bytes
+from xlagui.present.report import run_name
 
 if TYPE_CHECKING:
     from xlagui.core.results.report import ComparisonReport
 
 MODULE_COLUMNS = (
     "module",
-    "name",
+    "what it compiles",
     "instructions before",
     "instructions after",
     "fusions",
@@ -26,6 +28,42 @@ MODULE_COLUMNS = (
 FUSION_COLUMNS = ("module", "fusion", "kind", "output", "bytes", "ops", "ops inside", "TF op")
 HEAVY_COLUMNS = ("module", "op", "result", "operands", "detail", "where", "TF op")
 DIFF_COLUMNS = ("figure", "A", "B", "B − A")
+
+
+# What a module compiles, in the user's words (its function's name is in `module_tip`).
+STEP_WORDS: dict[StepKind, str] = {
+    StepKind.TRAIN: "the training step",
+    StepKind.EVALUATE: "the evaluation step",
+    StepKind.PREDICT: "the prediction step",
+    StepKind.FORWARD: "a step without gradients (evaluation or prediction)",
+    StepKind.CLUSTER: "a cluster of ops XLA chose (auto-clustering)",
+    StepKind.OTHER: "another function",
+}
+
+
+def step_words(m: ModuleReport) -> str:
+    return STEP_WORDS[step_kind(m)]
+
+
+def module_tip(m: ModuleReport) -> str:
+    """The module's names as TensorFlow and XLA give them, for its row's tooltip."""
+    return f"TensorFlow's function: {m.name}\nXLA's module number: {m.module_id}"
+
+
+def run_label(report: ComparisonReport, run_id: str) -> str:
+    """A run that XLA compiled, in the user's words: its arm, and what the run was ("XLA
+    jit_compile, the inspection compile", "bf16, training run 1"); the id if it is unknown."""
+    groups = (
+        (report.inspect_runs, "the inspection compile"),
+        (report.runs, "training run {repeat}"),
+        (report.measure_runs, "speed measurement"),
+    )
+    for entries, what in groups:
+        for e in entries:
+            if e.run_id == run_id:
+                arm = run_name(e.variant, e.xla_mode.value, e.arm.name, e.repeat)
+                return f"{arm.rsplit(' #', 1)[0]}, {what.format(repeat=e.repeat)}"
+    return run_id
 
 
 def kind_label(kind: str) -> str:
@@ -59,7 +97,7 @@ def report_line(comparison: ComparisonReport) -> str | None:
     if not runs:
         return None
     run_id, report = runs[0]
-    return f"{one_line(report)} — in run {run_id}"
+    return f"{one_line(report)} — in {run_label(comparison, run_id)}"
 
 
 def _seconds(value: float | None) -> str:
@@ -78,7 +116,7 @@ def module_rows(report: XlaReport) -> list[tuple[str, ...]]:
         rows.append(
             (
                 m.module_id,
-                m.name,
+                step_words(m),
                 _count(m.instructions_before),
                 str(m.instructions_after),
                 str(m.fusions),

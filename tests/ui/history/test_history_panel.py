@@ -4,18 +4,23 @@ from __future__ import annotations
 
 import html
 import json
+import os
 import platform
 from pathlib import Path
 
 import numpy as np
 import pytest
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QStyle, QTreeWidgetItem, QWidget
 from pytestqt.qtbot import QtBot
 
+from tests.helpers.clicks import ModalAnswerer, click, click_tab, item_at, wait_until, watching
 from tests.helpers.reports import comparison_report
 from tests.ui.conftest import WindowFactory
+from xlagui.core.machine.cpu import cpu_name
+from xlagui.present.history import cpu_words
 from xlagui.present.report import history_title
 from xlagui.present.verdicts import history_verdict, short_verdict, verdict_sentence
+from xlagui.ui.history.history_panel import HistoryPanel, PathRole
 from xlagui.ui.shared import dialogs
 from xlagui.ui.window.main_window import TAB_RUNS, MainWindow
 
@@ -47,8 +52,10 @@ def test_a_finished_comparison_is_listed_and_reopens(qtbot: QtBot, loaded_window
     assert (item.folder / "comparison.json").is_file()
     assert panel.tree.topLevelItemCount() == 1
     row = panel.tree.topLevelItem(0)
-    assert row is not None and row.text(3) == "2" and "2.00× faster" in row.text(4)
-    assert row.text(2) == platform.node()  # the machine: this computer, by its name
+    assert row is not None and row.text(3) == "2" and row.text(4) == "XLA 2.00× faster"
+    # The machine: this computer, by its CPU and cores; its name only in the tooltip.
+    assert row.text(2) == f"{cpu_words(cpu_name())}, {os.cpu_count()} cores"
+    assert f"Computer&#x27;s name: {html.escape(platform.node())}" in row.toolTip(2)
     assert panel.selected_folder() == item.folder  # the new one is selected
     live = window.runs_view.columns["xla"]
     live_loss = curve(live.batch_smooth)
@@ -103,7 +110,8 @@ def test_a_comparison_saved_in_words_is_listed_with_its_sentence_and_reopens(
     with qtbot.waitSignal(panel.refreshed, timeout=10_000):
         panel.refresh()
     row = panel.tree.topLevelItem(0)
-    assert row is not None and row.text(4) == words and row.toolTip(4) == words
+    assert row is not None and row.text(4) == "XLA was 2.00× faster (in an old version's words)"
+    assert html.escape(words) in row.toolTip(4)
     with qtbot.waitSignal(window.report_shown, timeout=10_000):
         panel.select_folder(folder)
         panel.open_button.click()
@@ -112,6 +120,63 @@ def test_a_comparison_saved_in_words_is_listed_with_its_sentence_and_reopens(
     summary = window.runs_view.comparison
     assert summary.verdict.text() == verdict_sentence(c) != words
     assert summary.recommendation.text().startswith("On this machine, the fastest")
+
+
+def test_the_rows_fit_the_list_and_say_which_arms_on_which_machine(
+        qtbot: QtBot, make_window: WindowFactory, tmp_path: Path) -> None:
+    """At 1280×800 and 1920×1080 every cell is readable or elided with all of it in its
+    tooltip, the verdict is never cut, nothing hides behind a horizontal scroll bar; a
+    comparison of other arms names them, the machine is its CPU (the host name "vm" only in
+    the tooltip), and a speed-only comparison says so, not "Runs 0" (issue 31)."""
+    from xlagui.core.results import history
+
+    for name, arms, training in (("a-plain", (), True), ("b-bf16", ("bf16",), False),
+                                 ("c-three", ("bf16", "jit+bf16"), False)):
+        report = comparison_report(arms=arms, training=training)
+        report.environment.update(hostname="vm", cpu_count=16,
+                                  cpu="Intel(R) Xeon(R) Platinum 8480+ CPU @ 2.00GHz")
+        history.save(report, tmp_path / "history" / name)
+    window = make_window()
+    window.resize(1280, 800)
+    panel = window.history_panel
+    with watching(window, ModalAnswerer()):
+        click_tab(qtbot, window.tabs, "History")
+        with qtbot.waitSignal(panel.refreshed, timeout=10_000):
+            click(qtbot, panel.refresh_button)
+        listed = [item_at(panel.tree, i) for i in range(panel.tree.topLevelItemCount())]
+        rows = {Path(row.data(0, PathRole)).name: row for row in listed}
+        three, bf16, plain = rows["c-three"], rows["b-bf16"], rows["a-plain"]
+        assert bf16.text(1) == "XLA and bf16 vs baseline on tiny"
+        assert three.text(1) == "XLA, bf16 and jit+bf16 vs baseline on tiny"
+        assert three.text(2) == "Intel Xeon Platinum 8480+, 16 cores"
+        assert "vm" in three.toolTip(2) and "vm" not in three.text(2)
+        assert (three.text(3), bf16.text(3), plain.text(3)) == (
+            "speed only, 8 pairs", "speed only, 8 pairs", "2")
+        assert three.text(4) == "XLA 2.00× faster ★; bf16 1.25× faster; jit+bf16 1.25× faster"
+        for size in ((1280, 800), (1920, 1080)):
+            resize(qtbot, window, size)
+            for row in (three, bf16, plain):
+                _assert_readable(panel, row, size)
+
+
+def resize(qtbot: QtBot, window: MainWindow, size: tuple[int, int]) -> None:
+    window.resize(*size)
+    wait_until(qtbot, lambda: window.size().toTuple() == size, f"the window is {size}")
+
+
+def _assert_readable(panel: HistoryPanel, row: QTreeWidgetItem, size: tuple[int, int]) -> None:
+    tree = panel.tree
+    header = tree.header()
+    margin = 2 * (tree.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, tree)
+                  + 1)
+    assert header.length() <= tree.viewport().width(), f"{size}: scrolls sideways"
+    assert tree.horizontalScrollBar().maximum() == 0, size
+    for column in range(tree.columnCount()):
+        text = row.text(column)
+        fits = tree.fontMetrics().horizontalAdvance(text) + margin <= header.sectionSize(column)
+        if column == 4:
+            assert fits, f"{size}: the verdict is cut: {text!r}"
+        assert fits or html.escape(text) in row.toolTip(column), (size, column, text)
 
 
 def test_a_damaged_history_entry_is_explained(qtbot: QtBot, window: MainWindow,

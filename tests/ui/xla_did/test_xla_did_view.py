@@ -9,10 +9,10 @@ import dataclasses
 from pathlib import Path
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QLabel, QTableWidget
 from pytestqt.qtbot import QtBot
 
-from tests.helpers.clicks import click, click_header, click_tab, column
+from tests.helpers.clicks import click, click_header, click_tab, column, wait_until
 from tests.ui.conftest import WindowFactory, fake_worker
 from xlagui.core.protocol.events import FinishedEvent
 from xlagui.core.xla import hlo
@@ -51,15 +51,31 @@ def test_the_xla_run_shows_what_xla_did(qtbot: QtBot, make_window: WindowFactory
     with qtbot.waitSignal(window.comparison_finished, timeout=30_000):
         assert window.start_comparison()
 
+    window.resize(1280, 800)
     click_tab(qtbot, window.tabs, "What XLA did")
     panel = window.xla_did_panel
+    # What XLA did is said once (not in the run's name too), and in the user's words: the
+    # arm and the run, what the module compiles; TensorFlow's name only in the tooltip.
     assert panel.summary.text() == "XLA did: 1 module, 15 fusions (15 loop)"
+    assert panel.run_combo.currentText() == "XLA jit_compile, training run 1"
+    shown = [panel.run_combo.currentText(),
+             *(label.text() for label in panel.findChildren(QLabel) if label.isVisible())]
+    assert sum(text.count("XLA did") for text in shown) == 1, shown
+    assert column(panel.modules_table, "what it compiles") == ["the evaluation step"]
+    assert "a_inference_one_step_on_data" in panel.modules_table.item(0, 1).toolTip()
+    assert not any("a_inference" in text or "inference" in text for text in shown)
     assert column(panel.modules_table, "instructions before") == ["217"]
     assert column(panel.modules_table, "fusions") == ["15"]
+    # A one-row table takes one row's room, not the pane's.
+    one_row = _content_height(panel.modules_table)
+    assert one_row <= panel.modules_table.height() <= one_row + 8, (
+        panel.modules_table.height(), one_row)
 
     click_tab(qtbot, panel.views, "Largest fusions")
     table = panel.fusions_table
     assert table.rowCount() == 15
+    wait_until(qtbot, lambda: table.height() > one_row + 5 * table.rowHeight(0),
+               "a longer table grows into the room there is")
     assert "maximum_dot_fusion" in column(table, "fusion")
     ops = column(table, "ops inside")
     assert any("dot" in o for o in ops)
@@ -98,3 +114,12 @@ def test_the_xla_run_shows_what_xla_did(qtbot: QtBot, make_window: WindowFactory
             for r in range(panel.diff_table.rowCount())}
     assert rows["fusions"] == ["15", "14", "-1"]
     assert rows["modules"] == ["1", "1", "0"]
+    assert panel.diff_b.currentText().endswith(": XLA jit_compile, training run 1")
+
+
+def _content_height(table: QTableWidget) -> int:
+    """A table's header, rows, frame and (when it scrolls sideways) scroll bar: the height
+    that shows all of it."""
+    bar = table.horizontalScrollBar()
+    return (table.horizontalHeader().height() + table.verticalHeader().length()
+            + 2 * table.frameWidth() + (bar.height() if bar.isVisible() else 0))

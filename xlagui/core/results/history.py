@@ -17,6 +17,7 @@ from typing import Any
 
 from xlagui.core.analysis.stats import Comparison, saved_in_words
 from xlagui.core.files import paths
+from xlagui.core.protocol.arms import comparison_arms
 from xlagui.core.protocol.config import RunConfig
 from xlagui.core.protocol.identity import RunStatus
 from xlagui.core.results import export
@@ -49,6 +50,16 @@ class HistoryItem:
     xla_step_seconds: float | None = None
     saved_verdict: str = ""
     model_label: str = ""
+    # The arms measured besides the baseline and the XLA side, by name ("bf16", "jit+bf16"),
+    # as `comparison_arms` makes them from the settings: what the title names.
+    other_arms: tuple[str, ...] = ()
+    quick: bool = False  # a speed-only comparison: interleaved pairs, no training runs
+    pairs: int = 0  # the interleaved pairs of blocks measured (the headline's)
+    # The machine as a person knows it: its CPU's model and logical CPUs ("" / None where the
+    # record does not say), and the computer's own name.
+    cpu: str = ""
+    cpu_count: int | None = None
+    hostname: str = ""
 
     @property
     def json_path(self) -> Path:
@@ -108,43 +119,69 @@ def list_items(root: Path | None = None) -> list[HistoryItem]:
         if not path.is_file():
             continue
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-            comp = data.get("comparison") or {}
-            statuses = [r.get("status") for r in data.get("runs", [])]
-            name = data.get("dataset", {}).get("name", "?")
-            model = ""
-            with contextlib.suppress(ValueError, TypeError):
-                choice = RunConfig.from_dict(data.get("config") or {}).model
-                model = "" if choice.is_article_cnn else choice.label
-            env = data.get("environment") or {}
-            speedup = comp.get("speedup") or {}
-            device = str((data.get("config") or {}).get("device", ""))
-            if env.get("device_name"):
-                device += f": {env['device_name']}"
-            items.append(
-                HistoryItem(
-                    folder=folder,
-                    created=data.get("created", ""),
-                    dataset_name=str(name),
-                    model_label=model,
-                    comparison=_saved_comparison(comp),
-                    saved_verdict=str(comp["verdict"]) if saved_in_words(comp) else "",
-                    runs_finished=statuses.count(RunStatus.FINISHED),
-                    runs_interrupted=statuses.count(RunStatus.INTERRUPTED),
-                    machine=machine_of(env),
-                    device=device,
-                    settings_key=settings_key(data),
-                    speedup=_number(speedup.get("value")),
-                    speedup_low=_number(speedup.get("low")),
-                    speedup_high=_number(speedup.get("high")),
-                    baseline_step_seconds=_number(comp.get("baseline_steady_step_seconds")),
-                    xla_step_seconds=_number(comp.get("xla_steady_step_seconds")),
-                )
-            )
+            items.append(_item(folder, json.loads(path.read_text(encoding="utf-8"))))
         except (OSError, ValueError, AttributeError):
             continue
     items.sort(key=lambda i: (i.created, i.folder.name), reverse=True)
     return items
+
+
+def _item(folder: Path, data: dict[str, Any]) -> HistoryItem:
+    """One saved comparison as the list shows it, from its `comparison.json`."""
+    comp = data.get("comparison") or {}
+    statuses = [r.get("status") for r in data.get("runs", [])]
+    name = data.get("dataset", {}).get("name", "?")
+    model = ""
+    others: tuple[str, ...] = ()
+    quick = False
+    with contextlib.suppress(ValueError, TypeError):
+        config = RunConfig.from_dict(data.get("config") or {})
+        model = "" if config.model.is_article_cnn else config.model.label
+        others = tuple(variant for variant, _arm in comparison_arms(config.xla, config.arms)[2:])
+        quick = config.quick
+    env = data.get("environment") or {}
+    speedup = comp.get("speedup") or {}
+    device = str((data.get("config") or {}).get("device", ""))
+    if env.get("device_name"):
+        device += f": {env['device_name']}"
+    return HistoryItem(
+        folder=folder,
+        created=data.get("created", ""),
+        dataset_name=str(name),
+        model_label=model,
+        comparison=_saved_comparison(comp),
+        saved_verdict=str(comp["verdict"]) if saved_in_words(comp) else "",
+        runs_finished=statuses.count(RunStatus.FINISHED),
+        runs_interrupted=statuses.count(RunStatus.INTERRUPTED),
+        machine=machine_of(env),
+        device=device,
+        settings_key=settings_key(data),
+        speedup=_number(speedup.get("value")),
+        speedup_low=_number(speedup.get("low")),
+        speedup_high=_number(speedup.get("high")),
+        baseline_step_seconds=_number(comp.get("baseline_steady_step_seconds")),
+        xla_step_seconds=_number(comp.get("xla_steady_step_seconds")),
+        other_arms=others,
+        quick=quick,
+        pairs=int(_number((comp.get("interleaved") or {}).get("pairs")) or 0),
+        cpu=cpu_of(env),
+        cpu_count=_count(env.get("cpu_count")),
+        hostname=str(env.get("hostname") or env.get("host") or ""),
+    )
+
+
+def cpu_of(environment: dict[str, Any]) -> str:
+    """The CPU a saved comparison ran on: recorded as `cpu` (this computer since issue 31, an
+    SSH host always), else the device's name when it trained on the CPU ("" where neither)."""
+    if environment.get("cpu"):
+        return str(environment["cpu"])
+    if str(environment.get("device_kind") or "").lower() == "cpu":
+        return str(environment.get("device_name") or "")
+    return ""
+
+
+def _count(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
 
 
 def _saved_comparison(comp: dict[str, Any]) -> Comparison | None:

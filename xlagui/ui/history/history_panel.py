@@ -3,11 +3,12 @@ machine each was measured on; and the same comparison made on several machines s
 
 from __future__ import annotations
 
+import html
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, QUrl, Signal
-from PySide6.QtGui import QDesktopServices
+from PySide6.QtGui import QDesktopServices, QResizeEvent
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
@@ -19,16 +20,27 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from xlagui.present import format as fmt
+from xlagui.present import history as words
 from xlagui.present.hosts import SIDE_BY_SIDE_COLUMNS, side_by_side_rows
 from xlagui.present.report import history_title
-from xlagui.present.verdicts import history_verdict
 from xlagui.ui.shared.tasks import TaskOwner
 
 if TYPE_CHECKING:
     from xlagui.core.results.history import HistoryItem
 
 PathRole = Qt.ItemDataRole.UserRole
+# The columns that give way when the row is wider than the list (elided, all of it in the
+# tooltip): the machine first, then the title. The verdict in brief keeps its width.
+_GIVE_WAY = (words.HISTORY_COLUMNS.index("Machine"), words.HISTORY_COLUMNS.index("Comparison"))
+_NARROWEST = 120  # px: what a column that gives way keeps
+
+
+def _tip(text: str) -> str:
+    """A tooltip that wraps (Qt wraps rich text, not plain): a verdict is a paragraph."""
+    if not text:
+        return ""
+    body = "<br>".join(html.escape(line) for line in text.split("\n"))
+    return f"<p style='white-space:pre-wrap'>{body}</p>"
 
 
 class HistoryPanel(QWidget):
@@ -83,7 +95,7 @@ class HistoryPanel(QWidget):
         self.side_by_side_button.setToolTip(
             "This comparison next to the same one measured on other machines: each machine's "
             "own XLA speed-up and step times")
-        refresh = QPushButton("Refresh")
+        self.refresh_button = refresh = QPushButton("Refresh")
         self.open_button.clicked.connect(self._on_open_clicked)
         self.folder_button.clicked.connect(self._on_folder_clicked)
         self.side_by_side_button.toggled.connect(self._on_side_by_side_toggled)
@@ -95,18 +107,17 @@ class HistoryPanel(QWidget):
     def _build_lists(self, layout: QVBoxLayout) -> None:
         """The comparisons (or, while there are none, a note) and the machines side by side."""
         self.tree = QTreeWidget()
-        self.tree.setColumnCount(5)
-        self.tree.setHeaderLabels(["When", "Comparison", "Machine", "Runs", "Verdict"])
+        self.tree.setColumnCount(len(words.HISTORY_COLUMNS))
+        self.tree.setHeaderLabels(list(words.HISTORY_COLUMNS))
         self.tree.setRootIsDecorated(False)
         self.tree.setAlternatingRowColors(True)
         self.tree.setUniformRowHeights(True)
         self.tree.setWordWrap(False)
-        header = self.tree.header()
-        header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(3, QHeaderView.ResizeMode.ResizeToContents)
-        header.setStretchLastSection(True)
+        self.tree.setTextElideMode(Qt.TextElideMode.ElideRight)
+        # Sized by `_fit_columns` to what they hold, the verdict first; the last one takes
+        # what is left.
+        self.tree.header().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        self.tree.header().setStretchLastSection(True)
         self.tree.itemDoubleClicked.connect(self._on_tree_item_double_clicked)
         self.tree.itemSelectionChanged.connect(self._on_tree_selection_changed)
         layout.addWidget(self.tree, 1)
@@ -142,18 +153,10 @@ class HistoryPanel(QWidget):
         self.items = items
         self.tree.clear()
         for item in self.items:
-            verdict = history_verdict(item)
-            row = QTreeWidgetItem([
-                fmt.created(item.created),
-                history_title(item),
-                item.machine,
-                fmt.runs_done(item.runs_finished, item.runs_interrupted),
-                verdict or "not compared",
-            ])
+            row = QTreeWidgetItem(list(words.row(item)))
             row.setData(0, PathRole, str(item.folder))
-            row.setToolTip(2, item.device)
-            row.setToolTip(4, verdict)
-            row.setToolTip(1, str(item.folder))
+            for column, tip in enumerate(words.row_tips(item)):
+                row.setToolTip(column, _tip(tip))
             self.tree.addTopLevelItem(row)
         self.empty.setVisible(not self.items)
         self.tree.setVisible(bool(self.items))
@@ -161,7 +164,28 @@ class HistoryPanel(QWidget):
         if wanted is not None:
             self.select_folder(wanted)
         self._on_tree_selection_changed()
+        self._fit_columns()
         self.refreshed.emit()
+
+    def _fit_columns(self) -> None:
+        """Each column as wide as what it holds; where the row is wider than the list, the
+        machine, then the title, give way (elided, their tooltips hold all of it), so the
+        verdict stays readable and nothing hides behind a horizontal scroll bar."""
+        header = self.tree.header()
+        count = self.tree.columnCount()
+        wanted = [max(self.tree.sizeHintForColumn(c), header.sectionSizeHint(c))
+                  for c in range(count)]
+        over = sum(wanted) - self.tree.viewport().width()
+        for c in _GIVE_WAY:
+            cut = max(0, min(over, wanted[c] - _NARROWEST))
+            wanted[c] -= cut
+            over -= cut
+        for c in range(count - 1):  # the last one stretches over the rest
+            header.resizeSection(c, wanted[c])
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # a Qt override: its name is Qt's
+        super().resizeEvent(event)
+        self._fit_columns()
 
     def select_folder(self, folder: Path) -> None:
         for i in range(self.tree.topLevelItemCount()):

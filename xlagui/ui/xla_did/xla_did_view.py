@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QRegularExpression, Qt, Signal
+from PySide6.QtCore import QRegularExpression, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QFontDatabase, QSyntaxHighlighter, QTextCharFormat
 from PySide6.QtWidgets import (
     QApplication,
@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QPlainTextEdit,
     QPushButton,
+    QStyle,
     QTableWidget,
     QTableWidgetItem,
     QTabWidget,
@@ -32,6 +33,7 @@ from xlagui.core.results import dumps
 from xlagui.core.worker import tensorboard as tboard
 from xlagui.core.xla import hlo
 from xlagui.present import xla_did as did
+from xlagui.present.format import created
 
 if TYPE_CHECKING:
     from xlagui.core.results.report import ComparisonReport
@@ -70,7 +72,8 @@ def _number(text: str) -> float | None:
 
 
 def _fill(table: QTableWidget, columns: tuple[str, ...], rows: list[tuple[str, ...]],
-          numbers: list[dict[int, float]] | None = None) -> None:
+          numbers: list[dict[int, float]] | None = None,
+          tips: dict[tuple[int, int], str] | None = None) -> None:
     table.setSortingEnabled(False)
     table.clear()
     table.setColumnCount(len(columns))
@@ -81,13 +84,31 @@ def _fill(table: QTableWidget, columns: tuple[str, ...], rows: list[tuple[str, .
             num = (numbers[r].get(c) if numbers else None)
             if num is None and columns[c] in _NUMERIC:
                 num = _number(text)
-            table.setItem(r, c, _Item(text, num))
+            item = _Item(text, num)
+            if tips and (r, c) in tips:
+                item.setToolTip(tips[(r, c)])
+            table.setItem(r, c, item)
     table.setSortingEnabled(True)
     table.resizeColumnsToContents()
+    table.updateGeometry()  # its size hint is its content's (`_Table`)
+
+
+class _Table(QTableWidget):
+    """A table whose size hint is its content's height: one row takes one row's room, not a
+    pane's; a long table scrolls in what room there is."""
+
+    def sizeHint(self) -> QSize:  # a Qt override: its name is Qt's
+        hint = super().sizeHint()
+        header = self.horizontalHeader()
+        height = 0 if header.isHidden() else header.sizeHint().height()
+        height += self.verticalHeader().length() + 2 * self.frameWidth()
+        if header.length() > self.viewport().width():
+            height += self.horizontalScrollBar().sizeHint().height()
+        return QSize(hint.width(), height)
 
 
 def _table() -> QTableWidget:
-    t = QTableWidget()
+    t = _Table()
     t.setSortingEnabled(True)
     t.setAlternatingRowColors(True)
     t.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
@@ -216,7 +237,9 @@ class XlaDidPanel(QWidget):
         self.views.addTab(self.fusions_table, "Largest fusions")
         self.views.addTab(self.heavy_table, "Convolutions and dots")
         self.views.addTab(self._build_diff_page(), "Difference")
+        self.views.currentChanged.connect(self._on_views_changed)
         layout.addWidget(self.views, 1)
+        layout.addStretch(0)  # the room a short table leaves
         self._others: list[tuple[str, hlo.XlaReport]] = []
         self._update_enabled()
 
@@ -244,18 +267,28 @@ class XlaDidPanel(QWidget):
         dl.addLayout(pick)
         self.diff_table = _table()
         dl.addWidget(self.diff_table, 1)
+        dl.addStretch(0)
         return diff_page
+
+    def _fit_views(self) -> None:
+        """The tabs as tall as the table shown (or less, where the window is shorter)."""
+        page = self.views.currentWidget()
+        frame = self.views.style().pixelMetric(QStyle.PixelMetric.PM_DefaultFrameWidth)
+        bar = self.views.tabBar().sizeHint().height()
+        page_height = page.sizeHint().height() if page is not None else 0
+        self.views.setMaximumHeight(bar + page_height + 2 * frame + 2)
 
     # -- what it shows --------------------------------------------------------------------------
 
     def show_report(self, report: ComparisonReport, folder: Path | None) -> None:
         """Show the XLA runs of a `ComparisonReport` kept in `folder` (None: not on disk)."""
         self._folder = folder
-        self._runs = dumps.xla_runs(report, folder)
+        self._runs = [(did.run_label(report, run_id), r)
+                      for run_id, r in dumps.xla_runs(report, folder)]
         self.run_combo.blockSignals(True)
         self.run_combo.clear()
-        for run_id, r in self._runs:
-            self.run_combo.addItem(f"{run_id} — {did.one_line(r)}")
+        for label, _r in self._runs:
+            self.run_combo.addItem(label)  # what XLA did is said once, below it
         self.run_combo.blockSignals(False)
         self.tensorboard_label.clear()
         self._fill_diff_choices()
@@ -281,13 +314,17 @@ class XlaDidPanel(QWidget):
             )
             for t in (self.modules_table, self.fusions_table, self.heavy_table):
                 _fill(t, (), [])
+            self._fit_views()
             return
         self.summary.setText(did.one_line(report))
-        _fill(self.modules_table, did.MODULE_COLUMNS, did.module_rows(report))
+        named = did.MODULE_COLUMNS.index("what it compiles")
+        tips = {(r, named): did.module_tip(m) for r, m in enumerate(report.modules)}
+        _fill(self.modules_table, did.MODULE_COLUMNS, did.module_rows(report), tips=tips)
         fusions = did.fusion_rows(report)
         numbers = [{4: float(f.output_bytes), 5: float(f.instructions)} for _m, f, _ in fusions]
         _fill(self.fusions_table, did.FUSION_COLUMNS, [row for *_x, row in fusions], numbers)
         _fill(self.heavy_table, did.HEAVY_COLUMNS, did.heavy_rows(report))
+        self._fit_views()
 
     def _choices(self) -> list[tuple[str, hlo.XlaReport]]:
         return [*self._runs, *self._others]
@@ -319,9 +356,13 @@ class XlaDidPanel(QWidget):
         if len(choices) < 2 or not (0 <= a < len(choices) and 0 <= b < len(choices)):
             _fill(self.diff_table, ("figure",),
                   [("Two XLA runs are needed for a difference",)])
-            return
-        rows = did.diff_rows(hlo.diff(choices[a][1], choices[b][1]))
-        _fill(self.diff_table, did.DIFF_COLUMNS, rows)
+        else:
+            rows = did.diff_rows(hlo.diff(choices[a][1], choices[b][1]))
+            _fill(self.diff_table, did.DIFF_COLUMNS, rows)
+        self._fit_views()
+
+    def _on_views_changed(self, _index: int) -> None:
+        self._fit_views()
 
     def _on_history_clicked(self) -> None:
         from xlagui.core.results import history
@@ -334,8 +375,9 @@ class XlaDidPanel(QWidget):
                 report = history.load(item)
             except (OSError, ValueError, KeyError, TypeError):
                 continue  # History shows why; here it is only not offered
+            when = created(item.created)
             for run_id, r in dumps.xla_runs(report, item.folder):
-                others.append((f"{item.created[:16]} {run_id}", r))
+                others.append((f"{when}: {did.run_label(report, run_id)}", r))
         self.add_other_runs(others)
 
     def _on_open_hlo_clicked(self) -> None:
