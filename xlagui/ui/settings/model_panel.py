@@ -143,6 +143,11 @@ class ModelPanel(QGroupBox):
         self.code_note.setWordWrap(True)
         self.code_note.setStyleSheet(f"color: {LEVEL_COLORS[Level.WARNING]};")
         v.addWidget(self.code_note)
+        self._build_check(v)
+
+    def _build_check(self, v: QVBoxLayout) -> None:
+        """What the check says: the summary (or why the model is refused), the FLOPs on a line
+        of their own, and the layers behind a toggle."""
         self.status = QLabel()
         self.status.setObjectName("Note")
         self.status.setWordWrap(True)
