@@ -220,7 +220,11 @@ def test_a_built_ins_parameters_and_layers_show_at_once_and_its_flops_after(
     panel = window.settings_panel.model_panel
     checker.flops_gate.clear()  # counting the FLOPs takes a while
     choose_combo_item(qtbot, panel.picker, builtin_names().index("mixer"))
-    # Its parameters and layers at once, from the list's build; no "Building…" meanwhile.
+    qtbot.waitUntil(lambda: any(s.count_flops and s.model.name == "mixer"
+                                for s in checker.asked), timeout=5_000)
+    assert window.cannot_run_reason().startswith("Checking mixer")
+    # While its FLOPs are counted: its parameters and layers, from the list's build, and no
+    # "Building…".
     assert "3 layers, 6,048 parameters" in panel.status.text()
     assert "Building" not in panel.status.text()
     assert panel.flops.isVisible()
