@@ -374,7 +374,8 @@ def test_a_saved_keras_model_is_measured(
                  "--image-size", "48", "--model", str(path), "--out", str(out)])
     text = capsys.readouterr().out
     assert_ran(code, out, text)  # 1: a 10 s measurement may not be valid; it still ran
-    assert "Model: tiny.keras" in text and "compiled with from the file: SGD" in text
+    assert "Model: tiny.keras" in text and "compiled with SGD + " in text
+    assert "(as saved in the file)" in text
     saved = json.loads((out / "comparison.json").read_text())
     assert saved["config"]["model"]["source"] == "keras"
     assert saved["config"]["model"]["params"] == model.count_params()

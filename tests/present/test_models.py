@@ -3,6 +3,7 @@ and what the window and `--model`'s help say of the model sources (built from th
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import ClassVar
 
@@ -25,6 +26,7 @@ from xlagui.present.models import (
     counts_failed,
     file_filter,
     file_item,
+    flops_status,
     memory_warning,
     model_file_kinds,
     model_help,
@@ -45,12 +47,16 @@ def test_the_model_line_names_the_model_and_its_work() -> None:
     chosen = ModelChoice(source="keras", name="net", file="/m/net.keras", sha256="ab" * 32,
                          params=1234)
     check = ModelEvent(model=chosen, image_size=64, fixed_input_size=True, batch_size=8,
-                       flops_per_step=2.5e9, compile_words="from the file: SGD + mse")
+                       flops_per_step=2.5e9, compile_words="SGD + mse (as saved in the file)")
     line = model_line(RunConfig(image_size=64, model=chosen), check)
     assert line == (
         "Model: net.keras (/m/net.keras, sha256 abababababab…), 1,234 parameters, takes 64 px "
-        "images, 2.5 GFLOP per training step at batch 8, compiled with from the file: SGD + mse"
+        "images, 2.5 GFLOP per training step at batch 8, compiled with SGD + mse (as saved in the "
+        "file)"
     )
+    # A check saved before the words changed reads the same.
+    old = dataclasses.replace(check, compile_words="from the file: SGD + mse")
+    assert model_line(RunConfig(image_size=64, model=chosen), old) == line
     assert model_line(RunConfig(model=ModelChoice(params=529_295)), None) == (
         "Model: the article's CNN, 529,295 parameters"
     )
@@ -165,8 +171,22 @@ def test_the_model_groups_status_says_the_checks_state() -> None:
 
     assert status(refused="net.py line 3: boom", checking="vit") == (
         "net.py line 3: boom", Level.ERROR)
-    assert status(checking="resnet50", checked=True) == (
-        "Building resnet50 once to check it…", None)
+    # Built, its FLOPs still being counted: its summary at once (the FLOPs have a line).
+    assert status(checking="resnet50", checked=True) == (summary_line(_checked()), None)
+    assert status(checking="resnet50") == ("Building resnet50 once to count its parameters…", None)
     assert status() == ("Building vit once to count its parameters…", None)
     assert status(counts=False) == ("", None)
     assert status(checked=True) == (summary_line(_checked()), None)
+
+
+def test_the_flops_have_their_own_line_marked_while_counted() -> None:
+    built = _checked()  # built without a training step: no FLOPs yet
+    assert flops_status(None, counting=True) == (
+        "FLOPs per training step: still being counted (one training step is compiled)…")
+    assert flops_status(built, counting=True) == flops_status(None, counting=True)
+    counted = dataclasses.replace(built, flops_per_step=2.5e9, batch_size=8)
+    assert flops_status(counted, counting=False) == (
+        "FLOPs per training step: 2.5 GFLOP at batch 8.")
+    failed = dataclasses.replace(built, flops_per_step=None, flops_note="ValueError: no HLO")
+    assert flops_status(failed, counting=False) == (
+        "FLOPs per training step: not counted (ValueError: no HLO).")

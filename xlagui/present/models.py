@@ -85,7 +85,7 @@ def model_line(config: RunConfig, check: ModelEvent | None) -> str:
             )
         elif check.flops_note:
             words.append(f"FLOPs not counted ({check.flops_note})")
-        words.append(f"compiled with {check.compile_words}")
+        words.append(compiled_with(check.compile_words))
     if m.new_head:
         words.append("its last layer replaced (--new-head)")
     return ", ".join(words)
@@ -248,16 +248,16 @@ def counts_failed(exc: BaseException) -> str:
 def check_status(*, refused: str, checking: str, check: ModelEvent | None, label: str,
                  counts: bool) -> tuple[str, Level | None]:
     """What the "Model" group says of the chosen model, and its level (None: plain): why it
-    was refused, that it is being built (`checking`: the label of the model being checked),
-    its summary line once checked, or that it will be built to count its parameters (when
-    the window `counts` them at all)."""
+    was refused, that it is being built (`checking`: the label of the model being built, while
+    nothing is known of it), its summary line once built (`flops_status` says the rest), or
+    that it will be built to count its parameters (when the window `counts` them at all)."""
     if refused:
         return refused, Level.ERROR
+    if check is not None:  # its FLOPs may still be being counted: `flops_status` says so
+        return summary_line(check), None
     if checking:
-        return f"Building {checking} once to check it…", None
-    if check is None:
-        return (f"Building {label} once to count its parameters…" if counts else ""), None
-    return summary_line(check), None
+        return f"Building {checking} once to count its parameters…", None
+    return (f"Building {label} once to count its parameters…" if counts else ""), None
 
 
 def summary_line(check: ModelEvent) -> str:
@@ -269,8 +269,30 @@ def summary_line(check: ModelEvent) -> str:
              f"input {check.image_size}×{check.image_size}×3{fixed}",
              f"output {check.outputs} ({activation})"]
     if check.compile_words:
-        words.append(f"compiled with {check.compile_words}")
+        words.append(compiled_with(check.compile_words))
     if check.memory_bytes:
         words.append(f"about {size_bytes(check.memory_bytes)} per training step at batch "
                      f"{check.batch_size}")
     return "; ".join(words) + "."
+
+
+def flops_status(check: ModelEvent | None, counting: bool) -> str:
+    """The "Model" group's line on a training step's FLOPs, apart from the summary (they take
+    a compiled step; the parameters do not): still being counted, counted, or why not."""
+    if check is None or counting:
+        return "FLOPs per training step: still being counted (one training step is compiled)…"
+    if check.flops_per_step:
+        return (f"FLOPs per training step: {flop_count(check.flops_per_step)} at batch "
+                f"{check.batch_size}.")
+    if check.flops_note:
+        return f"FLOPs per training step: not counted ({check.flops_note})."
+    return ""
+
+
+def compiled_with(compile_words: str) -> str:
+    """"compiled with Adam + binary_crossentropy"; a `.keras` file's own optimizer and loss
+    "… (as saved in the file)", also from a check saved before it said so ("from the file: …")."""
+    old = "from the file: "
+    if compile_words.startswith(old):
+        compile_words = f"{compile_words[len(old):]} (as saved in the file)"
+    return f"compiled with {compile_words}"

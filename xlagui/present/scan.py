@@ -1,5 +1,7 @@
 """A dataset scan in words: the report `xlagui scan` prints and the window's "Scan report"
-(`summary_text`), and the folder layout in one sentence (`layout_description`).
+(`summary_text`), the folder layout in one sentence (`layout_description`), whether the data
+can be trained on (`readiness`), and the Dataset tab's class table (`CLASS_COLUMNS`,
+`class_row`).
 
 The scan (`xlagui.core.data.scan`) finds the files, classes and problems; this module only says
 them. Names that are not valid UTF-8 are shown with U+FFFD (`printable`), so that any terminal
@@ -8,8 +10,30 @@ or file takes the text.
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Callable
+
 from xlagui.core.data.scan.model import SEVERITIES, TEST, TRAIN, DatasetScan, Problem, printable
 from xlagui.core.protocol.identity import Severity
+from xlagui.present.levels import Level
+from xlagui.present.problem_kinds import kind_count
+
+# The class table's columns, with what each covers (the tooltip of its heading): sizes and
+# colours cover both splits, and the heading says so.
+CLASS_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("Class", "The class: a folder of images"),
+    ("Train", "Training images of the class"),
+    ("Test", "Test images of the class"),
+    (
+        "Sizes, train + test (px)",
+        "The smallest and the largest image of the class by area (width × height), among its "
+        "training and test images",
+    ),
+    (
+        "Colour, train + test",
+        "How many of the class's training and test images are in each colour mode",
+    ),
+)
 
 
 def plural(n: int, word: str) -> str:
@@ -22,11 +46,62 @@ def summary_text(scan: DatasetScan, max_paths: int = 3) -> str:
     lines.append(f"Classes ({len(scan.class_names)}): {', '.join(scan.class_names) or 'none'}")
     lines += _split_lines(scan)
     lines += _problem_lines(scan, max_paths)
-    verdict = "ready to train" if scan.ok else "training refused until the errors are fixed"
+    _, verdict = readiness(scan)
     lines.append(
         f"Scanned {plural(scan.scanned_files, 'file')} in {scan.seconds:.2f} s: {verdict}."
     )
     return printable("\n".join(lines))
+
+
+def readiness(
+    scan: DatasetScan, settled: Callable[[Problem], bool] | None = None, most: int = 3
+) -> tuple[Level, str]:
+    """Whether this data can be trained on, at its level: refused while there are errors;
+    "can train; 28 cross-class duplicates and 2 train/test leaks to look at" (a warning) while
+    warnings remain that `settled` (the problems whose files are left out) does not settle;
+    otherwise "ready to train". The `most` commonest kinds are named, the rest counted."""
+    if not scan.ok:
+        return Level.ERROR, "training refused until the errors are fixed"
+    kinds = Counter(p.kind for p in scan.warnings if settled is None or not settled(p))
+    if not kinds:
+        return Level.OK, "ready to train"
+    ordered = sorted(kinds.items(), key=lambda kv: (-kv[1], kv[0]))
+    parts = [kind_count(kind, n) for kind, n in ordered[:most]]
+    rest = sum(n for _, n in ordered[most:])
+    if rest:
+        parts.append(plural(rest, "other warning"))
+    named = parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} and {parts[-1]}"
+    return Level.WARNING, f"can train; {named} to look at"
+
+
+def size_words(scan: DatasetScan, label: str, split: str | None = None, by: str = "×") -> str:
+    """The smallest and the largest of `label`'s images in `split` (both when None), each a
+    real image: "40×30", or "100×100 to 348×145"; "no images" when there are none."""
+    extremes = scan.size_extremes(label, split)
+    if extremes is None:
+        return "no images"
+    (lo_w, lo_h), (hi_w, hi_h) = extremes
+    small, large = f"{lo_w}{by}{lo_h}", f"{hi_w}{by}{hi_h}"
+    return small if small == large else f"{small} to {large}"
+
+
+def colour_words(scan: DatasetScan, label: str, split: str | None = None) -> str:
+    """How many of `label`'s images in `split` (both when None) are in each colour mode,
+    commonest first: "12 RGB, 1 grayscale"."""
+    return ", ".join(f"{n:,} {word}" for word, n in scan.color_modes(label, split).items())
+
+
+def class_row(scan: DatasetScan, label: str) -> list[str]:
+    """A class in the Dataset tab's table (`CLASS_COLUMNS`): its name, its training and test
+    images, then the sizes and colours of both splits together."""
+    counts = scan.counts()
+    return [
+        printable(label),
+        f"{counts[TRAIN].get(label, 0):,}",
+        f"{counts[TEST].get(label, 0):,}",
+        size_words(scan, label),
+        colour_words(scan, label),
+    ]
 
 
 def _split_lines(scan: DatasetScan) -> list[str]:
@@ -43,13 +118,8 @@ def _split_lines(scan: DatasetScan) -> list[str]:
             if not n:
                 lines.append(f"  {label:<{width}}  no images")
                 continue
-            min_w, min_h, max_w, max_h = scan.size_range(split, label)
-            sizes = (
-                f"{min_w}x{min_h}"
-                if (min_w, min_h) == (max_w, max_h)
-                else f"{min_w}x{min_h} to {max_w}x{max_h}"
-            )
-            modes = ", ".join(f"{w} {c}" for w, c in scan.color_modes(split, label).items())
+            sizes = size_words(scan, label, split, by="x")
+            modes = colour_words(scan, label, split)
             lines.append(f"  {label:<{width}}  {plural(n, 'image')}, {sizes}, {modes}")
     return lines
 

@@ -417,7 +417,7 @@ def test_colour_modes_are_counted_in_peoples_words(tmp_path: Path) -> None:
         "palette_transparent.png": "alpha",
         "a_0000.jpg": "RGB",
     }
-    assert scan.color_modes("train", "a") == {
+    assert scan.color_modes("a", "train") == {
         "alpha": 3,
         "16-bit": 2,
         "grayscale": 2,
@@ -430,20 +430,29 @@ def test_colour_modes_are_counted_in_peoples_words(tmp_path: Path) -> None:
     assert "16-bit" in summary_text(scan)
 
 
-def test_size_range_per_split_and_class(tmp_path: Path) -> None:
-    make_jpeg(tmp_path / "train" / "a" / "small.jpg", size=(10, 30))
+def test_size_extremes_are_real_images_per_split_and_class(tmp_path: Path) -> None:
+    # The narrowest image is not the shortest: independent minima and maxima would make up
+    # "10x20 to 200x30", two images that do not exist.
+    make_jpeg(tmp_path / "train" / "a" / "narrow.jpg", size=(10, 30))
     make_jpeg(tmp_path / "train" / "a" / "wide.jpg", size=(200, 20))
+    make_jpeg(tmp_path / "train" / "a" / "middle.jpg", size=(50, 25))
     make_jpeg(tmp_path / "train" / "b" / "b.jpg", size=(5, 6))
-    make_jpeg(tmp_path / "test" / "a" / "a.jpg", size=(7, 8))
+    make_jpeg(tmp_path / "test" / "a" / "a.jpg", size=(7, 8), mode="L")
     make_jpeg(tmp_path / "test" / "b" / "b.jpg", size=(7, 8))
 
     scan = scan_dataset(tmp_path)
 
-    assert scan.size_range("train", "a") == (10, 20, 200, 30)
-    assert scan.size_range("train", "b") == (5, 6, 5, 6)
-    assert scan.size_range("test", "a") == (7, 8, 7, 8)
-    assert scan.size_range("test", "nope") == (0, 0, 0, 0)
-    assert "10x20 to 200x30" in summary_text(scan)
+    assert scan.size_extremes("a", "train") == ((10, 30), (200, 20))
+    assert scan.size_extremes("b", "train") == ((5, 6), (5, 6))
+    assert scan.size_extremes("a", "test") == ((7, 8), (7, 8))
+    assert scan.size_extremes("nope", "test") is None
+    # Both splits together.
+    assert scan.size_extremes("a") == ((7, 8), (200, 20))
+    assert scan.color_modes("a", "train") == {"RGB": 3}
+    assert scan.color_modes("a") == {"RGB": 3, "grayscale": 1}
+    text = summary_text(scan)
+    assert "a  3 images, 10x30 to 200x20, 3 RGB" in text
+    assert "a  1 image, 7x8, 1 grayscale" in text
 
 
 def test_one_pixel_images_are_fine(tmp_path: Path) -> None:

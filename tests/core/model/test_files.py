@@ -107,7 +107,8 @@ def test_a_keras_file_keeps_its_compile_config_or_gets_a_new_head(tmp_path: Path
 
     path = _saved(tmp_path, 3)
     built = _load(path, num_classes=3)
-    assert built.compile_words == "from the file: RMSprop + sparse_categorical_crossentropy"  # type: ignore[attr-defined]
+    assert built.compile_words == (  # type: ignore[attr-defined]
+        "RMSprop + sparse_categorical_crossentropy (as saved in the file)")
     with pytest.raises(ModelFileError, match=r"output has 3 unit.*2 classes.*--new-head"):
         _load(path, num_classes=2)
     headed = build_compiled(parse_model(str(path), new_head=True), 48, 2, 0, False)

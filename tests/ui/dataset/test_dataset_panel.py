@@ -8,8 +8,10 @@ from pathlib import Path
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
-from tests.helpers.images import copy, make_class_folders, make_file
+from tests.helpers.images import copy, make_class_folders, make_file, make_jpeg
 from tests.ui.conftest import drag_enter, drop, url_mime
+from xlagui.present.levels import Level
+from xlagui.ui.shared.theme import LEVEL_COLORS
 from xlagui.ui.window.main_window import MainWindow
 
 
@@ -33,6 +35,30 @@ def test_dropping_a_folder_scans_and_shows_it(qtbot: QtBot, window: MainWindow,
     assert table.item(0, 3).text() == "40×30"
     assert "ready to train" in panel.status_label.text()
     assert "train/ and test/" in panel.layout_label.text()
+
+
+def test_the_class_table_covers_both_splits_with_real_image_sizes(
+        qtbot: QtBot, window: MainWindow, tmp_path: Path) -> None:
+    root = tmp_path / "elephants"
+    make_jpeg(root / "train" / "african" / "square.jpg", size=(100, 100))
+    make_jpeg(root / "train" / "african" / "widest.jpg", size=(348, 145))
+    make_jpeg(root / "train" / "african" / "tallest.jpg", size=(200, 278))
+    make_jpeg(root / "test" / "african" / "small.jpg", size=(90, 90), mode="L")
+    make_jpeg(root / "train" / "asian" / "a.jpg", size=(64, 64))
+    make_jpeg(root / "test" / "asian" / "b.jpg", size=(64, 64))
+    with qtbot.waitSignal(window.dataset_loaded, timeout=10_000):
+        drop(window, url_mime(root))
+    table = window.dataset_panel.class_table
+    headings = [table.horizontalHeaderItem(c).text() for c in range(table.columnCount())]
+    assert headings == ["Class", "Train", "Test", "Sizes, train + test (px)",
+                        "Colour, train + test"]
+    assert "training and test images" in table.horizontalHeaderItem(3).toolTip()
+    # The smallest image is a test image; the largest is 200×278, not the widest width with
+    # the tallest height (348×278, an image nobody has).
+    assert [table.item(0, c).text() for c in range(5)] == [
+        "african", "3", "1", "90×90 to 200×278", "3 RGB, 1 grayscale"]
+    status = window.dataset_panel.status_label.text()
+    assert f"color:{LEVEL_COLORS[Level.OK]}; font-weight:600'>ready to train<" in status
 
 
 def test_a_folder_dropped_on_a_child_widget_is_opened_too(qtbot: QtBot, window: MainWindow,

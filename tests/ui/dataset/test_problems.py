@@ -18,7 +18,9 @@ from tests.helpers.images import copy, make_split_dataset, tree_snapshot
 from tests.helpers.streams import FakeWorker
 from tests.ui.conftest import WindowFactory, fake_worker
 from xlagui.core.data.scan import DatasetScan, Problem
+from xlagui.present.levels import Level
 from xlagui.ui.dataset.problem_view import ProblemView
+from xlagui.ui.shared.theme import LEVEL_COLORS
 from xlagui.ui.window.main_window import MainWindow
 
 LEAVE_OUT = "Leave these files out of this comparison"
@@ -139,6 +141,24 @@ def test_leaving_a_conflict_out_is_shown_and_used_by_the_run(
     assert report.dataset["excluded"]["kinds"] == ["conflict"]
     assert saved["reproduce"].endswith("--exclude-problems conflict")
     assert tree_snapshot(photos) == before  # the dataset folder is never touched
+
+
+def test_the_status_says_what_to_look_at_until_it_is_left_out(
+    qtbot: QtBot, window: MainWindow, photos: Path
+) -> None:
+    load(qtbot, window, photos)
+    status = window.dataset_panel.status_label
+    # A label conflict, a leak and a duplicate: trainable, but not "ready" in green.
+    warning = f"color:{LEVEL_COLORS[Level.WARNING]}; font-weight:600'>"
+    assert (warning + "can train; 1 duplicate within a class, 1 cross-class duplicate and "
+            "1 train/test leak to look at<") in status.text()
+    assert "ready to train" not in status.text()
+    for words in ("same image in different classes", "train/test leakage",
+                  "duplicates within a class"):
+        view = select(qtbot, window, item_at(group_item(window, words), 0))
+        click(qtbot, view.leave_out_button)
+        click(qtbot, view.back_button)
+    assert f"color:{LEVEL_COLORS[Level.OK]}; font-weight:600'>ready to train<" in status.text()
 
 
 def test_leakage_leaves_out_the_test_copy_and_keeps_the_training_one(

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QSettings
-from PySide6.QtWidgets import QFileDialog
+from PySide6.QtWidgets import QComboBox, QFileDialog, QStyle, QStyleOptionComboBox
 from pytestqt.qtbot import QtBot
 
 from tests.helpers.clicks import choose_combo_item, click
@@ -24,6 +24,15 @@ def _window(qtbot: QtBot, make_window: WindowFactory, dataset: Path,
     panel = window.settings_panel.model_panel
     qtbot.waitUntil(lambda: "parameters" in panel.picker.itemText(0), timeout=5_000)
     return window
+
+
+def text_fits(combo: QComboBox) -> bool:
+    """Whether the combo's current text fits in the field it is drawn in (left of the arrow)."""
+    option = QStyleOptionComboBox()
+    combo.initStyleOption(option)
+    field = combo.style().subControlRect(QStyle.ComplexControl.CC_ComboBox, option,
+                                         QStyle.SubControl.SC_ComboBoxEditField, combo)
+    return combo.fontMetrics().horizontalAdvance(combo.currentText()) <= field.width()
 
 
 def _builder(tmp_path: Path, name: str = "net.py") -> Path:
@@ -188,7 +197,7 @@ def test_a_check_still_running_blocks_the_run_and_a_new_choice_supersedes_it(
     panel = window.settings_panel.model_panel
     checker.gate.clear()  # the next check waits
     choose_combo_item(qtbot, panel.picker, builtin_names().index("vit"))
-    qtbot.waitUntil(lambda: "Building vit once" in panel.status.text(), timeout=5_000)
+    qtbot.waitUntil(lambda: "still being counted" in panel.flops.text(), timeout=5_000)
     assert window.cannot_run_reason().startswith("Checking vit")
     choose_combo_item(qtbot, panel.picker, builtin_names().index("resnet50"))
     checker.gate.set()
@@ -202,3 +211,62 @@ def test_no_checker_counts_nothing_and_the_cnn_still_runs(qtbot: QtBot) -> None:
     qtbot.addWidget(panel)
     panel.start_checks()
     assert panel.picker.itemText(0) == "cnn" and panel.problem() == ""
+
+
+def test_a_built_ins_parameters_and_layers_show_at_once_and_its_flops_after(
+        qtbot: QtBot, make_window: WindowFactory, dataset: Path) -> None:
+    checker = FakeModelChecker()
+    window = _window(qtbot, make_window, dataset, checker)
+    panel = window.settings_panel.model_panel
+    checker.flops_gate.clear()  # counting the FLOPs takes a while
+    choose_combo_item(qtbot, panel.picker, builtin_names().index("mixer"))
+    qtbot.waitUntil(lambda: any(s.count_flops and s.model.name == "mixer"
+                                for s in checker.asked), timeout=5_000)
+    assert window.cannot_run_reason().startswith("Checking mixer")
+    # While its FLOPs are counted: its parameters and layers, from the list's build, and no
+    # "Building…".
+    assert "3 layers, 6,048 parameters" in panel.status.text()
+    assert "Building" not in panel.status.text()
+    assert panel.flops.isVisible()
+    assert panel.flops.text() == (
+        "FLOPs per training step: still being counted (one training step is compiled)…")
+    click(qtbot, panel.layers_button)
+    assert "head (Dense)" in panel.layers.toPlainText()
+    checker.flops_gate.set()
+    qtbot.waitUntil(lambda: window.cannot_run_reason() == "", timeout=5_000)
+    assert panel.flops.text() == "FLOPs per training step: 1 GFLOP at batch 4."
+    assert "3 layers, 6,048 parameters" in panel.status.text()
+
+
+def test_a_model_files_parameters_show_before_its_flops_are_counted(
+        qtbot: QtBot, make_window: WindowFactory, dataset: Path, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    checker = FakeModelChecker()
+    window = _window(qtbot, make_window, dataset, checker)
+    panel = window.settings_panel.model_panel
+    builder = _builder(tmp_path)
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(builder), ""))
+    checker.flops_gate.clear()
+    click(qtbot, panel.open_button)
+    # No list has counted a file: its check builds it first without a training step.
+    qtbot.waitUntil(lambda: "3 layers, 4,321 parameters" in panel.status.text(), timeout=5_000)
+    assert "still being counted" in panel.flops.text()
+    assert window.cannot_run_reason().startswith("Checking net.py")
+    asked = [s for s in checker.asked if s.model.file]
+    assert [s.count_flops for s in asked] == [False, True]
+    checker.flops_gate.set()
+    qtbot.waitUntil(lambda: window.cannot_run_reason() == "", timeout=5_000)
+    assert panel.flops.text().startswith("FLOPs per training step: 1 GFLOP")
+
+
+def test_the_picker_shows_its_longest_item_whole(
+        qtbot: QtBot, make_window: WindowFactory, dataset: Path) -> None:
+    counts = {"mobilenetv2": 2_259_265, "resnet50": 23_591_810, "efficientnetb0": 4_050_852,
+              "vit": 560_000, "mixer": 309_649}
+    window = _window(qtbot, make_window, dataset, FakeModelChecker(params=counts))
+    window.resize(1280, 800)
+    picker = window.settings_panel.model_panel.picker
+    qtbot.waitUntil(lambda: "M parameters" in picker.itemText(1), timeout=5_000)
+    for index in range(picker.count()):
+        choose_combo_item(qtbot, picker, index)
+        assert text_fits(picker), f"{picker.currentText()!r} is cut in {picker.width()} px"

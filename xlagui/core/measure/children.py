@@ -12,7 +12,7 @@ import functools
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TypeVar
 
@@ -61,12 +61,15 @@ def child_folder(prefix: str) -> Iterator[Path]:
 
 
 def run_child(job: ChildJob, transport: Transport = LOCAL, *, timeout: float | None = None,
-              state: TaskState | None = None) -> Ran:
-    """Run `job` to its end through `transport`. A stop asked for by `state` ends it at once
-    and raises `Cancelled`; past `timeout` it is ended and said `timed_out`."""
+              state: TaskState | None = None,
+              on_event: Callable[[Event], None] | None = None) -> Ran:
+    """Run `job` to its end through `transport`, handing each event to `on_event` as it is
+    read. A stop asked for by `state` ends it at once and raises `Cancelled`; past `timeout` it
+    is ended and said `timed_out`."""
     deadline = None if timeout is None else time.monotonic() + timeout
     timed_out = False
-    with ChildProcess(job, transport=transport, terminate_grace=TERMINATE_GRACE_SECONDS) as child:
+    with ChildProcess(job, on_event, transport=transport,
+                      terminate_grace=TERMINATE_GRACE_SECONDS) as child:
         child.start()
         while not child.ended:
             if state is not None and state.is_interruption_requested():

@@ -12,7 +12,7 @@ from xlagui.core.measure.jobs import CheckJob
 from xlagui.core.measure.transports.base import Transport
 from xlagui.core.measure.transports.local import LOCAL
 from xlagui.core.model.check import ModelCheckSpec, ModelRefused
-from xlagui.core.protocol.events import PROTOCOL_VERSION, ErrorEvent, ModelEvent
+from xlagui.core.protocol.events import PROTOCOL_VERSION, ErrorEvent, Event, ModelEvent
 from xlagui.core.protocol.task import TaskState
 
 CHECK_TIMEOUT_SECONDS = 600.0
@@ -34,29 +34,27 @@ def check_models(
 ) -> list[ModelEvent]:
     """`check_model` for several models in one child process (TensorFlow loads once).
 
-    With `state`, a request to stop ends the child and raises `Cancelled` (the window checks
-    a model while the user may still change it)."""
+    With `state`, each answer is also reported as it arrives, as `state.set_partial((index,
+    event))` (the window shows a model's parameters and layers from a first spec without
+    FLOPs while a second one still counts them), and a request to stop ends the child and
+    raises `Cancelled` (the window checks a model while the user may still change it)."""
     spec = specs[0]
+    answers: list[ModelEvent] = []
+
+    def on_event(event: Event) -> None:
+        if isinstance(event, ModelEvent) and len(answers) < len(specs):
+            answers.append(_answer(event, specs[len(answers)]))
+            if state is not None:
+                state.set_partial((len(answers) - 1, answers[-1]))
+
     with child_folder("xlagui-check-") as folder:
         ran = run_child(CheckJob(folder, specs=tuple(specs)), transport, timeout=timeout,
-                        state=state)
+                        state=state, on_event=on_event)
     if ran.timed_out:
         raise ModelRefused(
             f"building {spec.model.label} took over {timeout:.0f} s; try a smaller image size"
         )
-    answers: list[ModelEvent] = []
     for event in ran.events:
-        if isinstance(event, ModelEvent):
-            if event.protocol != PROTOCOL_VERSION:
-                raise ModelRefused(
-                    f"the model check speaks protocol {event.protocol}, this app "
-                    f"{PROTOCOL_VERSION}: reinstall xlagui"
-                )
-            if len(answers) < len(specs) and specs[len(answers)].model.file:
-                # Checked on a host, the file was the host's copy: the model is the user's.
-                event.model = dataclasses.replace(event.model,
-                                                  file=specs[len(answers)].model.file)
-            answers.append(event)
         if isinstance(event, ErrorEvent) and event is not ran.died:
             raise ModelRefused(event.message + (f" ({event.hint})" if event.hint else ""))
     if len(answers) == len(specs):
@@ -66,3 +64,16 @@ def check_models(
         f"the model check of {spec.model.label} ended without an answer (exit status "
         f"{ran.returncode}): {' / '.join(tail) or 'no output'}"
     )
+
+
+def _answer(event: ModelEvent, spec: ModelCheckSpec) -> ModelEvent:
+    """The child's answer to `spec`, refused when it speaks another protocol."""
+    if event.protocol != PROTOCOL_VERSION:
+        raise ModelRefused(
+            f"the model check speaks protocol {event.protocol}, this app "
+            f"{PROTOCOL_VERSION}: reinstall xlagui"
+        )
+    if spec.model.file:
+        # Checked on a host, the file was the host's copy: the model is the user's.
+        event.model = dataclasses.replace(event.model, file=spec.model.file)
+    return event

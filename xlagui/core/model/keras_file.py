@@ -68,7 +68,7 @@ def load_keras(path: Path, num_classes: int, new_head: bool) -> LoadedModel:
     loss = compile_config["loss"]
     if isinstance(loss, dict):
         loss = keras.losses.deserialize(loss)
-    words = f"from the file: {type(optimizer).__name__} + {getattr(loss, 'name', loss)}"
+    words = f"{type(optimizer).__name__} + {getattr(loss, 'name', loss)} (as saved in the file)"
     return LoadedModel(model, optimizer, loss, words)
 
 

@@ -37,7 +37,13 @@ from xlagui.core.protocol.identity import Severity
 from xlagui.present.exclusions import left_out
 from xlagui.present.levels import Level, level_of
 from xlagui.present.problem_kinds import problem_heading
-from xlagui.present.scan import layout_description, summary_text
+from xlagui.present.scan import (
+    CLASS_COLUMNS,
+    class_row,
+    layout_description,
+    readiness,
+    summary_text,
+)
 from xlagui.ui.dataset.image_preview import ImagePreview
 from xlagui.ui.dataset.problem_view import ProblemView
 from xlagui.ui.dataset.thumbnails import ThumbnailModel, ThumbnailView
@@ -75,7 +81,7 @@ class DatasetPanel(QWidget):
         super().__init__(parent)
         self.scan: DatasetScan | None = None
         self.exclusions = excl.Exclusions()
-        self._status = ""  # the status line, before what is left out is added
+        self._status = ""  # the status line's counts, before the readiness and what is left out
         self._files_by_class: dict[tuple[str, str], list[ImageFile]] = {}
         layout = QVBoxLayout(self)
         layout.setContentsMargins(10, 8, 10, 10)
@@ -191,9 +197,11 @@ class DatasetPanel(QWidget):
         self.status_label.setWordWrap(True)
         lv.addWidget(self.layout_label)
         lv.addWidget(self.status_label)
-        self.class_table = QTableWidget(0, 5)
-        self.class_table.setHorizontalHeaderLabels(["Class", "Train", "Test", "Sizes (px)",
-                                                    "Colour"])
+        self.class_table = QTableWidget(0, len(CLASS_COLUMNS))
+        for col, (heading, covers) in enumerate(CLASS_COLUMNS):
+            item = QTableWidgetItem(heading)
+            item.setToolTip(covers)
+            self.class_table.setHorizontalHeaderItem(col, item)
         self.class_table.verticalHeader().setVisible(False)
         self.class_table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.class_table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
@@ -280,11 +288,8 @@ class DatasetPanel(QWidget):
         self.layout_label.setText(f"<b>Layout:</b> {html.escape(layout_description(scan))}")
         train = len(scan.files_for("train"))
         test = len(scan.files_for("test"))
-        state = ("ready to train" if scan.ok else "training refused until the errors are fixed")
-        colour = LEVEL_COLORS[Level.OK] if scan.ok else LEVEL_COLORS[Level.ERROR]
         self._status = (
             f"{len(scan.class_names)} classes · {train:,} training and {test:,} test images · "
-            f"<span style='color:{colour}; font-weight:600'>{state}</span>"
         )
         self._fill_classes(scan)
         self.exclusions = self.exclusions.restricted_to(scan)
@@ -312,9 +317,12 @@ class DatasetPanel(QWidget):
         if scan is None:
             return
         left = len(exclusions.files(scan))
+        level, state = readiness(scan, exclusions.leaves_out)
         extra = (f" · <span style='color:{LEVEL_COLORS[Level.WARNING]}'>"
                  f"{left_out(left)}</span>" if left else "")
-        self.status_label.setText(self._status + extra)
+        self.status_label.setText(
+            f"{self._status}<span style='color:{LEVEL_COLORS[level]}; font-weight:600'>"
+            f"{html.escape(state)}</span>{extra}")
         tree = self.problem_tree
         for i in range(tree.topLevelItemCount()):
             top = tree.topLevelItem(i)
@@ -355,19 +363,12 @@ class DatasetPanel(QWidget):
     # -- filling ----------------------------------------------------------------------------
 
     def _fill_classes(self, scan: DatasetScan) -> None:
-        counts = scan.counts()
         table = self.class_table
         table.setRowCount(0)
         for label in scan.class_names:
             row = table.rowCount()
             table.insertRow(row)
-            lo_w, lo_h, hi_w, hi_h = scan.size_range("train", label)
-            sizes = (f"{lo_w}×{lo_h}" if (lo_w, lo_h) == (hi_w, hi_h)
-                     else f"{lo_w}×{lo_h} to {hi_w}×{hi_h}")
-            modes = ", ".join(f"{c} {m}" for m, c in scan.color_modes("train", label).items())
-            cells = [label, f"{counts['train'].get(label, 0):,}",
-                     f"{counts['test'].get(label, 0):,}", sizes, modes]
-            for col, text in enumerate(cells):
+            for col, text in enumerate(class_row(scan, label)):
                 item = QTableWidgetItem(text)
                 if col in (1, 2):
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight

@@ -9,7 +9,10 @@ registry of model sources (`xlagui.core.model.sources`) and its words
 Every model is built once, in a short worker process (`xlagui.core.model.check`), never in the
 window's process: that check fills the parameter counts, the summary shown before anything
 runs, a model file's fixed input size (which sets and locks the image size) and its problems (a
-file that cannot be trained blocks the run, with the file and line).
+file that cannot be trained blocks the run, with the file and line). The chosen model's check
+answers twice: its parameters and layers as soon as it is built (no training step compiled),
+then its FLOPs and memory once a training step has been compiled and counted, in a line of its
+own that says it is still being counted until then.
 """
 
 from __future__ import annotations
@@ -81,6 +84,10 @@ class ModelPanel(QGroupBox):
         # What the checks answered, by the model's argument and the context.
         self._counts: dict[tuple[str, int, int], ModelEvent] = {}
         self._full: dict[tuple[str, int, int, int], ModelEvent] = {}
+        # The chosen model built without its FLOPs: what the check answered first.
+        self._built: dict[tuple[str, int, int, int], ModelEvent] = {}
+        self._one_specs: list[ModelCheckSpec] = []
+        self._one_key: tuple[str, int, int, int] | None = None
         self._refused: dict[tuple[str, int, int, int], str] = {}
         self._list_key: tuple[int, int] | None = None
         self._checking = ""
@@ -88,6 +95,7 @@ class ModelPanel(QGroupBox):
         self._list.done.connect(self._on_list_done)
         self._list.failed.connect(self._on_list_failed)
         self._one = TaskOwner(self)
+        self._one.partial.connect(self._on_one_partial)
         self._one.done.connect(self._on_one_done)
         self._one.failed.connect(self._on_one_failed)
         self._timer = QTimer(self)
@@ -102,17 +110,22 @@ class ModelPanel(QGroupBox):
         note on running a file's code, the check's answer and the layers."""
         v = QVBoxLayout(self)
         v.setSpacing(4)
-        row = QHBoxLayout()
         self.picker = QComboBox()
         self.picker.setObjectName("model")
         self.picker.setToolTip("The model both sides train: a built-in one, or your own file")
+        # The sidebar's whole width (the button goes below): "efficientnetb0 — 4.0 M
+        # parameters" fits at its narrowest; the list itself opens as wide as its items.
+        self.picker.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.picker.setMinimumContentsLength(12)
         for name in sources.builtin_names():
             self.picker.addItem(name, name)
         self.picker.currentIndexChanged.connect(self._on_picker_index_changed)
         self.open_button = QPushButton("Open model file…")
         self.open_button.setToolTip(words.open_file_hint())
         self.open_button.clicked.connect(self._on_open_button_clicked)
-        row.addWidget(self.picker, 1)
+        v.addWidget(self.picker)
+        row = QHBoxLayout()
+        row.addStretch(1)
         row.addWidget(self.open_button)
         v.addLayout(row)
         self.about = QLabel()
@@ -130,11 +143,21 @@ class ModelPanel(QGroupBox):
         self.code_note.setWordWrap(True)
         self.code_note.setStyleSheet(f"color: {LEVEL_COLORS[Level.WARNING]};")
         v.addWidget(self.code_note)
+        self._build_check(v)
+
+    def _build_check(self, v: QVBoxLayout) -> None:
+        """What the check says: the summary (or why the model is refused), the FLOPs on a line
+        of their own, and the layers behind a toggle."""
         self.status = QLabel()
         self.status.setObjectName("Note")
         self.status.setWordWrap(True)
         self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         v.addWidget(self.status)
+        self.flops = QLabel()
+        self.flops.setObjectName("Note")
+        self.flops.setWordWrap(True)
+        self.flops.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        v.addWidget(self.flops)
         self.layers_button = QToolButton()
         self.layers_button.setText("Layers")
         self.layers_button.setCheckable(True)
@@ -318,9 +341,14 @@ class ModelPanel(QGroupBox):
             return  # the settings panel says why; nothing to build
         spec = ModelCheckSpec(model=choice, image_size=size, batch_size=batch,
                               num_classes=classes)
+        # Built first without a training step (seconds), so that its parameters and layers
+        # show while the step is compiled and its FLOPs counted (up to a minute).
+        specs = [spec] if self._built_check(choice) else [
+            dataclasses.replace(spec, count_flops=False), spec]
         checker = self._checker
         self._checking = choice.label
-        self._one.start(lambda state: (key, checker([spec], state)[0]))
+        self._one_specs, self._one_key = specs, key
+        self._one.start(lambda state: (key, checker(specs, state)[-1]))
         self._show()
 
     def _on_list_done(self, checks: list[ModelEvent]) -> None:
@@ -332,6 +360,17 @@ class ModelPanel(QGroupBox):
     def _on_list_failed(self, exc: BaseException, _details: str) -> None:
         self._list_key = None
         self.status.setText(words.counts_failed(exc))
+
+    def _on_one_partial(self, answer: object) -> None:
+        if not (isinstance(answer, tuple) and len(answer) == 2):
+            return
+        index, check = answer
+        if (self._one_key is None or not isinstance(index, int)
+                or not isinstance(check, ModelEvent) or index >= len(self._one_specs)
+                or self._one_specs[index].count_flops):
+            return
+        self._built[self._one_key] = check
+        self._show()
 
     def _on_one_done(self, answer: tuple[tuple[str, int, int, int], ModelEvent]) -> None:
         key, check = answer
@@ -351,6 +390,13 @@ class ModelPanel(QGroupBox):
         self._refused[self._full_key(choice)] = message
         self._show()
         self.changed.emit()
+
+    def _built_check(self, choice: ModelChoice) -> ModelEvent | None:
+        """What is known of `choice` without its FLOPs: its check's first answer, or for a
+        built-in the list's (keyed by its name)."""
+        size, _batch, classes = self._context
+        key = self._full_key(choice)
+        return self._built.get(key) or self._counts.get((choice.argument, size, classes))
 
     # -- showing ------------------------------------------------------------------------------
 
@@ -373,17 +419,20 @@ class ModelPanel(QGroupBox):
         self._show_check(choice)
 
     def _show_check(self, choice: ModelChoice) -> None:
-        size, _batch, classes = self._context
-        refused = self._refused.get(self._full_key(choice))
-        # A built-in's parameter count is known from the list's checks (keyed by its name).
-        check = self._full.get(self._full_key(choice)) or self._counts.get(
-            (choice.argument, size, classes))
+        key = self._full_key(choice)
+        refused = self._refused.get(key)
+        full = self._full.get(key)
+        check = full or self._built_check(choice)
         text, level = words.check_status(
-            refused=refused or "", checking=self._checking, check=check, label=choice.label,
-            counts=self._checker is not None)
+            refused=refused or "", checking=self._checking, check=check,
+            label=choice.label, counts=self._checker is not None)
         self.status.setText(text)
         self.status.setVisible(bool(text))
         self.status.setStyleSheet(f"color: {LEVEL_COLORS[level]};" if level else "")
+        flops = "" if refused or check is None or choice.is_article_cnn else words.flops_status(
+            full, counting=bool(self._checking))
+        self.flops.setText(flops)
+        self.flops.setVisible(bool(flops))
         self.layers_button.setVisible(check is not None and bool(check.summary))
         self.layers.setPlainText("\n".join(words.layer_lines(check)) if check is not None else "")
 

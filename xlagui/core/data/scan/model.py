@@ -154,24 +154,28 @@ class DatasetScan:
             result[f.split][f.label] += 1
         return result
 
-    def size_range(self, split: str, label: str) -> tuple[int, int, int, int]:
-        """(min width, min height, max width, max height); all zero when there are no images."""
-        chosen = [f for f in self.files if f.split == split and f.label == label]
-        if not chosen:
-            return (0, 0, 0, 0)
-        return (
-            min(f.width for f in chosen),
-            min(f.height for f in chosen),
-            max(f.width for f in chosen),
-            max(f.height for f in chosen),
-        )
+    def _chosen(self, label: str, split: str | None) -> list[ImageFile]:
+        return [f for f in self.files if f.label == label and split in (None, f.split)]
 
-    def color_modes(self, split: str, label: str) -> dict[str, int]:
-        """People's words for the colour modes met ("RGB", "grayscale", "16-bit", ...) -> count."""
+    def size_extremes(
+        self, label: str, split: str | None = None
+    ) -> tuple[tuple[int, int], tuple[int, int]] | None:
+        """The (width, height) of the smallest and of the largest of `label`'s images by area
+        (ties by width), in `split` or in both splits when None: two real images, never the
+        smallest width paired with another image's smallest height. None when there are none."""
+        chosen = [(f.width * f.height, f.width, f.height) for f in self._chosen(label, split)]
+        if not chosen:
+            return None
+        _, lo_w, lo_h = min(chosen)
+        _, hi_w, hi_h = max(chosen)
+        return (lo_w, lo_h), (hi_w, hi_h)
+
+    def color_modes(self, label: str, split: str | None = None) -> dict[str, int]:
+        """People's words for the colour modes met ("RGB", "grayscale", "16-bit", ...) -> count,
+        among `label`'s images in `split`, or in both splits when None."""
         result: dict[str, int] = {}
-        for f in self.files:
-            if f.split == split and f.label == label:
-                result[f.color] = result.get(f.color, 0) + 1
+        for f in self._chosen(label, split):
+            result[f.color] = result.get(f.color, 0) + 1
         return dict(sorted(result.items(), key=lambda kv: (-kv[1], kv[0])))
 
     def fingerprint(self) -> str:
