@@ -60,6 +60,11 @@ def overlap(a: dict[str, Any], b: dict[str, Any]) -> bool:
     return bool(max(a["low"], b["low"]) <= min(a["high"], b["high"]))
 
 
+def within(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """Each ratio inside the other's interval (stricter than overlapping intervals)."""
+    return bool(b["low"] <= a["ratio"] <= b["high"] and a["low"] <= b["ratio"] <= a["high"])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--batch", default="16,128", help="batch sizes (the sweep's axis)")
@@ -92,17 +97,20 @@ def main() -> None:
         "Ray head (every usable core, one node: its cells one after the other, each on the "
         f"whole node). Ratio = {args.arms} ÷ baseline step time.",
         "",
-        "| cell | here | 95% CI | on Ray | 95% CI | intervals overlap |",
-        "|---|---|---|---|---|---|",
+        "| cell | here | 95% CI | on Ray | 95% CI | intervals overlap | each ratio in the "
+        "other's interval |",
+        "|---|---|---|---|---|---|---|",
     ]
     for k in keys:
         a, b = here[k], there[k]
         lines.append(f"| {k} | {a['ratio']:.3f} | {a['low']:.3f}–{a['high']:.3f} | "
                      f"{b['ratio']:.3f} | {b['low']:.3f}–{b['high']:.3f} | "
-                     f"{'yes' if overlap(a, b) else 'NO'} |")
+                     f"{'yes' if overlap(a, b) else 'NO'} | {'yes' if within(a, b) else 'no'} |")
     lines += [
         "",
-        f"Every cell's intervals overlap: {'yes' if agree else 'NO'}. Wall time here "
+        f"Every cell's intervals overlap: {'yes' if agree else 'NO'}; each ratio inside the "
+        f"other's interval in {sum(within(here[k], there[k]) for k in keys)} of {len(keys)} "
+        f"cells. Wall time here "
         f"{local_wall:.0f} s, on Ray {ray_wall:.0f} s: overhead ×{ray_wall / local_wall:.2f} "
         "(connecting, sending xlagui and the dataset, each cell's task and its files back).",
     ]
