@@ -92,7 +92,7 @@ def test_a_training_run_that_did_not_finish() -> None:
     trace.status = RunStatus.INTERRUPTED
     assert words(trace) == StatusWords(
         "interrupted", "Interrupted", eta="",
-        detail="xlagui closed after 1 epoch (the worker was stopped by force); they are kept")
+        detail="xlagui closed after 1 epoch (the worker was stopped by force); it is kept")
     # Stopped while its worker was still starting (TensorFlow loading, deaf to the stop): no
     # epoch ran, and the forced end is no news (issue 31: "after 0 epochs (the worker was
     # stopped by force)").
@@ -153,10 +153,10 @@ def test_the_speed_phase() -> None:
     assert said(trace, stopping=True) is None
     trace.add(CancelledEvent())
     assert said(trace, stopping=True) == StatusWords(
-        "cancelled", "Stopped", detail="stopped after 1 block; they are kept")
+        "cancelled", "Stopped", detail="stopped after 1 block; it is kept")
     trace.status = RunStatus.INTERRUPTED
     assert said(trace) == StatusWords(
-        "interrupted", "Interrupted", detail="xlagui closed after 1 block; they are kept")
+        "interrupted", "Interrupted", detail="xlagui closed after 1 block; it is kept")
     failed = trace_of([StartedEvent(mode="measure"), ErrorEvent(message="Boom", hint="")],
                       epochs_planned=3)
     assert said(failed) == StatusWords("error", "Failed", detail="Boom", detail_tip="Boom")

@@ -174,7 +174,7 @@ def training_words(trace: RunTrace, *, runs_planned: int, epochs_planned: int,
         # A worker still starting (TensorFlow loading) cannot listen: its forced end is usual.
         starting = done == 0 and trace.first_batch_t is None
         forced = " (the worker was stopped by force)" if term.forced and not starting else ""
-        kept = "; they are kept" if done else ""
+        kept = ("; it is kept" if done == 1 else "; they are kept") if done else ""
         if interrupted:
             return StatusWords(ChipState.INTERRUPTED, "Interrupted", eta="",
                                detail=run + f"xlagui closed {when}{forced}{kept}")
@@ -214,7 +214,8 @@ def measuring_words(trace: RunTrace, *, uses_xla: bool, others: str,
         why = "xlagui closed" if interrupted else "stopped"
         return StatusWords(ChipState.INTERRUPTED if interrupted else ChipState.CANCELLED,
                            "Interrupted" if interrupted else "Stopped",
-                           detail=f"{why} after {block_words}{forced}; they are kept")
+                           detail=f"{why} after {block_words}{forced}; "
+                                  f"{'it is' if blocks == 1 else 'they are'} kept")
     if isinstance(term, ErrorEvent):
         return StatusWords(ChipState.ERROR, "Failed", detail=term.message,
                            detail_tip=f"{term.message}\n{error_hint(term)}".strip())

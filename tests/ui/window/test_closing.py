@@ -101,7 +101,8 @@ def test_closing_during_a_run_keeps_its_epochs(
     assert other.tabs.currentIndex() == TAB_RUNS
     base, xla_column = other.runs_view.columns["baseline"], other.runs_view.columns["xla"]
     assert base.status_text == "Interrupted"
-    assert f"xlagui closed after {len(epochs)} epochs" in base.detail.text()
+    said = f"{len(epochs)} epoch; it is" if len(epochs) == 1 else f"{len(epochs)} epochs; they are"
+    assert f"xlagui closed after {said} kept" in base.detail.text()
     x, train_loss = base.epoch_train.getData()
     assert list(x) == [float(e) for e in epochs]
     assert list(train_loss) == pytest.approx([1.0 / (e + 1) for e in epochs])  # the fake's
