@@ -86,26 +86,31 @@ def main() -> None:
     r.add_argument("--budget", type=int, default=480)
     r.add_argument("--image-size", type=int, default=64)
     s = sub.add_parser("show")
-    s.add_argument("folder", type=Path)
+    s.add_argument("folders", type=Path, nargs="+")
     add_write(s)
     args = ap.parse_args()
     if args.what == "run":
         print(json.dumps(run(args.folder, args.budget, args.image_size), indent=2))
         return
-    facts_path = args.folder / FACTS
-    facts = json.loads(facts_path.read_text()) if facts_path.exists() else {}
     lines = ["### Which XLA flags change speed here", "",
              "Each flag's arm against the jit arm of the same interleaved comparison (the "
              "article's CNN, batch 64, float32), round by round: its step time ÷ jit's, 95% "
              "interval. Below 1: faster than jit.", ""]
-    if facts.get("command"):
-        lines += [f"`{facts['command']}`", "",
-                  f"Wall time {duration(facts.get('wall_seconds'))}; load average before "
-                  f"{facts.get('load_before', 'unknown')}; {facts.get('date', '')}.", ""]
-    lines += ["| arm | flags (XLA_FLAGS) | pairs | ÷ jit | 95% CI | verdict |",
-              "|---|---|---:|---:|---|---|"]
-    lines += ["| " + " | ".join(row) + " |" for row in rows(args.folder)]
-    publish("flags", section_text(lines, facts.get("load_before", "unknown")), args.write)
+    loads = []
+    for i, folder in enumerate(args.folders, 1):
+        facts_path = folder / FACTS
+        facts = json.loads(facts_path.read_text()) if facts_path.exists() else {}
+        loads.append(str(facts.get("load_before", "unknown")))
+        lines += [f"#### Run {i}", ""]
+        if facts.get("command"):
+            lines += [f"`{facts['command']}`", "",
+                      f"Wall time {duration(facts.get('wall_seconds'))}; load average before "
+                      f"{facts.get('load_before', 'unknown')}; {facts.get('date', '')}.", ""]
+        lines += ["| arm | flags (XLA_FLAGS) | pairs | ÷ jit | 95% CI | verdict |",
+                  "|---|---|---:|---:|---|---|"]
+        lines += ["| " + " | ".join(row) + " |" for row in rows(folder)]
+        lines.append("")
+    publish("flags", section_text(lines, "; ".join(loads)), args.write)
 
 
 if __name__ == "__main__":
