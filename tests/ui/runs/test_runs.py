@@ -385,9 +385,11 @@ def test_closing_during_a_run_asks_then_stops_and_waits(
         wait_until(qtbot, lambda: is_closed(window), "the window closed after its run ended",
                    timeout=5_000)
     assert window.comparisons.supervisor is None
-    # Closed during the speed measurement: no training run started (tests/ui/window/test_closing.py
-    # closes during one).
-    assert [r.status for r in blocker.args[0].runs] == ["not run", "not run"]
+    # Closed during the speed measurement (no training run started) or, on a slow machine, in
+    # the baseline's first training run (interrupted): never the XLA side's, which had not
+    # begun (tests/ui/window/test_closing.py closes during training on purpose).
+    first, second = (r.status for r in blocker.args[0].runs)
+    assert first in ("not run", "interrupted") and second == "not run", (first, second)
     assert answerer.titles() == ["Stop the comparison?", "Stop the comparison?"]
 
 
