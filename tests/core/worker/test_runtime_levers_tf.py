@@ -8,29 +8,17 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers.datasets import tiny_split_dataset
-from xlagui.core.compare import new_report, plan_measure_runs, spec_for
-from xlagui.core.data.scan import scan_dataset
-from xlagui.core.measure.runner import samples_from_scan
-from xlagui.core.measure.worker_process import WorkerGone, WorkerProcess
-from xlagui.core.protocol.config import RunConfig
-from xlagui.core.protocol.events import BlockEvent, Event, StartedEvent, WorkerCommand
-from xlagui.core.protocol.identity import Command, WorkerMode
+from tests.helpers.arm_workers import measuring_worker
+from xlagui.core.measure.worker_process import WorkerGone
+from xlagui.core.protocol.events import BlockEvent, StartedEvent, WorkerCommand
+from xlagui.core.protocol.identity import Command
 from xlagui.core.protocol.task import TaskState
 
 pytestmark = pytest.mark.tf
 
 
 def test_a_runtime_arm_starts_and_counts_batches(tmp_path: Path) -> None:
-    scan = scan_dataset(tiny_split_dataset(tmp_path / "d", train=4, test=1))
-    arm = "t1+nodnn+spe2"
-    config = RunConfig(batch_size=2, image_size=48, quick=True, seed=1, arms=(arm,))
-    report = new_report(scan, config, environment={})
-    entry = next(e for e in plan_measure_runs(config) if e.variant == arm)
-    spec = spec_for(entry, report, samples_from_scan(scan), tmp_path / "out",
-                    mode=WorkerMode.MEASURE)
-    events: list[Event] = []
-    worker = WorkerProcess(spec, events.append)
+    worker, _events = measuring_worker(tmp_path, "t1+nodnn+spe2")
     worker.start()
     state = TaskState()
     try:
