@@ -21,6 +21,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from xlagui.core.compare import ComparisonRequest, SaveError, Watcher, run
+from xlagui.core.data.demo import ensure_demo_dataset
+from xlagui.core.data.scan import DatasetError, scan_dataset
 from xlagui.core.measure.transports import MachineError, Target
 from xlagui.core.protocol.config import ConfigError, check_batch_fits
 from xlagui.core.protocol.identity import RunStatus, StrEnum
@@ -185,12 +187,8 @@ def _measured(cell: Cell, job: CellJob, out: Path, state: TaskState,
 
 
 def _scan(job: CellJob, cell: Cell) -> DatasetScan:
-    from xlagui.core.data.scan import DatasetError, scan_dataset
-
     root = job.dataset
     if job.demo and not root:
-        from xlagui.core.data.demo import ensure_demo_dataset
-
         root = str(ensure_demo_dataset(seed=0))
     try:
         scan = scan_dataset(root, holdout_percent=cell.config.holdout_percent,
