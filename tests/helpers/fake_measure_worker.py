@@ -61,7 +61,8 @@ from xlagui.core.xla.evidence import XlaEvidence
 def main() -> int:
     if sys.argv[1] == "-":  # the spec as stdin's first line, as an SSH transport sends it
         spec = json.loads(sys.stdin.readline())
-        Path(spec["run_dir"]).mkdir(parents=True, exist_ok=True)
+        if not Path(spec["run_dir"]).is_dir():  # made by the host's shell line, as for a real one
+            return 3
     else:
         spec = json.loads(Path(sys.argv[1]).read_text(encoding="utf-8"))
     fake = spec["config"].get("extra", {}).get("fake", {})

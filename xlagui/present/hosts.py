@@ -83,6 +83,7 @@ def install_command(python: object, version: object) -> str:
 STEPS: dict[str, Callable[[Facts], str]] = {
     "model_copy": lambda f: f"copying the model file {f.get('file')}",
     "remote_data_check": lambda _: "checking the dataset folder",
+    "run_folder": lambda _: "making the comparison's folder",
 }
 
 

@@ -152,7 +152,10 @@ def read_spec(where: str) -> RunSpec:
     if not line:
         raise ProtocolError("run spec: stdin ended before the spec's line")
     spec = RunSpec.from_json(line)
-    spec.run_dir.mkdir(parents=True, exist_ok=True)
+    # The host's shell line made the run folder; it is gone only when the comparison was
+    # stopped and its folder removed while this process started: then nothing is recreated.
+    if not spec.run_dir.is_dir():
+        raise ProtocolError(f"run spec: the run folder {spec.run_dir} is gone (stopped)")
     (spec.run_dir / SPEC_FILE).write_text(spec.to_json(), encoding="utf-8")
     return spec
 

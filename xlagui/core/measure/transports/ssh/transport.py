@@ -90,6 +90,7 @@ class SshTransport:
         self._paths: dict[str, str] = {}  # a sample's local path → its path on the host
         self._models: dict[str, str] = {}  # a model file's local path → the host's copy
         self._fetched: set[Path] = set()
+        self._made = False  # this connection's folder on the host exists (made once)
 
     @classmethod
     def connect(cls, target: Target, *, info: HostInfo | None = None,
@@ -208,12 +209,25 @@ class SshTransport:
         unset = " ".join(f"-u {k}" for k in owned() if k not in settings)
         env = " ".join(quote(f"{k}={v}") for k, v in settings.items())
         rd = quote(str(folder))
+        rel = quote(folder.relative_to(self.remote_out).as_posix())
+        self._make_folder()
+        # The line enters the connection's folder before making the child's own: a line the
+        # host runs late, after `close` removed that folder (a stop while a worker was starting,
+        # on a loaded host), fails there and leaves nothing behind.
         # Not `exec`: the shell turns a death by signal N into exit status 128 + N, so ssh's
         # own 255 means only that the connection failed.
         return (
-            f"mkdir -p {rd}/tmp && env {unset} {env} {python} "
+            f"cd {quote(str(self.remote_out))} && mkdir -p {rel}/tmp && "
+            f"env {unset} {env} {python} "
             f"{' '.join(quote(w) for w in words)} 2>>{rd}/worker.log; exit $?"
         )
+
+    def _make_folder(self) -> None:
+        """This connection's folder on the host, made once, before its first child."""
+        if not self._made:
+            self.ssh.check(f"mkdir -p {quote(str(self.remote_out))}", timeout=60,
+                           step="run_folder")
+            self._made = True
 
     def start(self, job: ChildJob, log: IO[bytes]) -> subprocess.Popen[str]:
         request = job.request(self.place)
