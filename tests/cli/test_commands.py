@@ -137,5 +137,11 @@ def test_what_the_window_lacks_is_read_from_the_environment(tmp_path: Path) -> N
     assert missing_display({"DISPLAY": ":987"}, "linux") == "no X server at DISPLAY=:987"
     assert missing_display({"QT_QPA_PLATFORM": "offscreen"}, "linux") is None
     assert missing_display({"WAYLAND_DISPLAY": "wayland-0"}, "linux") is None
-    assert missing_display({"DISPLAY": "remote:10"}, "linux") is None  # cannot tell: let Qt try
+    def found(name: str) -> str:  # the library is installed
+        return f"lib{name}.so.0"
+
+    assert missing_display({"DISPLAY": "remote:10"}, "linux", find_library=found) is None
+    # An X display, but not the library Qt's X11 plugin needs (Qt would abort with status 134).
+    said = missing_display({"DISPLAY": "remote:10"}, "linux", find_library=lambda name: None)
+    assert said is not None and "libxcb-cursor0" in said
     assert missing_display({}, "darwin") is None and missing_display({}, "win32") is None
