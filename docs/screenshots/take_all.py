@@ -13,12 +13,19 @@ boxes), in this order:
    README's main command: Measure speed only).
 5. `arms.png` and `arms-report.png`: bf16 also measured; the window and its PNG report.
 6. `running.png`, then `done.png`: a comparison with training runs, mid-way and done.
-7. `xla-did.png`: the "What XLA did" tab of that comparison.
+7. `xla-did.png`: the "What XLA did" tab of that comparison; `why.png`, `why-compiles.png`
+   and `why-parity.png`: its Why tab, each page chosen with a click (`take_why.py` takes the
+   same pages from any comparison folder).
 8. `history.png`: the History tab with the three comparisons.
+9. `sweep.png`: a small real sweep (`xlagui sweep --demo --batch 16,64 --image-size 48 --arms
+   jit --budget 30`, about two minutes) opened in the Sweep tab (`take_sweep.py` does the same
+   for any sweep folder). Not with `--fake`.
 
-Real TensorFlow workers on the CPU by default (about 10 minutes on 2 cores); `--fake` uses the
-test suite's fake workers (synthetic timings, seconds) to check the layout only — never for
-the README. History and settings go to a temporary folder.
+The defaults are settings where the demo set learns (96 px, 6 epochs: the loss falls and the
+validation accuracy leaves 50%); the README's captions say them. Real TensorFlow workers on the
+CPU by default (about 20 minutes on 2 cores); `--fake` uses the test suite's fake workers
+(synthetic timings, seconds) to check the layout only — never for the README. History and
+settings go to a temporary folder.
 """
 
 from __future__ import annotations
@@ -26,6 +33,7 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 from collections.abc import Callable
@@ -35,14 +43,16 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 SHOTS = ("empty", "problem", "dataset", "measuring", "speed", "arms", "arms-report", "running",
-         "done", "xla-did", "history")
+         "done", "xla-did", "why", "why-compiles", "why-parity", "history")
+WHY_PAGES = ("why", "why-compiles", "why-parity")  # the Why tab's pages, in their order
+SWEEP = ["--demo", "--batch", "16,64", "--image-size", "48", "--arms", "jit", "--budget", "30"]
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--size", default="1600x1000", help="the window's size, WIDTHxHEIGHT")
-    parser.add_argument("--image-size", type=int, default=64)
-    parser.add_argument("--epochs", type=int, default=4)
+    parser.add_argument("--image-size", type=int, default=96)
+    parser.add_argument("--epochs", type=int, default=6)
     parser.add_argument("--budget", type=int, default=60, help="each speed measurement's budget")
     parser.add_argument("--fake", action="store_true", help="fake workers: layout checks only")
     parser.add_argument("--out", type=Path, default=HERE)
@@ -190,6 +200,34 @@ def main() -> int:
         shot("done")
         window.tabs.setCurrentIndex(window.tabs.indexOf(window.xla_did_panel))
         later(800, lambda: shot("xla-did"))
+        later(1600, why_pages)
+
+    def why_pages() -> None:
+        bar = window.tabs.tabBar()
+        QTest.mouseClick(bar, Qt.MouseButton.LeftButton,
+                         pos=bar.tabRect(window.tabs.indexOf(window.why_panel)).center())
+        views = window.why_panel.views.tabBar()
+        for i, name in enumerate(WHY_PAGES):
+            later(800 * (i + 1), lambda i=i, name=name: (
+                QTest.mouseClick(views, Qt.MouseButton.LeftButton, pos=views.tabRect(i).center()),
+                later(500, lambda: shot(name))))
+
+    def sweep() -> None:
+        folder = tmp / "sweep"
+        done = subprocess.run([sys.executable, "-m", "xlagui", "sweep", *SWEEP, "--out",
+                               str(folder)], check=False, env=os.environ.copy())
+        if done.returncode not in (0, 1):  # 1: a cell's verdict is unsure; the sweep ran
+            print(f"the sweep failed ({done.returncode})", file=sys.stderr)
+            then()
+            return
+        bar = window.tabs.tabBar()
+        QTest.mouseClick(bar, Qt.MouseButton.LeftButton,
+                         pos=bar.tabRect(window.tabs.indexOf(window.sweep_tab)).center())
+        if window.sweep_tab.open_folder(folder):
+            later(1500, lambda: (shot("sweep"), then()))
+        else:
+            print(f"cannot open {folder}", file=sys.stderr)
+            then()
 
     def history() -> None:
         window.tabs.setCurrentIndex(TAB_HISTORY)
@@ -202,14 +240,16 @@ def main() -> int:
         lambda: run(speed_only=True, bf16=False, mid="measuring", end=lambda r: shot("speed")),
         lambda: run(speed_only=True, bf16=True, mid="", end=arms_end),
         lambda: run(speed_only=False, bf16=False, mid="running", end=done_end),
-        lambda: later(1000, history),
+        lambda: later(5000, history),
     ]
+    if not args.fake:
+        steps.append(sweep)
     window.devices_ready.connect(on_devices)
     later(40 * 60 * 1000, app.quit)  # a safety net
     app.exec()
     handler.uninstall()
     shutil.rmtree(tmp, ignore_errors=True)
-    missing = [s for s in SHOTS if s not in taken]
+    missing = [s for s in SHOTS + (() if args.fake else ("sweep",)) if s not in taken]
     if missing:
         print("missing:", ", ".join(missing), file=sys.stderr)
     return 1 if missing or handler.last is not None else 0
