@@ -21,6 +21,7 @@ from pytestqt.qtbot import QtBot
 from tests.helpers.clicks import (
     ModalAnswerer,
     activate,
+    choose_combo_item,
     click,
     click_menu_item,
     click_tree_item,
@@ -185,8 +186,8 @@ def test_a_click_on_run_xla_only_runs_that_side_and_stop_ends_it(
             click(qtbot, window.stop_button)
         assert held.variants == ["xla"]
         assert {r.variant: r.status for r in blocker.args[0].runs}["xla"] == "cancelled"
-        # The switch picks the side: a click on it, and the same button runs the baseline.
-        click(qtbot, window.settings_panel.xla)
+        # The choice beside it picks the side: the baseline, and the same button runs it.
+        choose_combo_item(qtbot, window.one_side_choice, 1)
         assert window.run_one_button.text() == "Run baseline only"
         held.release.set()
         with qtbot.waitSignal(window.comparison_finished, timeout=20_000) as blocker:

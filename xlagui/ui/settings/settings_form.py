@@ -33,7 +33,6 @@ from xlagui.core.protocol.config import (
     TARGET_PERCENT_RANGE,
     XlaMode,
 )
-from xlagui.core.protocol.identity import Role
 from xlagui.core.protocol.levers import XLA
 from xlagui.present.levels import Level
 from xlagui.present.levers import LEVER_WORDS, arm_description, arm_label, xla_choices
@@ -127,17 +126,11 @@ class SettingsForm(QWidget):
         outer.addWidget(training)
 
     def _build_xla(self, outer: QVBoxLayout) -> None:
-        """The XLA switch (which side "Run one side" trains) and the mode: a radio button per
-        mode the XLA lever offers (`present.levers.xla_choices`), in the table's order."""
+        """The XLA side's mode: a radio button per mode the XLA lever offers
+        (`present.levers.xla_choices`), in the table's order. (The side "Run … only" trains is
+        chosen beside that button, in the sidebar.)"""
         xla = QGroupBox(LEVER_WORDS[XLA.words])
         xv = QVBoxLayout(xla)
-        self.xla = QCheckBox("XLA on")
-        self.xla.setChecked(True)
-        self.xla.setToolTip(
-            "Which side “Run one side” trains: with XLA (on) or the baseline (off).\n"
-            "“Run comparison” always trains both."
-        )
-        xv.addWidget(self.xla)
         self.advanced_button = QToolButton()
         self.advanced_button.setText("Advanced")
         self.advanced_button.setCheckable(True)
@@ -269,11 +262,6 @@ class SettingsForm(QWidget):
         """"CPU" or "GPU": the kind of the chosen device (what the arms' defaults and notes
         depend on)."""
         return "CPU" if (self.device.currentData() or "cpu") == "cpu" else "GPU"
-
-    @property
-    def one_side(self) -> Role:
-        """The side "Run one side" trains, as the XLA switch selects."""
-        return Role.XLA if self.xla.isChecked() else Role.BASELINE
 
     @property
     def arms(self) -> tuple[str, ...]:

@@ -47,13 +47,11 @@ class SettingsPanel(SettingsForm):
     Signals:
         changed(): any setting changed (the window re-checks what it can run).
         holdout_changed(int): the held-out percentage changed (the scan depends on it).
-        xla_toggled(bool): the XLA switch, which picks the side a single run uses.
         put_back_requested(): the user wants every file left out back in the comparison.
     """
 
     changed = Signal()
     holdout_changed = Signal(int)
-    xla_toggled = Signal(bool)
     put_back_requested = Signal()
 
     def __init__(self, model_checker: ModelChecker | None = None,
@@ -97,7 +95,6 @@ class SettingsPanel(SettingsForm):
         self.augment.toggled.connect(self._on_value_changed)
         self.drop_remainder.toggled.connect(self._on_value_changed)
         self.device.currentIndexChanged.connect(self._on_device_changed)
-        self.xla.toggled.connect(self._on_xla_toggled)
         self.advanced_button.toggled.connect(self._on_advanced_toggled)
         for mode_button in self.mode_buttons.values():
             mode_button.toggled.connect(self._on_mode_toggled)
@@ -286,7 +283,6 @@ class SettingsPanel(SettingsForm):
                     settings.setValue(BUDGET_KEY, value)
                 continue
             settings.setValue(key, value)
-        settings.setValue("xla_on", self.xla.isChecked())
         settings.setValue("advanced_open", self.advanced_button.isChecked())
         settings.endGroup()
 
@@ -302,7 +298,6 @@ class SettingsPanel(SettingsForm):
             self.drop_remainder.setChecked(_bool(settings.value("drop_remainder"), False))
             self.check.setChecked(_bool(settings.value("check"), False))
             self.explain.setChecked(_bool(settings.value("explain"), True))
-            self.xla.setChecked(_bool(settings.value("xla_on"), True))
             saved_mode = settings.value("xla")
             if saved_mode in self.mode_buttons:  # a mode no longer offered is left at its default
                 self.choose_mode(XlaMode(saved_mode))
@@ -408,8 +403,6 @@ class SettingsPanel(SettingsForm):
         self._chosen_arms = self.arms
         self._on_value_changed()
 
-    def _on_xla_toggled(self, on: bool) -> None:
-        self.xla_toggled.emit(on)
         self.changed.emit()
 
     def _on_put_back_button_clicked(self) -> None:

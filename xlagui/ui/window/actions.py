@@ -64,7 +64,7 @@ class WindowActions:
                           "Train the baseline and the XLA model, then compare",
                           sp.SP_MediaPlay)
         self.run_one = action("Run XLA only", commands.run_one, None,
-                              "Train only the side chosen beside the sidebar's button")
+                              "Train only the side chosen under “One side” in the sidebar")
         self.stop = action("&Stop", commands.stop,
                            [QKeySequence(Qt.Key.Key_Escape), QKeySequence("Ctrl+.")],
                            "Stop the running comparison", sp.SP_MediaStop)
