@@ -3,7 +3,7 @@ the choice of the side "Run … only" trains, beside that button."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSettings, Qt, Signal
+from PySide6.QtCore import QEvent, QSettings, QSize, Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -22,10 +22,42 @@ from xlagui.ui.settings.machine_panel import HostChecker
 from xlagui.ui.settings.model_panel import ModelChecker
 from xlagui.ui.settings.settings_panel import SETTINGS_GROUP, SettingsPanel
 
+LEAST_WIDTH = 300  # the sidebar's, whatever the settings' own least width
 # The saved one-side choice: the key of the "XLA on" box it replaced, so older files read.
 ONE_SIDE_KEY = "xla_on"
 # The sides "Run … only" can train, as the choice beside it names them.
 SIDES = ((Role.XLA, "XLA"), (Role.BASELINE, "baseline"))
+
+
+class SettingsScroll(QScrollArea):
+    """Scrolls the settings up and down, never sideways: the settings take the viewport's
+    width, and the scroll area asks for at least their own least width (so the splitter never
+    squeezes them under the scroll bar) and `least` pixels.
+
+    Signals: QScrollArea's."""
+
+    def __init__(self, settings: QWidget, least: int) -> None:
+        super().__init__()
+        self._least = least
+        self.setWidget(settings)
+        self.setWidgetResizable(True)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+
+    def minimumSizeHint(self) -> QSize:
+        hint = super().minimumSizeHint()
+        settings = self.widget()
+        if settings is None:
+            return hint
+        bar = self.verticalScrollBar().sizeHint().width()
+        frame = 2 * self.frameWidth()
+        width = max(self._least, settings.minimumSizeHint().width() + bar + frame)
+        return QSize(width, hint.height())
+
+    def event(self, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.LayoutRequest:
+            self.updateGeometry()  # the settings' least width may have changed
+        return super().event(event)
 
 
 class RunSidebar(QWidget):
@@ -55,12 +87,8 @@ class RunSidebar(QWidget):
         sv.setSpacing(8)
         self.settings_panel = SettingsPanel(model_checker, ssh_config=ssh_config,
                                             host_checker=host_checker)
-        scroll = QScrollArea()
-        scroll.setWidget(self.settings_panel)
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QFrame.Shape.NoFrame)
-        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        sv.addWidget(scroll, 1)
+        self.scroll = SettingsScroll(self.settings_panel, LEAST_WIDTH - 4)
+        sv.addWidget(self.scroll, 1)
         icon = self.style().standardIcon
         self.run_button = QPushButton("Run comparison")
         self.run_button.setObjectName("Primary")
@@ -105,7 +133,8 @@ class RunSidebar(QWidget):
         sv.addLayout(one_side_row)
         sv.addWidget(self.stop_button)
         sv.addWidget(self.run_hint)
-        self.setMinimumWidth(300)
+        # No minimum width of its own: its layout's, the settings' own least width (and
+        # LEAST_WIDTH), so the splitter never narrows it under them.
         self.setMaximumWidth(460)
 
     @property

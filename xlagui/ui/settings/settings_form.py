@@ -13,6 +13,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QButtonGroup,
     QCheckBox,
+    QComboBox,
     QDoubleSpinBox,
     QFormLayout,
     QGroupBox,
@@ -40,6 +41,7 @@ from xlagui.ui.settings.device_box import DeviceBox
 from xlagui.ui.settings.machine_panel import HostChecker, MachinePanel
 from xlagui.ui.settings.model_panel import ModelChecker, ModelPanel
 from xlagui.ui.shared.theme import LEVEL_COLORS
+from xlagui.ui.shared.widgets import with_words
 
 # The XLA side's mode until the user picks one (`RunConfig`'s).
 DEFAULT_MODE = XlaMode(DEFAULTS["xla"])
@@ -69,6 +71,13 @@ class SettingsForm(QWidget):
         self._build_also_measure(outer)
         self._build_measurement(outer)
         outer.addStretch(1)
+        for combo in self.findChildren(QComboBox):
+            # As wide as the sidebar gives, not as its longest item (a GPU's or a host's
+            # name): the settings never get wider than the sidebar.
+            combo.setSizeAdjustPolicy(
+                QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            if combo.minimumContentsLength() == 0:
+                combo.setMinimumContentsLength(12)
 
     # -- construction -------------------------------------------------------------------------
 
@@ -108,7 +117,7 @@ class SettingsForm(QWidget):
         # The box accepts sizes below the minimum on purpose: the note explains why not.
         self.image_size = self._spin("image_size", 1, RANGES["image_size"].high, suffix=" px")
         self.image_size.setSingleStep(8)
-        self.augment = QCheckBox("Augment (horizontal flip, zoom 0.2, shear 0.2)")
+        self.augment = QCheckBox("Augment")
         self.augment.setToolTip("The article's augmentation layers, applied to training batches")
         self.drop_remainder = QCheckBox("Drop the last partial batch")
         self.drop_remainder.setToolTip(
@@ -121,7 +130,7 @@ class SettingsForm(QWidget):
         self._add_row(form, "Batch size", self.batch_size, "batch_size")
         self._add_row(form, "Image size", self.image_size, "image_size")
         self._add_row(form, "Device", self.device, "device")
-        form.addRow(self.augment)
+        form.addRow(with_words(self.augment, "horizontal flip, zoom 0.2, shear 0.2"))
         form.addRow(self.drop_remainder)
         outer.addWidget(training)
 
@@ -167,7 +176,7 @@ class SettingsForm(QWidget):
         self._arm_notes: dict[str, QLabel] = {}
         for name in arm_kinds.offered_arms():
             arm = arm_kinds.parse_arm(name)
-            box = QCheckBox(f"{name}  ({arm_label(arm)})")
+            box = QCheckBox(name)
             box.setObjectName(f"arm:{name}")
             box.setToolTip(f"{arm_label(arm)}: {arm_description(arm)}")
             note = QLabel()
@@ -176,7 +185,7 @@ class SettingsForm(QWidget):
             note.setContentsMargins(22, 0, 0, 2)
             note.setStyleSheet(f"color: {LEVEL_COLORS[Level.WARNING]};")
             note.setVisible(False)
-            alv.addWidget(box)
+            alv.addWidget(with_words(box, arm_label(arm)))
             alv.addWidget(note)
             self.arm_boxes[name] = box
             self._arm_notes[name] = note
@@ -218,14 +227,14 @@ class SettingsForm(QWidget):
             "like an arm: its ratio should be 1.00, and an interval that misses 1.00 shows a "
             "position or order effect of the instrument itself. Adds one arm's time.")
         mform.addRow(self.check)
-        self.explain = QCheckBox("Explain why (untimed, after the answer)")
+        self.explain = QCheckBox("Explain why")
         self.explain.setChecked(True)
         self.explain.setToolTip(
             "After the speed answer, one untimed worker per arm profiles a few steps (where "
             "each step's time goes, layer by layer) and trains the first batches beside the "
             "baseline (do the numbers stay the same?). Shown in the Why tab; adds about a "
             "compile per arm.")
-        mform.addRow(self.explain)
+        mform.addRow(with_words(self.explain, "untimed, after the answer"))
         outer.addWidget(measure)
 
     # -- construction helpers ----------------------------------------------------------------

@@ -163,16 +163,24 @@ class SettingsPanel(SettingsForm):
         """Tick the chosen arms (none until the user chose: the default answers the question
         asked, XLA or not, and an extra arm is the user's choice) and show each arm's hardware
         note for the chosen device."""
-        kind = self.device_kind
         ticked = () if self._chosen_arms is None else self._chosen_arms
         for name, box in self.arm_boxes.items():
             blocked = box.blockSignals(True)
             box.setChecked(name in ticked)
             box.blockSignals(blocked)
-            note = arm_note(name, kind)
+        self._show_arm_notes()
+
+    def _show_arm_notes(self) -> None:
+        """Each arm's hardware note for the chosen device, each said once: arms that share
+        one (bf16 and jit+bf16) have it under the first ticked, else under the first."""
+        notes = {name: arm_note(name, self.device_kind) for name in self.arm_boxes}
+        said: dict[str, str] = {}  # a note's words → the arm it is under
+        for name in sorted(notes, key=lambda n: not self.arm_boxes[n].isChecked()):
+            said.setdefault(notes[name], name)
+        for name, note in notes.items():
             label = self._arm_notes[name]
             label.setText(note)
-            label.setVisible(bool(note))
+            label.setVisible(bool(note) and said[note] == name)
 
     def config(self) -> RunConfig | None:
         """The settings as a `RunConfig`, or None while any of them is in error."""
@@ -401,6 +409,7 @@ class SettingsPanel(SettingsForm):
 
     def _on_arm_toggled(self, _on: bool) -> None:
         self._chosen_arms = self.arms
+        self._show_arm_notes()
         self._on_value_changed()
 
         self.changed.emit()
