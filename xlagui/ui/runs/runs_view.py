@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QSize, Qt, QTimer, QUrl, Signal
+from PySide6.QtCore import QEvent, QSize, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QDesktopServices, QResizeEvent
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -35,6 +35,7 @@ from xlagui.ui.runs.run_column import RunColumn
 from xlagui.ui.shared.widgets import box_layout, transparent_body
 
 REDRAW_HZ = 15
+QWIDGETSIZE_MAX = (1 << 24) - 1  # Qt's "no maximum"
 VARIANTS = (Role.BASELINE, Role.XLA)  # always shown; a comparison's other arms follow them
 VISIBLE_COLUMNS = 3  # past this many, the columns scroll horizontally
 MIN_COLUMN_WIDTH = 320
@@ -83,6 +84,28 @@ class ColumnStrip(QScrollArea):
         self.row = box_layout(transparent_body(self, "ColumnStrip", fill_height=True),
                               (0, 0, 0, 0), 10, False)
         self.shown: list[RunColumn] = []
+        self.compact = False
+
+    def set_compact(self, compact: bool) -> None:
+        """`compact`: the columns have no plots to show (a speed-only comparison), so the strip
+        is no taller than their heads and figures, and what is below it gets the room."""
+        self.compact = compact
+        self._fit_height()
+
+    def _fit_height(self) -> None:
+        limit = QWIDGETSIZE_MAX
+        if self.compact:
+            width = max(self.viewport().width(), self.row.minimumSize().width())
+            tall = (self.row.totalHeightForWidth(width) if self.row.hasHeightForWidth()
+                    else self.row.sizeHint().height())
+            limit = max(tall, self.row.minimumSize().height()) + self._bar_height()
+        if self.maximumHeight() != limit:
+            self.setMaximumHeight(limit)
+
+    def event(self, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.LayoutRequest and self.compact:
+            self._fit_height()  # a column's words changed: its height may have
+        return super().event(event)
 
     def set_columns(self, columns: list[RunColumn]) -> None:
         """Show `columns`, in this order; the others leave the strip (their owner frees
@@ -114,6 +137,7 @@ class ColumnStrip(QScrollArea):
             if column.minimumWidth() != least:
                 column.setMinimumWidth(least)
         self.updateGeometry()
+        self._fit_height()
 
     def _bar_height(self) -> int:
         scrolls = self.row.minimumSize().width() > self.width()
@@ -182,6 +206,11 @@ class RunsView(QWidget):
         splitter.setStretchFactor(0, 5)
         splitter.setStretchFactor(1, 4)
         layout.addWidget(splitter, 1)
+        # Nothing to show before a comparison: no empty column boxes, no empty plots; the
+        # heading says how to start one.
+        self.body = splitter
+        splitter.setVisible(False)
+        layout.addStretch(0)
 
         self.report: ComparisonReport | None = None
         self.folder: Path | None = None
@@ -216,6 +245,8 @@ class RunsView(QWidget):
         self._pending.clear()
         self._speed.clear()
         self._show_columns(variants_of(report))
+        self.body.setVisible(True)
+        self.strip.set_compact(not report.runs)  # speed only: no column has plots to show
         for variant, column in self.columns.items():
             column.reset(
                 epochs=report.config.epochs,
