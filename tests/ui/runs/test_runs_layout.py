@@ -8,7 +8,11 @@ from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
 
 from tests.helpers.clicks import click, click_tab
+from tests.helpers.reports import comparison_report
 from tests.ui.runs.test_arms import run_speed_only
+from xlagui.present import format as fmt
+from xlagui.ui.runs.comparison_panel import WAITING
+from xlagui.ui.runs.runs_view import RunsView
 from xlagui.ui.window.main_window import MainWindow
 
 
@@ -65,3 +69,22 @@ def test_a_speed_only_comparison_has_no_empty_plot_area(qtbot: QtBot,
     _settled()
     assert all(column.loss_plot.isVisible() for column in view.columns.values())
     assert view.strip.height() > view.comparison.height()
+
+
+def test_no_waiting_words_above_the_figures_of_a_measurement(qtbot: QtBot) -> None:
+    """While the speed is measured its figures fill the summary's rows: the words that the
+    comparison appears here when both sides have finished a run are gone; the verdict comes
+    in their place at the end."""
+    view = RunsView()
+    qtbot.addWidget(view)
+    view.resize(1400, 800)
+    view.show()
+    report = comparison_report()
+    summary = view.comparison
+    view.begin(report)
+    assert summary.verdict.isVisible() and summary.verdict.text() == WAITING
+    view.on_measurement(report.comparison)
+    assert summary.rows["Speed per training step"].text() != fmt.DASH
+    assert not (summary.verdict.isVisible() and summary.verdict.text() == WAITING)
+    view.finish(report)
+    assert summary.verdict.isVisible() and "faster" in summary.verdict.text()

@@ -256,6 +256,7 @@ class RunsView(QWidget):
                 sides=len(self.columns),
             )
         self.comparison.clear()
+        self.comparison.verdict.setVisible(True)
         self.comparison.set_epochs(report.config.epochs)
         self.comparison.set_phases(
             measuring=bool(report.measure_runs) and only is None,
@@ -290,12 +291,16 @@ class RunsView(QWidget):
             or (comparison.runs_compared.get(Role.BASELINE)
                 and comparison.runs_compared.get(Role.XLA))
         ):
-            self.comparison.show_comparison(comparison)
+            self._show_comparison(comparison)
 
     def on_measurement(self, comparison: Comparison | None) -> None:
         """A round of the speed measurement ended: the estimates so far, and their bands."""
         self._update_speed_curves()
         self.comparison.show_measurement(comparison)
+        # The rows are filled now: the words that the comparison will appear here would say
+        # otherwise above them. The verdict's place shows again with the comparison.
+        if comparison is not None and comparison.interleaved is not None:
+            self.comparison.verdict.setVisible(False)
 
     def mark_stopping(self) -> None:
         for column in self.columns.values():
@@ -311,7 +316,7 @@ class RunsView(QWidget):
                                      else RunStatus.CANCELLED)
         self._redraw_all(force=True)
         self._update_speed_curves()
-        self.comparison.show_comparison(report.comparison)
+        self._show_comparison(report.comparison)
         self.comparison.show_stopped(stopped_words(report))
 
     def show_report(self, report: ComparisonReport, folder: Path | None = None) -> None:
@@ -327,6 +332,10 @@ class RunsView(QWidget):
             if column is not None:
                 column.end_run(entry.status)
         self.finish(report)
+
+    def _show_comparison(self, comparison: Comparison | None) -> None:
+        self.comparison.show_comparison(comparison)
+        self.comparison.verdict.setVisible(True)
 
     def _on_reuse_button_clicked(self) -> None:
         if self.report is not None:
