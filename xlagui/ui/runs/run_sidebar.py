@@ -87,8 +87,8 @@ class RunSidebar(QWidget):
         sv.setSpacing(8)
         self.settings_panel = SettingsPanel(model_checker, ssh_config=ssh_config,
                                             host_checker=host_checker)
-        self.scroll = SettingsScroll(self.settings_panel, LEAST_WIDTH - 4)
-        sv.addWidget(self.scroll, 1)
+        self.settings_scroll = SettingsScroll(self.settings_panel, LEAST_WIDTH - 4)
+        sv.addWidget(self.settings_scroll, 1)
         icon = self.style().standardIcon
         self.run_button = QPushButton("Run comparison")
         self.run_button.setObjectName("Primary")

@@ -61,7 +61,7 @@ class SettingsForm(QWidget):
         super().__init__(parent)
         self._note_labels: dict[str, QLabel] = {}
         outer = QVBoxLayout(self)
-        outer.setContentsMargins(0, 0, 0, 0)
+        outer.setContentsMargins(0, 0, 0, 4)  # the last group's frame, not on the edge
         outer.setSpacing(10)
         self._build_left_out(outer)
         self._build_machine(outer, ssh_config, host_checker)
