@@ -182,6 +182,7 @@ def with_words(button: QAbstractButton, words: str) -> QWidget:
     """`button` (a check box with a short text) and `words` beside it that wrap to the width
     there is: a check box's own text never wraps, and a long one widened the settings past the
     sidebar's edge."""
+    button.setAccessibleDescription(words)  # a screen reader says them with the box
     row = QWidget()
     layout = QHBoxLayout(row)
     layout.setContentsMargins(0, 0, 0, 0)
