@@ -237,16 +237,6 @@ def menu_items(window: QMainWindow) -> list[QAction]:
     return items
 
 
-def toolbar_button(window: QMainWindow, action: QAction) -> QWidget:
-    for bar in window.findChildren(QWidget):
-        widget_for = getattr(bar, "widgetForAction", None)
-        if widget_for is not None:
-            widget = widget_for(action)
-            if widget is not None:
-                return widget  # type: ignore[no-any-return]
-    raise AssertionError(f"{action.text()!r} is on no toolbar")
-
-
 def close_window(window: QWidget) -> bool:
     """Close `window` with its title bar's close button: the close event the window system
     sends (to the window's native side, as a click on × does), not a call to `close()`.

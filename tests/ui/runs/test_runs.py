@@ -21,6 +21,7 @@ from pytestqt.qtbot import QtBot
 
 from tests.helpers.clicks import (
     ModalAnswerer,
+    choose_combo_item,
     click,
     click_menu_item,
     click_tab,
@@ -241,8 +242,8 @@ def test_events_reach_the_plots_on_the_next_redraw_tick(qtbot: QtBot) -> None:
 def test_one_side_alone(qtbot: QtBot, loaded_window: MainWindow) -> None:
     window = loaded_window
     with watching(window, ModalAnswerer()):
-        click(qtbot, window.settings_panel.xla)  # XLA off: the one side is the baseline
-        assert not window.settings_panel.xla.isChecked()
+        choose_combo_item(qtbot, window.one_side_choice, 1)  # the one side: the baseline
+        assert window.one_side_choice.currentText() == "baseline"
         assert window.run_one_button.text() == "Run baseline only"
         report = run_to_end(qtbot, window, window.run_one_button)
     assert [r.status for r in report.runs] == ["finished", "queued"]  # type: ignore[attr-defined]
@@ -452,9 +453,8 @@ def test_no_plot_draws_axes_before_it_has_data(qtbot: QtBot, make_window: Window
     view = window.runs_view
     xla, base = view.columns["xla"], view.columns["baseline"]
     assert _empty_axes(window) == []
-    assert xla.waiting_note.isVisible() and "when a comparison runs" in xla.waiting_note.text()
-    assert view.comparison.speed_waiting.isVisible()
-    assert view.comparison.overlay_waiting.isVisible()
+    # Before any comparison: no columns, no plots, no placeholders (the heading says how).
+    assert not xla.isVisible() and not view.comparison.isVisible()
     try:
         with watching(window, ModalAnswerer()):
             start(qtbot, window)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from PySide6.QtWidgets import QLabel
 from pytestqt.qtbot import QtBot
 
 from tests.helpers.clicks import click
@@ -33,7 +34,9 @@ def test_also_measure_offers_the_new_levers_arm(qtbot: QtBot) -> None:
     box = panel.arm_boxes["knob2"]
     alone = [name for name in panel.arm_boxes if "+" not in name]
     assert alone[-1] == "knob2"  # after the values offered before it, before the pairs
-    assert box.text() == "knob2  (knob=2)"
+    assert box.text() == "knob2"
+    beside = box.parentWidget().findChild(QLabel)
+    assert beside is not None and beside.text() == "knob=2"  # wrapped beside the box
     assert box.toolTip() == (
         "knob=2: XLAGUI_TEST_KNOB=2, tf.config.threading.set_inter_op_parallelism_threads(2), "
         "model.compile(steps_per_execution=2)")

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QStandardItemModel
-from PySide6.QtWidgets import QGroupBox, QRadioButton
+from PySide6.QtWidgets import QCheckBox, QGroupBox, QRadioButton
 from pytestqt.qtbot import QtBot
 
-from tests.helpers.clicks import click
+from tests.helpers.clicks import choose_combo_item, click
 from tests.ui.conftest import WindowFactory, drag_enter, url_mime
 from xlagui.core.protocol.config import MIN_IMAGE_SIZE, RANGES, XlaMode
 from xlagui.present.levers import VALUE_WORDS
@@ -74,11 +74,17 @@ def test_held_out_share_is_off_for_a_dataset_with_its_own_test_folder(
     assert "own test folder" in panel._note_labels["holdout_percent"].text()
 
 
-def test_the_xla_switch_picks_the_single_side(qtbot: QtBot, loaded_window: MainWindow) -> None:
-    panel = loaded_window.settings_panel
-    assert loaded_window.run_one_button.text() == "Run XLA only"
-    click(qtbot, panel.xla)
-    assert loaded_window.run_one_button.text() == "Run baseline only"
+def test_the_one_side_choice_picks_the_single_side(qtbot: QtBot,
+                                                   loaded_window: MainWindow) -> None:
+    """"One side", beside the button it steers, picks the side "Run … only" trains; the XLA
+    group holds the XLA side's mode only (a box "XLA on" there read as "switch XLA on")."""
+    window = loaded_window
+    panel = window.settings_panel
+    assert window.run_one_button.text() == "Run XLA only"
+    choose_combo_item(qtbot, window.one_side_choice, 1)
+    assert window.run_one_button.text() == "Run baseline only"
+    assert window.run_one_action.text() == "Run baseline only"
+    assert [b.text() for b in window.findChildren(QCheckBox) if "XLA on" in b.text()] == []
     click(qtbot, panel.advanced_button)
     assert panel.advanced.isVisible()
     with qtbot.waitSignal(panel.changed, timeout=1_000):
@@ -88,6 +94,20 @@ def test_the_xla_switch_picks_the_single_side(qtbot: QtBot, loaded_window: MainW
     click(qtbot, _mode_button(panel, XlaMode.JIT))
     config = panel.config()
     assert config is not None and config.xla is XlaMode.JIT
+
+
+def test_the_one_side_choice_is_kept_under_its_old_key(
+        qtbot: QtBot, make_window: WindowFactory, settings: QSettings) -> None:
+    """Saved where the "XLA on" box kept it: a file written before reads the same."""
+    settings.setValue("settings/xla_on", False)  # the box, unticked
+    window = make_window()
+    assert window.one_side_choice.currentText() == "baseline"
+    assert window.run_one_button.text() == "Run baseline only"
+    choose_combo_item(qtbot, window.one_side_choice, 0)
+    assert window.run_one_button.text() == "Run XLA only"
+    window.close()
+    assert str(settings.value("settings/xla_on")).lower() == "true"
+    assert make_window().one_side_choice.currentText() == "XLA"
 
 
 def _mode_button(panel: SettingsPanel, mode: XlaMode) -> QRadioButton:

@@ -15,12 +15,13 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QUrl
 from PySide6.QtGui import QKeySequence
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QAbstractButton, QApplication
 from pytestqt.qtbot import QtBot
 
 from tests.helpers.clicks import (
     ModalAnswerer,
     activate,
+    choose_combo_item,
     click,
     click_menu_item,
     click_tree_item,
@@ -29,7 +30,6 @@ from tests.helpers.clicks import (
     menu_items,
     press_keys,
     shortcuts,
-    toolbar_button,
     top_item,
     visible_buttons,
     watching,
@@ -186,8 +186,8 @@ def test_a_click_on_run_xla_only_runs_that_side_and_stop_ends_it(
             click(qtbot, window.stop_button)
         assert held.variants == ["xla"]
         assert {r.variant: r.status for r in blocker.args[0].runs}["xla"] == "cancelled"
-        # The switch picks the side: a click on it, and the same button runs the baseline.
-        click(qtbot, window.settings_panel.xla)
+        # The choice beside it picks the side: the baseline, and the same button runs it.
+        choose_combo_item(qtbot, window.one_side_choice, 1)
         assert window.run_one_button.text() == "Run baseline only"
         held.release.set()
         with qtbot.waitSignal(window.comparison_finished, timeout=20_000) as blocker:
@@ -196,8 +196,30 @@ def test_a_click_on_run_xla_only_runs_that_side_and_stop_ends_it(
         assert {r.variant: r.status for r in blocker.args[0].runs}["baseline"] == "finished"
 
 
-@pytest.mark.parametrize("how", ["toolbar", "menu", "keys"])
-def test_run_and_stop_from_the_toolbar_the_menu_and_the_keyboard(
+def test_one_run_and_one_stop_on_screen(
+    qtbot: QtBot, window: MainWindow, held: HeldWorker, photos: Path, answerer: ModalAnswerer
+) -> None:
+    """One Run comparison and one Stop on screen, the sidebar's, before and during a run: the
+    toolbar had a second pair."""
+    load(qtbot, window, photos)
+
+    def on_screen(words: str) -> list[QAbstractButton]:
+        return [b for b in window.findChildren(QAbstractButton)
+                if b.isVisible() and b.text().replace("&", "").startswith(words)]
+
+    assert on_screen("Run comparison") == [window.run_button]
+    assert on_screen("Stop") == [window.stop_button]
+    with watching(window, answerer):
+        with qtbot.waitSignal(window.comparison_started, timeout=5_000):
+            click(qtbot, on_screen("Run comparison")[0])
+        qtbot.waitUntil(held.started.is_set, timeout=10_000)
+        assert on_screen("Stop") == [window.stop_button] and window.stop_button.isEnabled()
+        with qtbot.waitSignal(window.comparison_finished, timeout=10_000):
+            click(qtbot, on_screen("Stop")[0])
+
+
+@pytest.mark.parametrize("how", ["sidebar", "menu", "keys"])
+def test_run_and_stop_from_the_sidebar_the_menu_and_the_keyboard(
     qtbot: QtBot,
     window: MainWindow,
     held: HeldWorker,
@@ -209,8 +231,8 @@ def test_run_and_stop_from_the_toolbar_the_menu_and_the_keyboard(
 
     def press(action_name: str) -> None:
         action = getattr(window, action_name)
-        if how == "toolbar":
-            click(qtbot, toolbar_button(window, action))
+        if how == "sidebar":
+            click(qtbot, window.run_button if action_name == "run_action" else window.stop_button)
         elif how == "menu":
             assert click_menu_item(qtbot, window, action)
         else:
@@ -250,7 +272,6 @@ def press_everything(qtbot: QtBot, window: MainWindow, answerer: ModalAnswerer) 
         window.run_button,
         window.run_one_button,
         window.stop_button,
-        *[toolbar_button(window, a) for a in (window.run_action, window.stop_action)],
         *[
             b
             for b in window.dataset_panel.findChildren(type(window.run_button))

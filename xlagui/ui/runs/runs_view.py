@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QSize, Qt, QTimer, QUrl, Signal
+from PySide6.QtCore import QEvent, QSize, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QDesktopServices, QResizeEvent
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -35,6 +35,7 @@ from xlagui.ui.runs.run_column import RunColumn
 from xlagui.ui.shared.widgets import box_layout, transparent_body
 
 REDRAW_HZ = 15
+QWIDGETSIZE_MAX = (1 << 24) - 1  # Qt's "no maximum"
 VARIANTS = (Role.BASELINE, Role.XLA)  # always shown; a comparison's other arms follow them
 VISIBLE_COLUMNS = 3  # past this many, the columns scroll horizontally
 MIN_COLUMN_WIDTH = 320
@@ -83,6 +84,28 @@ class ColumnStrip(QScrollArea):
         self.row = box_layout(transparent_body(self, "ColumnStrip", fill_height=True),
                               (0, 0, 0, 0), 10, False)
         self.shown: list[RunColumn] = []
+        self.compact = False
+
+    def set_compact(self, compact: bool) -> None:
+        """`compact`: the columns have no plots to show (a speed-only comparison), so the strip
+        is no taller than their heads and figures, and what is below it gets the room."""
+        self.compact = compact
+        self._fit_height()
+
+    def _fit_height(self) -> None:
+        limit = QWIDGETSIZE_MAX
+        if self.compact:
+            width = max(self.viewport().width(), self.row.minimumSize().width())
+            tall = (self.row.totalHeightForWidth(width) if self.row.hasHeightForWidth()
+                    else self.row.sizeHint().height())
+            limit = max(tall, self.row.minimumSize().height()) + self._bar_height()
+        if self.maximumHeight() != limit:
+            self.setMaximumHeight(limit)
+
+    def event(self, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.LayoutRequest and self.compact:
+            self._fit_height()  # a column's words changed: its height may have
+        return super().event(event)
 
     def set_columns(self, columns: list[RunColumn]) -> None:
         """Show `columns`, in this order; the others leave the strip (their owner frees
@@ -114,6 +137,7 @@ class ColumnStrip(QScrollArea):
             if column.minimumWidth() != least:
                 column.setMinimumWidth(least)
         self.updateGeometry()
+        self._fit_height()
 
     def _bar_height(self) -> int:
         scrolls = self.row.minimumSize().width() > self.width()
@@ -182,6 +206,11 @@ class RunsView(QWidget):
         splitter.setStretchFactor(0, 5)
         splitter.setStretchFactor(1, 4)
         layout.addWidget(splitter, 1)
+        # Nothing to show before a comparison: no empty column boxes, no empty plots; the
+        # heading says how to start one.
+        self.body = splitter
+        splitter.setVisible(False)
+        layout.addStretch(0)
 
         self.report: ComparisonReport | None = None
         self.folder: Path | None = None
@@ -216,6 +245,8 @@ class RunsView(QWidget):
         self._pending.clear()
         self._speed.clear()
         self._show_columns(variants_of(report))
+        self.body.setVisible(True)
+        self.strip.set_compact(not report.runs)  # speed only: no column has plots to show
         for variant, column in self.columns.items():
             column.reset(
                 epochs=report.config.epochs,
@@ -225,6 +256,7 @@ class RunsView(QWidget):
                 sides=len(self.columns),
             )
         self.comparison.clear()
+        self.comparison.verdict.setVisible(True)
         self.comparison.set_epochs(report.config.epochs)
         self.comparison.set_phases(
             measuring=bool(report.measure_runs) and only is None,
@@ -259,12 +291,16 @@ class RunsView(QWidget):
             or (comparison.runs_compared.get(Role.BASELINE)
                 and comparison.runs_compared.get(Role.XLA))
         ):
-            self.comparison.show_comparison(comparison)
+            self._show_comparison(comparison)
 
     def on_measurement(self, comparison: Comparison | None) -> None:
         """A round of the speed measurement ended: the estimates so far, and their bands."""
         self._update_speed_curves()
         self.comparison.show_measurement(comparison)
+        # The rows are filled now: the words that the comparison will appear here would say
+        # otherwise above them. The verdict's place shows again with the comparison.
+        if comparison is not None and comparison.interleaved is not None:
+            self.comparison.verdict.setVisible(False)
 
     def mark_stopping(self) -> None:
         for column in self.columns.values():
@@ -280,7 +316,7 @@ class RunsView(QWidget):
                                      else RunStatus.CANCELLED)
         self._redraw_all(force=True)
         self._update_speed_curves()
-        self.comparison.show_comparison(report.comparison)
+        self._show_comparison(report.comparison)
         self.comparison.show_stopped(stopped_words(report))
 
     def show_report(self, report: ComparisonReport, folder: Path | None = None) -> None:
@@ -296,6 +332,10 @@ class RunsView(QWidget):
             if column is not None:
                 column.end_run(entry.status)
         self.finish(report)
+
+    def _show_comparison(self, comparison: Comparison | None) -> None:
+        self.comparison.show_comparison(comparison)
+        self.comparison.verdict.setVisible(True)
 
     def _on_reuse_button_clicked(self) -> None:
         if self.report is not None:

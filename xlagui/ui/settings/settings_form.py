@@ -13,6 +13,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QButtonGroup,
     QCheckBox,
+    QComboBox,
     QDoubleSpinBox,
     QFormLayout,
     QGroupBox,
@@ -33,7 +34,6 @@ from xlagui.core.protocol.config import (
     TARGET_PERCENT_RANGE,
     XlaMode,
 )
-from xlagui.core.protocol.identity import Role
 from xlagui.core.protocol.levers import XLA
 from xlagui.present.levels import Level
 from xlagui.present.levers import LEVER_WORDS, arm_description, arm_label, xla_choices
@@ -41,6 +41,7 @@ from xlagui.ui.settings.device_box import DeviceBox
 from xlagui.ui.settings.machine_panel import HostChecker, MachinePanel
 from xlagui.ui.settings.model_panel import ModelChecker, ModelPanel
 from xlagui.ui.shared.theme import LEVEL_COLORS
+from xlagui.ui.shared.widgets import with_words
 
 # The XLA side's mode until the user picks one (`RunConfig`'s).
 DEFAULT_MODE = XlaMode(DEFAULTS["xla"])
@@ -60,7 +61,7 @@ class SettingsForm(QWidget):
         super().__init__(parent)
         self._note_labels: dict[str, QLabel] = {}
         outer = QVBoxLayout(self)
-        outer.setContentsMargins(0, 0, 0, 0)
+        outer.setContentsMargins(0, 0, 0, 4)  # the last group's frame, not on the edge
         outer.setSpacing(10)
         self._build_left_out(outer)
         self._build_machine(outer, ssh_config, host_checker)
@@ -70,6 +71,13 @@ class SettingsForm(QWidget):
         self._build_also_measure(outer)
         self._build_measurement(outer)
         outer.addStretch(1)
+        for combo in self.findChildren(QComboBox):
+            # As wide as the sidebar gives, not as its longest item (a GPU's or a host's
+            # name): the settings never get wider than the sidebar.
+            combo.setSizeAdjustPolicy(
+                QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            if combo.minimumContentsLength() == 0:
+                combo.setMinimumContentsLength(12)
 
     # -- construction -------------------------------------------------------------------------
 
@@ -109,7 +117,7 @@ class SettingsForm(QWidget):
         # The box accepts sizes below the minimum on purpose: the note explains why not.
         self.image_size = self._spin("image_size", 1, RANGES["image_size"].high, suffix=" px")
         self.image_size.setSingleStep(8)
-        self.augment = QCheckBox("Augment (horizontal flip, zoom 0.2, shear 0.2)")
+        self.augment = QCheckBox("Augment")
         self.augment.setToolTip("The article's augmentation layers, applied to training batches")
         self.drop_remainder = QCheckBox("Drop the last partial batch")
         self.drop_remainder.setToolTip(
@@ -122,22 +130,16 @@ class SettingsForm(QWidget):
         self._add_row(form, "Batch size", self.batch_size, "batch_size")
         self._add_row(form, "Image size", self.image_size, "image_size")
         self._add_row(form, "Device", self.device, "device")
-        form.addRow(self.augment)
+        form.addRow(with_words(self.augment, "horizontal flip, zoom 0.2, shear 0.2"))
         form.addRow(self.drop_remainder)
         outer.addWidget(training)
 
     def _build_xla(self, outer: QVBoxLayout) -> None:
-        """The XLA switch (which side "Run one side" trains) and the mode: a radio button per
-        mode the XLA lever offers (`present.levers.xla_choices`), in the table's order."""
+        """The XLA side's mode: a radio button per mode the XLA lever offers
+        (`present.levers.xla_choices`), in the table's order. (The side "Run … only" trains is
+        chosen beside that button, in the sidebar.)"""
         xla = QGroupBox(LEVER_WORDS[XLA.words])
         xv = QVBoxLayout(xla)
-        self.xla = QCheckBox("XLA on")
-        self.xla.setChecked(True)
-        self.xla.setToolTip(
-            "Which side “Run one side” trains: with XLA (on) or the baseline (off).\n"
-            "“Run comparison” always trains both."
-        )
-        xv.addWidget(self.xla)
         self.advanced_button = QToolButton()
         self.advanced_button.setText("Advanced")
         self.advanced_button.setCheckable(True)
@@ -174,7 +176,7 @@ class SettingsForm(QWidget):
         self._arm_notes: dict[str, QLabel] = {}
         for name in arm_kinds.offered_arms():
             arm = arm_kinds.parse_arm(name)
-            box = QCheckBox(f"{name}  ({arm_label(arm)})")
+            box = QCheckBox(name)
             box.setObjectName(f"arm:{name}")
             box.setToolTip(f"{arm_label(arm)}: {arm_description(arm)}")
             note = QLabel()
@@ -183,7 +185,7 @@ class SettingsForm(QWidget):
             note.setContentsMargins(22, 0, 0, 2)
             note.setStyleSheet(f"color: {LEVEL_COLORS[Level.WARNING]};")
             note.setVisible(False)
-            alv.addWidget(box)
+            alv.addWidget(with_words(box, arm_label(arm)))
             alv.addWidget(note)
             self.arm_boxes[name] = box
             self._arm_notes[name] = note
@@ -225,14 +227,14 @@ class SettingsForm(QWidget):
             "like an arm: its ratio should be 1.00, and an interval that misses 1.00 shows a "
             "position or order effect of the instrument itself. Adds one arm's time.")
         mform.addRow(self.check)
-        self.explain = QCheckBox("Explain why (untimed, after the answer)")
+        self.explain = QCheckBox("Explain why")
         self.explain.setChecked(True)
         self.explain.setToolTip(
             "After the speed answer, one untimed worker per arm profiles a few steps (where "
             "each step's time goes, layer by layer) and trains the first batches beside the "
             "baseline (do the numbers stay the same?). Shown in the Why tab; adds about a "
             "compile per arm.")
-        mform.addRow(self.explain)
+        mform.addRow(with_words(self.explain, "untimed, after the answer"))
         outer.addWidget(measure)
 
     # -- construction helpers ----------------------------------------------------------------
@@ -269,11 +271,6 @@ class SettingsForm(QWidget):
         """"CPU" or "GPU": the kind of the chosen device (what the arms' defaults and notes
         depend on)."""
         return "CPU" if (self.device.currentData() or "cpu") == "cpu" else "GPU"
-
-    @property
-    def one_side(self) -> Role:
-        """The side "Run one side" trains, as the XLA switch selects."""
-        return Role.XLA if self.xla.isChecked() else Role.BASELINE
 
     @property
     def arms(self) -> tuple[str, ...]:

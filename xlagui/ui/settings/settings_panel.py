@@ -47,13 +47,11 @@ class SettingsPanel(SettingsForm):
     Signals:
         changed(): any setting changed (the window re-checks what it can run).
         holdout_changed(int): the held-out percentage changed (the scan depends on it).
-        xla_toggled(bool): the XLA switch, which picks the side a single run uses.
         put_back_requested(): the user wants every file left out back in the comparison.
     """
 
     changed = Signal()
     holdout_changed = Signal(int)
-    xla_toggled = Signal(bool)
     put_back_requested = Signal()
 
     def __init__(self, model_checker: ModelChecker | None = None,
@@ -97,7 +95,6 @@ class SettingsPanel(SettingsForm):
         self.augment.toggled.connect(self._on_value_changed)
         self.drop_remainder.toggled.connect(self._on_value_changed)
         self.device.currentIndexChanged.connect(self._on_device_changed)
-        self.xla.toggled.connect(self._on_xla_toggled)
         self.advanced_button.toggled.connect(self._on_advanced_toggled)
         for mode_button in self.mode_buttons.values():
             mode_button.toggled.connect(self._on_mode_toggled)
@@ -166,16 +163,24 @@ class SettingsPanel(SettingsForm):
         """Tick the chosen arms (none until the user chose: the default answers the question
         asked, XLA or not, and an extra arm is the user's choice) and show each arm's hardware
         note for the chosen device."""
-        kind = self.device_kind
         ticked = () if self._chosen_arms is None else self._chosen_arms
         for name, box in self.arm_boxes.items():
             blocked = box.blockSignals(True)
             box.setChecked(name in ticked)
             box.blockSignals(blocked)
-            note = arm_note(name, kind)
+        self._show_arm_notes()
+
+    def _show_arm_notes(self) -> None:
+        """Each arm's hardware note for the chosen device, each said once: arms that share
+        one (bf16 and jit+bf16) have it under the first ticked, else under the first."""
+        notes = {name: arm_note(name, self.device_kind) for name in self.arm_boxes}
+        said: dict[str, str] = {}  # a note's words → the arm it is under
+        for name in sorted(notes, key=lambda n: not self.arm_boxes[n].isChecked()):
+            said.setdefault(notes[name], name)
+        for name, note in notes.items():
             label = self._arm_notes[name]
             label.setText(note)
-            label.setVisible(bool(note))
+            label.setVisible(bool(note) and said[note] == name)
 
     def config(self) -> RunConfig | None:
         """The settings as a `RunConfig`, or None while any of them is in error."""
@@ -286,7 +291,6 @@ class SettingsPanel(SettingsForm):
                     settings.setValue(BUDGET_KEY, value)
                 continue
             settings.setValue(key, value)
-        settings.setValue("xla_on", self.xla.isChecked())
         settings.setValue("advanced_open", self.advanced_button.isChecked())
         settings.endGroup()
 
@@ -302,7 +306,6 @@ class SettingsPanel(SettingsForm):
             self.drop_remainder.setChecked(_bool(settings.value("drop_remainder"), False))
             self.check.setChecked(_bool(settings.value("check"), False))
             self.explain.setChecked(_bool(settings.value("explain"), True))
-            self.xla.setChecked(_bool(settings.value("xla_on"), True))
             saved_mode = settings.value("xla")
             if saved_mode in self.mode_buttons:  # a mode no longer offered is left at its default
                 self.choose_mode(XlaMode(saved_mode))
@@ -406,10 +409,9 @@ class SettingsPanel(SettingsForm):
 
     def _on_arm_toggled(self, _on: bool) -> None:
         self._chosen_arms = self.arms
+        self._show_arm_notes()
         self._on_value_changed()
 
-    def _on_xla_toggled(self, on: bool) -> None:
-        self.xla_toggled.emit(on)
         self.changed.emit()
 
     def _on_put_back_button_clicked(self) -> None:

@@ -252,6 +252,10 @@ class SpeedupPlot:
         xla = self._curves(Role.XLA)
         self.estimate, self.upper, self.lower, self.band = (
             xla.estimate, xla.upper, xla.lower, xla.band)
+        # Where the line of no difference is, when the data are far from it and it is out of
+        # view (`show_summary` fits the axis to the data).
+        self.one_label = pg.TextItem("", color="#6b6f76", anchor=(0.5, 0))
+        item.addItem(self.one_label, ignoreBounds=True)
         self.stop = pg.InfiniteLine(angle=90, pen=pg.mkPen("#222222", width=1.5))
         self.stop_label = pg.TextItem("", color="#222222", anchor=(1.05, 0))
         item.addItem(self.stop)
@@ -271,6 +275,30 @@ class SpeedupPlot:
             curves = self.arms[variant] = _ArmCurves(self.widget.getPlotItem(), variant,
                                                      self._antialias)
         return curves
+
+    def _fit_y(self, values: list[float], rounds: int) -> tuple[float, float]:
+        """Explicit ranges, fitted to the curves and their bands: the line of no difference
+        too when it is within or near them (a span of theirs, or a tenth of their level),
+        else words at the edge say it is beyond (a flat curve at 0.45 on an axis up to 1.0
+        showed no detail of its own). Returns the data's low and high."""
+        low, high = min(values), max(values)
+        near = max(high - low, 0.1 * abs(high))
+        one_in_view = low - near <= 1.0 <= high + near
+        if one_in_view:
+            low, high = min(low, 1.0), max(high, 1.0)
+        pad = (high - low) * 0.08 or 0.05
+        top, bottom = high + pad, low - pad
+        words = "" if one_in_view else NO_CHANGE_ABOVE if high < 1.0 else NO_CHANGE_BELOW
+        if words:
+            # Room for the words at that edge, off the curves.
+            room = max(high - low, 0.05) * 0.15
+            top, bottom = (top + room, bottom) if high < 1.0 else (top, bottom - room)
+        self.widget.getPlotItem().setXRange(0.5, rounds + 0.5, padding=0)
+        self.widget.getPlotItem().setYRange(bottom, top, padding=0)
+        self.one_label.setText(words)
+        self.one_label.setAnchor((0.5, 0 if high < 1.0 else 1))
+        self.one_label.setPos((rounds + 1) / 2, top if high < 1.0 else bottom)
+        return low, high
 
     def shown(self) -> list[str]:
         """The arms whose curve has data, in the legend's order."""
@@ -302,14 +330,10 @@ class SpeedupPlot:
         if not curves:
             self.stop.hide()
             self.stop_label.setText("")
+            self.one_label.setText("")
             return
-        # Explicit ranges: the bands, the line at 1 and the stop marker, whatever came first.
-        values = [1.0] + [v for c in curves.values() for v in c.values()]
-        low, high = min(values), max(values)
-        pad = (high - low) * 0.08 or 0.05
         rounds = max(len(c.x) for c in curves.values())
-        item.setXRange(0.5, rounds + 0.5, padding=0)
-        item.setYRange(low - pad, high + pad, padding=0)
+        low, high = self._fit_y([v for c in curves.values() for v in c.values()], rounds)
         stopped = summary.stopped_by if summary is not None else ""
         lead = curves.get(Role.XLA) or next(iter(curves.values()))
         # The legend on the left, in the corner the lead curve leaves free: the stop marker's
@@ -331,6 +355,11 @@ class SpeedupPlot:
         else:
             self.stop.hide()
             self.stop_label.setText("")
+
+
+# Said at the plot's edge when the line of no difference is out of view, beyond it.
+NO_CHANGE_ABOVE = "▲ 1.0× (no change) is above"
+NO_CHANGE_BELOW = "▼ 1.0× (no change) is below"
 
 
 # Short: the plot is a third of the window wide at 1280 px, and neither a title nor an axis

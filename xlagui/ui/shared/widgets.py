@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from PySide6.QtCore import QObject, Qt
-from PySide6.QtGui import QAction, QKeySequence, QPixmap, QResizeEvent
+from PySide6.QtGui import QAction, QKeySequence, QMouseEvent, QPixmap, QResizeEvent
 from PySide6.QtWidgets import (
+    QAbstractButton,
     QBoxLayout,
     QFrame,
     QHBoxLayout,
@@ -156,3 +157,36 @@ def parent_window(obj: QObject) -> QWidget:
     window = obj.parent()
     assert isinstance(window, QWidget)
     return window
+
+
+class _ButtonWords(QLabel):
+    """Words beside a check box that a click on toggles it, as a click on its own text does.
+
+    Signals: none."""
+
+    def __init__(self, words: str, button: QAbstractButton) -> None:
+        super().__init__(words)
+        self._button = button
+        self.setWordWrap(True)
+        self.setObjectName("Caption")
+        self.setToolTip(button.toolTip())
+
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:
+        super().mouseReleaseEvent(event)
+        inside = self.rect().contains(event.position().toPoint())
+        if event.button() == Qt.MouseButton.LeftButton and inside:
+            self._button.click()  # nothing when it is disabled
+
+
+def with_words(button: QAbstractButton, words: str) -> QWidget:
+    """`button` (a check box with a short text) and `words` beside it that wrap to the width
+    there is: a check box's own text never wraps, and a long one widened the settings past the
+    sidebar's edge."""
+    button.setAccessibleDescription(words)  # a screen reader says them with the box
+    row = QWidget()
+    layout = QHBoxLayout(row)
+    layout.setContentsMargins(0, 0, 0, 0)
+    layout.setSpacing(6)
+    layout.addWidget(button, 0, Qt.AlignmentFlag.AlignTop)
+    layout.addWidget(_ButtonWords(words, button), 1)
+    return row

@@ -1,5 +1,6 @@
 """What the user can press in the window's frame: the actions (each with its shortcut and tip),
-the menus and the toolbar that hold them, and when each is enabled."""
+the menus and the toolbar that hold them, and when each is enabled. Run and Stop are in the Run
+menu and on the keys, not on the toolbar: their buttons are the sidebar's."""
 
 from __future__ import annotations
 
@@ -63,7 +64,7 @@ class WindowActions:
                           "Train the baseline and the XLA model, then compare",
                           sp.SP_MediaPlay)
         self.run_one = action("Run XLA only", commands.run_one, None,
-                              "Train only the side the XLA switch selects")
+                              "Train only the side chosen under “One side” in the sidebar")
         self.stop = action("&Stop", commands.stop,
                            [QKeySequence(Qt.Key.Key_Escape), QKeySequence("Ctrl+.")],
                            "Stop the running comparison", sp.SP_MediaStop)
@@ -98,10 +99,9 @@ class WindowActions:
         tools.setObjectName("MainToolBar")
         tools.setMovable(False)
         tools.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        # Run and Stop are the sidebar's buttons, beside the settings they use: a second pair
+        # up here was two of each on screen (the Run menu and the shortcuts stay).
         tools.addAction(self.open)
-        tools.addSeparator()
-        tools.addAction(self.run)
-        tools.addAction(self.stop)
         tools.addSeparator()
         tools.addAction(self.export)
 

@@ -205,7 +205,7 @@ class MainWindow(QMainWindow):
         self.settings_panel = self.sidebar.settings_panel
         self.run_button, self.run_one_button = self.sidebar.run_button, self.sidebar.run_one_button
         self.stop_button, self.speed_only = self.sidebar.stop_button, self.sidebar.speed_only
-        self.run_hint = self.sidebar.run_hint
+        self.run_hint, self.one_side_choice = self.sidebar.run_hint, self.sidebar.one_side_choice
         self.splitter.addWidget(self.sidebar)
 
         self.tabs = QTabWidget()
@@ -229,7 +229,7 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(central)
 
         self.settings_panel.changed.connect(self._on_settings_changed)
-        self.settings_panel.xla_toggled.connect(self._on_settings_changed)
+        self.sidebar.one_side_changed.connect(self._on_settings_changed)
 
         self.device_label = QLabel("Devices: looking…")
         self.device_label.setObjectName("Caption")
@@ -384,7 +384,7 @@ class MainWindow(QMainWindow):
         return self.sweep_tab.running_reason() or self.comparisons.cannot_run_reason()
 
     def start_one_side(self) -> bool:
-        return self.start_comparison(only={self.settings_panel.one_side})
+        return self.start_comparison(only={self.sidebar.one_side})
 
     def start_comparison(self, *, only: set[Role] | None = None) -> bool:
         """Start a comparison (or one side of it); False, with the reason shown, if it can't.

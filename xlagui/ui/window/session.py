@@ -19,6 +19,7 @@ def save(window: MainWindow) -> None:
     s.setValue("window/splitter", window.splitter.saveState())
     s.setValue("window/tab", window.tabs.currentIndex())
     window.settings_panel.save(s)
+    window.sidebar.save(s)
     s.sync()
 
 
@@ -35,6 +36,7 @@ def restore(window: MainWindow) -> None:
         window.splitter.restoreState(splitter)
     panel = window.settings_panel
     panel.restore(s)
+    window.sidebar.restore(s)
     window.speed_only.setChecked(str(s.value("run/speed_only", "false")).lower() == "true")
     if panel.restore_problems:
         window.message_bar.show_message(
