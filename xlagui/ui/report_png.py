@@ -440,14 +440,15 @@ class ReportFigure(QWidget):
             fv = QVBoxLayout(frame)
             fv.setContentsMargins(8, 8, 8, 8)
             fv.addWidget(self.roofline.widget)
+            fv.addWidget(self.roofline.key_label)
             fv.addWidget(_label("Roofline: " + roof.note + "."))
             line.addWidget(frame, 5)
         body = QVBoxLayout()
         body.addLayout(_kv(rows))
         body.addWidget(_label(limits.limit_verdict(comp)))
-        if roof is None:
-            body.addWidget(_label("No roofline: the machine's peak and memory bandwidth were "
-                                  "not measured, so only the achieved FLOP/s are shown."))
+        missing = limits.no_roofline_words(comp)
+        if missing:
+            body.addWidget(_label(missing))
         line.addWidget(_box("How far from the limit", body), 6)
         root.addLayout(line)
 

@@ -6,13 +6,14 @@ Plots are created once and later only fed with `setData`.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont
-from PySide6.QtWidgets import QGraphicsItem
+from PySide6.QtWidgets import QGraphicsItem, QLabel
 
 from xlagui.core.analysis.pairs import InterleavedSummary, running_estimates
 from xlagui.core.protocol.identity import Role, StopReason
@@ -42,9 +43,11 @@ def make_plot(
     font_pt: float = 9.0,
     interactive: bool = True,
     antialias: bool = False,
+    axes: Mapping[str, pg.AxisItem] | None = None,
 ) -> pg.PlotWidget:
-    """A white plot with a title, labelled axes and a faint grid."""
-    widget = pg.PlotWidget(background="w")
+    """A white plot with a title, labelled axes and a faint grid (`axes`: axis items of its
+    own for some sides, `DecadeAxis` for one)."""
+    widget = pg.PlotWidget(background="w", axisItems=dict(axes or {}))
     widget.setAntialiasing(antialias)
     widget.antialias = antialias
     item = widget.getPlotItem()
@@ -333,6 +336,8 @@ class SpeedupPlot:
             self.stop_label.setText("")
 
 
+SYMBOL_GLYPHS = {"o": "●", "s": "■", "t": "▼", "d": "◆", "star": "★"}
+
 # Short: the plot is a third of the window wide at 1280 px, and neither a title nor an axis
 # label wraps (a long y label was cut off in a short plot).
 TITLE_XLA = "Speed-up as pairs arrive"
@@ -346,6 +351,51 @@ STOP_WORDS: dict[str, str] = {
 }
 
 
+SUPERSCRIPTS = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def decade_label(exponent: int) -> str:
+    """10**exponent as people write it on an axis: 0.01, 1, 100, 10000, then 10⁵."""
+    if -2 <= exponent <= 4:
+        return f"{10.0 ** exponent:.{max(0, -exponent)}f}"
+    return "10" + str(exponent).translate(SUPERSCRIPTS)
+
+
+class DecadeAxis(pg.AxisItem):  # type: ignore[misc]  # pyqtgraph is untyped
+    """A log axis whose words are on its decades alone (1, 10, 100): pyqtgraph labels every
+    minor tick of an axis spanning a decade or two, and "3·10¹4·10¹5·10¹…" ran together. An
+    axis that holds fewer than two decades labels 2 and 5 times them too."""
+
+    def tickValues(self, minVal: float, maxVal: float,  # pyqtgraph's names
+                   size: float) -> list[tuple[float, list[float]]]:
+        # pyqtgraph's log levels repeat the decades among the minor ticks: each once.
+        seen: set[float] = set()
+        levels = []
+        for spacing, values in super().tickValues(minVal, maxVal, size):
+            fresh = [v for v in values if round(v, 6) not in seen]
+            seen.update(round(v, 6) for v in fresh)
+            levels.append((spacing, fresh))
+        return levels
+
+    def logTickStrings(self, values: list[float], scale: float,  # pyqtgraph's name
+                       spacing: float) -> list[str]:
+        low, high = sorted(self.range)
+        decades = math.floor(high) - math.ceil(low) + 1
+        words = []
+        for v in values:
+            exponent = round(v)
+            if abs(v - exponent) < 1e-6:
+                words.append(decade_label(exponent))
+                continue
+            mantissa = 10 ** (v - math.floor(v))
+            near = round(mantissa)
+            if decades < 2 and near in (2, 5) and abs(mantissa - near) < 1e-3:
+                words.append(f"{near * 10.0 ** math.floor(v):g}")
+            else:
+                words.append("")
+        return words
+
+
 class RooflinePlot:
     """Log-log roofline: arithmetic intensity (FLOP/byte) against GFLOP/s, with the measured
     bandwidth slope and peak, the model's layer ceiling (dashed) and a dot per arm.
@@ -357,17 +407,21 @@ class RooflinePlot:
     def __init__(self, font_pt: float = 9.0, interactive: bool = True,
                  antialias: bool = False) -> None:
         self.widget = make_plot("Roofline (log-log)", "FLOP per byte (estimated)", "GFLOP/s",
-                                font_pt=font_pt, interactive=interactive, antialias=antialias)
+                                font_pt=font_pt, interactive=interactive, antialias=antialias,
+                                axes={"bottom": DecadeAxis("bottom"),
+                                      "left": DecadeAxis("left")})
         self.item = self.widget.getPlotItem()
         self.item.setLogMode(x=True, y=True)
-        # Text on the decades only: the minor ticks' labels (2·10¹, 3·10¹…) ran into each
-        # other in a small plot.
-        for side in ("bottom", "left"):
-            self.item.getAxis(side).setStyle(maxTextLevel=0)
-        self.legend = legend(self.widget, font_pt=font_pt - 1, corner="bottom-left")
-        self.roof = line(self.widget, QColor("#3a3a3a"), width=2, name="peak and bandwidth")
-        self.ceiling = line(self.widget, QColor("#8a6d00"), width=1.5, dashed=True,
-                            name="largest layers alone")
+        # The key is a label beside the plot, not a legend in it: every corner of a roofline
+        # holds data (the bandwidth slope rises from the bottom left, the peak runs along the
+        # top), and a legend there covered it.
+        self.key_label = QLabel()
+        self.key_label.setTextFormat(Qt.TextFormat.RichText)
+        self.key_label.setWordWrap(True)
+        self._key_size = f"{font_pt:.1f}pt"
+        self.key: list[tuple[str, QColor, str]] = []
+        self.roof = line(self.widget, QColor("#3a3a3a"), width=2)
+        self.ceiling = line(self.widget, QColor("#8a6d00"), width=1.5, dashed=True)
         self.arms: list[pg.PlotDataItem] = []
         self.drawn: list[tuple[str, float, float]] = []  # label, FLOP/byte, GFLOP/s
         self.peaks: dict[str, pg.PlotDataItem] = {}  # a ceiling per other compute dtype
@@ -375,10 +429,11 @@ class RooflinePlot:
     def show_roofline(self, roof: Roofline | None) -> None:
         for item in [*self.arms, *self.peaks.values()]:
             self.item.removeItem(item)
-            self.legend.removeItem(item)
         self.arms = []
         self.peaks = {}
         self.drawn = []
+        self.key = []
+        self.key_label.setText("")
         if roof is None:
             set_xy(self.roof, [], [])
             set_xy(self.ceiling, [], [])
@@ -386,24 +441,28 @@ class RooflinePlot:
         low, high = roof.x_range
         xs = [low, roof.ridge, high]
         set_xy(self.roof, xs, [roof.roof(x) / 1e9 for x in xs])
+        self.key.append(("━━", QColor("#3a3a3a"), "peak and bandwidth"))
         if roof.ceiling is not None:
             set_xy(self.ceiling, [low, high], [roof.ceiling / 1e9] * 2)
+            self.key.append(("╍╍", QColor("#8a6d00"), "largest layers alone"))
         else:
             set_xy(self.ceiling, [], [])
         for dtype, peak in roof.other_peaks.items():
             # The same bandwidth slope, up to this dtype's own peak.
             ridge = peak / roof.bandwidth
-            item = line(self.widget, QColor("#6b6f76"), width=1.5, dashed=True,
-                        name=f"{dtype} peak and bandwidth")
+            item = line(self.widget, QColor("#6b6f76"), width=1.5, dashed=True)
             xs = sorted({low, min(max(ridge, low), high), high})
             set_xy(item, xs, [min(peak, roof.bandwidth * x) / 1e9 for x in xs])
             self.peaks[dtype] = item
+            self.key.append(("╍╍", QColor("#6b6f76"), f"{dtype} peak and bandwidth"))
         for i, p in enumerate(roof.points):
-            item = dots(self.widget, color(p.variant), symbol=self.SYMBOLS[i % 5], size=11,
-                        name=p.label)
+            symbol = self.SYMBOLS[i % 5]
+            item = dots(self.widget, color(p.variant), symbol=symbol, size=11)
             set_xy(item, [p.intensity], [p.flops_per_second / 1e9])
             self.arms.append(item)
             self.drawn.append((p.label, p.intensity, p.flops_per_second / 1e9))
+            self.key.append((SYMBOL_GLYPHS[symbol], color(p.variant), p.label))
+        self.key_label.setText(key_html(self.key, size=self._key_size))
         lowest = min([p.flops_per_second for p in roof.points] + [roof.roof(low)]) / 1e9
         self.item.setXRange(np.log10(low), np.log10(high), padding=0.02)
         top = max([roof.peak, *roof.other_peaks.values()])

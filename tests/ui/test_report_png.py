@@ -1,0 +1,59 @@
+"""The report PNG legible at 100%: the roofline's axes say their decades alone, with no words
+over each other, and its key is outside the plotted area."""
+
+from __future__ import annotations
+
+import itertools
+import re
+
+from PySide6.QtCore import QPoint, QRectF
+from PySide6.QtGui import QImage, QPainter
+from pytestqt.qtbot import QtBot
+
+from tests.helpers.limits import known_limits, limits_report
+from xlagui.ui.report_png import ReportFigure
+from xlagui.ui.shared.plots import DecadeAxis, decade_label
+
+DECADE = re.compile(r"^(0\.0*1|10*|10[⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+)$")
+
+
+def drawn_ticks(axis: object) -> list[tuple[QRectF, str]]:
+    """The words an axis draws, where it draws them (pyqtgraph's own draw specs)."""
+    image = QImage(10, 10, QImage.Format.Format_ARGB32)
+    painter = QPainter(image)
+    try:
+        _axis, _ticks, texts = axis.generateDrawSpecs(painter)  # type: ignore[attr-defined]
+    finally:
+        painter.end()
+    return [(rect, text) for rect, _flags, text in texts if text]
+
+
+def test_decades_in_words() -> None:
+    assert [decade_label(e) for e in (-2, 0, 1, 3, 5, -3)] == [
+        "0.01", "1", "10", "1000", "10⁵", "10⁻³"]
+
+
+def test_the_roofline_says_decades_alone_and_its_key_covers_nothing(qtbot: QtBot) -> None:
+    figure = ReportFigure(limits_report(limits=known_limits(), base_step=0.2, xla_step=0.4))
+    qtbot.addWidget(figure)
+    figure.render_pixmap()
+    plot = figure.roofline.widget.getPlotItem()
+    for side in ("bottom", "left"):
+        axis = plot.getAxis(side)
+        assert isinstance(axis, DecadeAxis)
+        ticks = drawn_ticks(axis)
+        words = [text for _rect, text in ticks]
+        assert len(words) >= 2, f"{side}: {words}"
+        assert all(DECADE.match(w) for w in words), f"{side}: {words}"
+        rects = sorted((rect for rect, _text in ticks), key=lambda r: (r.left(), r.top()))
+        for a, b in itertools.pairwise(rects):
+            assert not a.intersects(b), f"{side}: words over each other"
+    # No legend over the data: the key is a label below the plot, outside its view.
+    assert plot.legend is None
+    key = figure.roofline.key_label
+    assert not key.isHidden() and "peak and bandwidth" in key.text()
+    assert "XLA off, steady step" in key.text() and "XLA jit, steady step" in key.text()
+    plot_widget = figure.roofline.widget
+    top_left = plot_widget.mapTo(figure, QPoint(0, 0))
+    key_top = key.mapTo(figure, QPoint(0, 0)).y()
+    assert key_top >= top_left.y() + plot_widget.height()
