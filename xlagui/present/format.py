@@ -15,6 +15,9 @@ from xlagui.core.protocol.config import XlaMode
 from xlagui.core.protocol.identity import Role, RunStatus, StopReason
 from xlagui.present import levers as lever_words
 from xlagui.present import verdicts
+from xlagui.present.costs import DASH as DASH  # one dash, one `seconds`: re-exported
+from xlagui.present.costs import arm_compile_cost, extra_compile_words
+from xlagui.present.costs import seconds as seconds
 from xlagui.present.evidence import evidence_words
 from xlagui.present.intervals import block_words, interval_method, pairs_noun
 from xlagui.present.problems import arm_problems, comparison_problems
@@ -25,9 +28,6 @@ if TYPE_CHECKING:
     from xlagui.core.protocol.events import RunSummary
     from xlagui.core.protocol.record import RunEntry
     from xlagui.core.results.report import ComparisonReport
-
-DASH = "—"
-
 
 def created(stamp: str) -> str:
     """An ISO time stamp in the reader's local time: 2024-05-01 14:03."""
@@ -56,16 +56,6 @@ def mode_words(variant: str, xla_mode: str) -> str:
     if variant != Role.XLA:
         return lever_words.arm_label(parse_arm(variant))  # another arm: what it changes
     return lever_words.mode_words(XlaMode(xla_mode)).words
-
-
-def seconds(value: float | None) -> str:
-    if value is None:
-        return DASH
-    if abs(value) >= 100:
-        return f"{value:.0f} s"
-    if abs(value) >= 10:
-        return f"{value:.1f} s"
-    return f"{value:.2f} s"
 
 
 def duration(value: float | None) -> str:
@@ -184,13 +174,13 @@ def total_time(c: Comparison) -> str:
 
 
 def compile_cost(c: Comparison) -> str:
-    """XLA's extra compile time, never negative: below the noise it is not measurable."""
+    """XLA's extra compile time over the baseline's, never negative: below the noise it is
+    not measurable."""
     if c.extra_compile_seconds is None:
         return "not measurable" if c.compile_measured_on or c.interleaved else DASH
-    if c.compile_measured_on == CompileBasis.COMPILATIONS:
-        return f"+{seconds(c.extra_compile_seconds)} in XLA's compiles and recompiles"
-    where = "first step" if c.interleaved is not None else "first epoch"
-    return f"+{seconds(c.extra_compile_seconds)} in XLA's {where}"
+    basis = c.compile_measured_on or (
+        CompileBasis.FIRST_STEP if c.interleaved is not None else CompileBasis.FIRST_EPOCH)
+    return extra_compile_words(c.extra_compile_seconds, basis)
 
 
 def memory(c: Comparison) -> str:
@@ -483,8 +473,7 @@ def arm_figures(report: ComparisonReport, a: ArmResult) -> list[tuple[str, str]]
         ("Pairs", f"{a.pairs}" + (f" ({a.outliers} outlier(s) flagged, kept)"
                                   if a.outliers else "")),
         ("Steady step", seconds(a.steady_step_seconds)),
-        ("Compile cost", "not measurable" if a.compile_seconds is None
-         else f"+{seconds(a.compile_seconds)} in its first step"),
+        ("Compile cost", arm_compile_cost(a)),
         ("Status", arm_status(a, measure_entry(report, a))),
         ("Accuracy", arm_accuracy(a)),
     ]

@@ -26,6 +26,7 @@ from xlagui.core.analysis.accuracy import AccuracyKind, AccuracySide, AccuracyVe
 from xlagui.core.analysis.pairs import (
     CONFIDENCE,
     ArmResult,
+    ArmTiming,
     InstrumentCheck,
     PassedOver,
     Recommendation,
@@ -211,6 +212,7 @@ def _arm_result(entry: RunEntry, base: _Baseline, runs: Sequence[RunEntry],
         first_step_seconds=timing.first_step_seconds if timing else None,
         steady_step_seconds=timing.steady_step_seconds if timing else None,
         compile_seconds=timing.compile_seconds if timing else None,
+        extra_compile_seconds=_extra_compile(s.baseline, timing),
         valid=not problems,
         problems=problems,
         hardware=hardware,
@@ -221,6 +223,15 @@ def _arm_result(entry: RunEntry, base: _Baseline, runs: Sequence[RunEntry],
         accuracy_kind=verdict.kind.value,
         nonfinite_losses=nonfinite,
     )
+
+
+def _extra_compile(base: ArmTiming | None, arm: ArmTiming | None) -> float | None:
+    """The arm's compile and warm-up beyond the baseline's (XLA's compile cost, the same way):
+    a side within its steady steps' noise counts as none; None when both are."""
+    if base is None or arm is None or (base.compile_seconds is None
+                                       and arm.compile_seconds is None):
+        return None
+    return (arm.compile_seconds or 0.0) - (base.compile_seconds or 0.0)
 
 
 def _arm_problems(entry: RunEntry, runs: Sequence[RunEntry]) -> list[Problem]:
