@@ -220,7 +220,7 @@ def test_copy_as_markdown_from_the_menu(qtbot: QtBot, loaded_window: MainWindow)
     text = clipboard.text()
     assert text == report_markdown(report)
     assert text.startswith("# XLA vs baseline on elephants")
-    assert "| Arm | Speed-up per step | 95% CI | Pairs | Status | Accuracy | Recommended |" in (
+    assert "| Arm | Speed per step | 95% CI | Pairs | Status | Accuracy | Recommended |" in (
         text)
     assert "## Training runs" in text and text.rstrip().endswith("```")
     assert window.message_bar.level == "ok" and "Markdown" in window.message_bar.text()

@@ -12,7 +12,7 @@ from pytestqt.qtbot import QtBot
 
 from tests.helpers.limits import known_limits, limits_report
 from xlagui.ui.report_png import ReportFigure
-from xlagui.ui.shared.plots import DecadeAxis, decade_label
+from xlagui.ui.shared.axes import DecadeAxis, decade_label
 
 DECADE = re.compile(r"^(0\.0*1|10*|10[⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+)$")
 
@@ -51,9 +51,39 @@ def test_the_roofline_says_decades_alone_and_its_key_covers_nothing(qtbot: QtBot
     # No legend over the data: the key is a label below the plot, outside its view.
     assert plot.legend is None
     key = figure.roofline.key_label
-    assert not key.isHidden() and "peak and bandwidth" in key.text()
-    assert "XLA off, steady step" in key.text() and "XLA jit, steady step" in key.text()
+    assert not key.isHidden()
+    assert [words for _glyph, _colour, words in figure.roofline.key] == [
+        "peak and bandwidth", "largest layers alone", "XLA off, steady step",
+        "XLA jit, steady step"]
+    assert "XLA&nbsp;off,&nbsp;steady&nbsp;step" in key.text()  # never broken inside
     plot_widget = figure.roofline.widget
     top_left = plot_widget.mapTo(figure, QPoint(0, 0))
     key_top = key.mapTo(figure, QPoint(0, 0)).y()
     assert key_top >= top_left.y() + plot_widget.height()
+
+
+def test_the_arms_chart_says_slower_as_every_table_does(qtbot: QtBot) -> None:
+    """One convention for "slower": the chart "Every arm against the baseline" plotted jit at
+    0.49 on a "speed-up per step ×" axis while the text said "2.04× slower". Now its axis is
+    logarithmic and worded, and each bar says what the arms table says."""
+    from tests.helpers.reports import comparison_report
+    from xlagui.present import format as fmt
+    from xlagui.ui.shared.axes import speed_ticks
+
+    # XLA 2× faster, bf16 2.5× slower.
+    report = comparison_report(arms=("bf16",), steps={"bf16": 0.5})
+    figure = ReportFigure(report)
+    qtbot.addWidget(figure)
+    chart = figure.arm_chart
+    assert chart is not None
+    words = [text for _x, text in speed_ticks(*chart.range)]
+    assert "same" in words and "2× slower" in words and "2× faster" in words
+    assert all(w == "same" or re.fullmatch(r"\d+× (slower|faster)", w) for w in words)
+    captions = [c.toPlainText() for c in chart.captions]
+    table = {row[1].rstrip(" ★"): row[2] for row in fmt.arm_table(report.comparison)}
+    assert captions[0].startswith("2.00× faster") and table["jit"].startswith("2.00× faster")
+    assert captions[1].startswith("2.50× slower") and table["bf16"].startswith("2.50× slower")
+    assert not any(re.search(r"\b0\.\d+×", c) for c in captions)
+    # The slower arm's bar runs left of "same" (0 on the log axis), the faster one's right.
+    x0 = chart.bar_item.opts["x0"]
+    assert x0[1] < 0 and x0[0] == 0

@@ -19,7 +19,13 @@ from xlagui.present.costs import DASH as DASH  # one dash, one `seconds`: re-exp
 from xlagui.present.costs import arm_compile_cost, extra_compile_words
 from xlagui.present.costs import seconds as seconds
 from xlagui.present.evidence import evidence_words
-from xlagui.present.intervals import block_words, interval_method, pairs_noun
+from xlagui.present.intervals import (
+    block_words,
+    interval_method,
+    pairs_noun,
+    speed_range,
+    speed_words,
+)
 from xlagui.present.problems import arm_problems, comparison_problems
 
 if TYPE_CHECKING:
@@ -110,7 +116,8 @@ def interval_words(value: float, low: float | None, high: float | None) -> str:
     `value` (above 1: faster); a slow-down is said as one, its interval too."""
     if low is not None and high is not None and low != high:
         if low <= 1 <= high:
-            return f"no clear difference ({value:.2f}×, 95% CI {low:.2f}–{high:.2f}× includes 1)"
+            return (f"no clear difference ({speed_words(value)}, 95% CI "
+                    f"{speed_range(low, high)})")
         if value >= 1:
             return f"{value:.2f}× faster (95% CI {low:.2f}–{high:.2f}×)"
         return f"{1 / value:.2f}× slower (95% CI {1 / high:.2f}–{1 / low:.2f}×)"
@@ -371,9 +378,9 @@ class ArmBar:
     @property
     def caption(self) -> str:
         """What is written next to the bar."""
-        words = f"{self.speedup:.2f}×"
+        words = speed_words(self.speedup)
         if self.low is not None and self.high is not None:
-            words += f" ({self.low:.2f}–{self.high:.2f})"
+            words += f" ({speed_range(self.low, self.high)})"
         if self.recommended:
             words += " ★"
         return f"{words}  {self.mark}" if self.mark else words
@@ -416,16 +423,17 @@ def arm_bars(c: Comparison | None) -> list[ArmBar]:
 
 
 def arm_speedup(a: ArmResult) -> str:
-    """An arm's speed-up per step (baseline ÷ arm step time): "2.00×"; — before any pair."""
-    return DASH if not a.ratio else f"{1 / a.ratio:.2f}×"
+    """An arm's speed per step against the baseline: "2.00× faster", "1.46× slower"; —
+    before any pair."""
+    return DASH if not a.ratio else speed_words(1 / a.ratio)
 
 
 def arm_interval(a: ArmResult) -> str:
-    """Its 95% interval on the same scale: "1.90–2.10×"; — while there is none (fewer than 6
-    pairs)."""
+    """Its 95% interval in the same words: "1.90–2.10× faster"; — while there is none (fewer
+    than 6 pairs)."""
     if not a.low or not a.high:
         return DASH
-    return f"{1 / a.high:.2f}–{1 / a.low:.2f}×"
+    return speed_range(1 / a.high, 1 / a.low)
 
 
 def arm_status(a: ArmResult, entry: RunEntry | None) -> str:

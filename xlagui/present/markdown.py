@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 # The arms table: (heading, aligned left).
 ARM_COLUMNS: tuple[tuple[str, bool], ...] = (
     ("Arm", True),
-    ("Speed-up per step", False),
+    ("Speed per step", False),
     ("95% CI", False),
     ("Pairs", False),
     ("Status", True),

@@ -226,10 +226,10 @@ def _arm_result(entry: RunEntry, base: _Baseline, runs: Sequence[RunEntry],
 
 
 def _extra_compile(base: ArmTiming | None, arm: ArmTiming | None) -> float | None:
-    """The arm's compile and warm-up beyond the baseline's (XLA's compile cost, the same way):
-    a side within its steady steps' noise counts as none; None when both are."""
-    if base is None or arm is None or (base.compile_seconds is None
-                                       and arm.compile_seconds is None):
+    """The arm's compile and warm-up beyond the baseline's (XLA's compile cost, the same way:
+    a baseline within its steady steps' noise counts as none); None when the arm's own is
+    within its noise (a noisy arm is no evidence of a compile shorter than the baseline's)."""
+    if base is None or arm is None or arm.compile_seconds is None:
         return None
     return (arm.compile_seconds or 0.0) - (base.compile_seconds or 0.0)
 

@@ -6,7 +6,6 @@ Plots are created once and later only fed with `setData`.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -19,6 +18,7 @@ from xlagui.core.analysis.pairs import InterleavedSummary, running_estimates
 from xlagui.core.protocol.identity import Role, StopReason
 from xlagui.present.limits import Roofline
 from xlagui.present.traces import RunTrace, SpeedupCurve
+from xlagui.ui.shared.axes import DecadeAxis
 from xlagui.ui.shared.theme import VARIANT_TITLES, variant_color
 
 # Live plots draw without antialiasing: it costs most of a repaint on a busy machine, and the
@@ -78,9 +78,11 @@ def make_plot(
 def key_html(key: list[tuple[str, QColor, str]], size: str = "8.5pt") -> str:
     """A one-line key (glyph, colour, words) for a QLabel next to small plots: a legend
     inside them would cover their curves, and a long title would widen them."""
-    return "&nbsp;&nbsp;&nbsp;".join(
+    # Lines break between the entries, never inside one.
+    return "&nbsp;&nbsp; ".join(
         f"<span style='color:{col.name()}; font-size:{size}'>{glyph}</span>"
-        f"<span style='color:#5f6368; font-size:{size}'>&nbsp;{words}</span>"
+        f"<span style='color:#5f6368; font-size:{size}'>&nbsp;"
+        f"{words.replace(' ', '&nbsp;')}</span>"
         for glyph, col, words in key
     )
 
@@ -229,6 +231,10 @@ def arm_title(variant: str) -> str:
     return VARIANT_TITLES.get(variant, variant)
 
 
+LEGEND_ROW_PX = 19  # a legend's row at the plot's font
+LEGEND_FRAME_PX = 26  # its frame, its offset from the view's edge and a little air
+
+
 class SpeedupPlot:
     """The interleaved measurement converging: each arm's speed-up estimate after each round,
     in the arm's colour, its 95% band narrowing, the line of no difference, and a marker where
@@ -267,6 +273,39 @@ class SpeedupPlot:
         self.widget.setToolTip("Speed-up = the baseline's step time ÷ the arm's, estimated "
                                "after each pair of blocks; the band is its 95% interval")
         self.widget.setMinimumSize(240, 150)
+
+    def _room_for_legend(self, curves: Mapping[str, SpeedupCurve], low: float, high: float,
+                         rounds: int, *, visible: bool) -> tuple[float, float]:
+        """The y range, with the legend's corner on the left clear of every curve and band:
+        the corner they leave free, else the one they crowd less with the range stretched
+        until they clear it. The stop marker's words are on the right where the curves end;
+        a legend placed for the XLA curve alone once covered bf16's."""
+        if not visible:
+            return low, high
+        view_px = max(float(self.widget.getPlotItem().getViewBox().height()), 120.0)
+        share = min((len(curves) * LEGEND_ROW_PX + LEGEND_FRAME_PX) / view_px, 0.6)
+        # The legend's width, generously, as a share of the rounds: its longest name and key.
+        names = max(len(arm_title(v)) for v in curves)
+        view_w = max(float(self.widget.getPlotItem().getViewBox().width()), 160.0)
+        reach = 0.5 + rounds * min((names * 8 + 60) / view_w, 1.0)
+        left = [v for c in curves.values()
+                for xs, ys in ((c.x, c.speedup), (c.band_x, c.upper), (c.band_x, c.lower))
+                for x, v in zip(xs, ys, strict=False) if x <= reach]
+        if not left:
+            return low, high
+        span = high - low
+        crowd = {"top-left": sum(v >= high - share * span for v in left),
+                 "bottom-left": sum(v <= low + share * span for v in left)}
+        corner = min(crowd, key=lambda k: (crowd[k], k != "bottom-left"))
+        if corner != self.legend_corner:
+            place_legend(self.legend, corner)
+            self.legend_corner = corner
+        if not crowd[corner]:
+            return low, high
+        margin = 0.02 * span
+        if corner == "top-left":  # high - share * (high - low) >= the highest on the left
+            return low, (max(left) + margin - share * low) / (1 - share)
+        return (min(left) - margin - share * high) / (1 - share), high
 
     def _curves(self, variant: str) -> _ArmCurves:
         curves = self.arms.get(variant)
@@ -312,17 +351,13 @@ class SpeedupPlot:
         pad = (high - low) * 0.08 or 0.05
         rounds = max(len(c.x) for c in curves.values())
         item.setXRange(0.5, rounds + 0.5, padding=0)
-        item.setYRange(low - pad, high + pad, padding=0)
+        view = self._room_for_legend(curves, low - pad, high + pad, rounds,
+                                     visible=len(order) > 1)
+        item.setYRange(*view, padding=0)
+        low, high = view
         stopped = summary.stopped_by if summary is not None else ""
         lead = curves.get(Role.XLA) or next(iter(curves.values()))
-        # The legend on the left, in the corner the lead curve leaves free: the stop marker's
-        # words are on the right where it ends, and a legend there hid them (a short plot has
-        # no room for both one above the other).
         upper = lead.speedup[-1] > (low + high) / 2
-        corner = "bottom-left" if upper else "top-left"
-        if corner != self.legend_corner:
-            place_legend(self.legend, corner)
-            self.legend_corner = corner
         # The words hang below the curve's end in the upper half, stand on it in the lower:
         # toward the middle of the view, never past its edge.
         self.stop_label.setAnchor((1.05, 0 if upper else 1))
@@ -341,7 +376,7 @@ SYMBOL_GLYPHS = {"o": "●", "s": "■", "t": "▼", "d": "◆", "star": "★"}
 # Short: the plot is a third of the window wide at 1280 px, and neither a title nor an axis
 # label wraps (a long y label was cut off in a short plot).
 TITLE_XLA = "Speed-up as pairs arrive"
-TITLE_ARMS = "Speed-up as rounds arrive"
+TITLE_ARMS = TITLE_XLA  # "pairs" everywhere: the axis counts pairs of blocks
 
 STOP_WORDS: dict[str, str] = {
     StopReason.TARGET: "precision reached",
@@ -349,51 +384,6 @@ STOP_WORDS: dict[str, str] = {
     StopReason.STOPPED: "stopped",
     StopReason.ERROR: "a worker failed",
 }
-
-
-SUPERSCRIPTS = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
-
-
-def decade_label(exponent: int) -> str:
-    """10**exponent as people write it on an axis: 0.01, 1, 100, 10000, then 10⁵."""
-    if -2 <= exponent <= 4:
-        return f"{10.0 ** exponent:.{max(0, -exponent)}f}"
-    return "10" + str(exponent).translate(SUPERSCRIPTS)
-
-
-class DecadeAxis(pg.AxisItem):  # type: ignore[misc]  # pyqtgraph is untyped
-    """A log axis whose words are on its decades alone (1, 10, 100): pyqtgraph labels every
-    minor tick of an axis spanning a decade or two, and "3·10¹4·10¹5·10¹…" ran together. An
-    axis that holds fewer than two decades labels 2 and 5 times them too."""
-
-    def tickValues(self, minVal: float, maxVal: float,  # pyqtgraph's names
-                   size: float) -> list[tuple[float, list[float]]]:
-        # pyqtgraph's log levels repeat the decades among the minor ticks: each once.
-        seen: set[float] = set()
-        levels = []
-        for spacing, values in super().tickValues(minVal, maxVal, size):
-            fresh = [v for v in values if round(v, 6) not in seen]
-            seen.update(round(v, 6) for v in fresh)
-            levels.append((spacing, fresh))
-        return levels
-
-    def logTickStrings(self, values: list[float], scale: float,  # pyqtgraph's name
-                       spacing: float) -> list[str]:
-        low, high = sorted(self.range)
-        decades = math.floor(high) - math.ceil(low) + 1
-        words = []
-        for v in values:
-            exponent = round(v)
-            if abs(v - exponent) < 1e-6:
-                words.append(decade_label(exponent))
-                continue
-            mantissa = 10 ** (v - math.floor(v))
-            near = round(mantissa)
-            if decades < 2 and near in (2, 5) and abs(mantissa - near) < 1e-3:
-                words.append(f"{near * 10.0 ** math.floor(v):g}")
-            else:
-                words.append("")
-        return words
 
 
 class RooflinePlot:
