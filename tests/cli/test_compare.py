@@ -324,7 +324,8 @@ def test_compare_writes_and_prints_the_markdown(
     assert printed.out == written  # nothing else on stdout
     assert written == report_markdown(export.read_json(out / "comparison.json"))
     assert written.startswith("# XLA and bf16 vs baseline on d — ")
-    assert "| Arm | Speed per step | 95% CI | Pairs | Status | Accuracy | Recommended |" in (
+    assert ("| Arm | Speed per step | 95% CI (Bonferroni-adjusted) | Pairs | Status | Accuracy "
+            "| Recommended |") in (
         written)
     assert "| jit (XLA) | 2.00× faster |" in written and "| bf16 | 2.50× faster |" in written
     assert "--arms bf16 --quick\n```\n" in written

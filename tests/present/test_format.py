@@ -9,6 +9,7 @@ from xlagui.core.analysis.stats import Comparison, Interval
 from xlagui.core.protocol.events import RunSummary
 from xlagui.core.xla.evidence import XlaEvidence
 from xlagui.present import format as fmt
+from xlagui.present.arm_bars import arm_bars
 
 
 def test_figures_in_words() -> None:
@@ -103,7 +104,7 @@ def test_arm_bars_rank_and_mark_the_arms() -> None:
     c = Comparison(interleaved=InterleavedSummary(arms=arms), recommended_arm="bf16",
                    recommendation=rec, verdict_kind="speed_measured",
                    speedup=Interval(0.5, 0.45, 0.55, "pairs"))
-    bars = fmt.arm_bars(c)
+    bars = arm_bars(c)
     assert [(b.arm, b.speedup, b.mark, b.recommended) for b in bars] == [
         ("fp16", 2.5, "NOT VALID", False), ("bf16", 2.0, "", True),
         ("jit+bf16", 1.25, "learns worse", False), ("jit", 0.5, "", False)]

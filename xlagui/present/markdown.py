@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 ARM_COLUMNS: tuple[tuple[str, bool], ...] = (
     ("Arm", True),
     ("Speed per step", False),
-    ("95% CI", False),
+    ("95% CI (Bonferroni-adjusted)", False),
     ("Pairs", False),
     ("Status", True),
     ("Accuracy", True),

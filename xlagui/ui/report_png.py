@@ -34,6 +34,7 @@ from xlagui.core.results.report import ComparisonReport
 from xlagui.present import format as fmt
 from xlagui.present import limits, verdicts, xla_did
 from xlagui.present import report as report_words
+from xlagui.present.arm_bars import arm_bars
 from xlagui.present.levels import Level
 from xlagui.present.notes import comparison_notes
 from xlagui.present.problems import comparison_problems
@@ -288,7 +289,7 @@ class ReportFigure(QWidget):
         recommendation, and a panel per arm beyond the XLA side, as many to a row as fit."""
         comp = report.comparison
         if comp is not None and fmt.other_arms(comp):
-            self.arm_chart = ArmChart(fmt.arm_bars(comp))
+            self.arm_chart = ArmChart(arm_bars(comp))
             arms = QHBoxLayout()
             arms.setSpacing(16)
             chart = QVBoxLayout()

@@ -7,7 +7,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 
 from xlagui.core.protocol.identity import Role
-from xlagui.present import format as fmt
+from xlagui.present.arm_bars import ArmBar
 from xlagui.present.levels import Level
 from xlagui.ui.shared import plots
 from xlagui.ui.shared.axes import speed_ticks
@@ -20,10 +20,11 @@ MARK_COLOR = LEVEL_COLORS[Level.ERROR]
 class ArmChart:
     """The arms' speed against the baseline as horizontal bars on a log axis, fastest on top:
     right of the line at "same" faster, left of it slower, each said in words ("2.04×
-    slower", never 0.49×), with their 95% intervals as whiskers; an arm that did not engage,
-    or learns worse, is drawn pale with the reason in red."""
+    slower", never 0.49×), with their Bonferroni-adjusted 95% intervals (the arms table's) as
+    whiskers; an arm that did not engage, or learns worse, is drawn pale with the reason in
+    red."""
 
-    def __init__(self, bars: list[fmt.ArmBar]) -> None:
+    def __init__(self, bars: list[ArmBar]) -> None:
         self.bars = bars
         self.widget = plots.make_plot("", "speed per step against the baseline (log scale)",
                                       "", font_pt=10.5, interactive=False, antialias=True)
