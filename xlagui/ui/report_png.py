@@ -294,6 +294,9 @@ class ReportFigure(QWidget):
             arms.setSpacing(16)
             chart = QVBoxLayout()
             chart.addWidget(self.arm_chart.widget)
+            chart.addWidget(_label("Whiskers: each arm's 95% CI, Bonferroni-adjusted for "
+                                   f"{len(fmt.arm_table(comp))} arms, as in the table.",
+                                   "Key"))
             arms.addWidget(_box("Every arm against the baseline, fastest first", chart), 5)
             arms.addWidget(_box("Arms", _table(fmt.ARM_COLUMNS, fmt.arm_table(comp))), 6)
             root.addLayout(arms)

@@ -75,14 +75,16 @@ def make_plot(
     return widget
 
 
-def key_html(key: list[tuple[str, QColor, str]], size: str = "8.5pt") -> str:
+def key_html(key: list[tuple[str, QColor, str]], size: str = "8.5pt", *,
+             whole: bool = False) -> str:
     """A one-line key (glyph, colour, words) for a QLabel next to small plots: a legend
-    inside them would cover their curves, and a long title would widen them."""
-    # Lines break between the entries, never inside one.
-    return "&nbsp;&nbsp; ".join(
+    inside them would cover their curves, and a long title would widen them. `whole`: a
+    line breaks between the entries, never inside one (a key that wraps)."""
+    join = "&nbsp;&nbsp; " if whole else "&nbsp;&nbsp;&nbsp;"
+    return join.join(
         f"<span style='color:{col.name()}; font-size:{size}'>{glyph}</span>"
         f"<span style='color:#5f6368; font-size:{size}'>&nbsp;"
-        f"{words.replace(' ', '&nbsp;')}</span>"
+        f"{words.replace(' ', '&nbsp;') if whole else words}</span>"
         for glyph, col, words in key
     )
 
@@ -452,7 +454,7 @@ class RooflinePlot:
             self.arms.append(item)
             self.drawn.append((p.label, p.intensity, p.flops_per_second / 1e9))
             self.key.append((SYMBOL_GLYPHS[symbol], color(p.variant), p.label))
-        self.key_label.setText(key_html(self.key, size=self._key_size))
+        self.key_label.setText(key_html(self.key, size=self._key_size, whole=True))
         lowest = min([p.flops_per_second for p in roof.points] + [roof.roof(low)]) / 1e9
         self.item.setXRange(np.log10(low), np.log10(high), padding=0.02)
         top = max([roof.peak, *roof.other_peaks.values()])
