@@ -87,3 +87,20 @@ def test_the_arms_chart_says_slower_as_every_table_does(qtbot: QtBot) -> None:
     # The slower arm's bar runs left of "same" (0 on the log axis), the faster one's right.
     x0 = chart.bar_item.opts["x0"]
     assert x0[1] < 0 and x0[0] == 0
+
+
+def test_every_roofline_dot_is_in_view(qtbot: QtBot) -> None:
+    """A step measured faster than the probed peak (the probe under-measured) is drawn, not
+    left above the plot's top edge."""
+    import math
+
+    from xlagui.core.model import flops
+
+    step = flops.article_cnn_count(48, 2).train_per_step(8)
+    figure = ReportFigure(limits_report(limits=known_limits(), base_step=step / 300e9,
+                                        xla_step=0.4))
+    qtbot.addWidget(figure)
+    (x_low, x_high), (y_low, y_high) = figure.roofline.item.viewRange()
+    for label, intensity, gflops in figure.roofline.drawn:
+        assert x_low <= math.log10(intensity) <= x_high, label
+        assert y_low <= math.log10(gflops) <= y_high, label

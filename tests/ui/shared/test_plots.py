@@ -3,11 +3,14 @@ words whatever the number of arms."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from PySide6.QtCore import QPointF
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
+from tests.ui.test_report_png import drawn_ticks
 from xlagui.present.traces import SpeedupCurve
 from xlagui.ui.shared import plots
 
@@ -47,3 +50,7 @@ def test_the_legend_covers_no_curve(qtbot: QtBot, speedups: tuple[float, ...]) -
                     covered.append((name, x, y))
     assert covered == []
     assert item.titleLabel.text == "Speed-up as pairs arrive"
+    # Its axis says speed-ups as every table does: never 0.5 for "2× slower".
+    words = [text for _rect, text in drawn_ticks(item.getAxis("left"))]
+    assert len(words) >= 2
+    assert all(re.fullmatch(r"same|[\d.]+× (slower|faster)", w) for w in words), words

@@ -18,7 +18,7 @@ from xlagui.core.analysis.pairs import InterleavedSummary, running_estimates
 from xlagui.core.protocol.identity import Role, StopReason
 from xlagui.present.limits import Roofline
 from xlagui.present.traces import RunTrace, SpeedupCurve
-from xlagui.ui.shared.axes import DecadeAxis
+from xlagui.ui.shared.axes import DecadeAxis, SpeedAxis
 from xlagui.ui.shared.theme import VARIANT_TITLES, variant_color
 
 # Live plots draw without antialiasing: it costs most of a repaint on a busy machine, and the
@@ -248,10 +248,11 @@ class SpeedupPlot:
         self.widget = make_plot(
             TITLE_XLA,
             "pairs of blocks",
-            "speed-up ×",
+            "speed per step",
             font_pt=font_pt,
             interactive=interactive,
             antialias=antialias,
+            axes={"left": SpeedAxis("left")},
         )
         self._antialias = antialias
         item = self.widget.getPlotItem()
@@ -296,18 +297,20 @@ class SpeedupPlot:
         if not left:
             return low, high
         span = high - low
-        crowd = {"top-left": sum(v >= high - share * span for v in left),
-                 "bottom-left": sum(v <= low + share * span for v in left)}
-        corner = min(crowd, key=lambda k: (crowd[k], k != "bottom-left"))
+        margin = 0.02 * span
+        # Each corner's view: as it is where the curves leave it free, else stretched (up for
+        # the top, down for the bottom) until they clear it; the least stretched one wins.
+        views = {
+            "bottom-left": (low, high) if min(left) > low + share * span else
+            ((min(left) - margin - share * high) / (1 - share), high),
+            "top-left": (low, high) if max(left) < high - share * span else
+            (low, (max(left) + margin - share * low) / (1 - share)),
+        }
+        corner = min(views, key=lambda k: (views[k][1] - views[k][0], k != "bottom-left"))
         if corner != self.legend_corner:
             place_legend(self.legend, corner)
             self.legend_corner = corner
-        if not crowd[corner]:
-            return low, high
-        margin = 0.02 * span
-        if corner == "top-left":  # high - share * (high - low) >= the highest on the left
-            return low, (max(left) + margin - share * low) / (1 - share)
-        return (min(left) - margin - share * high) / (1 - share), high
+        return views[corner]
 
     def _curves(self, variant: str) -> _ArmCurves:
         curves = self.arms.get(variant)
@@ -457,5 +460,7 @@ class RooflinePlot:
         self.key_label.setText(key_html(self.key, size=self._key_size, whole=True))
         lowest = min([p.flops_per_second for p in roof.points] + [roof.roof(low)]) / 1e9
         self.item.setXRange(np.log10(low), np.log10(high), padding=0.02)
-        top = max([roof.peak, *roof.other_peaks.values()])
+        # Every dot in view, even one above the measured peak (a probe that under-measured).
+        top = max([roof.peak, *roof.other_peaks.values(),
+                   *(p.flops_per_second for p in roof.points)])
         self.item.setYRange(np.log10(lowest / 3), np.log10(top / 1e9 * 2), padding=0)
