@@ -48,6 +48,8 @@ def test_the_legend_covers_no_curve(qtbot: QtBot, speedups: tuple[float, ...]) -
             for x, y in zip(xs, ys, strict=True):
                 if box.contains(view.mapViewToScene(QPointF(x, y))):
                     covered.append((name, x, y))
+    covered += [("the line at 1", x, 1.0) for x in range(1, 48)
+                if box.contains(view.mapViewToScene(QPointF(x, 1.0)))]
     assert covered == []
     assert item.titleLabel.text == "Speed-up as pairs arrive"
     # Its axis says speed-ups as every table does: never 0.5 for "2× slower".

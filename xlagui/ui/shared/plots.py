@@ -279,7 +279,8 @@ class SpeedupPlot:
 
     def _room_for_legend(self, curves: Mapping[str, SpeedupCurve], low: float, high: float,
                          rounds: int, *, visible: bool) -> tuple[float, float]:
-        """The y range, with the legend's corner on the left clear of every curve and band:
+        """The y range, with the legend's corner on the left clear of every curve and band and
+        of the line of no difference:
         the corner they leave free, else the one they crowd less with the range stretched
         until they clear it. The stop marker's words are on the right where the curves end;
         a legend placed for the XLA curve alone once covered bf16's."""
@@ -291,11 +292,9 @@ class SpeedupPlot:
         names = max(len(arm_title(v)) for v in curves)
         view_w = max(float(self.widget.getPlotItem().getViewBox().width()), 160.0)
         reach = 0.5 + rounds * min((names * 8 + 60) / view_w, 1.0)
-        left = [v for c in curves.values()
+        left = [1.0] + [v for c in curves.values()  # the line of no difference too
                 for xs, ys in ((c.x, c.speedup), (c.band_x, c.upper), (c.band_x, c.lower))
                 for x, v in zip(xs, ys, strict=False) if x <= reach]
-        if not left:
-            return low, high
         span = high - low
         margin = 0.02 * span
         # Each corner's view: as it is where the curves leave it free, else stretched (up for
