@@ -350,7 +350,7 @@ def print_limits(console: Console, c: Any) -> None:
 def measure_table(i: Any) -> Table:
     """The interleaved measurement: each side's step times and how the measurement ended."""
     t = Table(title="Speed, measured interleaved", title_justify="left")
-    for col in ("side", "first step", "steady step", "compile", "blocks"):
+    for col in ("side", "first step", "steady step", "compile + warm-up", "blocks"):
         t.add_column(col, justify="left" if col == "side" else "right")
     for side in (i.baseline, i.xla):
         if side is None:

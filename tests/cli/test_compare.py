@@ -324,9 +324,10 @@ def test_compare_writes_and_prints_the_markdown(
     assert printed.out == written  # nothing else on stdout
     assert written == report_markdown(export.read_json(out / "comparison.json"))
     assert written.startswith("# XLA and bf16 vs baseline on d — ")
-    assert "| Arm | Speed-up per step | 95% CI | Pairs | Status | Accuracy | Recommended |" in (
+    assert ("| Arm | Speed per step | 95% CI (Bonferroni-adjusted) | Pairs | Status | Accuracy "
+            "| Recommended |") in (
         written)
-    assert "| jit (XLA) | 2.00× |" in written and "| bf16 | 2.50× |" in written
+    assert "| jit (XLA) | 2.00× faster |" in written and "| bf16 | 2.50× faster |" in written
     assert "--arms bf16 --quick\n```\n" in written
     assert "Comparison (baseline vs XLA)" in printed.err and "comparison.md" in printed.err
     assert sorted(p.name for p in out.iterdir() if p.is_file()) == [

@@ -9,6 +9,7 @@ from xlagui.core.analysis.stats import Comparison, Interval
 from xlagui.core.protocol.events import RunSummary
 from xlagui.core.xla.evidence import XlaEvidence
 from xlagui.present import format as fmt
+from xlagui.present.arm_bars import arm_bars
 
 
 def test_figures_in_words() -> None:
@@ -75,7 +76,7 @@ def test_a_speed_only_comparison_has_the_measurement_rows_and_no_training_rows()
 
 def test_compile_cost_is_never_negative() -> None:
     assert fmt.compile_cost(interleaved_comparison(extra_compile_seconds=3.25)) == (
-        "+3.25 s in XLA's first step"
+        "+3.25 s over the baseline's first step"
     )
     assert fmt.overhead(-0.26) == "not measurable"
     assert fmt.overhead(0.0) == "not measurable"
@@ -103,7 +104,7 @@ def test_arm_bars_rank_and_mark_the_arms() -> None:
     c = Comparison(interleaved=InterleavedSummary(arms=arms), recommended_arm="bf16",
                    recommendation=rec, verdict_kind="speed_measured",
                    speedup=Interval(0.5, 0.45, 0.55, "pairs"))
-    bars = fmt.arm_bars(c)
+    bars = arm_bars(c)
     assert [(b.arm, b.speedup, b.mark, b.recommended) for b in bars] == [
         ("fp16", 2.5, "NOT VALID", False), ("bf16", 2.0, "", True),
         ("jit+bf16", 1.25, "learns worse", False), ("jit", 0.5, "", False)]
@@ -141,3 +142,23 @@ def test_the_runs_of_a_saved_comparison() -> None:
     assert fmt.runs_done(0, 0, pairs=8) == "speed only, 8 pairs"
     assert fmt.runs_done(0, 0, pairs=1) == "speed only, 1 pair"
     assert fmt.runs_done(2, 0, pairs=8) == "2"
+
+
+def test_an_arms_compile_cost_is_its_extra_over_the_baselines() -> None:
+    """"Compile cost" means one thing: the extra over the baseline's first step (each less its
+    steady step), for XLA and for every arm; never an arm's whole first step (bf16's "+9.53 s
+    in its first step" was its whole compile and warm-up, its extra about 0.5 s)."""
+    from tests.helpers.reports import comparison_report
+    from xlagui.present.costs import arm_compile_cost
+
+    # Each worker's first step is 3 steady steps: 0.4 s beyond for the baseline (0.2 s a
+    # step), 0.2 s for XLA (0.1 s), 0.6 s for slow (0.3 s), 0.1 s for fast (0.05 s).
+    c = comparison_report(arms=("bf16", "fp16"), steps={"bf16": 0.3, "fp16": 0.05}).comparison
+    arms = {a.arm: a for a in c.interleaved.arms}
+    assert arms["bf16"].extra_compile_seconds == pytest.approx(0.2)
+    assert arm_compile_cost(arms["bf16"]) == "+0.20 s over the baseline's first step"
+    assert arm_compile_cost(arms["fp16"]) == (
+        "none (its first step was 0.30 s shorter than the baseline's)")
+    rows = dict(fmt.arm_figures(comparison_report(arms=("bf16",), steps={"bf16": 0.3}),
+                                arms["bf16"]))
+    assert rows["Compile cost"] == "+0.20 s over the baseline's first step"

@@ -62,3 +62,35 @@ def test_roofline_points_are_the_measuring_arms() -> None:
     low, high = roof.x_range
     assert low < roof.ridge < high and low < roof.points[0].intensity < high
     assert roof.roof(1.0) == pytest.approx(10e9) and roof.roof(1e3) == PEAK
+
+
+def test_no_layer_ceiling_below_a_measured_arm() -> None:
+    """Steps at 90 GFLOP/s against layers measured alone at 80: that probe is no ceiling, and
+    nothing draws or words it as one (a bf16 arm once sat above "the largest layers alone")."""
+    c = limits_report(limits=known_limits(), base_step=STEP / 90e9,
+                      xla_step=STEP / 60e9).comparison
+    roof = limits.roofline(c)
+    assert roof is not None and roof.ceiling is None
+    assert all(p.flops_per_second <= roof.peak for p in roof.points)
+    rows = dict(limits.efficiency_rows(c))
+    assert "of the layer ceiling" not in "".join(rows.values())
+    assert "measured at 80 GFLOP/s, no ceiling: an arm reached 90 GFLOP/s" in (
+        rows["Machine limit"])
+    assert "largest layers alone run at" not in limits.limit_verdict(c)
+
+
+def test_without_a_roofline_it_says_what_was_measured() -> None:
+    """A measured peak without a measured bandwidth: the percentages of the peak stand, and
+    the note does not say the peak was not measured."""
+    import dataclasses
+
+    no_bandwidth = dataclasses.replace(known_limits(), bandwidth_bytes_per_second=None)
+    c = limits_report(limits=no_bandwidth).comparison
+    assert limits.roofline(c) is None
+    assert limits.limit_verdict(c).startswith("Against the measured peak of 100 GFLOP/s")
+    words = limits.no_roofline_words(c)
+    assert words.startswith("No roofline: the peak was measured (100 GFLOP/s), the memory "
+                            "bandwidth was not")
+    assert limits.no_roofline_words(limits_report(limits=None).comparison).startswith(
+        "No roofline: neither the machine's peak nor its memory bandwidth was measured")
+    assert limits.no_roofline_words(limits_report(limits=known_limits()).comparison) == ""

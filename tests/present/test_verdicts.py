@@ -81,8 +81,9 @@ def test_no_clear_difference_and_a_compile_not_paid_back() -> None:
     c = trained(Interval(1.05, 0.9, 1.2, "m"), extra_compile_seconds=3.0,
                 break_even=BreakEven(NOT_WITHIN, measured_epochs=4))
     assert verdict_sentence(c) == (
-        "XLA made no clear difference per epoch (1.05×, 95% CI 0.90–1.20×, from epochs: the "
-        "interval includes 1); its 3.0 s compile was not paid back within the measured epochs."
+        "XLA made no clear difference per epoch (1.05× faster, 95% CI 1.11× slower to 1.20× "
+        "faster, from epochs: the interval includes no difference); its 3.0 s compile was not "
+        "paid back within the measured epochs."
     )
 
 

@@ -182,7 +182,8 @@ def test_the_png_has_a_panel_per_arm_beyond_xla(qtbot: QtBot, tmp_path: Path) ->
         texts = panel.texts()
         assert a.arm in texts[0] and fmt.arm_label(a) in texts[0]  # the title
         said = dict(panel.rows)
-        assert said["Speed per step"] == fmt.arm_speed(a)
+        assert said["Speed per step"] == fmt.arm_speed(a, len(arms))
+        assert said["Speed per step"].endswith(", Bonferroni-adjusted for 3 arms)")
         assert "faster (95% CI" in said["Speed per step"]
         assert said["Pairs"] == "12"
         assert said["Status"] == "engaged"
@@ -220,7 +221,8 @@ def test_copy_as_markdown_from_the_menu(qtbot: QtBot, loaded_window: MainWindow)
     text = clipboard.text()
     assert text == report_markdown(report)
     assert text.startswith("# XLA vs baseline on elephants")
-    assert "| Arm | Speed-up per step | 95% CI | Pairs | Status | Accuracy | Recommended |" in (
+    assert ("| Arm | Speed per step | 95% CI (Bonferroni-adjusted) | Pairs | Status | Accuracy "
+            "| Recommended |") in (
         text)
     assert "## Training runs" in text and text.rstrip().endswith("```")
     assert window.message_bar.level == "ok" and "Markdown" in window.message_bar.text()

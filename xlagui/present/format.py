@@ -5,7 +5,6 @@ Formatting only; every figure itself comes from `xlagui.core.analysis.stats` or 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from xlagui.core.analysis.pairs import InstrumentCheck, widest_arm
@@ -15,8 +14,17 @@ from xlagui.core.protocol.config import XlaMode
 from xlagui.core.protocol.identity import Role, RunStatus, StopReason
 from xlagui.present import levers as lever_words
 from xlagui.present import verdicts
+from xlagui.present.costs import DASH as DASH  # one dash, one `seconds`: re-exported
+from xlagui.present.costs import arm_compile_cost, extra_compile_words
+from xlagui.present.costs import seconds as seconds
 from xlagui.present.evidence import evidence_words
-from xlagui.present.intervals import block_words, interval_method, pairs_noun
+from xlagui.present.intervals import (
+    block_words,
+    interval_method,
+    pairs_noun,
+    speed_range,
+    speed_words,
+)
 from xlagui.present.problems import arm_problems, comparison_problems
 
 if TYPE_CHECKING:
@@ -25,9 +33,6 @@ if TYPE_CHECKING:
     from xlagui.core.protocol.events import RunSummary
     from xlagui.core.protocol.record import RunEntry
     from xlagui.core.results.report import ComparisonReport
-
-DASH = "—"
-
 
 def created(stamp: str) -> str:
     """An ISO time stamp in the reader's local time: 2024-05-01 14:03."""
@@ -56,16 +61,6 @@ def mode_words(variant: str, xla_mode: str) -> str:
     if variant != Role.XLA:
         return lever_words.arm_label(parse_arm(variant))  # another arm: what it changes
     return lever_words.mode_words(XlaMode(xla_mode)).words
-
-
-def seconds(value: float | None) -> str:
-    if value is None:
-        return DASH
-    if abs(value) >= 100:
-        return f"{value:.0f} s"
-    if abs(value) >= 10:
-        return f"{value:.1f} s"
-    return f"{value:.2f} s"
 
 
 def duration(value: float | None) -> str:
@@ -115,15 +110,19 @@ def evidence(summary: RunSummary | None) -> str:
     return evidence_words(summary.xla_evidence) if summary is not None else DASH
 
 
-def interval_words(value: float, low: float | None, high: float | None) -> str:
+def interval_words(value: float, low: float | None, high: float | None,
+                   adjusted_for: int = 0) -> str:
     """“2.00× faster (95% CI 1.90–2.10×)” or “2.47× slower (95% CI 2.30–2.60×)” for a speed-up
-    `value` (above 1: faster); a slow-down is said as one, its interval too."""
+    `value` (above 1: faster); a slow-down is said as one, its interval too. `adjusted_for`:
+    the interval is Bonferroni-adjusted for that many arms, and says so."""
+    adjusted = f", Bonferroni-adjusted for {adjusted_for} arms" if adjusted_for > 1 else ""
     if low is not None and high is not None and low != high:
         if low <= 1 <= high:
-            return f"no clear difference ({value:.2f}×, 95% CI {low:.2f}–{high:.2f}× includes 1)"
+            return (f"no clear difference ({speed_words(value)}, 95% CI "
+                    f"{speed_range(low, high)}{adjusted})")
         if value >= 1:
-            return f"{value:.2f}× faster (95% CI {low:.2f}–{high:.2f}×)"
-        return f"{1 / value:.2f}× slower (95% CI {1 / high:.2f}–{1 / low:.2f}×)"
+            return f"{value:.2f}× faster (95% CI {low:.2f}–{high:.2f}×{adjusted})"
+        return f"{1 / value:.2f}× slower (95% CI {1 / high:.2f}–{1 / low:.2f}×{adjusted})"
     words = f"{value:.2f}× faster" if value >= 1 else f"{1 / value:.2f}× slower"
     return words + " (no interval: a single measurement)"
 
@@ -135,8 +134,20 @@ def speedup(c: Comparison) -> str:
 
 
 def speedup_epochs(c: Comparison) -> str:
+    """The epoch-level speed-up; where it and the step-level one differ (the step's interval
+    leaves the epoch's figure out), why, in the same place: printed bare side by side they
+    contradicted each other."""
     s = c.speedup_epochs or (c.speedup if c.interleaved is None else None)
-    return DASH if s is None else interval_words(s.value, s.low, s.high)
+    if s is None:
+        return DASH
+    words = interval_words(s.value, s.low, s.high)
+    step = c.speedup if c.interleaved is not None else None
+    if step is not None and step.low is not None and step.high is not None and not (
+            step.low <= s.value <= step.high):
+        words += (f"; per step it was {speed_words(step.value)}: an epoch also times the "
+                  "validation pass, the input pipeline and any recompile (a last partial "
+                  "batch's), which the interleaved steps leave out")
+    return words
 
 
 def measured_on(c: Comparison) -> str:
@@ -184,13 +195,13 @@ def total_time(c: Comparison) -> str:
 
 
 def compile_cost(c: Comparison) -> str:
-    """XLA's extra compile time, never negative: below the noise it is not measurable."""
+    """XLA's extra compile time over the baseline's, never negative: below the noise it is
+    not measurable."""
     if c.extra_compile_seconds is None:
         return "not measurable" if c.compile_measured_on or c.interleaved else DASH
-    if c.compile_measured_on == CompileBasis.COMPILATIONS:
-        return f"+{seconds(c.extra_compile_seconds)} in XLA's compiles and recompiles"
-    where = "first step" if c.interleaved is not None else "first epoch"
-    return f"+{seconds(c.extra_compile_seconds)} in XLA's {where}"
+    basis = c.compile_measured_on or (
+        CompileBasis.FIRST_STEP if c.interleaved is not None else CompileBasis.FIRST_EPOCH)
+    return extra_compile_words(c.extra_compile_seconds, basis)
 
 
 def memory(c: Comparison) -> str:
@@ -303,13 +314,20 @@ def arm_hardware_note(a: ArmResult) -> str:
     return a.note
 
 
-def arm_speed(a: ArmResult) -> str:
-    """An arm's speed against the baseline in words, with its interval."""
+def arm_speed(a: ArmResult, arms: int = 0) -> str:
+    """An arm's speed against the baseline in words, with the one interval an arm is shown
+    with: the one it is ranked by, Bonferroni-adjusted for the `arms` compared (labelled so)."""
     if a.ratio is None:
         return DASH
-    low = 1 / a.high if a.high else None
-    high = 1 / a.low if a.low else None
-    return interval_words(1 / a.ratio, low, high)
+    low, high = arm_bounds(a)
+    return interval_words(1 / a.ratio, low, high, arms if a.adjusted_high else 0)
+
+
+def arm_bounds(a: ArmResult) -> tuple[float | None, float | None]:
+    """The interval an arm is shown and ranked with, as speed-ups (above 1: faster): the
+    Bonferroni-adjusted one (the plain 95% one in comparisons saved before it)."""
+    low, high = a.ranking_interval
+    return (1 / high if high else None, 1 / low if low else None)
 
 
 def arm_accuracy(a: ArmResult) -> str:
@@ -334,7 +352,8 @@ def arm_table(c: Comparison) -> list[tuple[str, ...]]:
         engaged = "yes" if a.valid else "NOT VALID: " + "; ".join(arm_problems(a.problems))
         star = " ★" if c.recommended_arm == a.arm else ""
         rows.append(
-            (str(rank), f"{a.arm}{star}", arm_speed(a), engaged, arm_accuracy(a),
+            (str(rank), f"{a.arm}{star}", arm_speed(a, len(c.interleaved.arms)), engaged,
+             arm_accuracy(a),
              arm_hardware_note(a))
         )
     return rows
@@ -365,77 +384,20 @@ def question_verdict(c: Comparison) -> str:
     return verdicts.verdict_sentence(c)
 
 
-@dataclass(frozen=True)
-class ArmBar:
-    """One bar of the ranked arms chart: the speed-up (baseline ÷ arm step time) and its 95%
-    interval (None where there is none yet), and why the arm is marked (empty: it is not)."""
-
-    variant: str
-    arm: str
-    speedup: float
-    low: float | None
-    high: float | None
-    mark: str
-    recommended: bool
-
-    @property
-    def caption(self) -> str:
-        """What is written next to the bar."""
-        words = f"{self.speedup:.2f}×"
-        if self.low is not None and self.high is not None:
-            words += f" ({self.low:.2f}–{self.high:.2f})"
-        if self.recommended:
-            words += " ★"
-        return f"{words}  {self.mark}" if self.mark else words
-
-
-def arm_mark(a: ArmResult) -> str:
-    """Why an arm is marked on the chart: NOT VALID, learns worse, or a loss that was not
-    finite ("" when none of these)."""
-    if not a.valid:
-        return "NOT VALID"
-    if a.nonfinite_losses:
-        return "loss not finite"
-    if a.accuracy_ok is False:
-        return "learns worse"
-    return ""
-
-
-def arm_bars(c: Comparison | None) -> list[ArmBar]:
-    """The ranked arms chart, fastest first (arms without a ratio are left out)."""
-    from xlagui.core.analysis.ranking import ranked
-
-    if c is None or c.interleaved is None:
-        return []
-    return [
-        ArmBar(
-            variant=a.variant,
-            arm=a.arm,
-            speedup=1 / a.ratio,
-            low=1 / a.high if a.high else None,
-            high=1 / a.low if a.low else None,
-            mark=arm_mark(a),
-            recommended=c.recommended_arm == a.arm,
-        )
-        for a in ranked(c.interleaved.arms)
-        if a.ratio
-    ]
-
-
 # -- one arm on its own (the PNG's arm panels, the Markdown report's arms table) -------------
 
 
 def arm_speedup(a: ArmResult) -> str:
-    """An arm's speed-up per step (baseline ÷ arm step time): "2.00×"; — before any pair."""
-    return DASH if not a.ratio else f"{1 / a.ratio:.2f}×"
+    """An arm's speed per step against the baseline: "2.00× faster", "1.46× slower"; —
+    before any pair."""
+    return DASH if not a.ratio else speed_words(1 / a.ratio)
 
 
 def arm_interval(a: ArmResult) -> str:
-    """Its 95% interval on the same scale: "1.90–2.10×"; — while there is none (fewer than 6
-    pairs)."""
-    if not a.low or not a.high:
-        return DASH
-    return f"{1 / a.high:.2f}–{1 / a.low:.2f}×"
+    """Its interval (`arm_bounds`) in the same words: "1.90–2.10× faster"; — while there is
+    none (fewer than 6 pairs)."""
+    low, high = arm_bounds(a)
+    return DASH if low is None or high is None else speed_range(low, high)
 
 
 def arm_status(a: ArmResult, entry: RunEntry | None) -> str:
@@ -479,12 +441,13 @@ def arm_figures(report: ComparisonReport, a: ArmResult) -> list[tuple[str, str]]
     the pairs, its step times, whether it engaged, its accuracy verdict, and its training
     run's figures when it had one (the last repeat's)."""
     rows = [
-        ("Speed per step", arm_speed(a)),
+        ("Speed per step", arm_speed(a, len(report.comparison.interleaved.arms)
+                                     if report.comparison and report.comparison.interleaved
+                                     else 0)),
         ("Pairs", f"{a.pairs}" + (f" ({a.outliers} outlier(s) flagged, kept)"
                                   if a.outliers else "")),
         ("Steady step", seconds(a.steady_step_seconds)),
-        ("Compile cost", "not measurable" if a.compile_seconds is None
-         else f"+{seconds(a.compile_seconds)} in its first step"),
+        ("Compile cost", arm_compile_cost(a)),
         ("Status", arm_status(a, measure_entry(report, a))),
         ("Accuracy", arm_accuracy(a)),
     ]

@@ -115,6 +115,10 @@ def efficiency_rows(c: Comparison | None) -> list[tuple[str, str]]:
             f"; largest layers alone ({', '.join(e.ceiling_layers)}) "
             f"{flop_rate(e.ceiling_flops_per_second)}"
             if e.ceiling_flops_per_second is not None
+            else f"; largest layers alone ({', '.join(e.ceiling_layers)}) measured at "
+            f"{flop_rate(e.beaten_ceiling)}, no ceiling: an arm reached "
+            f"{flop_rate(e.ceiling_beaten_by)}"
+            if e.beaten_ceiling is not None
             else ""
         )
         rows.append(
@@ -131,6 +135,21 @@ def efficiency_rows(c: Comparison | None) -> list[tuple[str, str]]:
     for a in e.arms:
         rows.append((arm_label(a), arm_value(a)))
     return rows
+
+
+def no_roofline_words(c: Comparison | None) -> str:
+    """Why there is no roofline, saying exactly what was and was not measured ("" when there
+    is one, or nothing to say)."""
+    e = c.efficiency if c is not None else None
+    if e is None or not e.arms or roofline(c) is not None:
+        return ""
+    if e.peak_flops_per_second is None:
+        return ("No roofline: neither the machine's peak nor its memory bandwidth was "
+                "measured, so only the achieved FLOP/s are shown.")
+    if e.bandwidth_bytes_per_second is None:
+        return (f"No roofline: the peak was measured ({flop_rate(e.peak_flops_per_second)}), "
+                "the memory bandwidth was not, so the percentages above are of the peak alone.")
+    return ""
 
 
 def limit_verdict(c: Comparison | None) -> str:

@@ -31,8 +31,8 @@ if TYPE_CHECKING:
 # The arms table: (heading, aligned left).
 ARM_COLUMNS: tuple[tuple[str, bool], ...] = (
     ("Arm", True),
-    ("Speed-up per step", False),
-    ("95% CI", False),
+    ("Speed per step", False),
+    ("95% CI (Bonferroni-adjusted)", False),
     ("Pairs", False),
     ("Status", True),
     ("Accuracy", True),

@@ -29,7 +29,7 @@ from xlagui.core.analysis.stats import (
 )
 from xlagui.core.protocol.arms import parse_arm
 from xlagui.core.protocol.identity import Role, StopReason
-from xlagui.present.intervals import block_words, pairs_noun
+from xlagui.present.intervals import block_words, pairs_noun, speed_range, speed_words
 from xlagui.present.levers import arm_label
 from xlagui.present.problems import arm_problems, comparison_problem, comparison_problems
 
@@ -60,8 +60,8 @@ def speed_sentence(c: Comparison) -> str:
         basis = f"too few {few} for an interval: a single measurement"
     if has_ci and s.low <= 1 <= s.high:  # type: ignore[operator]
         text = (
-            f"XLA made no clear difference {unit} ({s.value:.2f}×, 95% CI {s.low:.2f}–"
-            f"{s.high:.2f}×, {basis}: the interval includes 1)"
+            f"XLA made no clear difference {unit} ({speed_words(s.value)}, 95% CI "
+            f"{speed_range(s.low, s.high)}, {basis}: the interval includes no difference)"  # type: ignore[arg-type]
         )
     elif s.value >= 1:
         ci = f"95% CI {s.low:.2f}–{s.high:.2f}×, " if has_ci else ""

@@ -13,8 +13,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-import pyqtgraph as pg
 from PySide6.QtCore import QBuffer, QByteArray, QCoreApplication, QIODevice, Qt
 from PySide6.QtGui import QPixmap
 from PySide6.QtWidgets import (
@@ -36,12 +34,14 @@ from xlagui.core.results.report import ComparisonReport
 from xlagui.present import format as fmt
 from xlagui.present import limits, verdicts, xla_did
 from xlagui.present import report as report_words
+from xlagui.present.arm_bars import arm_bars
 from xlagui.present.levels import Level
 from xlagui.present.notes import comparison_notes
 from xlagui.present.problems import comparison_problems
 from xlagui.present.traces import RunTrace, trace_of
 from xlagui.present.why_data import WhyData, why_of
 from xlagui.ui.shared import plots
+from xlagui.ui.shared.arm_chart import ArmChart
 from xlagui.ui.shared.theme import LEVEL_COLORS, VARIANT_TITLES
 from xlagui.ui.why.why_figure import WhyFigurePanel
 
@@ -138,58 +138,6 @@ def _table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> QGridLayout:
     for col in range(2, len(header)):
         grid.setColumnStretch(col, 1)
     return grid
-
-
-BAR_HEIGHT = 0.62
-MARK_COLOR = LEVEL_COLORS[Level.ERROR]
-
-
-class ArmChart:
-    """The arms' speed-up (baseline ÷ arm step time) as horizontal bars, fastest on top, with
-    their 95% intervals as whiskers and a line at 1× (no difference); an arm that did not
-    engage, or learns worse, is drawn pale with the reason in red."""
-
-    def __init__(self, bars: list[fmt.ArmBar]) -> None:
-        self.bars = bars
-        self.widget = plots.make_plot("", "speed-up per step × (above 1: faster than the "
-                                      "baseline)", "", font_pt=10.5, interactive=False,
-                                      antialias=True)
-        item = self.widget.getPlotItem()
-        n = len(bars)
-        ys = [float(n - i) for i in range(n)]  # the fastest at the top
-        brushes = [pg.mkBrush(plots.color(b.variant, 70 if b.mark else 220)) for b in bars]
-        pens = [pg.mkPen(MARK_COLOR, width=1.5, style=Qt.PenStyle.DashLine) if b.mark
-                else pg.mkPen(plots.color(b.variant).darker(130), width=1) for b in bars]
-        self.bar_item = pg.BarGraphItem(x0=[0.0] * n, y=ys, height=BAR_HEIGHT,
-                                              width=[b.speedup for b in bars],
-                                              brushes=brushes, pens=pens)
-        item.addItem(self.bar_item)
-        with_ci = [(y, b) for y, b in zip(ys, bars, strict=True)
-                   if b.low is not None and b.high is not None]
-        if with_ci:
-            x = np.array([b.speedup for _, b in with_ci])
-            self.whiskers = pg.ErrorBarItem(
-                x=x, y=np.array([y for y, _ in with_ci]),
-                left=x - np.array([b.low for _, b in with_ci]),
-                right=np.array([b.high for _, b in with_ci]) - x,
-                beam=0.22, pen=pg.mkPen("#202124", width=1.6))
-            item.addItem(self.whiskers)
-        self.one = pg.InfiniteLine(pos=1.0, angle=90, pen=pg.mkPen(
-            "#5f6368", width=1.2, style=Qt.PenStyle.DashLine))
-        item.addItem(self.one)
-        right = max([1.0] + [b.high or b.speedup for b in bars])
-        for y, b in zip(ys, bars, strict=True):
-            text = pg.TextItem(b.caption, color=MARK_COLOR if b.mark else "#202124",
-                                     anchor=(0, 0.5))
-            text.setPos(max(b.high or b.speedup, b.speedup) + right * 0.02, y)
-            item.addItem(text)
-        axis = item.getAxis("left")
-        axis.setTicks([[(y, b.arm + (" (XLA)" if b.variant == Role.XLA else ""))
-                        for y, b in zip(ys, bars, strict=True)]])
-        item.showGrid(x=True, y=False, alpha=0.15)
-        item.setXRange(0, right * 1.45, padding=0)
-        item.setYRange(0.4, n + 0.6, padding=0)
-        self.widget.setFixedHeight(90 + 46 * n)
 
 
 class _SidePlots(QFrame):
@@ -341,11 +289,14 @@ class ReportFigure(QWidget):
         recommendation, and a panel per arm beyond the XLA side, as many to a row as fit."""
         comp = report.comparison
         if comp is not None and fmt.other_arms(comp):
-            self.arm_chart = ArmChart(fmt.arm_bars(comp))
+            self.arm_chart = ArmChart(arm_bars(comp))
             arms = QHBoxLayout()
             arms.setSpacing(16)
             chart = QVBoxLayout()
             chart.addWidget(self.arm_chart.widget)
+            chart.addWidget(_label("Whiskers: each arm's 95% CI, Bonferroni-adjusted for "
+                                   f"{len(fmt.arm_table(comp))} arms, as in the table.",
+                                   "Key"))
             arms.addWidget(_box("Every arm against the baseline, fastest first", chart), 5)
             arms.addWidget(_box("Arms", _table(fmt.ARM_COLUMNS, fmt.arm_table(comp))), 6)
             root.addLayout(arms)
@@ -440,14 +391,15 @@ class ReportFigure(QWidget):
             fv = QVBoxLayout(frame)
             fv.setContentsMargins(8, 8, 8, 8)
             fv.addWidget(self.roofline.widget)
+            fv.addWidget(self.roofline.key_label)
             fv.addWidget(_label("Roofline: " + roof.note + "."))
             line.addWidget(frame, 5)
         body = QVBoxLayout()
         body.addLayout(_kv(rows))
         body.addWidget(_label(limits.limit_verdict(comp)))
-        if roof is None:
-            body.addWidget(_label("No roofline: the machine's peak and memory bandwidth were "
-                                  "not measured, so only the achieved FLOP/s are shown."))
+        missing = limits.no_roofline_words(comp)
+        if missing:
+            body.addWidget(_label(missing))
         line.addWidget(_box("How far from the limit", body), 6)
         root.addLayout(line)
 

@@ -84,6 +84,10 @@ class Efficiency:
     bandwidth_bytes_per_second: float | None = None
     ceiling_flops_per_second: float | None = None
     ceiling_layers: list[str] = field(default_factory=list)
+    # The layers' probe when an arm ran faster than it (then `ceiling_flops_per_second` is
+    # None: it is no ceiling), and that arm's FLOP/s.
+    beaten_ceiling: float | None = None
+    ceiling_beaten_by: float | None = None
     device: str = ""
     device_name: str = ""
     limits_key: str = ""
@@ -192,11 +196,11 @@ def compute(report: ComparisonReport, limits: MachineLimits | None) -> Efficienc
         if ceiling is not None:
             e.ceiling_flops_per_second = ceiling.flops_per_second
             e.ceiling_layers = list(ceiling.layers)
+    timed: list[tuple[RunEntry, str, float, float]] = []  # entry, source, FLOPs, seconds
     for entry in (e for e in report.measure_runs if e.role is not Role.CHECK):
         timing = arm_timing(entry.variant, entry.xla_mode, entry.events)
         if timing.steady_step_seconds:
-            e.arms.append(_arm(e, entry, "steady step", e.flops_per_step,
-                               timing.steady_step_seconds))
+            timed.append((entry, "steady step", e.flops_per_step, timing.steady_step_seconds))
     for entry in report.runs:
         summary, started = entry.summary, entry.started
         if entry.status != RunStatus.FINISHED or summary is None or started is None:
@@ -205,7 +209,15 @@ def compute(report: ComparisonReport, limits: MachineLimits | None) -> Efficienc
         if not steady or not started.steps_per_epoch:
             continue
         work = epoch_flops(count, batch, started.steps_per_epoch, started.val_count)
-        e.arms.append(_arm(e, entry, "steady epoch", work, float(steady)))
+        timed.append((entry, "steady epoch", work, float(steady)))
+    fastest = max((flops / seconds for _e, _s, flops, seconds in timed), default=0.0)
+    if e.ceiling_flops_per_second is not None and fastest > e.ceiling_flops_per_second:
+        # A whole step ran faster than the largest layers alone: that probe is no ceiling
+        # (a bf16 arm against a float32 probe, or a noisy probe). Shown, it read as a limit
+        # below a measured arm; it is kept as a figure, never as a limit.
+        e.ceiling_beaten_by = fastest
+        e.ceiling_flops_per_second, e.beaten_ceiling = None, e.ceiling_flops_per_second
+    e.arms = [_arm(e, entry, source, flops, seconds) for entry, source, flops, seconds in timed]
     return e
 
 

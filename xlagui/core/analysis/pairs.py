@@ -327,7 +327,10 @@ class ArmResult:
     adjusted_high: float | None = None
     first_step_seconds: float | None = None
     steady_step_seconds: float | None = None
-    compile_seconds: float | None = None
+    compile_seconds: float | None = None  # its own first step beyond a steady one
+    # Its compile cost: `compile_seconds` less the baseline's, signed (below 0: its first step
+    # cost less than the baseline's); None when neither side's was measurable.
+    extra_compile_seconds: float | None = None
     valid: bool = True
     problems: list[Problem] = field(default_factory=list)  # why it is not valid
     # What is known of how the hardware runs the arm's number format (a `HardwareFit`;

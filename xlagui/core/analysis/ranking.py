@@ -26,6 +26,7 @@ from xlagui.core.analysis.accuracy import AccuracyKind, AccuracySide, AccuracyVe
 from xlagui.core.analysis.pairs import (
     CONFIDENCE,
     ArmResult,
+    ArmTiming,
     InstrumentCheck,
     PassedOver,
     Recommendation,
@@ -129,7 +130,8 @@ def arm_results(
     # said which device it ran on, so nothing is noted).
     flags = machine_cpu.cpu_flags() if base_started is not None else None
     against = _Baseline(base, _accuracy(base.variant, runs, measure_runs),
-                        chance_level(counts, class_count), len(measure_runs) - 1)
+                        chance_level(counts, class_count), len(measure_runs) - 1,
+                        _accuracy(base.variant, (), measure_runs))
     parity = parity or {}
     return [
         _arm_result(
@@ -167,6 +169,17 @@ class _Baseline:
     accuracy: AccuracySide
     chance: float
     arms: int
+    quick: AccuracySide  # its measuring worker's quick check alone
+
+    def held_against(self, arm: AccuracySide, quick: AccuracySide) -> tuple[AccuracySide,
+                                                                        AccuracySide]:
+        """Like against like: both sides' training runs where both trained, else both quick
+        checks. An arm that was not trained (bf16 beside a trained XLA side) was once held
+        against the baseline's training runs once they ended, and against its quick check
+        before: one recommendation live, another reopened."""
+        if arm.epochs is not None and self.accuracy.epochs is not None:
+            return self.accuracy, arm
+        return self.quick, quick
 
 
 def _arm_result(entry: RunEntry, base: _Baseline, runs: Sequence[RunEntry],
@@ -180,10 +193,10 @@ def _arm_result(entry: RunEntry, base: _Baseline, runs: Sequence[RunEntry],
         estimate_ratio(s.pair_ratios, 1 - (1 - CONFIDENCE) / base.arms) if s.pair_ratios
         else None
     )
+    baseline_side, arm_side = base.held_against(
+        _accuracy(entry.variant, runs, measure_runs), _accuracy(entry.variant, (), measure_runs))
     verdict = with_parity(
-        accuracy.compare(base.accuracy, _accuracy(entry.variant, runs, measure_runs),
-                         base.chance, nonfinite),
-        parity, entry.arm)
+        accuracy.compare(baseline_side, arm_side, base.chance, nonfinite), parity, entry.arm)
     timing = s.xla
     return ArmResult(
         arm=entry.arm.name,
@@ -199,6 +212,7 @@ def _arm_result(entry: RunEntry, base: _Baseline, runs: Sequence[RunEntry],
         first_step_seconds=timing.first_step_seconds if timing else None,
         steady_step_seconds=timing.steady_step_seconds if timing else None,
         compile_seconds=timing.compile_seconds if timing else None,
+        extra_compile_seconds=_extra_compile(s.baseline, timing),
         valid=not problems,
         problems=problems,
         hardware=hardware,
@@ -209,6 +223,15 @@ def _arm_result(entry: RunEntry, base: _Baseline, runs: Sequence[RunEntry],
         accuracy_kind=verdict.kind.value,
         nonfinite_losses=nonfinite,
     )
+
+
+def _extra_compile(base: ArmTiming | None, arm: ArmTiming | None) -> float | None:
+    """The arm's compile and warm-up beyond the baseline's (XLA's compile cost, the same way:
+    a baseline within its steady steps' noise counts as none); None when the arm's own is
+    within its noise (a noisy arm is no evidence of a compile shorter than the baseline's)."""
+    if base is None or arm is None or arm.compile_seconds is None:
+        return None
+    return (arm.compile_seconds or 0.0) - (base.compile_seconds or 0.0)
 
 
 def _arm_problems(entry: RunEntry, runs: Sequence[RunEntry]) -> list[Problem]:

@@ -202,6 +202,7 @@ class ComparisonPanel(QFrame):
         self.roofline = plots.RooflinePlot()
         self.roofline.widget.setFixedHeight(240)
         right.addWidget(self.roofline.widget)
+        right.addWidget(self.roofline.key_label)
         self.roofline_note = QLabel()
         self.roofline_note.setObjectName("Caption")
         self.roofline_note.setWordWrap(True)
@@ -230,10 +231,9 @@ class ComparisonPanel(QFrame):
         roof = limits.roofline(c)
         self.roofline.show_roofline(roof)
         self.roofline.widget.setVisible(roof is not None)
+        self.roofline.key_label.setVisible(roof is not None)
         self.roofline_note.setText(
-            "Roofline: " + roof.note + "." if roof is not None
-            else "No roofline: the machine's peak and memory bandwidth were not measured, "
-            "so only the achieved FLOP/s are shown." if rows else "")
+            "Roofline: " + roof.note + "." if roof is not None else limits.no_roofline_words(c))
         for widget in (self.limits_heading, self.limits_verdict, self.roofline_note):
             widget.setVisible(bool(rows))
 

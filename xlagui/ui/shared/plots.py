@@ -12,12 +12,13 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont
-from PySide6.QtWidgets import QGraphicsItem
+from PySide6.QtWidgets import QGraphicsItem, QLabel
 
 from xlagui.core.analysis.pairs import InterleavedSummary, running_estimates
 from xlagui.core.protocol.identity import Role, StopReason
 from xlagui.present.limits import Roofline
 from xlagui.present.traces import RunTrace, SpeedupCurve
+from xlagui.ui.shared.axes import DecadeAxis, SpeedAxis
 from xlagui.ui.shared.theme import VARIANT_TITLES, variant_color
 
 # Live plots draw without antialiasing: it costs most of a repaint on a busy machine, and the
@@ -42,9 +43,11 @@ def make_plot(
     font_pt: float = 9.0,
     interactive: bool = True,
     antialias: bool = False,
+    axes: Mapping[str, pg.AxisItem] | None = None,
 ) -> pg.PlotWidget:
-    """A white plot with a title, labelled axes and a faint grid."""
-    widget = pg.PlotWidget(background="w")
+    """A white plot with a title, labelled axes and a faint grid (`axes`: axis items of its
+    own for some sides, `DecadeAxis` for one)."""
+    widget = pg.PlotWidget(background="w", axisItems=dict(axes or {}))
     widget.setAntialiasing(antialias)
     widget.antialias = antialias
     item = widget.getPlotItem()
@@ -72,12 +75,16 @@ def make_plot(
     return widget
 
 
-def key_html(key: list[tuple[str, QColor, str]], size: str = "8.5pt") -> str:
+def key_html(key: list[tuple[str, QColor, str]], size: str = "8.5pt", *,
+             whole: bool = False) -> str:
     """A one-line key (glyph, colour, words) for a QLabel next to small plots: a legend
-    inside them would cover their curves, and a long title would widen them."""
-    return "&nbsp;&nbsp;&nbsp;".join(
+    inside them would cover their curves, and a long title would widen them. `whole`: a
+    line breaks between the entries, never inside one (a key that wraps)."""
+    join = "&nbsp;&nbsp; " if whole else "&nbsp;&nbsp;&nbsp;"
+    return join.join(
         f"<span style='color:{col.name()}; font-size:{size}'>{glyph}</span>"
-        f"<span style='color:#5f6368; font-size:{size}'>&nbsp;{words}</span>"
+        f"<span style='color:#5f6368; font-size:{size}'>&nbsp;"
+        f"{words.replace(' ', '&nbsp;') if whole else words}</span>"
         for glyph, col, words in key
     )
 
@@ -226,6 +233,10 @@ def arm_title(variant: str) -> str:
     return VARIANT_TITLES.get(variant, variant)
 
 
+LEGEND_ROW_PX = 19  # a legend's row at the plot's font
+LEGEND_FRAME_PX = 26  # its frame, its offset from the view's edge and a little air
+
+
 class SpeedupPlot:
     """The interleaved measurement converging: each arm's speed-up estimate after each round,
     in the arm's colour, its 95% band narrowing, the line of no difference, and a marker where
@@ -237,10 +248,11 @@ class SpeedupPlot:
         self.widget = make_plot(
             TITLE_XLA,
             "pairs of blocks",
-            "speed-up ×",
+            "speed per step",
             font_pt=font_pt,
             interactive=interactive,
             antialias=antialias,
+            axes={"left": SpeedAxis("left")},
         )
         self._antialias = antialias
         item = self.widget.getPlotItem()
@@ -269,6 +281,41 @@ class SpeedupPlot:
                                "after each pair of blocks; the band is its 95% interval")
         self.widget.setMinimumSize(240, 150)
 
+    def _room_for_legend(self, curves: Mapping[str, SpeedupCurve], low: float, high: float,
+                         rounds: int, *, visible: bool, one: bool = True
+                         ) -> tuple[float, float]:
+        """The y range, with the legend's corner on the left clear of every curve and band and
+        of the line of no difference:
+        the corner they leave free, else the one they crowd less with the range stretched
+        until they clear it. The stop marker's words are on the right where the curves end;
+        a legend placed for the XLA curve alone once covered bf16's."""
+        if not visible:
+            return low, high
+        view_px = max(float(self.widget.getPlotItem().getViewBox().height()), 120.0)
+        share = min((len(curves) * LEGEND_ROW_PX + LEGEND_FRAME_PX) / view_px, 0.6)
+        # The legend's width, generously, as a share of the rounds: its longest name and key.
+        names = max(len(arm_title(v)) for v in curves)
+        view_w = max(float(self.widget.getPlotItem().getViewBox().width()), 160.0)
+        reach = 0.5 + rounds * min((names * 8 + 60) / view_w, 1.0)
+        left = [1.0] * one + [v for c in curves.values()  # the line of no difference too
+                for xs, ys in ((c.x, c.speedup), (c.band_x, c.upper), (c.band_x, c.lower))
+                for x, v in zip(xs, ys, strict=False) if x <= reach]
+        span = high - low
+        margin = 0.02 * span
+        # Each corner's view: as it is where the curves leave it free, else stretched (up for
+        # the top, down for the bottom) until they clear it; the least stretched one wins.
+        views = {
+            "bottom-left": (low, high) if min(left) > low + share * span else
+            ((min(left) - margin - share * high) / (1 - share), high),
+            "top-left": (low, high) if max(left) < high - share * span else
+            (low, (max(left) + margin - share * low) / (1 - share)),
+        }
+        corner = min(views, key=lambda k: (views[k][1] - views[k][0], k != "bottom-left"))
+        if corner != self.legend_corner:
+            place_legend(self.legend, corner)
+            self.legend_corner = corner
+        return views[corner]
+
     def _curves(self, variant: str) -> _ArmCurves:
         curves = self.arms.get(variant)
         if curves is None:
@@ -276,11 +323,14 @@ class SpeedupPlot:
                                                      self._antialias)
         return curves
 
-    def _fit_y(self, values: list[float], rounds: int) -> tuple[float, float]:
+    def _fit_y(self, curves: Mapping[str, SpeedupCurve], rounds: int, *, legend: bool
+               ) -> tuple[float, float]:
         """Explicit ranges, fitted to the curves and their bands: the line of no difference
         too when it is within or near them (a span of theirs, or a tenth of their level),
         else words at the edge say it is beyond (a flat curve at 0.45 on an axis up to 1.0
-        showed no detail of its own). Returns the data's low and high."""
+        showed no detail of its own); then stretched where the legend needs a corner clear of
+        them (`_room_for_legend`). Returns the view's low and high."""
+        values = [v for c in curves.values() for v in c.values()]
         low, high = min(values), max(values)
         near = max(high - low, 0.1 * abs(high))
         one_in_view = low - near <= 1.0 <= high + near
@@ -293,12 +343,14 @@ class SpeedupPlot:
             # Room for the words at that edge, off the curves.
             room = max(high - low, 0.05) * 0.15
             top, bottom = (top + room, bottom) if high < 1.0 else (top, bottom - room)
+        bottom, top = self._room_for_legend(curves, bottom, top, rounds, visible=legend,
+                                            one=one_in_view)
         self.widget.getPlotItem().setXRange(0.5, rounds + 0.5, padding=0)
         self.widget.getPlotItem().setYRange(bottom, top, padding=0)
         self.one_label.setText(words)
         self.one_label.setAnchor((0.5, 0 if high < 1.0 else 1))
         self.one_label.setPos((rounds + 1) / 2, top if high < 1.0 else bottom)
-        return low, high
+        return bottom, top
 
     def shown(self) -> list[str]:
         """The arms whose curve has data, in the legend's order."""
@@ -333,17 +385,10 @@ class SpeedupPlot:
             self.one_label.setText("")
             return
         rounds = max(len(c.x) for c in curves.values())
-        low, high = self._fit_y([v for c in curves.values() for v in c.values()], rounds)
+        low, high = self._fit_y(curves, rounds, legend=len(order) > 1)
         stopped = summary.stopped_by if summary is not None else ""
         lead = curves.get(Role.XLA) or next(iter(curves.values()))
-        # The legend on the left, in the corner the lead curve leaves free: the stop marker's
-        # words are on the right where it ends, and a legend there hid them (a short plot has
-        # no room for both one above the other).
         upper = lead.speedup[-1] > (low + high) / 2
-        corner = "bottom-left" if upper else "top-left"
-        if corner != self.legend_corner:
-            place_legend(self.legend, corner)
-            self.legend_corner = corner
         # The words hang below the curve's end in the upper half, stand on it in the lower:
         # toward the middle of the view, never past its edge.
         self.stop_label.setAnchor((1.05, 0 if upper else 1))
@@ -361,11 +406,12 @@ class SpeedupPlot:
 NO_CHANGE_ABOVE = "▲ 1.0× (no change) is above"
 NO_CHANGE_BELOW = "▼ 1.0× (no change) is below"
 
+SYMBOL_GLYPHS = {"o": "●", "s": "■", "t": "▼", "d": "◆", "star": "★"}
 
 # Short: the plot is a third of the window wide at 1280 px, and neither a title nor an axis
 # label wraps (a long y label was cut off in a short plot).
 TITLE_XLA = "Speed-up as pairs arrive"
-TITLE_ARMS = "Speed-up as rounds arrive"
+TITLE_ARMS = TITLE_XLA  # "pairs" everywhere: the axis counts pairs of blocks
 
 STOP_WORDS: dict[str, str] = {
     StopReason.TARGET: "precision reached",
@@ -386,17 +432,21 @@ class RooflinePlot:
     def __init__(self, font_pt: float = 9.0, interactive: bool = True,
                  antialias: bool = False) -> None:
         self.widget = make_plot("Roofline (log-log)", "FLOP per byte (estimated)", "GFLOP/s",
-                                font_pt=font_pt, interactive=interactive, antialias=antialias)
+                                font_pt=font_pt, interactive=interactive, antialias=antialias,
+                                axes={"bottom": DecadeAxis("bottom"),
+                                      "left": DecadeAxis("left")})
         self.item = self.widget.getPlotItem()
         self.item.setLogMode(x=True, y=True)
-        # Text on the decades only: the minor ticks' labels (2·10¹, 3·10¹…) ran into each
-        # other in a small plot.
-        for side in ("bottom", "left"):
-            self.item.getAxis(side).setStyle(maxTextLevel=0)
-        self.legend = legend(self.widget, font_pt=font_pt - 1, corner="bottom-left")
-        self.roof = line(self.widget, QColor("#3a3a3a"), width=2, name="peak and bandwidth")
-        self.ceiling = line(self.widget, QColor("#8a6d00"), width=1.5, dashed=True,
-                            name="largest layers alone")
+        # The key is a label beside the plot, not a legend in it: every corner of a roofline
+        # holds data (the bandwidth slope rises from the bottom left, the peak runs along the
+        # top), and a legend there covered it.
+        self.key_label = QLabel()
+        self.key_label.setTextFormat(Qt.TextFormat.RichText)
+        self.key_label.setWordWrap(True)
+        self._key_size = f"{font_pt:.1f}pt"
+        self.key: list[tuple[str, QColor, str]] = []
+        self.roof = line(self.widget, QColor("#3a3a3a"), width=2)
+        self.ceiling = line(self.widget, QColor("#8a6d00"), width=1.5, dashed=True)
         self.arms: list[pg.PlotDataItem] = []
         self.drawn: list[tuple[str, float, float]] = []  # label, FLOP/byte, GFLOP/s
         self.peaks: dict[str, pg.PlotDataItem] = {}  # a ceiling per other compute dtype
@@ -404,10 +454,11 @@ class RooflinePlot:
     def show_roofline(self, roof: Roofline | None) -> None:
         for item in [*self.arms, *self.peaks.values()]:
             self.item.removeItem(item)
-            self.legend.removeItem(item)
         self.arms = []
         self.peaks = {}
         self.drawn = []
+        self.key = []
+        self.key_label.setText("")
         if roof is None:
             set_xy(self.roof, [], [])
             set_xy(self.ceiling, [], [])
@@ -415,25 +466,31 @@ class RooflinePlot:
         low, high = roof.x_range
         xs = [low, roof.ridge, high]
         set_xy(self.roof, xs, [roof.roof(x) / 1e9 for x in xs])
+        self.key.append(("━━", QColor("#3a3a3a"), "peak and bandwidth"))
         if roof.ceiling is not None:
             set_xy(self.ceiling, [low, high], [roof.ceiling / 1e9] * 2)
+            self.key.append(("╍╍", QColor("#8a6d00"), "largest layers alone"))
         else:
             set_xy(self.ceiling, [], [])
         for dtype, peak in roof.other_peaks.items():
             # The same bandwidth slope, up to this dtype's own peak.
             ridge = peak / roof.bandwidth
-            item = line(self.widget, QColor("#6b6f76"), width=1.5, dashed=True,
-                        name=f"{dtype} peak and bandwidth")
+            item = line(self.widget, QColor("#6b6f76"), width=1.5, dashed=True)
             xs = sorted({low, min(max(ridge, low), high), high})
             set_xy(item, xs, [min(peak, roof.bandwidth * x) / 1e9 for x in xs])
             self.peaks[dtype] = item
+            self.key.append(("╍╍", QColor("#6b6f76"), f"{dtype} peak and bandwidth"))
         for i, p in enumerate(roof.points):
-            item = dots(self.widget, color(p.variant), symbol=self.SYMBOLS[i % 5], size=11,
-                        name=p.label)
+            symbol = self.SYMBOLS[i % 5]
+            item = dots(self.widget, color(p.variant), symbol=symbol, size=11)
             set_xy(item, [p.intensity], [p.flops_per_second / 1e9])
             self.arms.append(item)
             self.drawn.append((p.label, p.intensity, p.flops_per_second / 1e9))
+            self.key.append((SYMBOL_GLYPHS[symbol], color(p.variant), p.label))
+        self.key_label.setText(key_html(self.key, size=self._key_size, whole=True))
         lowest = min([p.flops_per_second for p in roof.points] + [roof.roof(low)]) / 1e9
         self.item.setXRange(np.log10(low), np.log10(high), padding=0.02)
-        top = max([roof.peak, *roof.other_peaks.values()])
+        # Every dot in view, even one above the measured peak (a probe that under-measured).
+        top = max([roof.peak, *roof.other_peaks.values(),
+                   *(p.flops_per_second for p in roof.points)])
         self.item.setYRange(np.log10(lowest / 3), np.log10(top / 1e9 * 2), padding=0)
