@@ -24,6 +24,7 @@ from xlagui.present.intervals import (
     pairs_noun,
     speed_range,
     speed_words,
+    step_interval,
 )
 from xlagui.present.problems import arm_problems, comparison_problems
 
@@ -130,7 +131,10 @@ def interval_words(value: float, low: float | None, high: float | None,
 def speedup(c: Comparison) -> str:
     """The headline speed-up in words, with its interval."""
     s = c.speedup
-    return DASH if s is None else interval_words(s.value, s.low, s.high)
+    if s is None:
+        return DASH
+    low, high, adjusted_for = step_interval(c)
+    return interval_words(s.value, low, high, adjusted_for)
 
 
 def speedup_epochs(c: Comparison) -> str:
@@ -142,8 +146,9 @@ def speedup_epochs(c: Comparison) -> str:
         return DASH
     words = interval_words(s.value, s.low, s.high)
     step = c.speedup if c.interleaved is not None else None
-    if step is not None and step.low is not None and step.high is not None and not (
-            step.low <= s.value <= step.high):
+    low, high, _ = step_interval(c)
+    if step is not None and low is not None and high is not None and not (
+            low <= s.value <= high):
         words += (f"; per step it was {speed_words(step.value)}: an epoch also times the "
                   "validation pass, the input pipeline and any recompile (a last partial "
                   "batch's), which the interleaved steps leave out")

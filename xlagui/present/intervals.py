@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from xlagui.core.analysis.pairs import InterleavedSummary
 from xlagui.core.analysis.stats import Comparison, Interval, IntervalBasis
+from xlagui.core.protocol.identity import Role
 
 
 def block_words(i: InterleavedSummary) -> str:
@@ -53,3 +54,18 @@ def interval_method(c: Comparison, s: Interval) -> str:
     if s.basis == IntervalBasis.REPEATS:
         return f"95% CI across {s.count} repeats{few}"
     return f"95% CI across epochs after the first{few}"
+
+
+def step_interval(c: Comparison) -> tuple[float | None, float | None, int]:
+    """XLA's per-step speed-up interval as every place on a page says it: (low, high, the
+    number of arms it is Bonferroni-adjusted for, 0 when it is not). With several arms it is
+    the adjusted one the arms are ranked by, so the headline, the summary and the arms table
+    show one interval for XLA, not a plain one here and an adjusted one there."""
+    s, i = c.speedup, c.interleaved
+    if s is None:
+        return None, None, 0
+    arms = i.arms if i is not None else []
+    xla = next((a for a in arms if a.variant == Role.XLA), None)
+    if len(arms) > 1 and xla is not None and xla.adjusted_low and xla.adjusted_high:
+        return 1 / xla.adjusted_high, 1 / xla.adjusted_low, len(arms)
+    return s.low, s.high, 0

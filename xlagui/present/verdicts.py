@@ -29,7 +29,13 @@ from xlagui.core.analysis.stats import (
 )
 from xlagui.core.protocol.arms import parse_arm
 from xlagui.core.protocol.identity import Role, StopReason
-from xlagui.present.intervals import block_words, pairs_noun, speed_range, speed_words
+from xlagui.present.intervals import (
+    block_words,
+    pairs_noun,
+    speed_range,
+    speed_words,
+    step_interval,
+)
 from xlagui.present.levers import arm_label
 from xlagui.present.problems import arm_problems, comparison_problem, comparison_problems
 
@@ -54,21 +60,24 @@ def speed_sentence(c: Comparison) -> str:
         if i is not None
         else "from epochs"
     )
-    has_ci = s.low is not None and s.high is not None
+    low, high, adjusted_for = step_interval(c)
+    has_ci = low is not None and high is not None
     if not has_ci:
         few = "pairs" if i is not None else "epochs"
         basis = f"too few {few} for an interval: a single measurement"
-    if has_ci and s.low <= 1 <= s.high:  # type: ignore[operator]
+    if adjusted_for:
+        basis += f", Bonferroni-adjusted for {adjusted_for} arms"
+    if has_ci and low <= 1 <= high:  # type: ignore[operator]
         text = (
             f"XLA made no clear difference {unit} ({speed_words(s.value)}, 95% CI "
-            f"{speed_range(s.low, s.high)}, {basis}: the interval includes no difference)"  # type: ignore[arg-type]
+            f"{speed_range(low, high)}, {basis}: the interval includes no difference)"  # type: ignore[arg-type]
         )
     elif s.value >= 1:
-        ci = f"95% CI {s.low:.2f}–{s.high:.2f}×, " if has_ci else ""
+        ci = f"95% CI {low:.2f}–{high:.2f}×, " if has_ci else ""
         text = f"XLA was {s.value:.2f}× faster {unit} ({ci}{basis})"
     else:
         # Said as a slow-down, so the interval is too: 1 / speed-up, bounds swapped.
-        ci = f"95% CI {1 / s.high:.2f}–{1 / s.low:.2f}×, " if has_ci else ""  # type: ignore[operator]
+        ci = f"95% CI {1 / high:.2f}–{1 / low:.2f}×, " if has_ci else ""  # type: ignore[operator]
         text = f"XLA was {1 / s.value:.2f}× slower {unit} ({ci}{basis})"
     return text
 

@@ -49,3 +49,25 @@ def test_every_row_reads_the_same_in_the_window_png_markdown_and_cli(qtbot: QtBo
     assert all("Bonferroni-adjusted for 2 arms" in row[2] for row in table)
     assert panel.arm_rows == table
     assert all(row[2] in cli for row in table)
+
+
+def test_xla_has_one_interval_on_a_page_with_arms() -> None:
+    """With several arms, XLA's step interval in the headline and the summary is the adjusted
+    one its arms-table row shows (a plain 95% interval beside an adjusted one for the same arm
+    was two intervals on one page); alone, it is the plain one, unlabelled."""
+    from xlagui.present.verdicts import speed_sentence
+
+    report = comparison_report(arms=("bf16",), steps={"xla": 0.3}, jitter=0.05)
+    c = report.comparison
+    assert c is not None and c.interleaved is not None
+    xla_row = next(row for row in fmt.arm_table(c) if row[1].startswith("jit"))
+    interval = xla_row[2].split("(")[1].split(",")[0]  # "95% CI 1.40–1.60×"
+    summary = dict(fmt.comparison_rows(c))["Speed per training step"]
+    assert interval in summary and "Bonferroni-adjusted for 2 arms" in summary
+    assert interval in speed_sentence(c) and "Bonferroni-adjusted" in speed_sentence(c)
+    xla = next(a for a in c.interleaved.arms if a.variant == "xla")
+    assert (xla.low, xla.high) != (xla.adjusted_low, xla.adjusted_high)  # they differ
+
+    alone = comparison_report(steps={"xla": 0.3}, jitter=0.05).comparison
+    assert alone is not None
+    assert "Bonferroni" not in dict(fmt.comparison_rows(alone))["Speed per training step"]

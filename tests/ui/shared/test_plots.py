@@ -95,3 +95,14 @@ def test_the_legend_covers_no_curve(qtbot: QtBot, speedups: tuple[float, ...]) -
     words = [text for _rect, text in drawn_ticks(item.getAxis("left"))]
     assert len(words) >= 2
     assert all(re.fullmatch(r"same|[\d.]+× (slower|faster)", w) for w in words), words
+
+
+def test_a_legend_over_curves_far_from_one_leaves_the_range_alone(qtbot: QtBot) -> None:
+    """Two arms, both far from 1 (the line out of view) and starting late: nothing lies under
+    the legend's reach, and the plot still draws (it once raised on an empty sequence)."""
+    plot = plots.SpeedupPlot()
+    qtbot.addWidget(plot.widget)
+    curve = SpeedupCurve(x=[40.0, 41.0], speedup=[0.14, 0.14], band_x=[40.0, 41.0],
+                         upper=[0.15, 0.15], lower=[0.13, 0.13])
+    plot.show_summary(None, {Role.XLA: curve, "bf16": curve})
+    assert plot.one_label.toPlainText() == plots.NO_CHANGE_ABOVE

@@ -300,6 +300,8 @@ class SpeedupPlot:
         left = [1.0] * one + [v for c in curves.values()  # the line of no difference too
                 for xs, ys in ((c.x, c.speedup), (c.band_x, c.upper), (c.band_x, c.lower))
                 for x, v in zip(xs, ys, strict=False) if x <= reach]
+        if not left:  # nothing under the legend's reach: any corner is clear
+            return low, high
         span = high - low
         margin = 0.02 * span
         # Each corner's view: as it is where the curves leave it free, else stretched (up for
