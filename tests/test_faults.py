@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -38,17 +39,32 @@ def start_cli(args: list[str], env: dict[str, str] | None = None) -> subprocess.
     )
 
 
-def events_until(proc: subprocess.Popen[str], stop: Any) -> list[dict[str, Any]]:
-    """Read event lines until `stop(event)` is true (or the stream ends)."""
+def events_until(proc: subprocess.Popen[str], stop: Any, within: float = 400.0
+                 ) -> list[dict[str, Any]]:
+    """Read event lines until `stop(event)` is true; fails when the stream ends first, or when
+    none within `within` seconds was (the process is then killed, which ends the stream)."""
     assert proc.stdout is not None
     seen = []
-    for line in proc.stdout:
-        if line.startswith("{"):
-            event = json.loads(line)
-            seen.append(event)
-            if stop(event):
-                break
-    return seen
+    late = threading.Event()
+
+    def give_up() -> None:
+        late.set()
+        proc.kill()
+
+    timer = threading.Timer(within, give_up)
+    timer.start()
+    try:
+        for line in proc.stdout:
+            if line.startswith("{"):
+                event = json.loads(line)
+                seen.append(event)
+                if stop(event):
+                    return seen
+    finally:
+        timer.cancel()
+    why = f"not within {within:.0f} s (killed)" if late.is_set() else "the stream ended first"
+    raise AssertionError(f"the awaited event never came: {why}, exit {proc.wait(timeout=30)}; "
+                         f"the last events: {[e.get('type') for e in seen[-5:]]}")
 
 
 def gone(pid: int, within: float = 10.0) -> bool:

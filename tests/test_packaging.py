@@ -107,7 +107,8 @@ def test_desktop_file_passes_desktop_file_validate() -> None:
         pytest.skip("desktop-file-validate is not installed (Debian/Ubuntu: desktop-file-utils)")
     path = RESOURCES / f"{APP_ID}.desktop"
     done = subprocess.run(
-        ["desktop-file-validate", str(path)], capture_output=True, text=True, check=False
+        ["desktop-file-validate", str(path)], capture_output=True, text=True, check=False,
+        timeout=60,
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "error" not in done.stdout.lower()
@@ -136,6 +137,7 @@ def test_metainfo_passes_appstreamcli_validate() -> None:
         capture_output=True,
         text=True,
         check=False,
+        timeout=120,
     )
     assert done.returncode == 0, done.stdout + done.stderr
 

@@ -68,7 +68,7 @@ def _keygen(path: Path) -> None:
         raise SshdError("ssh-keygen is not installed (openssh-client)")
     subprocess.run(
         [keygen, "-q", "-t", "ed25519", "-N", "", "-f", str(path)],
-        check=True, capture_output=True,
+        check=True, capture_output=True, timeout=60,
     )
 
 

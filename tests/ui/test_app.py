@@ -184,7 +184,8 @@ def test_garbage_is_collected_on_the_gui_thread_only(qtbot: QtBot) -> None:
 
         worker = threading.Thread(target=make_cycles, name="worker")
         worker.start()
-        worker.join()
+        worker.join(timeout=60)
+        assert not worker.is_alive(), "the worker thread did not finish its cycles within 60 s"
         assert collected_in == []  # nothing collected in the worker thread
         qtbot.waitUntil(lambda: all(r() is None for r in refs), timeout=5_000)
         assert set(collected_in) == {threading.current_thread().name}

@@ -113,7 +113,7 @@ def test_tf_version_is_read_without_loading_tensorflow() -> None:
     code = ("import sys; from xlagui.core.machine import peak; v = peak.tf_version(); "
             "print(v, 'tensorflow' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout.split()
+                         check=True, timeout=120).stdout.split()
     assert out[0][0].isdigit() and out[1] == "False"
 
 

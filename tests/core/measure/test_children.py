@@ -186,3 +186,47 @@ def test_the_real_children_answer(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     assert limits.peak("float32") == limits.matmul_flops_per_second
     assert all(1e8 < rate < 1e15 for rate in limits.matmul_peaks.values())
     assert os.environ.get("XLAGUI_PEAK_PROBE") is None
+
+
+def _checking_children() -> list[str]:
+    """The command lines of this process's model check children still running."""
+    import psutil
+
+    running = []
+    for child in psutil.Process().children(recursive=True):
+        try:
+            if child.status() != psutil.STATUS_ZOMBIE and "--check-model" in child.cmdline():
+                running.append(" ".join(child.cmdline()))
+        except psutil.NoSuchProcess:
+            continue  # ended between the listing and the look
+    return running
+
+
+@pytest.mark.tf
+def test_the_real_model_check_streams_the_built_model_before_its_flops() -> None:
+    """The window's two specs (the model built without a training step, then with its FLOPs
+    counted), through the real child: the built model's parameters and layers arrive while the
+    child still counts the FLOPs, then the answer with them."""
+    from xlagui.core.model.flops import article_cnn_count
+
+    spec = ModelCheckSpec(model=ModelChoice(name="cnn"), image_size=48, batch_size=2)
+    arrived: list[tuple[int, ModelEvent, list[str]]] = []
+
+    def on_partial(answer: object) -> None:
+        assert isinstance(answer, tuple), answer
+        index, event = answer
+        arrived.append((index, event, _checking_children()))
+
+    specs = [dataclasses.replace(spec, count_flops=False), spec]
+    answers = check_models(specs, timeout=120, state=TaskState(on_partial=on_partial))
+    assert [index for index, _, _ in arrived] == [0, 1], "each answer reported once, in order"
+    (_, built, running), (_, counted, _) = arrived
+    assert answers == [built, counted]
+    assert built.flops_per_step is None and built.memory_bytes is None
+    assert built.layers > 0 and built.summary
+    assert counted.flops_per_step is not None and counted.flops_per_step > 0
+    # Both from the same build, and the article CNN's count at 48 px from its shapes.
+    assert built.model.params == counted.model.params == article_cnn_count(48, 2).params
+    # Streamed, not collected at the end: the child was still at work on the FLOPs when the
+    # built model's answer reached the caller.
+    assert running, "the built model's answer arrived only after the check's child had ended"

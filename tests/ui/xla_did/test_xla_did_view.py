@@ -98,7 +98,8 @@ def test_the_xla_run_shows_what_xla_did(qtbot: QtBot, make_window: WindowFactory
     # The comparison just run: History selects it once its (threaded) listing is done. Two
     # comparisons a second apart cannot be told apart by their order in the list.
     history = window.history_panel
-    qtbot.waitUntil(lambda: len(history.items) == 2 and history.selected_folder() is not None)
+    wait_until(qtbot, lambda: len(history.items) == 2 and history.selected_folder() is not None,
+               "History lists both comparisons and selects the one just run", timeout=30_000)
     out_dir = history.selected_folder()
     assert out_dir is not None
     expected = f"tensorboard --logdir {out_dir / 'tensorboard'}"

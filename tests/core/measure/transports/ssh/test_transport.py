@@ -199,7 +199,9 @@ def test_killing_ssh_ends_a_real_worker_on_the_host(
             assert isinstance(started, StartedEvent) and started.xla_in_effect
             assert worker.pid is not None
             psutil.Process(worker.pid).send_signal(signal.SIGKILL)
+            deadline = time.monotonic() + 60
             while not worker.ended:
+                assert time.monotonic() < deadline, "the killed connection not seen in 60 s"
                 worker.poll()
         assert isinstance(worker.terminal, ErrorEvent)
         assert worker.terminal.error_type == "ConnectionLost"
