@@ -61,7 +61,8 @@ def speed_sentence(c: Comparison) -> str:
         else "from epochs"
     )
     low, high, adjusted_for = step_interval(c)
-    has_ci = low is not None and high is not None
+    # A point (every pair the same ratio) is no interval, as `format.interval_words` says too.
+    has_ci = low is not None and high is not None and low != high
     if not has_ci:
         few = "pairs" if i is not None else "epochs"
         basis = f"too few {few} for an interval: a single measurement"

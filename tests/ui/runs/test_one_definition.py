@@ -71,3 +71,14 @@ def test_xla_has_one_interval_on_a_page_with_arms() -> None:
     alone = comparison_report(steps={"xla": 0.3}, jitter=0.05).comparison
     assert alone is not None
     assert "Bonferroni" not in dict(fmt.comparison_rows(alone))["Speed per training step"]
+
+
+def test_a_point_interval_is_said_as_none_in_the_headline_and_the_summary() -> None:
+    """Every pair the same ratio gives an interval that is a point: the summary said "no
+    interval: a single measurement" and the headline "95% CI 2.00–2.00×" beside it."""
+    from xlagui.present.verdicts import speed_sentence
+
+    c = comparison_report(steps={"xla": 0.3}).comparison  # no jitter: every pair alike
+    assert c is not None and c.speedup is not None and c.speedup.low == c.speedup.high
+    assert "no interval" in dict(fmt.comparison_rows(c))["Speed per training step"]
+    assert "95% CI" not in speed_sentence(c) and "single measurement" in speed_sentence(c)

@@ -74,6 +74,9 @@ class ColumnFrame(QFrame):
         layout.setContentsMargins(12, 10, 12, 10)
         layout.setSpacing(6)
         layout.addLayout(self._build_head())
+        # What the side is, on a line of its own under the title: beside it, between the
+        # title and the chip, a third of a 1600 px window cut it ("XLA off (jit_compil…").
+        layout.addWidget(self.subtitle)
         self._build_progress(layout)
         self._build_notes(layout)
         layout.addLayout(self._build_plots(), 1)
@@ -96,8 +99,7 @@ class ColumnFrame(QFrame):
                                   + 28)
         head.addWidget(bar)
         head.addWidget(self.title)
-        head.addSpacing(6)
-        head.addWidget(self.subtitle, 1)
+        head.addStretch(1)
         head.addWidget(self.chip)
         return head
 
@@ -206,7 +208,9 @@ class ColumnFrame(QFrame):
             value = ElidedLabel(fmt.DASH)
             value.setObjectName("Figure")
             value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-            span = 3 if key == "evidence" else 1
+            # The device and the evidence have a row each, the whole width: a CPU's name in
+            # a third of a column was cut ("Intel(R) Xeon(…").
+            span = 3 if key in ("evidence", "device") else 1
             grid.addWidget(cap, r * 2, c, 1, span)
             grid.addWidget(value, r * 2 + 1, c, 1, span)
             if r < 2:
