@@ -24,7 +24,7 @@ def test_rows_name_every_arm_and_run() -> None:
         f"{STEP / 0.4 / 1e9:.3g} GFLOP/s, {STEP / 0.4 / PEAK:.1%} of peak, "
         f"{STEP / 0.4 / 80e9:.0%} of the layer ceiling, gap: overhead"
     )
-    assert "XLA off, run 01-baseline-r1" in rows and "XLA jit, run 02-xla-r1" in rows
+    assert "XLA off, training run 1" in rows and "XLA jit, training run 1" in rows
     assert rows["Work per step"].startswith(f"{STEP / 1e9:.3g} GFLOP (forward + backward")
     assert "batch 8, 48 px" in rows["Work per step"]
 

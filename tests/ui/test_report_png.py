@@ -104,3 +104,21 @@ def test_every_roofline_dot_is_in_view(qtbot: QtBot) -> None:
     for label, intensity, gflops in figure.roofline.drawn:
         assert x_low <= math.log10(intensity) <= x_high, label
         assert y_low <= math.log10(gflops) <= y_high, label
+
+
+def test_the_heading_names_the_xla_side_once(qtbot: QtBot) -> None:
+    """`--arms jit,bf16` lists the XLA side's own arm: the heading said "… vs XLA
+    (jit_compile=True) and jit, bf16"."""
+    import dataclasses
+
+    from PySide6.QtWidgets import QLabel
+
+    from tests.helpers.reports import comparison_report
+
+    report = comparison_report(arms=("bf16",))
+    report.config = dataclasses.replace(report.config, arms=("jit", "bf16"))
+    figure = ReportFigure(report)
+    qtbot.addWidget(figure)
+    sub = next(label.text() for label in figure.findChildren(QLabel)
+               if label.text().startswith("Baseline (XLA off) vs XLA"))
+    assert " and bf16 · " in sub and "jit," not in sub

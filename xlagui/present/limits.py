@@ -7,6 +7,7 @@ Every figure comes from `xlagui.core.analysis.efficiency` (counted work ÷ measu
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -58,11 +59,13 @@ def arm_words(a: ArmEfficiency) -> str:
 
 
 def arm_label(a: ArmEfficiency) -> str:
-    """“XLA jit, steady step” for a measuring arm, “XLA off, run 01-baseline-r1” for a run."""
+    """“XLA jit, steady step” for a measuring arm, “XLA off, training run 1” for a run (its
+    repeat, from the run's id "01-baseline-r1": the id itself is no word of the user's)."""
     mode = arm_words(a)
     if a.source == "steady step":
         return f"{mode}, steady step"
-    return f"{mode}, run {a.key}"
+    repeat = re.search(r"-r(\d+)$", a.key)
+    return f"{mode}, training run {int(repeat.group(1))}" if repeat else f"{mode}, run {a.key}"
 
 
 def arm_value(a: ArmEfficiency) -> str:

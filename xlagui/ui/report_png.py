@@ -268,9 +268,11 @@ class ReportFigure(QWidget):
         """The title, what was compared, the dataset and environment boxes and the verdict."""
         c = report.config
         root.addWidget(_label(report_words.comparison_title(report), "Title"))
+        # `--arms jit,bf16` names the XLA side's own arm too: said once, as "XLA (…)".
+        others = [a for a in c.arms if a != c.xla.value]
         root.addWidget(_label(
             f"Baseline (XLA off) vs XLA ({fmt.mode_words(Role.XLA, c.xla.value)})"
-            + (f" and {', '.join(c.arms)}" if c.arms else "") + " · "
+            + (f" and {', '.join(others)}" if others else "") + " · "
             f"{fmt.created(report.created)} · xlagui {report.app_version}", "Sub"))
         info = QHBoxLayout()
         info.setSpacing(16)

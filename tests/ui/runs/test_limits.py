@@ -44,7 +44,7 @@ def test_a_reopened_comparison_shows_its_distance_from_the_peak(
     assert panel.limit_rows["XLA jit, steady step"].text().startswith(
         f"{xla_rate / 1e9:.3g} GFLOP/s, {xla_rate / PEAK:.1%} of peak")
     # The training runs are keyed by run id, each with its own figure.
-    assert "XLA jit, run 02-xla-r1" in panel.limit_rows
+    assert "XLA jit, training run 1" in panel.limit_rows
     assert "100 GFLOP/s float32 matmul peak" in panel.limit_rows["Machine limit"].text()
     assert "mostly overhead" in panel.limits_verdict.text()
     assert panel.roofline.widget.isVisible()
