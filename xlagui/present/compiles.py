@@ -8,9 +8,11 @@ The figures come from `why_data.RunCompilations` (the saved `runs[*].compilation
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from collections.abc import Sequence
 
+from xlagui.core.protocol.events import CompiledEvent, WarmupEvent
 from xlagui.present.explain import arm_words
 from xlagui.present.format import DASH
 from xlagui.present.why_data import Compilation, CompileReason, RunCompilations
@@ -97,3 +99,17 @@ def compile_lines(runs: Sequence[RunCompilations]) -> list[str]:
     lines = [run_summary(run) for run in runs]
     advice = partial_batch_advice(runs)
     return [*lines, advice] if advice else lines
+
+
+def compile_parts(warmup: WarmupEvent, compiled: Sequence[CompiledEvent]) -> str:
+    """A measuring worker's "compile + warm-up" figure, its parts in words (its tooltip): each
+    compilation it reported, or, before those events, its first step less a steady one."""
+    if not compiled:
+        return (f"First step {_time(warmup.first_step_seconds)} minus the median of "
+                f"{len(warmup.warm_step_seconds)} steady steps; below their spread it is not "
+                "measurable")
+    parts = [f"{function_words(c.function)}, "
+             f"{reason_words(CompileReason.read(dataclasses.asdict(c.reason)))}: {_time(c.seconds)}"
+             for c in compiled]
+    return ("Every compilation this worker reported, summed (the compile cost subtracts the "
+            "baseline's):\n" + "\n".join(parts))

@@ -43,6 +43,7 @@ class RunTrace:
     steps_done: int = 0
     warmup: ev.WarmupEvent | None = None  # a measuring worker's first and warm steps
     blocks: list[ev.BlockEvent] = field(default_factory=list)  # its timed blocks
+    compiled: list[ev.CompiledEvent] = field(default_factory=list)  # each compilation reported
     # How the comparison recorded the run's end (`INTERRUPTED`: the app closed during it), once
     # it ended; None before.
     status: RunStatus | None = None
@@ -81,6 +82,8 @@ class RunTrace:
             self.train_loss.append(event.loss)
             self.val_loss.append(float("nan") if event.val_loss is None else event.val_loss)
             self.cumulative.append(event.cumulative_seconds)
+        elif isinstance(event, ev.CompiledEvent):
+            self.compiled.append(event)
         elif isinstance(event, ev.WarmupEvent):
             self.warmup = event
             self.steps_done += 1 + len(event.warm_step_seconds)

@@ -71,3 +71,26 @@ def test_a_comparison_saved_before_has_no_break_even_steps() -> None:
     data = saved.to_dict()
     del data["break_even_steps"]
     assert Comparison.from_dict(data).break_even_steps is None
+
+
+
+def test_each_sides_compile_figure_is_what_the_compile_cost_subtracts() -> None:
+    """The sides' "compile + warm-up" (the CLI's speed table, the window's columns: see
+    tests/ui/runs/test_one_definition.py) and the compile cost are one figure: each side's
+    every compilation, summed, and their difference. The columns once showed the training
+    step's first step alone (7.82 s and 1.75 s beside a compile cost of +9.03 s that also
+    counted the evaluation's compiles)."""
+    from xlagui.core.analysis.summary import run_compile_seconds
+
+    report = comparison_report()
+    base, xla = report.measure_runs[:2]
+    with_compiles(base, (StepFunction.TRAIN, 1.0, FIRST), (StepFunction.EVAL, 0.2, FIRST))
+    with_compiles(xla, (StepFunction.TRAIN, 4.0, FIRST), (StepFunction.EVAL, 0.5, FIRST),
+                  (StepFunction.EVAL, 0.5, PARTIAL))
+    c = report.recompute()
+    assert c.interleaved is not None and c.interleaved.baseline and c.interleaved.xla
+    assert [t.compile_seconds for t in (c.interleaved.baseline, c.interleaved.xla)] == [1.2, 5.0]
+    assert run_compile_seconds(base.events) == 1.2 and run_compile_seconds(xla.events) == 5.0
+    assert math.isclose(c.extra_compile_seconds or 0, 5.0 - 1.2)
+    # Without compiled events (an older stream): the first step beyond a steady one.
+    assert run_compile_seconds([e for e in base.events if e.type != "compiled"]) != 1.2

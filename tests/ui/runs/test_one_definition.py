@@ -82,3 +82,30 @@ def test_a_point_interval_is_said_as_none_in_the_headline_and_the_summary() -> N
     assert c is not None and c.speedup is not None and c.speedup.low == c.speedup.high
     assert "no interval" in dict(fmt.comparison_rows(c))["Speed per training step"]
     assert "95% CI" not in speed_sentence(c) and "single measurement" in speed_sentence(c)
+
+
+def test_a_columns_compile_figure_is_the_one_the_compile_cost_subtracts(qtbot: QtBot) -> None:
+    """Each column's "Compile + warm-up" is every compilation its worker reported, summed:
+    XLA's less the baseline's is the summary's compile cost (they once read 7.82 s and 1.75 s
+    beside "+9.03 s in compiles and recompiles")."""
+    from tests.core.analysis.test_compiles import FIRST, PARTIAL, with_compiles
+    from xlagui.core.protocol.compiles import StepFunction
+    from xlagui.ui.runs.run_column import RunColumn
+
+    report = comparison_report()
+    base, xla = report.measure_runs[:2]
+    with_compiles(base, (StepFunction.TRAIN, 1.0, FIRST), (StepFunction.EVAL, 0.2, FIRST))
+    with_compiles(xla, (StepFunction.TRAIN, 4.0, FIRST), (StepFunction.EVAL, 0.5, FIRST),
+                  (StepFunction.EVAL, 0.5, PARTIAL))
+    c = report.recompute()
+    shown = []
+    for entry in (base, xla):
+        column = RunColumn(entry.variant)
+        qtbot.addWidget(column)
+        column.begin_run(entry.run_id, 1)
+        for event in entry.events:
+            column.apply_event(event)
+        column.redraw()
+        shown.append(column.figures["compile"].text())
+    assert shown == ["1.20 s", "5.00 s"]
+    assert dict(fmt.comparison_rows(c))["Compile cost"].startswith("+3.80 s")

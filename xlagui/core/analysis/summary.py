@@ -10,7 +10,7 @@ import math
 from collections.abc import Sequence
 
 from xlagui.core.analysis import pairs
-from xlagui.core.protocol.events import BlockEvent, Event, WarmupEvent
+from xlagui.core.protocol.events import BlockEvent, CompiledEvent, Event, WarmupEvent
 from xlagui.core.protocol.identity import Role
 
 
@@ -35,10 +35,22 @@ def arm_timing(arm: str, xla_mode: str, events: Sequence[Event]) -> pairs.ArmTim
         timing.steady_step_seconds = sorted(per_step)[len(per_step) // 2]
     if warm is not None:
         timing.first_step_seconds = warm.first_step_seconds
-        timing.compile_seconds = pairs.compile_seconds(
-            warm.first_step_seconds, warm.warm_step_seconds
-        )
+    timing.compile_seconds = run_compile_seconds(events)
     return timing
+
+
+def run_compile_seconds(events: Sequence[Event]) -> float | None:
+    """What compiling cost one worker, the one figure every screen shows as its "compile +
+    warm-up" and subtracts for a compile cost: every compilation it reported, summed (the
+    training step's first call, the evaluation's, each recompile: `compiled` events); a stream
+    from before those events, its first step beyond a steady one. None: not measurable."""
+    compiled = [e.seconds for e in events if isinstance(e, CompiledEvent)]
+    if compiled:
+        return sum(compiled)
+    warm = next((e for e in events if isinstance(e, WarmupEvent)), None)
+    if warm is None:
+        return None
+    return pairs.compile_seconds(warm.first_step_seconds, warm.warm_step_seconds)
 
 
 def summarize(

@@ -10,13 +10,14 @@ from typing import Any
 import pyqtgraph as pg
 from PySide6.QtWidgets import QWidget
 
-from xlagui.core.analysis.pairs import compile_seconds
+from xlagui.core.analysis.summary import run_compile_seconds
 from xlagui.core.protocol.arms import parse_arm
 from xlagui.core.protocol.config import XlaMode
 from xlagui.core.protocol.events import Event, FinishedEvent
 from xlagui.core.protocol.identity import EventType, Role, RunStatus, role_of
 from xlagui.present import format as fmt
 from xlagui.present import run_status as words
+from xlagui.present.compiles import compile_parts
 from xlagui.present.run_status import LIVE_STATES, WAITING_NOTES, ChipState, Waiting
 from xlagui.present.traces import RunTrace
 from xlagui.ui.runs.column_frame import ColumnFrame
@@ -309,13 +310,10 @@ class RunColumn(ColumnFrame):
         f["step"].setText(fmt.seconds(trace.median_step_seconds()))
         w = trace.warmup
         if w is not None:
-            extra = compile_seconds(w.first_step_seconds, w.warm_step_seconds)
+            # The figure the compile cost subtracts (`run_compile_seconds`), said the same way.
+            extra = run_compile_seconds([w, *trace.compiled])
             f["compile"].setText("not measurable" if extra is None else fmt.seconds(extra))
-            f["compile"].setToolTip(
-                f"First step {fmt.seconds(w.first_step_seconds)} minus the median of "
-                f"{len(w.warm_step_seconds)} steady steps; below their spread it is not "
-                "measurable"
-            )
+            f["compile"].setToolTip(compile_parts(w, trace.compiled))
         s = trace.summary
         if s is not None and s.peak_rss_bytes:
             f["memory"].setText(fmt.size_bytes(s.peak_rss_bytes))
