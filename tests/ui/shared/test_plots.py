@@ -106,3 +106,18 @@ def test_a_legend_over_curves_far_from_one_leaves_the_range_alone(qtbot: QtBot) 
                          upper=[0.15, 0.15], lower=[0.13, 0.13])
     plot.show_summary(None, {Role.XLA: curve, "bf16": curve})
     assert plot.one_label.toPlainText() == plots.NO_CHANGE_ABOVE
+
+
+def test_the_speed_axis_ticks_round_words_on_both_sides() -> None:
+    """Ticks are round in the words said: "1.25× slower", "2× slower", not "1.11× slower" and
+    "1.43× slower" (linear ticks at 0.9 and 0.7)."""
+    from xlagui.ui.shared.axes import SpeedAxis, round_speedups, speed_label
+
+    ticks = round_speedups(0.45, 1.25, 8)
+    words = [speed_label(v) for v in ticks]
+    assert "same" in words and "2× slower" in words and "1.25× slower" in words
+    assert all(w == "same" or float(w.split("×")[0]) in (1.1, 1.25, 1.5, 1.75, 2.0, 2.5)
+               for w in words), words
+    assert len(round_speedups(0.45, 1.25, 3)) <= 3
+    axis = SpeedAxis("left")
+    assert axis.tickValues(0.6, 1.0, 400)[0][1] == round_speedups(0.6, 1.0, 8)

@@ -82,6 +82,40 @@ class SpeedAxis(pg.AxisItem):  # type: ignore[misc]  # pyqtgraph is untyped
     """A linear axis of speed-ups that says them as every table does ("2× slower", "same",
     "1.5× faster"): a tick at 0.5 read as a speed-up of a half beside "2.00× slower"."""
 
+    def tickValues(self, minVal: float, maxVal: float,  # pyqtgraph's names
+                   size: float) -> list[tuple[float, list[float]]]:
+        """Ticks where the words are round on both sides of "same": 1.25× and 2× slower (0.8,
+        0.5), not 1.11× and 1.43× (0.9, 0.7), which pyqtgraph's linear ticks gave."""
+        ticks = round_speedups(minVal, maxVal, max(3, int(size // 45)))
+        if len(ticks) < 2:  # a narrow range far from "same": pyqtgraph's own, said in words
+            return super().tickValues(minVal, maxVal, size)  # type: ignore[no-any-return]
+        return [(1.0, ticks)]
+
     def tickStrings(self, values: list[float], scale: float,  # pyqtgraph's name
                     spacing: float) -> list[str]:
         return [speed_label(v * scale) for v in values]
+
+
+# Round factors of a speed-up, coarsest first: each is said as "N× faster" (N) and "N× slower"
+# (1/N), and the axis takes the finest list that fits.
+SPEED_STEPS = (
+    (2.0, 5.0, 10.0, 20.0, 50.0, 100.0),
+    (1.5, 2.0, 3.0, 5.0, 10.0, 20.0, 50.0),
+    (1.25, 1.5, 2.0, 3.0, 4.0, 5.0, 10.0, 20.0),
+    (1.1, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0, 4.0, 5.0, 7.5, 10.0),
+    (1.05, 1.1, 1.15, 1.2, 1.25, 1.3, 1.4, 1.5, 1.75, 2.0, 2.5, 3.0, 4.0, 5.0),
+    (1.02, 1.04, 1.06, 1.08, 1.1, 1.12, 1.15, 1.2, 1.25, 1.3, 1.4, 1.5, 2.0),
+)
+
+
+def round_speedups(low: float, high: float, most: int) -> list[float]:
+    """The speed-ups between `low` and `high` to tick, "same" among them when in range: of
+    `SPEED_STEPS`, the list with the most ticks there, at most `most` (the coarsest's when
+    none fits)."""
+    chosen: list[float] = []
+    for steps in SPEED_STEPS:
+        values = sorted({1.0, *steps, *(1 / k for k in steps)})
+        inside = [v for v in values if low <= v <= high]
+        if not chosen or len(chosen) < len(inside) <= most:
+            chosen = inside
+    return chosen
