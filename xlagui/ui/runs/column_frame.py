@@ -198,19 +198,24 @@ class ColumnFrame(QFrame):
         grid = QGridLayout()
         grid.setHorizontalSpacing(18)
         grid.setVerticalSpacing(0)
-        self.figures: dict[str, ElidedLabel] = {}
+        self.figures: dict[str, QLabel] = {}
         for i, (key, caption) in enumerate(FIGURES):
             r, c = divmod(i, 3)
             if key == "evidence":  # a row of its own, below the last full row
                 r, c = (len(FIGURES) + 1) // 3, 0
             cap = QLabel(caption)
             cap.setObjectName("Caption")
-            value = ElidedLabel(fmt.DASH)
+            # The device and the evidence have a row each and change once a run: they wrap
+            # (a narrow column cut "…log: “Compiled cluster usi…"); the live figures elide.
+            wide = key in ("evidence", "device")
+            value = QLabel(fmt.DASH) if wide else ElidedLabel(fmt.DASH)
+            if wide:
+                value.setWordWrap(True)
+                value.setTextFormat(Qt.TextFormat.PlainText)
             value.setObjectName("Figure")
             value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-            # The device and the evidence have a row each, the whole width: a CPU's name in
-            # a third of a column was cut ("Intel(R) Xeon(…").
-            span = 3 if key in ("evidence", "device") else 1
+            # ... the whole width: a CPU's name in a third of a column was cut ("Intel(R) Xeon(…").
+            span = 3 if wide else 1
             grid.addWidget(cap, r * 2, c, 1, span)
             grid.addWidget(value, r * 2 + 1, c, 1, span)
             if r < 2:
