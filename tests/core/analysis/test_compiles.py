@@ -26,6 +26,18 @@ def with_compiles(entry: RunEntry, *found: tuple[StepFunction, float, CompileRea
     entry.events[-1:-1] = events
 
 
+def compiled_report() -> ComparisonReport:
+    """A comparison whose measuring workers reported their compilations: the baseline's
+    training step (1.0 s) and evaluation (0.2 s); XLA's (4.0 s, 0.5 s) and the evaluation
+    again for the last partial batch (0.5 s)."""
+    report = comparison_report()
+    base, xla = report.measure_runs[:2]
+    with_compiles(base, (StepFunction.TRAIN, 1.0, FIRST), (StepFunction.EVAL, 0.2, FIRST))
+    with_compiles(xla, (StepFunction.TRAIN, 4.0, FIRST), (StepFunction.EVAL, 0.5, FIRST),
+                  (StepFunction.EVAL, 0.5, PARTIAL))
+    return report
+
+
 def test_without_compiled_events_the_first_step_is_the_basis() -> None:
     report = comparison_report()
     c = report.comparison
@@ -35,11 +47,8 @@ def test_without_compiled_events_the_first_step_is_the_basis() -> None:
 
 
 def test_recompiles_count_in_the_compile_cost_and_the_break_even() -> None:
-    report = comparison_report()
+    report = compiled_report()
     base, xla = report.measure_runs[:2]
-    with_compiles(base, (StepFunction.TRAIN, 1.0, FIRST), (StepFunction.EVAL, 0.2, FIRST))
-    with_compiles(xla, (StepFunction.TRAIN, 4.0, FIRST), (StepFunction.EVAL, 0.5, FIRST),
-                  (StepFunction.EVAL, 0.5, PARTIAL))
     c = report.recompute()
     assert (recompiles(base), recompiles(xla)) == (0, 1)
     assert c.compile_measured_on == CompileBasis.COMPILATIONS
@@ -82,11 +91,8 @@ def test_each_sides_compile_figure_is_what_the_compile_cost_subtracts() -> None:
     counted the evaluation's compiles)."""
     from xlagui.core.analysis.summary import run_compile_seconds
 
-    report = comparison_report()
+    report = compiled_report()
     base, xla = report.measure_runs[:2]
-    with_compiles(base, (StepFunction.TRAIN, 1.0, FIRST), (StepFunction.EVAL, 0.2, FIRST))
-    with_compiles(xla, (StepFunction.TRAIN, 4.0, FIRST), (StepFunction.EVAL, 0.5, FIRST),
-                  (StepFunction.EVAL, 0.5, PARTIAL))
     c = report.recompute()
     assert c.interleaved is not None and c.interleaved.baseline and c.interleaved.xla
     assert [t.compile_seconds for t in (c.interleaved.baseline, c.interleaved.xla)] == [1.2, 5.0]

@@ -88,15 +88,11 @@ def test_a_columns_compile_figure_is_the_one_the_compile_cost_subtracts(qtbot: Q
     """Each column's "Compile + warm-up" is every compilation its worker reported, summed:
     XLA's less the baseline's is the summary's compile cost (they once read 7.82 s and 1.75 s
     beside "+9.03 s in compiles and recompiles")."""
-    from tests.core.analysis.test_compiles import FIRST, PARTIAL, with_compiles
-    from xlagui.core.protocol.compiles import StepFunction
+    from tests.core.analysis.test_compiles import compiled_report
     from xlagui.ui.runs.run_column import RunColumn
 
-    report = comparison_report()
+    report = compiled_report()
     base, xla = report.measure_runs[:2]
-    with_compiles(base, (StepFunction.TRAIN, 1.0, FIRST), (StepFunction.EVAL, 0.2, FIRST))
-    with_compiles(xla, (StepFunction.TRAIN, 4.0, FIRST), (StepFunction.EVAL, 0.5, FIRST),
-                  (StepFunction.EVAL, 0.5, PARTIAL))
     c = report.recompute()
     shown = []
     for entry in (base, xla):
