@@ -8,11 +8,16 @@ from collections.abc import Iterator
 
 import pytest
 
+from tests.helpers.cli import RealComparison, real_comparison
+from tests.helpers.ray_head import driver_env
 from tests.helpers.sshd import SshdError, SshServer, start_sshd
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 # The machine-limits probe (seconds of real TensorFlow) runs only where a test asks for it.
 os.environ.setdefault("XLAGUI_PEAK_PROBE", "off")
+# Ray's token authentication: the test run's own token, never one an earlier Ray left in
+# ~/.ray; set before any test imports Ray, which reads it once per process (helpers/ray_head.py).
+os.environ.update(driver_env())
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -39,3 +44,10 @@ def sshd(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SshServer]:
         pytest.fail(f"could not start an OpenSSH server for the SSH tests: {exc}")
     yield server
     server.stop()
+
+
+@pytest.fixture(scope="session")
+def shared_comparison(tmp_path_factory: pytest.TempPathFactory) -> RealComparison:
+    """One real training comparison (tests/helpers/cli.py), made once per test process for the
+    tests that only read what it left (tf tests only: it trains for real)."""
+    return real_comparison(tmp_path_factory.mktemp("shared-comparison"))

@@ -82,7 +82,7 @@ def test_kill_9_of_a_worker_mid_epoch(tmp_path: Path) -> None:
     out = tmp_path / "out"
     proc = start_cli(
         [str(data), "--epochs", "20", "--batch", "8", "--image-size", "48", "--budget", "10",
-         "--out", str(out)]
+         "--no-explain", "--out", str(out)]
     )
     seen = events_until(proc, lambda e: e["type"] == "epoch")
     # The training run's worker (the speed phase's measuring workers came first, and ended).
@@ -112,7 +112,7 @@ def test_kill_9_of_the_app_mid_comparison_keeps_finished_runs(tmp_path: Path) ->
     out = history.new_folder(root)
     proc = start_cli(
         [str(data), "--epochs", "2", "--batch", "8", "--image-size", "48", "--budget", "10",
-         "--out", str(out)]
+         "--no-explain", "--out", str(out)]
     )
     seen = events_until(proc, lambda e: e["type"] == "started" and e["run_id"].endswith("xla-r1"))
     xla_worker = seen[-1]["pid"]

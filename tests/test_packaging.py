@@ -1,8 +1,8 @@
 """Packaging: the icons, .desktop and metainfo files, the PyInstaller spec, and the wheel.
 
 The wheel test builds from a copy of the source (`python -m build --no-isolation`, offline),
-installs it into a fresh virtual environment that sees the system's site-packages (so TensorFlow
-is not downloaded again) and runs the installed commands from outside the source tree.
+installs it into a fresh virtual environment that sees the test run's own site-packages (so
+TensorFlow is not downloaded again) and runs the installed commands from outside the source tree.
 The PyInstaller build itself takes many minutes and gigabytes, so it stays a manual step
 (packaging/build.sh); here the spec runs with PyInstaller's classes stubbed.
 """
@@ -14,6 +14,7 @@ import importlib.resources
 import importlib.util
 import os
 import shutil
+import site
 import subprocess
 import sys
 import venv
@@ -328,11 +329,29 @@ def test_wheel_holds_every_module_and_the_resources(
     assert "xlagui/resources/__init__.py" in names
 
 
+def _sees_this_environment(python: Path) -> None:
+    """Let the new venv import what the test run itself can: its dependencies live in the
+    interpreter running the tests, which is often a venv of its own. (`system_site_packages`
+    would show the *base* interpreter's packages instead, which on a fresh machine hold only
+    the standard library.) A `.pth` line adds a folder to `sys.path` without running that
+    folder's own `.pth` files, so this environment's editable xlagui stays out of it."""
+    ours = [p for p in dict.fromkeys([*site.getsitepackages(), site.getusersitepackages()])
+            if Path(p).is_dir()]
+    done = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True, text=True, timeout=60, check=True,
+    )
+    (Path(done.stdout.strip()) / "_xlagui_test_parent.pth").write_text(
+        "".join(f"{p}\n" for p in ours), encoding="utf-8"
+    )
+
+
 def test_wheel_installs_and_runs_outside_the_source_tree(wheel: Path, tmp_path: Path) -> None:
     env_dir = tmp_path / "venv"
-    venv.EnvBuilder(system_site_packages=True, with_pip=False).create(env_dir)
+    venv.EnvBuilder(system_site_packages=False, with_pip=False).create(env_dir)
     bindir = env_dir / ("Scripts" if os.name == "nt" else "bin")
     python = bindir / ("python.exe" if os.name == "nt" else "python")
+    _sees_this_environment(python)
     # --force-reinstall: the system site-packages may hold xlagui already (an editable
     # install of this checkout); the venv must get its own copy from the wheel.
     subprocess.run(

@@ -7,14 +7,13 @@ from __future__ import annotations
 
 import functools
 import json
-import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from tests.helpers.cli import assert_ran, cli
+from tests.helpers.cli import RealComparison, assert_ran, cli
 from tests.helpers.datasets import tiny_split_dataset
 from tests.helpers.images import tree_snapshot
 from xlagui.cli import main
@@ -87,31 +86,8 @@ def test_output_inside_the_dataset_is_refused(
 
 
 @pytest.mark.tf
-def test_compare_end_to_end(tmp_path: Path) -> None:
-    data = tiny_split_dataset(tmp_path / "d")
-    before = tree_snapshot(data)
-    out = tmp_path / "report"
-    home = tmp_path / "home"
-    home.mkdir()
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("XLAGUI_", "XDG_"))}
-    env.update(HOME=str(home), TMPDIR=str(tmp_path / "tmp"))
-    (tmp_path / "tmp").mkdir()
-    res = cli(
-        "compare",
-        str(data),
-        "--epochs",
-        "2",
-        "--batch",
-        "8",
-        "--image-size",
-        "48",
-        "--budget",
-        "10",
-        "--out",
-        str(out),
-        cwd=tmp_path,
-        env=env,
-    )
+def test_compare_end_to_end(shared_comparison: RealComparison) -> None:
+    res, out = shared_comparison.result, shared_comparison.out
     assert res.returncode == 0, res.stdout + res.stderr
     assert "Speed per training step" in res.stdout and "Speed per steady epoch" in res.stdout
     assert "Break-even" in res.stdout
@@ -127,12 +103,64 @@ def test_compare_end_to_end(tmp_path: Path) -> None:
     assert (
         rows[0].startswith("row,run_id,variant") and sum(r.startswith("epoch,") for r in rows) == 4
     )
-    assert tree_snapshot(data) == before  # nothing written into the dataset
+    # nothing written into the dataset
+    assert tree_snapshot(shared_comparison.data) == shared_comparison.data_before
     # Outside the output folder, xlagui wrote only into its own cache folder (Keras' config
     # included): nothing else in the home folder, nothing left in the temporary folder.
+    home = shared_comparison.home
     written = sorted(str(p.relative_to(home)) for p in home.rglob("*") if p.is_file())
     assert all(w.startswith(".cache/xlagui/") for w in written), written
-    assert list((tmp_path / "tmp").iterdir()) == []
+    assert list(shared_comparison.tmp.iterdir()) == []
+
+
+@pytest.mark.tf
+def test_a_real_comparison_writes_event_files_tensorboard_reads(
+    shared_comparison: RealComparison,
+) -> None:
+    """Each training run's TensorBoard scalars, as TensorBoard itself reads them, equal its
+    epochs' figures; What XLA did comes from the inspection compile, never the timed runs.
+    (Here, beside the test above, so the one real comparison they read is made once.)"""
+    # A runtime dependency (pyproject.toml): a missing TensorBoard is a failure, not a skip.
+    from tensorboard.backend.event_processing import event_accumulator
+    from tensorboard.util.tensor_util import make_ndarray
+
+    from xlagui.core.protocol.events import EpochEvent
+    from xlagui.core.results.dumps import xla_runs
+    from xlagui.core.results.export import read_json
+    from xlagui.core.worker import tensorboard as tboard
+
+    out = shared_comparison.out
+    assert_ran(shared_comparison.result.returncode, out, shared_comparison.result.stderr)
+    report = read_json(out / "comparison.json")
+    run_ids = [r.run_id for r in report.runs]
+    assert run_ids == ["01-baseline-r1", "02-xla-r1"]
+    epochs = {r.run_id: [e for e in r.events if isinstance(e, EpochEvent)] for r in report.runs}
+    for run_id in run_ids:
+        acc = event_accumulator.EventAccumulator(str(out / "tensorboard" / run_id))
+        acc.Reload()
+        # tf.summary (TF 2) writes scalars as tensors that the scalars plugin shows.
+        assert set(acc.Tags()["tensors"]) == set(tboard.SCALAR_TAGS)
+        assert acc.SummaryMetadata("epoch/loss").plugin_data.plugin_name == "scalars"
+        loss = acc.Tensors("epoch/loss")
+        assert [e.step for e in loss] == [1, 2]
+        assert [float(make_ndarray(e.tensor_proto)) for e in loss] == pytest.approx(
+            [e.loss for e in epochs[run_id]], rel=1e-6
+        )
+    text = event_accumulator.EventAccumulator(str(out / "tensorboard" / "comparison"))
+    text.Reload()
+    assert "summary" in "".join(text.Tags()["tensors"])
+    # What XLA did: read from the short inspection compile's dump (after the timed work), with
+    # its logged compile times; the timed XLA runs dumped nothing.
+    ((run_id, did),) = xla_runs(report)
+    assert run_id == "i-xla" and did.modules and did.fusions > 0
+    assert not (out / "runs" / "02-xla-r1" / "xla").exists()
+    assert all(m.compile_seconds is not None for m in did.modules)
+    assert all(m.instructions_before is not None for m in did.modules)
+    # The measuring XLA worker dumped nothing but still shows that XLA compiled.
+    m2 = report.measure_runs[1].summary
+    assert m2 is not None and m2.xla_evidence is not None
+    assert m2.xla_evidence.compiled and m2.xla_evidence.hlo_modules == 0
+    assert not (out / "runs" / "m2-xla" / "xla").exists()
 
 
 @pytest.mark.tf
@@ -149,6 +177,7 @@ def test_events_mode_streams_json_lines(tmp_path: Path) -> None:
         "48",
         "--only",
         "baseline",
+        "--no-explain",
         "--events",
         "--out",
         str(tmp_path / "o"),
@@ -372,7 +401,7 @@ def test_a_saved_keras_model_is_measured(
     data = tiny_split_dataset(tmp_path / "d")
     out = tmp_path / "o"
     code = main(["compare", str(data), "--quick", "--budget", "10", "--batch", "8",
-                 "--image-size", "48", "--model", str(path), "--out", str(out)])
+                 "--image-size", "48", "--model", str(path), "--no-explain", "--out", str(out)])
     text = capsys.readouterr().out
     assert_ran(code, out, text)  # 1: a 10 s measurement may not be valid; it still ran
     assert "Model: tiny.keras" in text and "compiled with SGD + " in text

@@ -15,6 +15,7 @@ from tests.helpers.datasets import tiny_split_dataset
 from xlagui.cli import main
 from xlagui.core.protocol.spec import RunSpec
 from xlagui.core.sweep.cell import CellJob
+from xlagui.core.sweep.plan import CELL_OVERHEAD_SECONDS
 
 FAKE_MEASURE = Path(__file__).resolve().parents[1] / "helpers" / "fake_measure_worker.py"
 
@@ -91,19 +92,24 @@ def test_a_real_two_cell_sweep_at_48_px(
 ) -> None:
     """`xlagui sweep --demo --batch 16,32 --arms jit --image-size 48`: one cell per batch size,
     each a real interleaved comparison in fresh TensorFlow workers, with the XLA side's ratio
-    and its interval in sweep.json (a short budget: the figures need not be tight)."""
+    (and its interval, when the budget bought enough rounds for one) in sweep.json. A short
+    budget: the figures need not be tight, and how many rounds fit in it depends on what else
+    the machine is doing, so that is not asserted; that each cell stopped by its budget or its
+    target, with an estimate, is."""
     out = tmp_path / "s"
     code = main(["sweep", "--demo", "--batch", "16,32", "--arms", "jit", "--image-size", "48",
-                 "--budget", str(2 * (40 + 20)), "--out", str(out)])
+                 "--budget", str(2 * (CELL_OVERHEAD_SECONDS + 10)), "--out", str(out)])
     text = capsys.readouterr().out
     assert code == 0, text
     saved = json.loads((out / "sweep.json").read_text())
     assert [c["settings"]["batch_size"] for c in saved["cells"]] == ["16", "32"]
     for cell in saved["cells"]:
         assert cell["status"] == "done", cell["reason"]
+        assert cell["reason"] in ("budget", "target")
         (arm,) = cell["arms"]
-        assert arm["arm"] == "jit" and arm["pairs"] >= 6
-        assert 0 < arm["low"] <= arm["ratio"] <= arm["high"]
+        assert arm["arm"] == "jit" and arm["pairs"] > 0 and arm["ratio"] > 0
+        if arm["low"] is not None:
+            assert 0 < arm["low"] <= arm["ratio"] <= arm["high"]
         assert cell["environment"]["tensorflow"]
         report = json.loads((out / cell["comparison_dir"] / "comparison.json").read_text())
         assert report["config"]["batch_size"] == int(cell["settings"]["batch_size"])

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 
@@ -33,3 +35,37 @@ def assert_ran(code: int, out: Path, said: str = "") -> None:
         assert not failed, f"exit status 1 from failed runs {failed}\n{said}"
         comparison = saved.get("comparison") or {}
         assert comparison.get("valid") is False, f"exit status 1 without a reason\n{said}"
+
+
+@dataclass(frozen=True)
+class RealComparison:
+    """One real training comparison run by the CLI in a process of its own, for the tests that
+    only read what it left: `result` (its exit status and output), `out` (its folder), `data`
+    and `data_before` (the dataset and its snapshot before), `home` and `tmp` (its own home and
+    temporary folders, to see what it wrote outside `out`)."""
+
+    result: subprocess.CompletedProcess[str]
+    out: Path
+    data: Path
+    data_before: dict[str, tuple[int, int, int]]
+    home: Path
+    tmp: Path
+
+
+def real_comparison(root: Path) -> RealComparison:
+    """`xlagui compare DATA --epochs 2 --batch 8 --image-size 48 --budget 10 --no-explain` on a
+    tiny set, CPU only, with a home and a temporary folder of its own and no xlagui settings
+    from the test run. (The why has its own tests; this is the measurement and the training.)"""
+    from tests.helpers.datasets import tiny_split_dataset
+    from tests.helpers.images import tree_snapshot
+
+    data = tiny_split_dataset(root / "d")
+    before = tree_snapshot(data)
+    out, home, tmp = root / "report", root / "home", root / "tmp"
+    home.mkdir()
+    tmp.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("XLAGUI_", "XDG_"))}
+    env.update(HOME=str(home), TMPDIR=str(tmp), CUDA_VISIBLE_DEVICES="")
+    result = cli("compare", str(data), "--epochs", "2", "--batch", "8", "--image-size", "48",
+                 "--budget", "10", "--no-explain", "--out", str(out), cwd=root, env=env)
+    return RealComparison(result, out, data, before, home, tmp)

@@ -17,7 +17,7 @@ no `extra`), say how it behaves:
 - `setup`: seconds slept before `started` without reading stdin, as a worker importing
   TensorFlow and decoding its images does (a cancel then goes unread); `warmup_sleep`: seconds
   the warm-up takes, never looking at a cancel, as an XLA compile does; `inspect_sleep`: the
-  same for the inspection compile (`mode` "inspect");
+  same for an XLA arm's inspection compile (`mode` "inspect"; the baseline's is quick);
 - `die_at` / `hang_at`: a round at which the XLA arm exits with an error / sleeps ignoring
   cancel; `slow_at`: a round whose block sleeps 30 s but stops at a cancel; `protocol`.
 - supervision (`tests/core/measure/test_worker_process.py`): `malformed`: a line written right after
@@ -120,7 +120,7 @@ def main() -> int:
         out.write(str(fake["malformed"]) + "\n")
         out.flush()
     if spec.get("mode") == "inspect":  # the short compile with XLA's dump: nothing to time
-        time.sleep(float(fake.get("inspect_sleep", 0.0)))
+        time.sleep(float(fake.get("inspect_sleep", 0.0)) if uses_xla else 0.0)
         evidence = XlaEvidence(compiled=uses_xla, hlo_modules=int(uses_xla), fusions=3)
         emit(FinishedEvent(summary=RunSummary(mode="inspect", steps_done=1, xla_evidence=evidence)))
         return 0

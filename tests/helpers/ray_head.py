@@ -5,6 +5,16 @@ started (its own process group), never by `ray stop`, which would end every Ray 
 The head is started without this checkout on its PYTHONPATH, as an unchanged cluster would be:
 xlagui reaches its workers only through the sweep's `runtime_env` (`py_modules`).
 It fails, never skips, when Ray cannot start: a test that needs a head must not pass without one.
+
+Every Ray process here carries the test run's own Ray state, never the machine's:
+- it listens and advertises on `LOOPBACK` (127.0.0.2), not the machine's network address. Ray
+  rewrites 127.0.0.1 and localhost to that address, which a test must not use (and which some
+  machines refuse); the driver joins at the same address (`executor._loopback_node`);
+- its token authentication uses `TOKEN`, this test process's own (`RAY_AUTH_TOKEN` outranks
+  `~/.ray/auth_token`, which an earlier Ray on the machine may have left with another token).
+  The driver is the test process itself, and Ray reads its authentication settings once, at its
+  first use in a process: tests/conftest.py puts `driver_env()` into the environment at import,
+  before any test can import Ray.
 """
 
 from __future__ import annotations
@@ -12,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import os
+import secrets
 import shutil
 import signal
 import socket
@@ -23,6 +34,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+LOOPBACK = "127.0.0.2"
+TOKEN = secrets.token_hex(16)
 START_SECONDS = 120.0
 _BLOCKS = itertools.count()
 _STOP_SECONDS = 30.0
@@ -35,6 +48,21 @@ class RayHead:
     address: str
     temp_dir: Path
     log: Path
+
+
+def ray_env(extra: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment of a head or node this fixture starts: this process's, less what points
+    Ray elsewhere, with the test run's own token."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("PYTHONPATH", "RAY_ADDRESS") and not k.startswith("RAY_AUTH_")}
+    env.update(extra or {}, RAY_USAGE_STATS_ENABLED="0", **driver_env())
+    return env
+
+
+def driver_env() -> dict[str, str]:
+    """What this process (the driver) and every Ray process of the test run need in their
+    environment to authenticate to each other."""
+    return {"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": TOKEN}
 
 
 def free_port() -> int:
@@ -54,20 +82,18 @@ def ray_head(num_cpus: int = 2, object_store_bytes: int = 100 * 1024 * 1024) -> 
         sys.executable, "-m", "ray.scripts.scripts", "start", "--head", "--block",
         f"--temp-dir={temp_dir}", f"--port={port}", f"--num-cpus={num_cpus}", "--num-gpus=0",
         f"--object-store-memory={object_store_bytes}", "--include-dashboard=false",
-        "--disable-usage-stats", "--node-ip-address=127.0.0.1",
+        "--disable-usage-stats", f"--node-ip-address={LOOPBACK}",
         f"--ray-client-server-port={free_port()}", f"--dashboard-agent-listen-port={free_port()}",
         f"--metrics-export-port={free_port()}", f"--runtime-env-agent-port={free_port()}",
         f"--node-manager-port={free_port()}", f"--object-manager-port={free_port()}",
         *_worker_ports(),
     ]
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "RAY_ADDRESS")}
-    env["RAY_USAGE_STATS_ENABLED"] = "0"
     with log.open("wb") as out:
-        process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=env,
+        process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=ray_env(),
                                    start_new_session=True, cwd=temp_dir)
     try:
         _wait_started(process, temp_dir, log)
-        yield RayHead(address=f"127.0.0.1:{port}", temp_dir=temp_dir, log=log)
+        yield RayHead(address=f"{LOOPBACK}:{port}", temp_dir=temp_dir, log=log)
     finally:
         _stop(process)
         shutil.rmtree(temp_dir, ignore_errors=True)
@@ -98,15 +124,14 @@ def ray_node(head: RayHead, num_cpus: int, env: dict[str, str] | None = None
         sys.executable, "-m", "ray.scripts.scripts", "start", f"--address={head.address}",
         "--block", f"--temp-dir={temp_dir}", f"--num-cpus={num_cpus}", "--num-gpus=0",
         "--object-store-memory=80000000", "--disable-usage-stats",
-        "--node-ip-address=127.0.0.1", f"--dashboard-agent-listen-port={free_port()}",
+        f"--node-ip-address={LOOPBACK}", f"--dashboard-agent-listen-port={free_port()}",
         f"--metrics-export-port={free_port()}", f"--runtime-env-agent-port={free_port()}",
         f"--node-manager-port={free_port()}", f"--object-manager-port={free_port()}",
         *_worker_ports(),
     ]
-    node_env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "RAY_ADDRESS")}
-    node_env.update(env or {}, RAY_USAGE_STATS_ENABLED="0")
     with log.open("wb") as out:
-        process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=node_env,
+        process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT,
+                                   env=ray_env(env),
                                    start_new_session=True, cwd=temp_dir)
     node = RayNode(process=process, log=log)
     try:

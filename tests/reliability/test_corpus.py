@@ -285,6 +285,7 @@ def _compare(data: Path, out: Path, cwd: Path) -> subprocess.CompletedProcess[st
             "48",
             "--only",
             "baseline",
+            "--no-explain",
             "--out",
             str(out),
         ],

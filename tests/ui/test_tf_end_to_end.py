@@ -27,6 +27,7 @@ def test_a_real_comparison_on_a_tiny_dataset(qtbot: QtBot, make_window: WindowFa
     panel.image_size.setValue(48)
     panel.augment.setChecked(False)
     panel.budget.setValue(10)  # the speed phase: real measuring workers, 10 s of blocks at most
+    panel.explain.setChecked(False)  # the why from the window: the next test but one
     assert window.cannot_run_reason() == ""
     with qtbot.waitSignal(window.comparison_finished, timeout=600_000) as blocker:
         assert window.start_comparison()
@@ -47,8 +48,11 @@ def test_a_real_comparison_on_a_tiny_dataset(qtbot: QtBot, make_window: WindowFa
     assert xla.xla_evidence.compiled, xla.xla_evidence
     # The speed phase came first, with both real measuring workers, and gave the headline.
     assert [r.status for r in report.measure_runs] == ["finished", "finished"]
+    # An estimate, stopped by its budget or its precision: how many rounds fit in 10 s depends
+    # on what else the machine is doing, so that is not asserted.
     c = report.comparison
-    assert c is not None and c.interleaved is not None and c.interleaved.pairs >= 6
+    assert c is not None and c.interleaved is not None and c.interleaved.pairs > 0
+    assert c.interleaved.ratio is not None and c.interleaved.stopped_by in ("budget", "target")
     assert view.columns["xla"].measure_trace is not None
     assert report.comparison is not None and report.comparison.verdict_kind
     assert view.comparison.verdict.text() == verdict_sentence(report.comparison)
@@ -161,6 +165,7 @@ def test_a_python_builder_and_a_keras_file_run_from_the_window(
     assert why.explain is not None and set(why.explain.arms) == {"baseline", "xla"}
     assert "xla" in why.parity
 
+    panel.explain.setChecked(False)  # asserted above, for the builder; the file only measures
     drop(window, url_mime(saved_path))
     qtbot.waitUntil(lambda: panel.image_size.value() == 40, timeout=120_000)
     assert not panel.image_size.isEnabled()

@@ -19,9 +19,25 @@ def ray_missing_text() -> str:
     )
 
 
+_TOKEN_HOW = (
+    "Give this machine the cluster's token: `ray get-auth-token` on the cluster's head prints "
+    "it; set RAY_AUTH_TOKEN to it (or RAY_AUTH_TOKEN_PATH to a file holding it, or copy it to "
+    "~/.ray/auth_token) and RAY_AUTH_MODE=token, then run the sweep again."
+)
+
+
 def ray_connect_text(error: RayConnectError) -> str:
+    from xlagui.core.sweep.cluster import RayRefusal
+
+    if error.refusal is RayRefusal.TOKEN:
+        return (
+            f"The Ray cluster at {error.address} refused this machine for want of its "
+            f"authentication token ({error.detail}). {_TOKEN_HOW}"
+        )
     return (
         f"Could not connect to the Ray cluster at {error.address}: {error.detail}. Check the "
         "address (`ray status` on the cluster's head prints it; `auto` finds the cluster this "
-        "machine belongs to)."
+        "machine belongs to). If its head answers but refuses (its log says \"Authentication "
+        "token is missing or incorrect\"), the cluster uses token authentication: set "
+        "RAY_AUTH_MODE=token and RAY_AUTH_TOKEN to its token (`ray get-auth-token` on the head)."
     )

@@ -441,7 +441,6 @@ def test_a_stop_during_the_peak_probe_ends_it_and_leaves_the_limits_unknown(
     """The peak probe is a child of the transport like any other: a stop ends it at once (no
     wait for its minute of measuring), and the limits stay unknown without an error."""
     import threading
-    import time
 
     from tests.core.measure.test_children import Faked
     from xlagui.core.compare.phases import measure_limits
@@ -453,16 +452,14 @@ def test_a_stop_during_the_peak_probe_ends_it_and_leaves_the_limits_unknown(
     report = new_report(scan, RunConfig(batch_size=4, image_size=48))
     state = TaskState()
     threading.Timer(0.3, state.request_interruption).start()
-    t0 = time.monotonic()
     measure_limits(report, probe, state)  # type: ignore[arg-type]
-    assert time.monotonic() - t0 < 10  # long before the probe's 60 s
+    assert probe.ended_by_a_signal()  # ended by the stop, not waited out (its 60 s)
     assert [type(j).__name__ for j in probe.jobs] == ["PeakJob"]
     assert report.limits is None and "machine_limits_error" not in report.environment
 
 
 def test_a_stop_while_the_tensorboard_text_is_written_ends_the_writer(tmp_path: Path) -> None:
     import threading
-    import time
 
     from tests.core.measure.test_children import Faked
     from xlagui.core.measure.children import write_tensorboard_text
@@ -470,7 +467,6 @@ def test_a_stop_while_the_tensorboard_text_is_written_ends_the_writer(tmp_path: 
     writer = Faked(tmp_path, "time.sleep(60)\n")
     state = TaskState()
     threading.Timer(0.3, state.request_interruption).start()
-    t0 = time.monotonic()
     assert not write_tensorboard_text(tmp_path / "out", "# text", transport=writer,  # type: ignore[arg-type]
                                       state=state)
-    assert time.monotonic() - t0 < 10
+    assert writer.ended_by_a_signal()  # ended by the stop, not waited out (its 60 s)

@@ -8,6 +8,7 @@ import dataclasses
 import json
 import os
 import signal
+import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -45,11 +46,20 @@ class Faked(LocalTransport):
             "def emit(line):\n    sys.stdout.write(line + '\\n'); sys.stdout.flush()\n"
             + textwrap.dedent(body), encoding="utf-8")
         self.jobs: list[ChildJob] = []
+        self.processes: list[subprocess.Popen[str]] = []
 
     def start(self, job: ChildJob, log: IO[bytes]) -> object:  # type: ignore[override]
         self.jobs.append(job)
-        return super().start(dataclasses.replace(job, command=(sys.executable,
-                                                               str(self.script))), log)
+        process = super().start(dataclasses.replace(job, command=(sys.executable,
+                                                                  str(self.script))), log)
+        self.processes.append(process)
+        return process
+
+    def ended_by_a_signal(self) -> bool:
+        """Every child started has ended, each by a signal (terminated or killed): stopped,
+        not waited for until its script ended by itself."""
+        return bool(self.processes) and all(
+            p.poll() is not None and p.returncode < 0 for p in self.processes)
 
 
 def devices_line() -> str:

@@ -150,6 +150,9 @@ def test_a_stop_asked_through_the_task_state_stops_the_worker(tmp_path: Path) ->
         assert worker.terminal.forced is False  # it said so itself
 
 
+# serial: what it asserts is a time (no cancel's grace waited out before the terminate), which
+# a test beside it on the same 2 cores could stretch.
+@pytest.mark.serial
 def test_a_worker_still_setting_up_is_terminated_at_once(tmp_path: Path) -> None:
     """A worker that has not said `started` (importing TensorFlow, decoding images: nothing
     there reads a cancel) is terminated when cancelled, without the cancel's grace."""

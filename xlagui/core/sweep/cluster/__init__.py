@@ -16,7 +16,8 @@ from xlagui.core.sweep.cluster.executor import (
     RayConnectError,
     RayExecutor,
     RayOptions,
+    RayRefusal,
 )
 
 __all__ = ["NO_NODE", "OUT_OF_MEMORY", "DispatchOptions", "RayConnectError",
-           "RayExecutor", "RayMissing", "RayOptions", "import_ray"]
+           "RayExecutor", "RayMissing", "RayOptions", "RayRefusal", "import_ray"]

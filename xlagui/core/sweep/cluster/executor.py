@@ -14,6 +14,7 @@ cluster, and `RayMissing` says it is not installed (`present/` words how to get 
 
 from __future__ import annotations
 
+import ipaddress
 import socket
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
@@ -21,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import xlagui
+from xlagui.core.protocol.identity import StrEnum
 from xlagui.core.protocol.task import TaskState
 from xlagui.core.sweep.cell import CellFailure, CellJob, CellResult, CellStatus
 from xlagui.core.sweep.cluster.available import import_ray
@@ -39,12 +41,20 @@ _LOST = ("NodeDiedError", "WorkerCrashedError", "TaskUnschedulableError", "Objec
 OUT_OF_MEMORY = "Ray's memory monitor ended the cell's task: its node ran out of memory"
 
 
-class RayConnectError(Exception):
-    """The cluster at `address` could not be reached; `detail` is what Ray said."""
+class RayRefusal(StrEnum):
+    """Why a cluster could not be joined: nothing answered, or its head answered and refused."""
 
-    def __init__(self, address: str, detail: str) -> None:
+    UNREACHABLE = "unreachable"  # nothing listens there, or Ray gave up reaching it
+    TOKEN = "token"  # the cluster uses token authentication and this machine has no token for it
+
+
+class RayConnectError(Exception):
+    """The cluster at `address` could not be reached; `detail` is what Ray said, `refusal` why."""
+
+    def __init__(self, address: str, detail: str,
+                 refusal: RayRefusal = RayRefusal.UNREACHABLE) -> None:
         super().__init__(f"{address}: {detail}")
-        self.address, self.detail = address, detail
+        self.address, self.detail, self.refusal = address, detail, refusal
 
 
 @dataclass(frozen=True)
@@ -106,10 +116,29 @@ def connect(ray: Any, address: str) -> bool:
     runtime_env = {"py_modules": [xlagui], "excludes": ["__pycache__", "*.pyc"]}
     try:
         ray.init(address=address, runtime_env=runtime_env, log_to_driver=False,
-                 logging_level="WARNING", configure_logging=True)
+                 logging_level="WARNING", configure_logging=True, **_loopback_node(address))
+    except ray.exceptions.AuthenticationError as exc:
+        # Ray 2.52+ token authentication: the head wants a token this process does not have
+        # (RAY_AUTH_TOKEN, RAY_AUTH_TOKEN_PATH or ~/.ray/auth_token).
+        raise RayConnectError(address, str(exc), RayRefusal.TOKEN) from None
     except (ConnectionError, RuntimeError, ValueError) as exc:
         raise RayConnectError(address, str(exc)) from None
     return True
+
+
+def _loopback_node(address: str) -> dict[str, str]:
+    """A head reached at a loopback address (127.0.0.0/8) is on this machine: this process joins
+    it as that address too. Ray would otherwise take the machine's network address for this
+    process's node, and look for the head's processes there: a head started with
+    `--node-ip-address=127.0.0.2` is not found, and on a machine whose network address refuses
+    connections, nothing is. (Ray itself rewrites 127.0.0.1 and localhost to the network
+    address, so for them this changes nothing.)"""
+    host = address.rpartition(":")[0].strip("[]")
+    try:
+        loopback = ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return {}
+    return {"_node_ip_address": host} if loopback else {}
 
 
 def _reachable(address: str, timeout: float = _PROBE_SECONDS) -> None:

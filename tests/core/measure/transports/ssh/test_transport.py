@@ -218,7 +218,7 @@ def test_a_quick_comparison_on_the_host(
     data = tiny_split_dataset(tmp_path / "d")
     out = tmp_path / "o"
     code = main(["compare", str(data), "--quick", "--budget", "10", "--batch", "8",
-                 "--image-size", "48", "--out", str(out), "--host", ALIAS,
+                 "--image-size", "48", "--no-explain", "--out", str(out), "--host", ALIAS,
                  "--ssh-config", str(sshd.config), "--remote-python", str(sshd.python)])
     text = capsys.readouterr().out.replace("\n", " ")
     assert_ran(code, out, text)  # 1: a 10 s measurement may not be valid; it still ran

@@ -1,0 +1,95 @@
+"""CI's lanes (.ci/lanes.py) are the README's `python -m pytest` cut into pieces: every test in
+exactly one pytest lane, and .ci/run runs every lane. Collected the way each lane collects
+(pytest's own `-m` evaluation over each test's markers), in one subprocess."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PLUGIN = ROOT / "tests" / "helpers" / "lane_markers.py"
+
+
+def _lanes() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("ci_lanes", ROOT / ".ci" / "lanes.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["ci_lanes"] = module  # dataclasses look their module up by name
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def selected(tmp_path_factory: pytest.TempPathFactory) -> dict[str, set[str]]:
+    """Each pytest lane's test ids, and "all": every test `python -m pytest` collects."""
+    lanes = _lanes()
+    out = tmp_path_factory.mktemp("lanes") / "lanes.json"
+    expressions = {lane.name: lane.marker for lane in lanes.LANES if lane.marker}
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:xdist",
+         "-p", "tests.helpers.lane_markers", "-p", "no:cacheprovider"],
+        cwd=ROOT, capture_output=True, text=True, timeout=300, check=False,
+        env={**_env(), "XLAGUI_LANES_OUT": str(out),
+             "XLAGUI_LANES": json.dumps(expressions)},
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    return {name: set(ids) for name, ids in json.loads(out.read_text()).items()}
+
+
+def _env() -> dict[str, str]:
+    import os
+
+    return {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+
+
+def test_every_test_is_in_exactly_one_lane(selected: dict[str, set[str]]) -> None:
+    everything = selected.pop("all")
+    assert len(everything) > 1000  # the whole suite was collected, not an error's few
+    seen: dict[str, list[str]] = {}
+    for name, ids in selected.items():
+        for test_id in ids:
+            seen.setdefault(test_id, []).append(name)
+    twice = {t: names for t, names in seen.items() if len(names) > 1}
+    assert not twice, f"{len(twice)} tests in more than one lane, e.g. {sorted(twice.items())[:5]}"
+    nowhere = everything - set(seen)
+    assert not nowhere, f"{len(nowhere)} tests in no lane, e.g. {sorted(nowhere)[:5]}"
+
+
+def test_every_lane_holds_tests(selected: dict[str, set[str]]) -> None:
+    """An empty lane is a marker spelled wrong (pytest would exit 5 and fail CI later)."""
+    assert all(selected[name] for name in selected if name != "all"), {
+        name: len(ids) for name, ids in selected.items()}
+
+
+def test_ci_runs_every_lane_and_only_through_the_lane_runner() -> None:
+    lanes = _lanes()
+    run = (ROOT / ".ci" / "run").read_text()
+    loop = next(line for line in run.splitlines() if line.startswith("for lane in "))
+    assert loop.split(" in ", 1)[1].rstrip("; do").split() == [lane.name for lane in lanes.LANES]
+    # A pytest run of its own in .ci/run would run tests a second time, outside any budget.
+    commands = [line for line in run.splitlines() if not line.lstrip().startswith("#")]
+    assert not [line for line in commands if "-m pytest" in line or line.startswith("pytest")]
+
+
+def test_a_lane_over_its_budget_fails_naming_the_budget_and_its_slowest(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Run for real with a command that sleeps past a one-second budget."""
+    lanes = _lanes()
+    script = tmp_path / "slow.sh"
+    script.write_text('sleep 2\nprintf "2\\tthe slow step\\n1\\tthe quick one\\n" '
+                      '>> "$XLAGUI_CI_STEPS"\n')
+    lane = lanes.Lane("slowpoke", budget_s=1, command=("bash", str(script)))
+    assert lanes.run(lane, lane.budget_s) == lanes.EXIT_OVER_BUDGET
+    said = capsys.readouterr().out
+    assert "slowpoke lane OVER BUDGET" in said and "over its budget of 1 s" in said
+    assert "the slow step 2 s; the quick one 1 s" in said
+    assert lanes.run(lane, 60) == 0  # the same lane within a budget passes
+    assert "slowpoke lane passed" in capsys.readouterr().out
