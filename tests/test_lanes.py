@@ -72,7 +72,8 @@ def test_ci_runs_every_lane_and_only_through_the_lane_runner() -> None:
     lanes = _lanes()
     run = (ROOT / ".ci" / "run").read_text()
     loop = next(line for line in run.splitlines() if line.startswith("for lane in "))
-    assert loop.split(" in ", 1)[1].rstrip("; do").split() == [lane.name for lane in lanes.LANES]
+    listed = loop.split(" in ", 1)[1].removesuffix("; do").split()
+    assert listed == [lane.name for lane in lanes.LANES]
     # A pytest run of its own in .ci/run would run tests a second time, outside any budget.
     commands = [line for line in run.splitlines() if not line.lstrip().startswith("#")]
     assert not [line for line in commands if "-m pytest" in line or line.startswith("pytest")]
@@ -93,3 +94,15 @@ def test_a_lane_over_its_budget_fails_naming_the_budget_and_its_slowest(
     assert "the slow step 2 s; the quick one 1 s" in said
     assert lanes.run(lane, 60) == 0  # the same lane within a budget passes
     assert "slowpoke lane passed" in capsys.readouterr().out
+
+
+def test_the_readme_names_every_lane_with_its_budget() -> None:
+    """The README's table of lanes says what .ci/lanes.py does: one row a lane, in order, each
+    with its budget in minutes."""
+    import re
+
+    lanes = _lanes()
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| (\S+) \| .* \| (\d+) min \|$", readme, flags=re.MULTILINE)
+    assert rows == [(lane.name, str(lane.budget_s // 60)) for lane in lanes.LANES]
+    assert all(lane.budget_s % 60 == 0 for lane in lanes.LANES)

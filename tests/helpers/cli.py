@@ -65,7 +65,8 @@ def real_comparison(root: Path) -> RealComparison:
     home.mkdir()
     tmp.mkdir()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("XLAGUI_", "XDG_"))}
-    env.update(HOME=str(home), TMPDIR=str(tmp), CUDA_VISIBLE_DEVICES="")
+    # The peak probe stays off, as in every test that does not ask for it (tests/conftest.py).
+    env.update(HOME=str(home), TMPDIR=str(tmp), CUDA_VISIBLE_DEVICES="", XLAGUI_PEAK_PROBE="off")
     result = cli("compare", str(data), "--epochs", "2", "--batch", "8", "--image-size", "48",
                  "--budget", "10", "--no-explain", "--out", str(out), cwd=root, env=env)
     return RealComparison(result, out, data, before, home, tmp)
