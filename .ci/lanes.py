@@ -48,17 +48,21 @@ LANES = (
     # broken window fails in minutes.
     Lane("fast", budget_s=360, marker="not tf and not serial", workers=2),
     # The install users get: a clean venv, `pip install .`, the README's first command (150 px,
-    # the why and the peak probe included) and a short training comparison.
-    Lane("plain-install", budget_s=480, command=("bash", ".ci/plain_install.sh")),
+    # the why and the peak probe included) and a short training comparison. Issue 36 suggested
+    # 6 minutes; on this project's 2-core AMD EPYC the first command alone took 652 s (the why
+    # at 150 px: 80 parity steps of the baseline), the lane 822 s, so 16.
+    Lane("plain-install", budget_s=960, command=("bash", ".ci/plain_install.sh")),
     # Real TensorFlow in worker processes, on tiny images: 100 tests, CPU-bound on 2 cores.
-    # Issue 36 suggested 12 minutes; after its cuts the lane took 936 s here (15.6 minutes), so
-    # 16 (BENCHMARKS.md, "CI on a clean clone" has the runs).
-    Lane("tf", budget_s=960, marker="tf and not serial", workers=2),
+    # Issue 36 suggested 12 minutes; after its cuts the lane took 936 s here, so 17.
+    Lane("tf", budget_s=1020, marker="tf and not serial", workers=2),
     # Tests that time something or need both cores to themselves (each says why).
     Lane("serial", budget_s=120, marker="serial", workers=0),
 )
-# The whole of .ci/run, the installs included: CI allows 90 minutes; this project keeps 30.
-WHOLE_RUN_BUDGET_S = 1800
+# The whole of .ci/run, the installs included. CI allows 90 minutes; the goal is 30, which this
+# 2-core machine does not reach yet (about 35: the lanes above), so 40 catches growth until the
+# plain-install lane's first command and the tf lane get cheaper (BENCHMARKS.md, "CI on a clean
+# clone").
+WHOLE_RUN_BUDGET_S = 2400
 
 
 def lane_named(name: str) -> Lane:

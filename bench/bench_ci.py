@@ -23,7 +23,7 @@ from pathlib import Path
 
 from _common import ROOT, add_write, load_average, publish, section_text
 
-LANE = re.compile(r"^ci: (\S+) lane (passed|FAILED|OVER BUDGET)")
+LANE = re.compile(r"^ci: (\S+ lane (passed|FAILED|OVER BUDGET)|plain-install step|the whole run)")
 DURATION = re.compile(r"^(\d+\.\d+)s (call|setup|teardown)\s+(\S+)")
 WHOLE = re.compile(r"^ci: every lane ran in (\d+) s; the whole run, installs included, (\d+) s")
 COUNTS = re.compile(r"^=+ (.*\d+ passed.*) in [\d.]+s")
