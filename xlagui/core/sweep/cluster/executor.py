@@ -114,12 +114,13 @@ def connect(ray: Any, address: str) -> bool:
         return False
     _reachable(address)
     runtime_env = {"py_modules": [xlagui], "excludes": ["__pycache__", "*.pyc"]}
+    # Ray 2.52+ token authentication: the head wants a token this process does not have
+    # (RAY_AUTH_TOKEN, RAY_AUTH_TOKEN_PATH or ~/.ray/auth_token). Older Rays have no such error.
+    wants_token = getattr(ray.exceptions, "AuthenticationError", ())
     try:
         ray.init(address=address, runtime_env=runtime_env, log_to_driver=False,
                  logging_level="WARNING", configure_logging=True, **_loopback_node(address))
-    except ray.exceptions.AuthenticationError as exc:
-        # Ray 2.52+ token authentication: the head wants a token this process does not have
-        # (RAY_AUTH_TOKEN, RAY_AUTH_TOKEN_PATH or ~/.ray/auth_token).
+    except wants_token as exc:
         raise RayConnectError(address, str(exc), RayRefusal.TOKEN) from None
     except (ConnectionError, RuntimeError, ValueError) as exc:
         raise RayConnectError(address, str(exc)) from None
