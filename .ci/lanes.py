@@ -72,12 +72,24 @@ def lane_named(name: str) -> Lane:
     raise SystemExit(f"no lane {name!r}: the lanes are {', '.join(x.name for x in LANES)}")
 
 
+# The pytest plugins a lane loads: the test extra's (pyproject.toml), named, and no other. CI
+# installs into whatever Python it is given, and a plugin that happens to be there is loaded by
+# pytest unasked (pytest-benchmark, on CI's machine, turns `-n 2` into a warning, and the
+# warning filter into an error before a test runs). PYTEST_DISABLE_PLUGIN_AUTOLOAD keeps them
+# out; these are loaded by hand. tests/test_lanes.py checks each belongs to the test extra.
+PLUGINS = ("pytestqt.plugin", "pytest_timeout")
+XDIST_PLUGIN = "xdist.plugin"
+
+
 def pytest_command(lane: Lane, junit: Path) -> list[str]:
     workers = min(lane.workers, os.cpu_count() or 1)
-    parallel = ["-n", str(workers), "--dist", "loadfile"] if workers > 1 else ["-p", "no:xdist"]
+    parallel = ["-p", XDIST_PLUGIN, "-n", str(workers), "--dist", "loadfile"] \
+        if workers > 1 else []
+    plugins = [arg for name in PLUGINS for arg in ("-p", name)]
     # XLAGUI_LANE_PYTEST_ARGS: more options, by hand (`--durations=0` to see every test's time).
     more = os.environ.get("XLAGUI_LANE_PYTEST_ARGS", "").split()
-    return [sys.executable, "-m", "pytest", "-m", lane.marker, *parallel, "--durations=25",
+    return [sys.executable, "-m", "pytest", "-m", lane.marker, *plugins, *parallel,
+            "--durations=25",
             *more, f"--junitxml={junit}", "-o", "junit_family=xunit2"]
 
 
@@ -103,7 +115,7 @@ def run(lane: Lane, budget_s: int) -> int:
     with tempfile.TemporaryDirectory(prefix="xlagui-lane-") as tmp:
         record = Path(tmp) / ("junit.xml" if lane.marker else "steps.tsv")
         command = list(lane.command) or pytest_command(lane, record)
-        env = dict(os.environ, XLAGUI_CI_STEPS=str(record))
+        env = dict(os.environ, XLAGUI_CI_STEPS=str(record), PYTEST_DISABLE_PLUGIN_AUTOLOAD="1")
         print(f"ci: {lane.name} lane: {' '.join(command)}", flush=True)
         start = time.monotonic()
         status = subprocess.run(command, cwd=ROOT, env=env, check=False).returncode

@@ -106,3 +106,54 @@ def test_the_readme_names_every_lane_with_its_budget() -> None:
     rows = re.findall(r"^\| (\S+) \| .* \| (\d+) min \|$", readme, flags=re.MULTILINE)
     assert rows == [(lane.name, str(lane.budget_s // 60)) for lane in lanes.LANES]
     assert all(lane.budget_s % 60 == 0 for lane in lanes.LANES)
+
+
+def test_a_lane_loads_the_test_extras_plugins_and_no_other() -> None:
+    """Every pytest plugin a lane loads comes from a distribution the test extra names: a lane
+    needs nothing the install did not bring."""
+    import tomllib
+    from importlib.metadata import packages_distributions
+
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+
+    lanes = _lanes()
+    extra = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"]["test"]
+    named = {canonicalize_name(Requirement(r).name) for r in extra}
+    owners = packages_distributions()
+    for plugin in (*lanes.PLUGINS, lanes.XDIST_PLUGIN):
+        dists = {canonicalize_name(d) for d in owners[plugin.split(".")[0]]}
+        assert dists & named, f"{plugin} comes from {dists}, not from the test extra"
+    command = lanes.pytest_command(lanes.lane_named("fast"), Path("junit.xml"))
+    loaded = [command[i + 1] for i, arg in enumerate(command) if arg == "-p"]
+    assert loaded == [*lanes.PLUGINS, lanes.XDIST_PLUGIN]
+
+
+def test_a_plugin_that_happens_to_be_installed_stays_out_of_a_lane(tmp_path: Path) -> None:
+    """CI installs into the Python it is given. A pytest plugin installed there (on CI's machine,
+    pytest-benchmark, which errs beside `-n 2`) is loaded by a bare `python -m pytest`, never
+    by a lane."""
+    import os
+
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "stray_plugin.py").write_text(
+        "def pytest_configure(config):\n    raise RuntimeError('a stray plugin was loaded')\n")
+    info = site / "stray_plugin-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: stray-plugin\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text("[pytest11]\nstray = stray_plugin\n")
+    env = {**_env(), "PYTHONPATH": os.pathsep.join(
+        [str(site), *filter(None, [os.environ.get("PYTHONPATH")])]),
+        "XLAGUI_LANE_PYTEST_ARGS": "--collect-only -q tests/test_lanes.py"}
+
+    bare = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q",
+                           "tests/test_lanes.py"], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=120, check=False)
+    assert bare.returncode != 0 and "a stray plugin was loaded" in bare.stdout + bare.stderr
+    lane = subprocess.run([sys.executable, str(ROOT / ".ci" / "lanes.py"), "run", "fast"],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
+                          check=False)
+    assert lane.returncode == 0, lane.stdout[-2000:] + lane.stderr[-2000:]
+    assert "fast lane passed" in lane.stdout
