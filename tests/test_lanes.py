@@ -111,14 +111,14 @@ def test_the_readme_names_every_lane_with_its_budget() -> None:
 def test_a_lane_loads_the_test_extras_plugins_and_no_other() -> None:
     """Every pytest plugin a lane loads comes from a distribution the test extra names: a lane
     needs nothing the install did not bring."""
-    import tomllib
     from importlib.metadata import packages_distributions
 
     from packaging.requirements import Requirement
     from packaging.utils import canonicalize_name
 
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+, as CI
     lanes = _lanes()
-    extra = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
+    extra = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"][
         "optional-dependencies"]["test"]
     named = {canonicalize_name(Requirement(r).name) for r in extra}
     owners = packages_distributions()
