@@ -65,10 +65,16 @@ def driver_env() -> dict[str, str]:
     return {"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": TOKEN}
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+def free_ports(count: int) -> list[int]:
+    """`count` different free ports: every socket is held open until all are chosen (one port
+    at a time, the system once handed the same number to two of a head's components)."""
+    with contextlib.ExitStack() as held:
+        ports = []
+        for _ in range(count):
+            s = held.enter_context(socket.socket())
+            s.bind(("127.0.0.1", 0))
+            ports.append(int(s.getsockname()[1]))
+        return ports
 
 
 @contextlib.contextmanager
@@ -77,15 +83,15 @@ def ray_head(num_cpus: int = 2, object_store_bytes: int = 100 * 1024 * 1024) -> 
     # Short: Ray's Unix sockets live under the temporary folder (a socket path has ~107 bytes).
     temp_dir = Path(tempfile.mkdtemp(prefix="xr", dir="/tmp"))
     log = temp_dir / "head.log"
-    port = free_port()
+    port, client, agent, metrics, runtime_env, node_manager, object_manager = free_ports(7)
     command = [
         sys.executable, "-m", "ray.scripts.scripts", "start", "--head", "--block",
         f"--temp-dir={temp_dir}", f"--port={port}", f"--num-cpus={num_cpus}", "--num-gpus=0",
         f"--object-store-memory={object_store_bytes}", "--include-dashboard=false",
         "--disable-usage-stats", f"--node-ip-address={LOOPBACK}",
-        f"--ray-client-server-port={free_port()}", f"--dashboard-agent-listen-port={free_port()}",
-        f"--metrics-export-port={free_port()}", f"--runtime-env-agent-port={free_port()}",
-        f"--node-manager-port={free_port()}", f"--object-manager-port={free_port()}",
+        f"--ray-client-server-port={client}", f"--dashboard-agent-listen-port={agent}",
+        f"--metrics-export-port={metrics}", f"--runtime-env-agent-port={runtime_env}",
+        f"--node-manager-port={node_manager}", f"--object-manager-port={object_manager}",
         *_worker_ports(),
     ]
     with log.open("wb") as out:
@@ -120,13 +126,14 @@ def ray_node(head: RayHead, num_cpus: int, env: dict[str, str] | None = None
     group), with `env` added to its processes' environment; stopped after, as the head is."""
     temp_dir = Path(tempfile.mkdtemp(prefix="xn", dir="/tmp"))
     log = temp_dir / "node.log"
+    agent, metrics, runtime_env, node_manager, object_manager = free_ports(5)
     command = [
         sys.executable, "-m", "ray.scripts.scripts", "start", f"--address={head.address}",
         "--block", f"--temp-dir={temp_dir}", f"--num-cpus={num_cpus}", "--num-gpus=0",
         "--object-store-memory=80000000", "--disable-usage-stats",
-        f"--node-ip-address={LOOPBACK}", f"--dashboard-agent-listen-port={free_port()}",
-        f"--metrics-export-port={free_port()}", f"--runtime-env-agent-port={free_port()}",
-        f"--node-manager-port={free_port()}", f"--object-manager-port={free_port()}",
+        f"--node-ip-address={LOOPBACK}", f"--dashboard-agent-listen-port={agent}",
+        f"--metrics-export-port={metrics}", f"--runtime-env-agent-port={runtime_env}",
+        f"--node-manager-port={node_manager}", f"--object-manager-port={object_manager}",
         *_worker_ports(),
     ]
     with log.open("wb") as out:

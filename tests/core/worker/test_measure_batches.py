@@ -54,9 +54,12 @@ def no_quiet_wait(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_a_block_trains_the_batches_asked_and_says_them(spe: int, asked: int, calls: int,
                                                         batches: int) -> None:
     s, model, _setup = stepper(spe)
-    event = timed_block(s, WorkerCommand(Command.BLOCK, steps=asked, seq=1))
+    event = timed_block(s, WorkerCommand(Command.BLOCK, steps=asked, seq=1), busy_percent=10)
     assert (model.calls, model.batches) == (calls, batches)
     assert event.steps == batches == s.steps_done
+    # What else used the machine was read over the block, on this machine's cores.
+    assert event.interference is not None and event.interference.cores >= 1
+    assert event.interference.seconds >= event.seconds
 
 
 def test_warm_up_times_per_batch_and_catch_up_counts_batches() -> None:

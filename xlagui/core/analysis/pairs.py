@@ -34,6 +34,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from xlagui.core.analysis.accuracy import AccuracyVerdict
+from xlagui.core.analysis.busy import MachineLoad
 
 # The recommendation's records live in `recommendation`; kept importable from here.
 from xlagui.core.analysis.recommendation import PassedOver as PassedOver
@@ -41,6 +42,7 @@ from xlagui.core.analysis.recommendation import Recommendation as Recommendation
 from xlagui.core.analysis.recommendation import RecommendationKind as RecommendationKind
 from xlagui.core.analysis.walsh import WalshSelector
 from xlagui.core.protocol.identity import Role, StopReason
+from xlagui.core.protocol.jsoncodec import decode
 from xlagui.core.protocol.problems import Problem
 
 # hyperfine's src/outlier_detection.rs: 1.4826 converts the MAD into a standard deviation, and a
@@ -260,6 +262,9 @@ class Pair:
     seq: int
     baseline_step_seconds: float
     arm_step_seconds: float
+    # Something else used the machine beyond the threshold during either block
+    # (`xlagui.core.analysis.busy.counted` sets such rounds aside).
+    disturbed: bool = False
 
     @property
     def ratio(self) -> float:
@@ -347,6 +352,10 @@ class ArmResult:
     # `xlagui.core.analysis.accuracy.AccuracyKind`: what the accuracy verdict is
     accuracy_kind: str = ""
     nonfinite_losses: int = 0
+    # Rounds set aside because something else used the machine (`busy.counted`); `busy`: too
+    # few were left, so the estimate counts them and is marked measured on a busy machine.
+    disturbed_pairs: int = 0
+    busy: bool = False
 
     @property
     def speedup(self) -> float | None:
@@ -401,6 +410,9 @@ class InstrumentCheck:
     val_accuracy: float | None = None
     baseline_val_accuracy: float | None = None
     accuracy_kind: str = ""
+    # As an arm's (`ArmResult.busy`): the check counted rounds something else disturbed.
+    disturbed_pairs: int = 0
+    busy: bool = False
     covers_one: bool = field(init=False)  # kept in the JSON beside the figures it follows from
 
     def __post_init__(self) -> None:
@@ -413,7 +425,8 @@ class InstrumentCheck:
         return cls(ratio=d["ratio"], low=d.get("low"), high=d.get("high"), pairs=d["pairs"],
                    val_accuracy=d.get("val_accuracy"),
                    baseline_val_accuracy=d.get("baseline_val_accuracy"),
-                   accuracy_kind=d.get("accuracy_kind", ""))
+                   accuracy_kind=d.get("accuracy_kind", ""),
+                   disturbed_pairs=d.get("disturbed_pairs", 0), busy=d.get("busy", False))
 
 
 @dataclass
@@ -440,6 +453,20 @@ class InterleavedSummary:
     # Every arm against the baseline (the XLA side included), in the order measured.
     arms: list[ArmResult] = field(default_factory=list)
     check: InstrumentCheck | None = None  # with --check: the A/A check, never an arm
+    # Each round's pair disturbed or not (in `pair_ratios`' order), how many were set aside,
+    # and what else used the machine over the whole measurement (`busy.machine_load`).
+    pair_disturbed: list[bool] = field(default_factory=list)
+    # Each round counted by the estimate or not (`busy.counted`; [] in a comparison saved before:
+    # every round counted).
+    pair_counted: list[bool] = field(default_factory=list)
+    disturbed_pairs: int = 0
+    machine: MachineLoad | None = None
+
+    @property
+    def counted_ratios(self) -> list[float]:
+        """The rounds' ratios the estimate counts."""
+        flags = self.pair_counted or [True] * len(self.pair_ratios)
+        return [r for r, kept in zip(self.pair_ratios, flags, strict=True) if kept]
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -447,6 +474,8 @@ class InterleavedSummary:
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> InterleavedSummary:
         d = dict(d)
+        if d.get("machine") is not None:
+            d["machine"] = decode(MachineLoad, d["machine"], "comparison.interleaved.machine")
         for side in (Role.BASELINE, Role.XLA):
             if d.get(side) is not None:
                 d[side] = ArmTiming(**d[side])

@@ -190,7 +190,7 @@ def _arm_result(entry: RunEntry, base: _Baseline, runs: Sequence[RunEntry],
     nonfinite = sum(1 for e in entry.events if isinstance(e, BlockEvent) and e.loss is None)
     problems = _arm_problems(entry, runs)
     adjusted = (
-        estimate_ratio(s.pair_ratios, 1 - (1 - CONFIDENCE) / base.arms) if s.pair_ratios
+        estimate_ratio(s.counted_ratios, 1 - (1 - CONFIDENCE) / base.arms) if s.counted_ratios
         else None
     )
     baseline_side, arm_side = base.held_against(
@@ -222,6 +222,8 @@ def _arm_result(entry: RunEntry, base: _Baseline, runs: Sequence[RunEntry],
         accuracy=verdict,
         accuracy_kind=verdict.kind.value,
         nonfinite_losses=nonfinite,
+        disturbed_pairs=s.disturbed_pairs,
+        busy=s.machine is not None and s.machine.busy,
     )
 
 
@@ -260,7 +262,8 @@ def instrument_check(measure_runs: Sequence[RunEntry]) -> InstrumentCheck | None
     )
     return InstrumentCheck(ratio=s.ratio, low=s.low, high=s.high, pairs=s.pairs,
                            val_accuracy=acc.arm, baseline_val_accuracy=acc.baseline,
-                           accuracy_kind=acc.kind.value)
+                           accuracy_kind=acc.kind.value, disturbed_pairs=s.disturbed_pairs,
+                           busy=s.machine is not None and s.machine.busy)
 
 
 def recommendable(a: ArmResult) -> bool:

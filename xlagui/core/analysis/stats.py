@@ -23,9 +23,19 @@ from xlagui.core.protocol.modes import XlaMode
 from xlagui.core.protocol.problems import Problem, ProblemKind, xla_problem
 
 
-def steady_epochs(epoch_seconds: Sequence[float]) -> list[float]:
-    """The epochs after the first: the first one pays for tracing, compiling and warm-up."""
-    return list(epoch_seconds[1:])
+def steady_epochs(epoch_seconds: Sequence[float],
+                  disturbed: Sequence[int] = ()) -> list[float]:
+    """The epochs after the first (it pays for tracing, compiling and warm-up) that nothing
+    else disturbed (`disturbed`: 1-based epoch numbers, `EpochEvent.interference`). When every
+    later epoch was disturbed, all of them: the run then says it was measured on a busy
+    machine (`RunSummary.disturbed_epochs`)."""
+    later = list(enumerate(epoch_seconds[1:], start=2))
+    calm = [s for n, s in later if n not in set(disturbed)]
+    return calm or [s for _, s in later]
+
+
+def _steady(summary: RunSummary) -> list[float]:
+    return steady_epochs(summary.epoch_seconds, summary.disturbed_epochs)
 
 
 def summarize_epochs(
@@ -33,7 +43,9 @@ def summarize_epochs(
 ) -> RunSummary:
     """The timing and metric part of a run's summary, in `into` (its other fields kept)."""
     secs = [e.epoch_seconds for e in epochs]
-    steady = steady_epochs(secs)
+    disturbed = tuple(e.epoch for e in epochs
+                      if e.interference is not None and e.interference.disturbed)
+    steady = steady_epochs(secs, disturbed)
     last = epochs[-1] if epochs else None
     median = statistics.median(steady) if steady else None
     return replace(
@@ -49,6 +61,7 @@ def summarize_epochs(
         compile_overhead_seconds=(secs[0] - median) if median is not None else None,
         epoch_seconds=tuple(secs),
         cumulative_seconds=tuple(e.cumulative_seconds for e in epochs),
+        disturbed_epochs=disturbed,
         final_loss=last.loss if last else None,
         final_accuracy=last.accuracy if last else None,
         final_val_loss=last.val_loss if last else None,
@@ -400,8 +413,8 @@ def _epoch_figures(c: Comparison, base: Sequence[RunRecord], xla: Sequence[RunRe
         c.speedup_epochs = ratio_interval(base_known, xla_known, IntervalBasis.REPEATS,
                                           min(len(base), len(xla)))
     else:
-        b_ep = [v for r in base for v in steady_epochs(r.summary.epoch_seconds)]
-        x_ep = [v for r in xla for v in steady_epochs(r.summary.epoch_seconds)]
+        b_ep = [v for r in base for v in _steady(r.summary)]
+        x_ep = [v for r in xla for v in _steady(r.summary)]
         if b_ep and x_ep:
             c.speedup_epochs = ratio_interval(b_ep, x_ep, IntervalBasis.EPOCHS)
         else:

@@ -10,20 +10,33 @@ import math
 from collections.abc import Sequence
 
 from xlagui.core.analysis import pairs
+from xlagui.core.analysis.busy import counted as counted_rounds
+from xlagui.core.analysis.busy import machine_load
 from xlagui.core.protocol.events import BlockEvent, CompiledEvent, Event, WarmupEvent
 from xlagui.core.protocol.identity import Role
 
 
 def pair_up(baseline: Sequence[Event], arm: Sequence[Event]) -> list[pairs.Pair]:
-    """The rounds both sides completed, as per-step times."""
+    """The rounds both sides completed, as per-step times, each disturbed when either block
+    was (`BlockEvent.disturbed`)."""
     base = {e.seq: e for e in baseline if isinstance(e, BlockEvent) and e.steps > 0}
     out = []
     for e in arm:
         if isinstance(e, BlockEvent) and e.steps > 0 and e.seq in base:
             b = base[e.seq]
             if b.seconds > 0 and e.seconds > 0:
-                out.append(pairs.Pair(e.seq, b.seconds / b.steps, e.seconds / e.steps))
+                out.append(pairs.Pair(e.seq, b.seconds / b.steps, e.seconds / e.steps,
+                                      disturbed=b.disturbed or e.disturbed))
     return out
+
+
+def counted_pairs(baseline: Sequence[Event], arm: Sequence[Event]
+                  ) -> tuple[list[pairs.Pair], list[pairs.Pair], bool]:
+    """Every round both sides completed, the rounds an estimate counts (`busy.counted`: the
+    undisturbed ones while there are enough), and whether it had to count disturbed ones."""
+    matched = pair_up(baseline, arm)
+    counted, busy = counted_rounds(matched, pairs.MIN_PAIRS_FOR_INTERVAL)
+    return matched, counted, busy
 
 
 def arm_timing(arm: str, xla_mode: str, events: Sequence[Event]) -> pairs.ArmTiming:
@@ -64,7 +77,7 @@ def summarize(
 ) -> pairs.InterleavedSummary:
     """The interleaved summary of one arm against the baseline, from the two event streams
     alone (a replayed recording gives exactly the live figures)."""
-    matched = pair_up(baseline[1], arm[1])
+    matched, kept, busy = counted_pairs(baseline[1], arm[1])
     ratios = [p.ratio for p in matched]
     s = pairs.InterleavedSummary(
         stopped_by=stopped_by,
@@ -75,13 +88,17 @@ def summarize(
         xla=arm_timing(Role.XLA, arm[0], arm[1]),
         pair_ratios=ratios,
         outlier_flags=pairs.outlier_flags([math.log(r) for r in ratios]),
+        pair_disturbed=[p.disturbed for p in matched],
+        pair_counted=[id(p) in {id(k) for k in kept} for p in matched],
+        disturbed_pairs=sum(p.disturbed for p in matched),
+        machine=machine_load([baseline[1], arm[1]], busy),
     )
     steps = {e.steps for e in arm[1] if isinstance(e, BlockEvent)}
     s.block_steps = max(steps) if steps else 0
     base_steps = {e.steps for e in baseline[1] if isinstance(e, BlockEvent)}
     s.baseline_block_steps = max(base_steps) if base_steps else 0
-    if ratios:
-        est = pairs.estimate_ratio(ratios)
+    if kept:
+        est = pairs.estimate_ratio([p.ratio for p in kept])
         s.ratio, s.low, s.high = est.ratio, est.low, est.high
         s.pairs, s.outliers, s.half_width = est.pairs, est.outliers, est.half_width
     return s

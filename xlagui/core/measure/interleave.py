@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from xlagui.core.analysis import pairs
-from xlagui.core.analysis.summary import pair_up
+from xlagui.core.analysis.summary import counted_pairs
 from xlagui.core.measure.transports.base import Transport
 from xlagui.core.measure.transports.local import LOCAL
 from xlagui.core.measure.worker_process import Stopped, WorkerGone, WorkerProcess
@@ -413,8 +413,10 @@ def catch_up_steps(
 def _estimate(
     baseline: Sequence[BlockEvent], arm: Sequence[BlockEvent]
 ) -> pairs.RatioEstimate | None:
-    ratios = [p.ratio for p in pair_up(baseline, arm)]
-    return pairs.estimate_ratio(ratios) if ratios else None
+    # The rounds the recorded summary will count (`summary.counted_pairs`): measuring goes on
+    # while the undisturbed ones are too few or too spread, within the budget.
+    _, kept, _ = counted_pairs(baseline, arm)
+    return pairs.estimate_ratio([p.ratio for p in kept]) if kept else None
 
 
 def _widest(estimates: Sequence[pairs.RatioEstimate | None]) -> pairs.RatioEstimate | None:

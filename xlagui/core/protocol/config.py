@@ -175,6 +175,9 @@ class RunConfig:
     # (no training runs afterwards).
     budget_seconds: int = DEFAULTS["budget_seconds"]
     target_percent: float = DEFAULTS["target_percent"]
+    # A timed block or epoch during which anything else used more than this percentage of the
+    # machine's cores is disturbed: set aside from the estimate (`protocol.interference`).
+    busy_percent: int = DEFAULTS["busy_percent"]
     quick: bool = DEFAULTS["quick"]
     # Arms measured besides the baseline and the XLA side (`jit+bf16`, `bf16`, ...; see
     # `xlagui.core.protocol.arms`), canonical names in the order asked.
@@ -234,6 +237,8 @@ class RunConfig:
         object.__setattr__(
             self, "budget_seconds", RANGES["budget_seconds"].check("budget", self.budget_seconds)
         )
+        object.__setattr__(self, "busy_percent", RANGES["busy_percent"].check(
+            "busy percentage", self.busy_percent))
         low, high = TARGET_PERCENT_RANGE
         try:
             target = float(self.target_percent)

@@ -29,6 +29,7 @@ from xlagui.core.protocol.arms import record_arm, record_fields
 from xlagui.core.protocol.compiles import Compilation, CompileReason, StepFunction
 from xlagui.core.protocol.config import ModelChoice, RunConfig
 from xlagui.core.protocol.identity import Command, EventType, WorkerMode, as_variant
+from xlagui.core.protocol.interference import Interference
 from xlagui.core.protocol.jsoncodec import JSONObject, decode, plain_object
 from xlagui.core.protocol.jsoncodec import ProtocolError as ProtocolError  # the protocol's error
 from xlagui.core.protocol.modes import XlaMode
@@ -71,13 +72,17 @@ class RunSummary:
     epochs_done: int = 0
     total_seconds: float | None = None
     first_epoch_seconds: float | None = None
-    steady_epoch_seconds: float | None = None  # median of the epochs after the first
+    # median of the epochs after the first, those disturbed left out
+    steady_epoch_seconds: float | None = None
     steady_epoch_stdev: float | None = None
     steady_epoch_min: float | None = None
     steady_epoch_max: float | None = None
     compile_overhead_seconds: float | None = None  # first epoch beyond a steady one
     epoch_seconds: tuple[float, ...] = ()
     cumulative_seconds: tuple[float, ...] = ()
+    # Epochs (1-based) during which something else used the machine beyond the run's
+    # `busy_percent`: not counted as steady (`xlagui.core.analysis.stats.steady_epochs`).
+    disturbed_epochs: tuple[int, ...] = ()
     final_loss: float | None = None
     final_accuracy: float | None = None
     final_val_loss: float | None = None  # also of a measuring worker, after its steps
@@ -192,6 +197,8 @@ class EpochEvent(Event):
     val_accuracy: float | None = None
     epoch_seconds: float = 0.0  # training and validation of this epoch
     cumulative_seconds: float = 0.0  # sum of epoch_seconds so far
+    # What else used the machine during the epoch (None: a stream from before it was read).
+    interference: Interference | None = None
 
 
 @dataclass
@@ -218,6 +225,13 @@ class BlockEvent(Event):
     # `xlagui.core.worker.measure.wait_until_quiet`), so their leftovers do not land in another
     # arm's block
     quiet_seconds: float = 0.0
+    # What else used the machine during the timed stretch (None: a stream from before it was
+    # read); a disturbed block's round is set aside (`xlagui.core.analysis.summary.pair_up`).
+    interference: Interference | None = None
+
+    @property
+    def disturbed(self) -> bool:
+        return self.interference is not None and self.interference.disturbed
 
 
 @dataclass

@@ -47,6 +47,9 @@ RANGES: dict[str, Range] = {
     "seed": Range(0, 2**31 - 1),
     "holdout_percent": Range(5, 50),
     "budget_seconds": Range(10, 3600),
+    # What else may use the machine's cores during a timed block or epoch before it counts as
+    # disturbed (`xlagui.core.protocol.interference`), in percent.
+    "busy_percent": Range(1, 100),
 }
 # Each arm measured besides the first adds this much to the default speed budget: every arm
 # needs pairs of its own, and the rounds are shared. At 150 px on 2 cores, with jit and bf16,
@@ -79,4 +82,8 @@ DEFAULTS: dict[str, Any] = {
     "target_percent": 3.0,
     "quick": False,
     "arms": (),
+    # Calibrated on this project's 2-core machine: quiet, anything else used 0.3–1.5% of the
+    # cores in a block; beside one busy core, 29–34% (BENCHMARKS.md, "What a busy machine looks
+    # like"). 10 sits between them with room on either side.
+    "busy_percent": 10,
 }

@@ -14,6 +14,7 @@ from typing import Any
 
 from xlagui import __version__
 from xlagui.core.analysis.accuracy import chance_level
+from xlagui.core.analysis.busy import MachineLoad, machine_load
 from xlagui.core.analysis.compiles import extra_compiles
 from xlagui.core.analysis.efficiency import compute as efficiency
 from xlagui.core.analysis.pairs import InterleavedSummary
@@ -112,6 +113,14 @@ class ComparisonReport:
             measuring_seconds=m.measuring_seconds,
         )
 
+    def machine_load(self, s: InterleavedSummary) -> MachineLoad:
+        """What else used the machine over every measuring worker's blocks; busy when any
+        estimate (an arm's, the A/A check's) had to count disturbed rounds."""
+        busy = any(a.busy for a in s.arms) or (s.check is not None and s.check.busy) or (
+            s.machine is not None and s.machine.busy)
+        return machine_load([r.events for r in self.measure_runs], busy,
+                            busy_percent=self.config.busy_percent)
+
     def recompute(self) -> Comparison:
         counts = self.dataset.get("counts")
         class_count = len(self.dataset.get("class_names") or []) or 2
@@ -129,6 +138,7 @@ class ComparisonReport:
                 parity=parity_of(self.inspect_runs),
             )
             c.interleaved.check = instrument_check(self.measure_runs)
+            c.interleaved.machine = self.machine_load(c.interleaved)
             if len(c.interleaved.arms) > 1:
                 c.recommendation = recommendation(c.interleaved.arms)
                 c.recommended_arm = c.recommendation.arm if c.recommendation else None

@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from xlagui.core.machine.interference import busiest_processes, interference_between, read_cpu
 from xlagui.core.protocol.compiles import StepFunction
 from xlagui.core.protocol.events import (
     BlockEvent,
@@ -58,7 +59,7 @@ def measure(
             if command.cmd is Command.WARMUP:
                 sink.emit(warm_up(stepper, command.steps))
             elif command.cmd is Command.BLOCK:
-                sink.emit(timed_block(stepper, command))
+                sink.emit(timed_block(stepper, command, spec.config.busy_percent))
             elif command.cmd is Command.FINISH:
                 summary = finish_measuring(stepper, setup, cancel, command.steps)
                 setup.compiles.flush()
@@ -140,16 +141,19 @@ def warm_up(stepper: Stepper, steps: int) -> WarmupEvent:
     return WarmupEvent(first_step_seconds=first, warm_step_seconds=warm)
 
 
-def timed_block(stepper: Stepper, command: WorkerCommand) -> BlockEvent:
+def timed_block(stepper: Stepper, command: WorkerCommand, busy_percent: float) -> BlockEvent:
     """`command.steps` batches (rounded up to whole calls) timed as one stretch, synced once
-    at its end; the event says the batches trained."""
+    at its end; the event says the batches trained, and what else used the machine meanwhile
+    (disturbed above `busy_percent`: then the busiest processes are named, untimed)."""
     calls = max(1, stepper.calls(command.steps))
+    before = read_cpu()
     t0 = time.perf_counter()
     logs = None
     for _ in range(calls):
         logs = stepper.step()
     loss = stepper.synced(logs)
     seconds = time.perf_counter() - t0
+    interference = interference_between(before, read_cpu(), busy_percent, busiest_processes)
     quiet = wait_until_quiet()
     return BlockEvent(
         seq=command.seq,
@@ -157,6 +161,7 @@ def timed_block(stepper: Stepper, command: WorkerCommand) -> BlockEvent:
         seconds=seconds,
         loss=loss,
         quiet_seconds=quiet,
+        interference=interference,
     )
 
 

@@ -14,6 +14,12 @@ from typing import Any
 
 from xlagui.core.analysis import accuracy
 from xlagui.core.analysis.stats import summarize_epochs
+from xlagui.core.machine.interference import (
+    CpuReading,
+    busiest_processes,
+    interference_between,
+    read_cpu,
+)
 from xlagui.core.protocol.compiles import StepFunction
 from xlagui.core.protocol.events import (
     BatchEvent,
@@ -24,6 +30,7 @@ from xlagui.core.protocol.events import (
 )
 from xlagui.core.protocol.identity import WorkerMode
 from xlagui.core.protocol.omissions import Omission, OmissionKind
+from xlagui.core.protocol.ranges import DEFAULTS
 from xlagui.core.protocol.spec import RunSpec
 from xlagui.core.worker import tensorboard as tboard
 from xlagui.core.worker.errors import error_message
@@ -46,6 +53,10 @@ class TrainState:
         self.epoch_t0 = 0.0
         self.cumulative = 0.0
         self.last_batch_emit = 0.0
+        # What else used the machine: read when each epoch begins and ends (see
+        # `xlagui.core.protocol.interference`); the run's `RunConfig.busy_percent`.
+        self.busy_percent: float = DEFAULTS["busy_percent"]
+        self.epoch_cpu: CpuReading | None = None
 
 
 def make_callback(sink: EventSink, cancel: threading.Event, state: TrainState) -> Any:
@@ -55,6 +66,7 @@ def make_callback(sink: EventSink, cancel: threading.Event, state: TrainState) -
     class EventCallback(keras.callbacks.Callback):  # type: ignore[misc]  # Keras is untyped
         def on_epoch_begin(self, epoch: int, logs: Any = None) -> None:
             state.epoch = epoch + 1
+            state.epoch_cpu = read_cpu()
             state.epoch_t0 = time.perf_counter()
             state.last_batch_emit = 0.0
 
@@ -85,6 +97,10 @@ def make_callback(sink: EventSink, cancel: threading.Event, state: TrainState) -
 def _epoch_done(sink: EventSink, state: TrainState, epoch: int, logs: dict[str, Any]) -> None:
     secs = time.perf_counter() - state.epoch_t0
     state.cumulative += secs
+    interference = (
+        interference_between(state.epoch_cpu, read_cpu(), state.busy_percent, busiest_processes)
+        if state.epoch_cpu is not None else None
+    )
 
     def metric(key: str) -> float | None:
         return float(logs[key]) if key in logs else None
@@ -97,6 +113,7 @@ def _epoch_done(sink: EventSink, state: TrainState, epoch: int, logs: dict[str, 
         val_accuracy=metric("val_accuracy"),
         epoch_seconds=secs,
         cumulative_seconds=state.cumulative,
+        interference=interference,
     )
     state.epochs.append(ev)
     state.epochs_done = epoch + 1
@@ -110,6 +127,7 @@ def train(
 ) -> None:
     """Fit the configured epochs, streaming events; end with `finished` or `cancelled`."""
     state.steps = setup.datasets.steps_per_epoch
+    state.busy_percent = spec.config.busy_percent
     state.writer = (
         tboard.ScalarWriter(spec.tensorboard_dir, setup.tf.summary)
         if spec.tensorboard_dir

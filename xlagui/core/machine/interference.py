@@ -1,0 +1,109 @@
+"""Reading what else uses the machine (psutil, on the host where the worker runs): a
+`CpuReading` before and after a timed stretch gives its `Interference`
+(`xlagui.core.protocol.interference`), and `busiest_processes` names who took the time.
+
+A reading costs about 0.1 ms (two small reads), so every block and every epoch takes one at each
+end. Naming processes walks every process (10 ms for 70 of them, more on a desktop), so it is
+done only after a stretch found disturbed, outside the timed stretch, over `NAMING_SECONDS`.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from xlagui.core.protocol.interference import (
+    BUSIEST_COUNT,
+    NAMED_ABOVE_SHARE,
+    Interference,
+    ProcessShare,
+    is_disturbed,
+)
+
+NAMING_SECONDS = 0.25
+
+
+@dataclass(frozen=True)
+class CpuReading:
+    """The machine's CPU seconds so far, summed over its cores: `busy` (everything but idle
+    and I/O wait; steal included), `steal` (a VM's hypervisor), and `own`: this process's
+    (all its threads); `wall` is the monotonic clock."""
+
+    wall: float
+    busy: float
+    steal: float
+    own: float
+    cores: int
+
+
+def read_cpu() -> CpuReading:
+    import psutil  # lazy: keeps psutil off the window's start-up
+
+    t = psutil.cpu_times()
+    fields = t._asdict()
+    # psutil's own busy time: the sum less idle and I/O wait; on Linux guest time is already
+    # in user (and guest_nice in nice), so it is taken out once.
+    total = sum(fields.values()) - fields.get("guest", 0.0) - fields.get("guest_nice", 0.0)
+    busy = total - t.idle - fields.get("iowait", 0.0)
+    mine = psutil.Process().cpu_times()
+    return CpuReading(wall=time.monotonic(), busy=busy, steal=fields.get("steal", 0.0),
+                      own=mine.user + mine.system, cores=psutil.cpu_count() or 1)
+
+
+def interference_between(before: CpuReading, after: CpuReading, busy_percent: float,
+                         busiest: Callable[[], list[ProcessShare]] | None = None
+                         ) -> Interference:
+    """What else used the machine between two readings, as shares of its cores; `busiest`
+    (called only when the stretch was disturbed) names the processes."""
+    seconds = max(after.wall - before.wall, 0.0)
+    capacity = seconds * max(after.cores, 1)
+    if capacity <= 0:
+        return Interference(seconds=seconds, cores=after.cores)
+
+    def share(x: float) -> float:
+        return min(max(x / capacity, 0.0), 1.0)
+
+    own = after.own - before.own
+    other = share(after.busy - before.busy - own)
+    disturbed = is_disturbed(other, busy_percent)
+    return Interference(
+        seconds=seconds,
+        cores=after.cores,
+        other_share=other,
+        steal_share=share(after.steal - before.steal),
+        own_share=share(own),
+        disturbed=disturbed,
+        busiest=busiest() if disturbed and busiest is not None else [],
+    )
+
+
+def busiest_processes(seconds: float = NAMING_SECONDS, count: int = BUSIEST_COUNT,
+                      exclude: frozenset[int] | None = None) -> list[ProcessShare]:
+    """The processes that used most of the machine over the next `seconds` (this one left
+    out), busiest first, each above `NAMED_ABOVE_SHARE` of its cores."""
+    import psutil  # lazy: see `read_cpu`
+
+    skip = exclude if exclude is not None else frozenset({os.getpid()})
+
+    def snapshot() -> dict[int, tuple[str, float]]:
+        out = {}
+        for p in psutil.process_iter(["name", "cpu_times"]):
+            times = p.info.get("cpu_times")
+            if p.pid in skip or times is None:
+                continue
+            out[p.pid] = (p.info.get("name") or "?", times.user + times.system)
+        return out
+
+    first = snapshot()
+    t0 = time.monotonic()
+    time.sleep(seconds)
+    second = snapshot()
+    capacity = max(time.monotonic() - t0, 1e-6) * (psutil.cpu_count() or 1)
+    shares = [
+        ProcessShare(name=name, pid=pid, share=(cpu - first[pid][1]) / capacity)
+        for pid, (name, cpu) in second.items() if pid in first
+    ]
+    shares = [s for s in shares if s.share > NAMED_ABOVE_SHARE]
+    return sorted(shares, key=lambda s: -s.share)[:count]
