@@ -3,6 +3,14 @@
 from __future__ import annotations
 
 import os
+
+# Set before anything imports xlagui. Two tests side by side (CI's 2 workers) are each other's
+# busy neighbour: the busy-machine rule (issue 37) would set every round aside and stretch each
+# measurement to its budget, so it is off (100%) unless a test sets `busy_percent` itself, and
+# so is the preflight's look before measuring (tests/core/machine, tests/cli test them).
+os.environ.setdefault("XLAGUI_BUSY_PERCENT", "100")
+os.environ.setdefault("XLAGUI_PREFLIGHT_SECONDS", "0")
+
 import subprocess
 from collections.abc import Iterator
 

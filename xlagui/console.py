@@ -39,6 +39,7 @@ from xlagui.present.errors import error_hint
 from xlagui.present.format import ARM_COLUMNS, arm_table, comparison_rows
 from xlagui.present.intervals import block_words, pairs_noun
 from xlagui.present.limits import efficiency_rows, limit_verdict
+from xlagui.present.machine_load import is_busy, load_lines
 from xlagui.present.notes import comparison_notes
 from xlagui.present.report import RUN_COLUMNS, run_name, run_rows, stopped_words
 from xlagui.present.sweep import arm_figure, cell_title, eta_words, reason_words
@@ -322,6 +323,9 @@ def print_summary(console: Console, report: ComparisonReport) -> None:
         console.print(a)
     colour = "green" if c.valid else "red"
     console.print(f"[bold {colour}]{verdict_sentence(c)}[/bold {colour}]")
+    busy = "bold yellow" if is_busy(c) else "dim"
+    for line in load_lines(c):
+        console.print(f"[{busy}]{escape(line)}[/{busy}]")
     stopped = stopped_words(report)
     if stopped:
         console.print(f"[bold yellow]{escape(stopped)}[/bold yellow]")

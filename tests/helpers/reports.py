@@ -23,6 +23,7 @@ from xlagui.core.protocol.events import (
     StartedEvent,
     WarmupEvent,
 )
+from xlagui.core.protocol.interference import Interference, ProcessShare
 from xlagui.core.protocol.record import RunEntry
 from xlagui.core.results.report import ComparisonReport, MeasurementRecord
 from xlagui.core.xla.evidence import XlaEvidence
@@ -35,6 +36,8 @@ DATASET = {
     "counts": {"train": {"african": 12, "asian": 12}, "test": {"african": 50, "asian": 50}},
 }
 STEPS = 10  # per block
+# The process a disturbed block names (`measure_entry`'s `others`).
+BUSY_SPINNER = ProcessShare(name="spinner", pid=4242, share=0.45)
 
 
 def arm_of(variant: str) -> Arm:
@@ -58,9 +61,11 @@ def read_back(arm: Arm) -> dict[str, object]:
 
 
 def measure_entry(index: int, variant: str, step: float, *, rounds: int = 8,
-                  jitter: float = 0.0, failed: bool = False) -> RunEntry:
+                  jitter: float = 0.0, failed: bool = False,
+                  others: Sequence[float] | None = None) -> RunEntry:
     """A measuring worker of `variant`: warmed up, then `rounds` blocks (none if `failed`:
-    it died after its warm-up)."""
+    it died after its warm-up); `others`: each round's share of the 2 cores something else
+    used (above 10%: disturbed, `BUSY_SPINNER` named), else nothing was read."""
     arm = arm_of(variant)
     run_id = f"m{index}-{variant}"
     draw = random.Random(f"{variant}-{rounds}-{jitter}")
@@ -78,8 +83,15 @@ def measure_entry(index: int, variant: str, step: float, *, rounds: int = 8,
                         arm.precision.value)
     for seq in range(rounds):
         scale = 1 + jitter * draw.uniform(-1, 1)
-        events.append(BlockEvent(t=3.0 + seq, seq=seq, steps=STEPS,
-                                 seconds=STEPS * step * scale, loss=0.5))
+        seconds = STEPS * step * scale
+        read = None
+        if others is not None:
+            busy = others[seq] > 0.10
+            read = Interference(seconds=seconds, cores=2, other_share=others[seq],
+                                own_share=0.9, disturbed=busy,
+                                busiest=[BUSY_SPINNER] if busy else [])
+        events.append(BlockEvent(t=3.0 + seq, seq=seq, steps=STEPS, seconds=seconds, loss=0.5,
+                                 interference=read))
     compiled = XlaEvidence(compiled=True, fusions=40) if arm.xla is not XlaMode.OFF else (
         XlaEvidence())
     events.append(FinishedEvent(t=4.0 + rounds, summary=RunSummary(
@@ -99,7 +111,8 @@ def training_entry(index: int, variant: str, epoch_seconds: Sequence[float]) -> 
 
 def comparison_report(*, arms: Sequence[str] = (), steps: dict[str, float] | None = None,
                       training: bool = False, failed: Sequence[str] = (), rounds: int = 8,
-                      jitter: float = 0.0) -> ComparisonReport:
+                      jitter: float = 0.0, others: Sequence[float] | None = None
+                      ) -> ComparisonReport:
     """The baseline (0.2 s a step) against XLA (0.1 s: 2× faster) and the other `arms`
     (`steps` says their seconds per step; 0.16 unless said), measured interleaved over
     `rounds` rounds; with `training`, one training run per arm too (the XLA side's epochs
@@ -108,11 +121,11 @@ def comparison_report(*, arms: Sequence[str] = (), steps: dict[str, float] | Non
     variants = ["baseline", "xla", *arms]
     report = ComparisonReport(
         config=RunConfig(epochs=3, batch_size=8, image_size=48, quick=not training,
-                         arms=tuple(arms)),
+                         arms=tuple(arms), busy_percent=10),
         dataset=dict(DATASET),
         measure_runs=[
             measure_entry(i, v, step.get(v, 0.16), rounds=rounds, jitter=jitter,
-                          failed=v in failed)
+                          failed=v in failed, others=others)
             for i, v in enumerate(variants, start=1)
         ],
         measurement=MeasurementRecord(stopped_by="budget", measuring_seconds=60.0,

@@ -66,6 +66,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         only=frozenset({Role(args.only)}) if args.only else None,
         target=target,
         summary_text=summary_markdown,
+        wait_quiet_seconds=args.wait_quiet,
     )
     state = TaskState()
     watcher = ConsoleWatcher(console, request, state, trained, events=args.events)
@@ -142,6 +143,7 @@ def compare_config(args: argparse.Namespace) -> RunConfig:
         drop_remainder=args.drop_remainder,
         budget_seconds=budget,
         target_percent=args.target,
+        busy_percent=args.busy_percent,
         quick=args.quick,
         arms=(args.arms,) if args.arms else (),
         check=args.check,

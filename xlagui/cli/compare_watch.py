@@ -16,6 +16,7 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, DownloadColumn, Progress, TaskID, TextColumn
 
 from xlagui.console import MeasureProgress, RichProgress, print_run_failure, print_summary
@@ -23,6 +24,7 @@ from xlagui.core.compare import CLOSING, ComparisonRequest, Phase, Watcher
 from xlagui.core.compare.phases import inspected_arms
 from xlagui.core.protocol.task import TaskState
 from xlagui.present.hosts import dataset_line, host_line
+from xlagui.present.machine_load import preflight_words
 from xlagui.present.verdicts import recommendation_sentence
 
 if TYPE_CHECKING:
@@ -30,6 +32,7 @@ if TYPE_CHECKING:
     from xlagui.core.machine.host import HostInfo
     from xlagui.core.measure.transports import PlacedDataset
     from xlagui.core.protocol.events import Event, ModelEvent
+    from xlagui.core.protocol.interference import Preflight
     from xlagui.core.protocol.record import RunEntry
     from xlagui.core.results.report import ComparisonReport
 
@@ -67,6 +70,14 @@ class ConsoleWatcher(Watcher):
     def _end_display(self) -> None:
         self._shown.close()
         self._display = None
+
+    def on_preflight(self, preflight: Preflight, final: bool) -> None:
+        """The machine before measuring: said when busy (and while waiting for it), and in
+        one dim line when quiet."""
+        style = "yellow" if preflight.busy else "dim"
+        self._end_display()
+        self.console.print(f"[{style}]{escape(preflight_words(preflight, final))}[/{style}]",
+                           soft_wrap=True)
 
     def on_phase(self, phase: Phase, report: ComparisonReport | None) -> None:
         self._phase = phase

@@ -69,6 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
     _scan_parser(sub)
     c = _compare_parser(sub)
     _measure_arguments(c)
+    _busy_machine_arguments(c)
     _model_and_output_arguments(c)
     _inspect_parser(sub)
     _models_parser(sub)
@@ -336,6 +337,28 @@ def _measure_arguments(c: argparse.ArgumentParser) -> None:
         "image in several classes: every copy), leakage (in training and test data: the test "
         "copy), duplicate (copies within a class: all but one); the folder is not changed "
         "(default: none, every file is used)",
+    )
+
+
+def _busy_machine_arguments(c: argparse.ArgumentParser) -> None:
+    """`compare` on a computer in use (issue 37): what counts as disturbed, and waiting."""
+    c.add_argument(
+        "--busy-percent",
+        type=int,
+        default=DEFAULTS["busy_percent"],
+        metavar="PERCENT",
+        help="a timed block or epoch during which anything else (other programs, the "
+        "hypervisor's steal) used more than this percentage of the machine's cores is "
+        "disturbed: set aside from the estimate, and an answer with too few undisturbed "
+        "rounds is marked as measured on a busy machine",
+    )
+    c.add_argument(
+        "--wait-quiet",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="when the machine is busy before measuring, wait up to this long for it to go "
+        "quiet (default: measure at once, and say so)",
     )
 
 

@@ -11,6 +11,7 @@ from xlagui.core.analysis.stats import NOT_COMPARED
 from xlagui.core.protocol.identity import Role
 from xlagui.present.format import DASH, created, runs_done
 from xlagui.present.intervals import pairs_noun
+from xlagui.present.machine_load import busy_mark, is_busy, load_lines
 from xlagui.present.report import history_title
 from xlagui.present.verdicts import history_verdict, recommendation_sentence
 
@@ -111,7 +112,10 @@ def verdict(item: HistoryItem) -> str:
     faster; bf16 no clear difference ★"); the whole sentence is `verdict_tip`'s. A comparison
     saved in words keeps its first sentence."""
     if item.comparison is not None:
-        return _brief(item.comparison)
+        brief = _brief(item.comparison)
+        i = item.comparison.interleaved
+        mark = busy_mark(i.machine if i is not None else None)
+        return f"{brief} ({mark})" if mark else brief
     words = item.saved_verdict
     return words.split(". ", 1)[0].rstrip(".") if words else "not compared"
 
@@ -120,6 +124,8 @@ def verdict_tip(item: HistoryItem) -> str:
     """The verdict in full, with the recommendation among the arms when there is one."""
     text = history_verdict(item)
     c = item.comparison
+    if is_busy(c):
+        text = "\n\n".join([text, *load_lines(c)])
     recommendation = recommendation_sentence(c.recommendation) if c is not None else ""
     return f"{text}\n\n{recommendation}" if text and recommendation else text or recommendation
 

@@ -20,6 +20,7 @@ from xlagui.core.protocol.identity import Role
 from xlagui.present import compiles, explain, limits, parity, verdicts
 from xlagui.present import format as fmt
 from xlagui.present import report as report_words
+from xlagui.present.machine_load import is_busy, load_lines
 from xlagui.present.notes import comparison_notes
 from xlagui.present.problems import comparison_problems
 from xlagui.present.why_data import WhyData, why_of
@@ -151,6 +152,8 @@ def _report_markdown(report: ComparisonReport, why: WhyData) -> str:
         lines += ["Not compared yet: no run finished.", ""]
     else:
         lines += [headline(c), "", fmt.question_verdict(c), ""]
+        for line in load_lines(c):
+            lines += [f"**{line}**" if is_busy(c) else line, ""]
         stopped = report_words.stopped_words(report)
         if stopped:
             lines += [f"**{stopped}**", ""]

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xlagui.core.sweep.cell import CellFailure, CellResult, CellStatus
-from xlagui.core.sweep.flips import Line, Verdict, lines, single
+from xlagui.core.sweep.flips import UNCLAIMED, Line, Verdict, lines, single
 from xlagui.core.sweep.plan import (
     ARMS,
     BATCH_SIZE,
@@ -23,9 +23,10 @@ from xlagui.core.sweep.plan import (
 )
 from xlagui.core.sweep.result import SweepResult
 from xlagui.present.format import DASH, duration
+from xlagui.present.machine_load import BUSY_MARK
 
 VERDICT_WORDS = {Verdict.FASTER: "faster", Verdict.SLOWER: "slower", Verdict.TIES: "ties",
-                 Verdict.UNKNOWN: "not measured"}
+                 Verdict.UNKNOWN: "not measured", Verdict.BUSY: "measured on a busy machine"}
 AXIS_NOUNS = {BATCH_SIZE: "batch size", IMAGE_SIZE: "image size", MODEL: "model",
               ARMS: "arms", HOST: "host"}
 STATUS_WORDS = {CellStatus.DONE: "done", CellStatus.FAILED: "failed",
@@ -94,6 +95,8 @@ def arm_figure(result: CellResult, arm: str) -> str:
         text += f" ({1 / found.high:.2f}–{1 / found.low:.2f}×)"
     if not found.valid:
         text += " not valid"
+    if found.busy:
+        text += f" ({BUSY_MARK})"
     return text
 
 
@@ -155,7 +158,7 @@ def line_sentence(line: Line) -> str:
         return f"{host}{line.arm} {VERDICT_WORDS[s[0].verdict]} at every " \
                f"{axis_noun(line.axis)}{where}{among}"
     numeric = all(v.isdigit() for st in s for v in st.values)
-    if len(s) == 2 and numeric and Verdict.UNKNOWN not in (s[0].verdict, s[1].verdict):
+    if len(s) == 2 and numeric and not UNCLAIMED & {s[0].verdict, s[1].verdict}:
         return (f"{host}{line.arm} {VERDICT_WORDS[s[1].verdict]} from "
                 f"{value_words(line.axis, s[1].values[0])} up{where}; "
                 f"{VERDICT_WORDS[s[0].verdict]} below{among}")
@@ -222,7 +225,7 @@ def _arm_sentences(host: str, arm: str, mine: list[Line],
     flipping = [line for line in mine if line.flips]
     steady = [line for line in mine if not line.flips]
     kept = {st.verdict for line in steady for st in line.stretches}
-    if len(kept) != 1 or Verdict.UNKNOWN in kept:
+    if len(kept) != 1 or UNCLAIMED & kept:
         return [line_sentence(line) for line in flipping + steady]
     verdict = VERDICT_WORDS[kept.pop()]
     if not flipping:

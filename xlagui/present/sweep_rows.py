@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from xlagui.core.sweep.flips import Verdict, sorted_values, verdict_of
@@ -27,7 +27,8 @@ if TYPE_CHECKING:
 SPEEDUP_AXIS = "speed-up (baseline step time ÷ arm's)"
 # How an arm's figure in a cell is coloured, by its verdict there.
 VERDICT_LEVELS = {Verdict.FASTER: Level.OK, Verdict.SLOWER: Level.ERROR,
-                  Verdict.TIES: Level.INFO, Verdict.UNKNOWN: Level.WARNING}
+                  Verdict.TIES: Level.INFO, Verdict.UNKNOWN: Level.WARNING,
+                  Verdict.BUSY: Level.WARNING}
 WAITING, RUNNING = "to run", "running…"
 STATUS_TITLE, REASON_TITLE = "status", "reason"
 
@@ -96,6 +97,9 @@ class ArmSeries:
     speedup: list[float]
     low: list[float]
     high: list[float]
+    # The points measured on a busy machine (x, speed-up), drawn apart.
+    busy_x: list[float] = field(default_factory=list)
+    busy_speedup: list[float] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -128,7 +132,7 @@ def line_series(plan: SweepPlan, results: Mapping[str, CellResult]) -> list[ArmS
     order = sorted_values(axis) if axis is not None else ()
     series = []
     for arm in planned_arms(plan):
-        xs, ys, lows, highs = [], [], [], []
+        xs, ys, lows, highs, busy_x, busy_y = [], [], [], [], [], []
         for cell in plan.cells:
             value = dict(cell.settings).get(axis.name, "") if axis is not None else ""
             x = float(order.index(value)) if axis is not None else 0.0
@@ -142,7 +146,10 @@ def line_series(plan: SweepPlan, results: Mapping[str, CellResult]) -> list[ArmS
             ys.append(s)
             lows.append(interval[0])
             highs.append(interval[1])
-        series.append(ArmSeries(arm, xs, ys, lows, highs))
+            if a.busy:
+                busy_x.append(x)
+                busy_y.append(s)
+        series.append(ArmSeries(arm, xs, ys, lows, highs, busy_x, busy_y))
     return series
 
 

@@ -9,7 +9,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from xlagui.core.analysis.pairs import RatioEstimate, RunningEstimate
+from xlagui.core.analysis.busy import clean_only
+from xlagui.core.analysis.pairs import (
+    MIN_PAIRS_FOR_INTERVAL,
+    InterleavedSummary,
+    RatioEstimate,
+    RunningEstimate,
+)
 from xlagui.core.protocol import events as ev
 from xlagui.core.protocol.identity import Role, RunStatus, WorkerMode
 
@@ -151,9 +157,12 @@ class SpeedupCurve:
     band_x: list[float]
     upper: list[float]
     lower: list[float]
+    # The rounds something else disturbed (1-based), drawn apart on the curve.
+    disturbed_x: list[float] = field(default_factory=list)
 
     @classmethod
-    def of(cls, estimates: Sequence[RatioEstimate]) -> SpeedupCurve:
+    def of(cls, estimates: Sequence[RatioEstimate],
+           disturbed: Sequence[bool] = ()) -> SpeedupCurve:
         bounded = [(n, e) for n, e in enumerate(estimates, start=1) if e.low and e.high]
         return cls(
             x=[float(n) for n in range(1, len(estimates) + 1)],
@@ -161,7 +170,12 @@ class SpeedupCurve:
             band_x=[float(n) for n, _ in bounded],
             upper=[1 / e.low for _, e in bounded],  # type: ignore[operator]
             lower=[1 / e.high for _, e in bounded],  # type: ignore[operator]
+            disturbed_x=[float(n) for n, d in enumerate(disturbed, start=1) if d],
         )
+
+    @property
+    def disturbed_y(self) -> list[float]:
+        return [self.speedup[int(x) - 1] for x in self.disturbed_x]
 
     def values(self) -> list[float]:
         return [*self.speedup, *self.upper, *self.lower]
@@ -191,17 +205,29 @@ class SpeedupTraces:
         for variant, events in blocks.items():
             if variant == Role.BASELINE:
                 continue
-            ratios = [p.ratio for p in pair_up(base, events)]
-            if not ratios:
+            paired = pair_up(base, events)
+            if not paired:
                 continue
+            ratios = [p.ratio for p in paired]
             done = self._done.get(variant)
             if done is None or ratios[: len(done.ratios)] != done.ratios:
                 done = self._done[variant] = _ArmEstimates()  # not a continuation: start over
-            for ratio in ratios[len(done.ratios):]:
-                done.ratios.append(ratio)
-                done.estimates.append(done.running.add(ratio))
-            out[variant] = SpeedupCurve.of(done.estimates)
+            for p in paired[len(done.ratios):]:
+                done.add(p.ratio, p.disturbed)
+            out[variant] = SpeedupCurve.of(done.estimates, done.disturbed)
         return out
+
+
+def summary_curve(summary: InterleavedSummary) -> SpeedupCurve | None:
+    """The XLA side's curve from a summary's per-round ratios alone (a comparison replayed
+    without its blocks), each round disturbed or not as recorded: the live curve's points."""
+    if not summary.pair_ratios:
+        return None
+    done = _ArmEstimates()
+    flags = summary.pair_disturbed or [False] * len(summary.pair_ratios)
+    for ratio, disturbed in zip(summary.pair_ratios, flags, strict=True):
+        done.add(ratio, disturbed)
+    return SpeedupCurve.of(done.estimates, done.disturbed)
 
 
 @dataclass
@@ -211,3 +237,28 @@ class _ArmEstimates:
     ratios: list[float] = field(default_factory=list)
     estimates: list[RatioEstimate] = field(default_factory=list)
     running: RunningEstimate = field(default_factory=RunningEstimate)
+    # The undisturbed rounds' own running estimate, kept from the first disturbed round on
+    # (until then it is `running`'s): after each round the curve shows the one `busy.counted`
+    # picks (the undisturbed rounds once there are enough, else every round).
+    disturbed: list[bool] = field(default_factory=list)
+    clean: RunningEstimate | None = None
+    clean_estimate: RatioEstimate | None = None
+
+    def add(self, ratio: float, disturbed: bool) -> None:
+        if disturbed and self.clean is None:
+            self.clean = RunningEstimate()
+            for r, d in zip(self.ratios, self.disturbed, strict=True):
+                if not d:
+                    self.clean_estimate = self.clean.add(r)
+        self.ratios.append(ratio)
+        self.disturbed.append(disturbed)
+        every = self.running.add(ratio)
+        if self.clean is None:
+            self.estimates.append(every)
+            return
+        if not disturbed:
+            self.clean_estimate = self.clean.add(ratio)
+        use_clean = self.clean_estimate is not None and clean_only(
+            len(self.ratios) - sum(self.disturbed), len(self.ratios), MIN_PAIRS_FOR_INTERVAL)
+        self.estimates.append(self.clean_estimate if use_clean and self.clean_estimate
+                              else every)

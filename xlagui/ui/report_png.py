@@ -36,6 +36,7 @@ from xlagui.present import limits, verdicts, xla_did
 from xlagui.present import report as report_words
 from xlagui.present.arm_bars import arm_bars
 from xlagui.present.levels import Level
+from xlagui.present.machine_load import is_busy, load_lines
 from xlagui.present.notes import comparison_notes
 from xlagui.present.problems import comparison_problems
 from xlagui.present.traces import RunTrace, trace_of
@@ -285,6 +286,10 @@ class ReportFigure(QWidget):
         v = _label(verdict, "Section")
         v.setStyleSheet(f"color: {colour}; font-size: 21px;")
         root.addWidget(v)
+        load = load_lines(comp)
+        if load:
+            level = Level.WARNING if is_busy(comp) else Level.INFO
+            root.addWidget(_bullets("The machine while timing", load, LEVEL_COLORS[level]))
 
     def _add_arms(self, root: QVBoxLayout, report: ComparisonReport) -> None:
         """The other levers ranked (only when the comparison measured arms beyond XLA), the

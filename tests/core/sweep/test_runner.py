@@ -87,7 +87,8 @@ def test_a_stopped_sweep_resumes_with_the_missing_cells_only(tmp_path: Path) -> 
     assert [c["status"] for c in saved["cells"]] == ["done", "done", "interrupted"]
     assert saved["cells"][0]["settings"] == {"batch_size": "4", "image_size": "48"}
     assert saved["cells"][0]["arms"][0] == {"arm": "jit", "ratio": 0.8, "low": 0.75,
-                                            "high": 0.85, "pairs": 12, "valid": True}
+                                            "high": 0.85, "pairs": 12, "valid": True,
+                                            "busy": False}
 
     second, told = CountingExecutor(), Told()
     result = sweep(plan, tmp_path, second, told)

@@ -105,3 +105,61 @@ def test_a_columns_compile_figure_is_the_one_the_compile_cost_subtracts(qtbot: Q
         shown.append(column.figures["compile"].text())
     assert shown == ["1.20 s", "5.00 s"]
     assert dict(fmt.comparison_rows(c))["Compile cost"].startswith("+3.80 s")
+
+
+def test_a_busy_machine_is_said_in_the_same_words_everywhere(qtbot: QtBot) -> None:
+    """Issue 37: an answer measured beside another program says so, once worded
+    (`machine_load.load_lines`), in the window's banner, the PNG, the Markdown, the CLI and
+    the History row, and `comparison.json` holds the figures per round and in total."""
+    import json
+
+    from xlagui.core.results.history import HistoryItem
+    from xlagui.core.results.report import ComparisonReport
+    from xlagui.present import history
+    from xlagui.present.machine_load import load_lines
+
+    report = comparison_report(jitter=0.05, others=[0.45] * 8)
+    c = report.comparison
+    assert c is not None and c.interleaved is not None and c.interleaved.machine is not None
+    lines = load_lines(c)
+    assert lines and "measured on a busy machine" in lines[0]
+    assert "45% of the 2 cores" in lines[0] and "spinner (pid 4242) 45%" in lines[0]
+    assert "8 of 8 rounds were disturbed" in lines[0] and "Close them" in lines[0]
+
+    panel = ComparisonPanel()
+    qtbot.addWidget(panel)
+    panel.show_comparison(c)
+    assert panel.machine.isVisibleTo(panel) and panel.machine.text() == "\n".join(lines)
+    figure = ReportFigure(report)
+    qtbot.addWidget(figure)
+    assert any(lines[0] in label.text() for label in figure.findChildren(QLabel))
+    assert f"**{lines[0]}**" in report_markdown(report)
+    console = Console(record=True, width=4000, color_system=None)
+    print_summary(console, report)
+    assert lines[0] in console.export_text()
+    item = HistoryItem(folder=report.dataset.get("root", "."), created=report.created,  # type: ignore[arg-type]
+                       dataset_name="tiny", comparison=c, runs_finished=0)
+    assert history.verdict(item).endswith("(busy)") and lines[0] in history.verdict_tip(item)
+
+    saved = json.loads(json.dumps(report.to_dict()))
+    machine = saved["comparison"]["interleaved"]["machine"]
+    assert machine["busy"] is True and machine["disturbed_rounds"] == 8
+    assert machine["busiest"][0]["name"] == "spinner"
+    block = next(e for e in saved["measure_runs"][0]["events"] if e["type"] == "block")
+    assert block["interference"]["other_share"] == 0.45 and block["interference"]["disturbed"]
+    again = ComparisonReport.from_dict(saved)
+    assert load_lines(again.recompute()) == lines  # replayed: the same words
+
+
+def test_a_quiet_machine_is_one_plain_line_and_marks_nothing(qtbot: QtBot) -> None:
+    report = comparison_report(jitter=0.05, others=[0.01] * 8)
+    c = report.comparison
+    from xlagui.present.machine_load import is_busy, load_lines
+
+    assert load_lines(c) == ["The machine was quiet while timing: other programs used 1% of "
+                             "the 2 cores."]
+    assert not is_busy(c)
+    panel = ComparisonPanel()
+    qtbot.addWidget(panel)
+    panel.show_comparison(c)
+    assert "quiet" in panel.machine.text() and "font-weight" not in panel.machine.styleSheet()

@@ -34,9 +34,15 @@ def counted(rounds: Sequence[R], minimum: int) -> tuple[list[R], bool]:
     ones are set aside (they stay in the data, drawn apart and counted). With fewer, every
     round: the answer is still given, marked as measured on a busy machine (True)."""
     clean = [r for r in rounds if not r.disturbed]
-    if len(clean) == len(rounds) or len(clean) >= minimum:
+    if clean_only(len(clean), len(rounds), minimum):
         return clean, False
     return list(rounds), True
+
+
+def clean_only(clean: int, rounds: int, minimum: int) -> bool:
+    """`counted`'s rule on counts (a running estimate keeps counts, not rounds): whether the
+    undisturbed rounds are counted alone."""
+    return clean == rounds or clean >= minimum
 
 
 @dataclass

@@ -205,6 +205,9 @@ class Comparison:
     # How far each arm and run is from the machine's limit (set by the report, which knows the
     # config and the measured limits).
     efficiency: Efficiency | None = None
+    # Training runs' epochs (1-based, by run id) during which something else used the machine
+    # beyond the threshold: not counted as steady (`RunSummary.disturbed_epochs`).
+    disturbed_epochs: dict[str, list[int]] = field(default_factory=dict)
 
     @property
     def break_even_epoch(self) -> int | None:
@@ -349,6 +352,8 @@ def compare_runs(
     xla = [r for r in runs if r.variant == Role.XLA and r.summary.epochs_done]
     c = Comparison(runs_compared={Role.BASELINE: len(base), Role.XLA: len(xla)})
     c.notes = run_notes([(r.run_id, r.summary) for r in [*runs, *measure_runs]])
+    c.disturbed_epochs = {r.run_id: list(r.summary.disturbed_epochs) for r in runs
+                          if r.summary.disturbed_epochs}
     _check_evidence(c, [*xla, *(m for m in measure_runs if m.variant == Role.XLA)],
                     [*base, *(m for m in measure_runs if m.variant == Role.BASELINE)])
     if interleaved is not None and interleaved.ratio is not None:

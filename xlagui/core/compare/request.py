@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from xlagui.core.machine.host import HostInfo
     from xlagui.core.measure.transports import MachineError, PlacedDataset, Target
     from xlagui.core.protocol.events import Event, ModelEvent
+    from xlagui.core.protocol.interference import Preflight
     from xlagui.core.protocol.record import RunEntry
     from xlagui.core.protocol.spec import RunSpec
     from xlagui.core.results.report import ComparisonReport
@@ -70,6 +71,9 @@ class ComparisonRequest:
     inspect: bool = True
     worker: RunWorker | None = None
     worker_command: Callable[[RunSpec], Sequence[str] | None] | None = None
+    # Before measuring, wait up to this long for a quiet machine (`--wait-quiet`; None: go
+    # ahead at once, the answer marked if the machine stays busy).
+    wait_quiet_seconds: float | None = None
 
 
 class ComparisonObserver(Protocol):
@@ -87,6 +91,8 @@ class ComparisonObserver(Protocol):
     on_run_done(entry): a run ended; `entry.status` says how.
     on_measured(report): the speed measurement is over (however it ended).
     on_host_refused(host, error): the host could not take the comparison; nothing ran.
+    on_preflight(preflight, final): the machine looked at before measuring (`final` False
+    while still waiting for it to go quiet).
     """
 
     def on_phase(self, phase: Phase, report: ComparisonReport | None) -> None: ...
@@ -101,6 +107,7 @@ class ComparisonObserver(Protocol):
     def on_run_done(self, entry: RunEntry) -> None: ...
     def on_measured(self, report: ComparisonReport) -> None: ...
     def on_host_refused(self, host: str, error: MachineError) -> None: ...
+    def on_preflight(self, preflight: Preflight, final: bool) -> None: ...
 
 
 class Watcher:
@@ -137,6 +144,9 @@ class Watcher:
         pass
 
     def on_measured(self, report: ComparisonReport) -> None:
+        pass
+
+    def on_preflight(self, preflight: Preflight, final: bool) -> None:
         pass
 
     def on_host_refused(self, host: str, error: MachineError) -> None:

@@ -13,6 +13,8 @@ it `cancelled` (`not run` when closing), and the report is saved with them.
 from __future__ import annotations
 
 import dataclasses
+import time
+from collections.abc import Callable
 from typing import Any
 
 from xlagui.core.compare import phases
@@ -24,10 +26,12 @@ from xlagui.core.compare.planning import (
     skipped_status,
 )
 from xlagui.core.compare.request import ComparisonObserver, ComparisonRequest, Phase
+from xlagui.core.machine.interference import look_at_machine, preflight_seconds
 from xlagui.core.measure.transports import MachineError, Transport
 from xlagui.core.protocol.config import ConfigError
 from xlagui.core.protocol.events import ModelEvent
 from xlagui.core.protocol.identity import RunStatus
+from xlagui.core.protocol.interference import Preflight
 from xlagui.core.protocol.task import Cancelled, TaskState
 from xlagui.core.results.report import ComparisonReport
 
@@ -116,6 +120,9 @@ def _run_phases(
     """Measurement, inspection compile, training runs: after a stop each phase only records
     its runs as not run (and saves)."""
     if request.only is None and report.measure_runs:
+        if request.target is None:  # over SSH the workers' own readings say it, on the host
+            report.preflight = preflight(request.config.busy_percent, observer, state,
+                                         request.wait_quiet_seconds)
         _measure(request, report, transport, observer, state)
     stopped = state.is_interruption_requested
     inspecting = request.inspect and request.worker is None and phases.inspected_arms(report)
@@ -143,6 +150,27 @@ def _run_phases(
             transport=transport,
             tensorboard_text=request.summary_text,
         )
+
+
+def preflight(busy_percent: float, observer: ComparisonObserver, state: TaskState,
+              wait_limit: float | None, look_seconds: float | None = None,
+              clock: Callable[[], float] = time.monotonic) -> Preflight | None:
+    """Look at the machine before the measuring workers start (`look_seconds`, by default
+    `PREFLIGHT_SECONDS`; 0: no look, None returned). Busy: said to `observer` at once, then,
+    with `wait_limit`, looked at again until it is quiet or the limit is spent (a stop ends
+    the wait); measuring goes ahead either way, and the answer says if it was disturbed."""
+    seconds = preflight_seconds() if look_seconds is None else look_seconds
+    if seconds <= 0:
+        return None
+    start = clock()
+    found = Preflight(look=look_at_machine(seconds, busy_percent), wait_limit_seconds=wait_limit)
+    while found.busy and wait_limit and clock() - start < wait_limit \
+            and not state.is_interruption_requested():
+        observer.on_preflight(found, False)
+        found = Preflight(look=look_at_machine(seconds, busy_percent),
+                          waited_seconds=clock() - start, wait_limit_seconds=wait_limit)
+    observer.on_preflight(found, True)
+    return found
 
 
 def _measure(

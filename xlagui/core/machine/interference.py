@@ -23,6 +23,16 @@ from xlagui.core.protocol.interference import (
 )
 
 NAMING_SECONDS = 0.25
+# The preflight's look before measuring; `XLAGUI_PREFLIGHT_SECONDS` sets another (0: none, as
+# the test suite does where a test is not about it).
+PREFLIGHT_SECONDS = 1.0
+
+
+def preflight_seconds() -> float:
+    try:
+        return max(0.0, float(os.environ.get("XLAGUI_PREFLIGHT_SECONDS", PREFLIGHT_SECONDS)))
+    except ValueError:
+        return PREFLIGHT_SECONDS
 
 
 @dataclass(frozen=True)
@@ -79,31 +89,74 @@ def interference_between(before: CpuReading, after: CpuReading, busy_percent: fl
     )
 
 
+ProcessTimes = dict[int, tuple[str, float]]
+
+
+def process_times(exclude: frozenset[int] | None = None) -> ProcessTimes:
+    """Every process's name and CPU seconds so far (this one left out)."""
+    import psutil  # lazy: see `read_cpu`
+
+    skip = exclude if exclude is not None else frozenset({os.getpid()})
+    out = {}
+    for p in psutil.process_iter(["name", "cpu_times"]):
+        times = p.info.get("cpu_times")
+        if p.pid in skip or times is None:
+            continue
+        out[p.pid] = (p.info.get("name") or "?", times.user + times.system)
+    return out
+
+
+def busiest_between(first: ProcessTimes, second: ProcessTimes, seconds: float, cores: int,
+                    count: int = BUSIEST_COUNT) -> list[ProcessShare]:
+    """The processes that used most of the machine between two `process_times`, busiest
+    first, each above `NAMED_ABOVE_SHARE` of its cores."""
+    capacity = max(seconds, 1e-6) * max(cores, 1)
+    shares = [ProcessShare(name=name, pid=pid, share=(cpu - first[pid][1]) / capacity)
+              for pid, (name, cpu) in second.items() if pid in first]
+    shares = [s for s in shares if s.share > NAMED_ABOVE_SHARE]
+    return sorted(shares, key=lambda s: -s.share)[:count]
+
+
 def busiest_processes(seconds: float = NAMING_SECONDS, count: int = BUSIEST_COUNT,
                       exclude: frozenset[int] | None = None) -> list[ProcessShare]:
     """The processes that used most of the machine over the next `seconds` (this one left
     out), busiest first, each above `NAMED_ABOVE_SHARE` of its cores."""
     import psutil  # lazy: see `read_cpu`
 
-    skip = exclude if exclude is not None else frozenset({os.getpid()})
-
-    def snapshot() -> dict[int, tuple[str, float]]:
-        out = {}
-        for p in psutil.process_iter(["name", "cpu_times"]):
-            times = p.info.get("cpu_times")
-            if p.pid in skip or times is None:
-                continue
-            out[p.pid] = (p.info.get("name") or "?", times.user + times.system)
-        return out
-
-    first = snapshot()
+    first = process_times(exclude)
     t0 = time.monotonic()
     time.sleep(seconds)
-    second = snapshot()
-    capacity = max(time.monotonic() - t0, 1e-6) * (psutil.cpu_count() or 1)
-    shares = [
-        ProcessShare(name=name, pid=pid, share=(cpu - first[pid][1]) / capacity)
-        for pid, (name, cpu) in second.items() if pid in first
-    ]
-    shares = [s for s in shares if s.share > NAMED_ABOVE_SHARE]
-    return sorted(shares, key=lambda s: -s.share)[:count]
+    second = process_times(exclude)
+    return busiest_between(first, second, time.monotonic() - t0, psutil.cpu_count() or 1, count)
+
+
+class MachineLook:
+    """The preflight's look at the machine before any worker starts: `begin()`, wait (a sleep
+    in the CLI, a timer in the window, which must not block), then `end()`: what else used the
+    machine meanwhile, disturbed above `busy_percent`, with the busiest processes."""
+
+    def __init__(self, busy_percent: float) -> None:
+        self.busy_percent = busy_percent
+        self._cpu: CpuReading | None = None
+        self._procs: ProcessTimes = {}
+
+    def begin(self) -> None:
+        self._procs = process_times()
+        self._cpu = read_cpu()
+
+    def end(self) -> Interference:
+        if self._cpu is None:
+            raise RuntimeError("MachineLook.end before begin")
+        before, after = self._cpu, read_cpu()
+        procs = process_times()
+        return interference_between(
+            before, after, self.busy_percent,
+            lambda: busiest_between(self._procs, procs, after.wall - before.wall, after.cores))
+
+
+def look_at_machine(seconds: float, busy_percent: float) -> Interference:
+    """What else used the machine over the next `seconds` (`MachineLook`, waited by sleeping)."""
+    look = MachineLook(busy_percent)
+    look.begin()
+    time.sleep(seconds)
+    return look.end()

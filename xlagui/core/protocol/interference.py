@@ -54,3 +54,19 @@ def is_disturbed(other_share: float, busy_percent: float) -> bool:
     """The rule: a stretch is disturbed when anything else used more than `busy_percent` of
     the machine's cores over it."""
     return other_share * 100 > busy_percent
+
+
+@dataclass
+class Preflight:
+    """The look at the machine before the measuring workers start
+    (`xlagui.core.compare.workflow`): what else used it (`look`, the last look), how long the
+    comparison waited for it to go quiet (`waited_seconds`, up to `wait_limit_seconds`; None:
+    it was not asked to wait) and whether it was still busy when measuring began."""
+
+    look: Interference = field(default_factory=Interference)
+    waited_seconds: float = 0.0
+    wait_limit_seconds: float | None = None
+
+    @property
+    def busy(self) -> bool:
+        return self.look.disturbed

@@ -6,6 +6,7 @@ Below `config` and `arms`: both check settings against these.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Any
 
@@ -87,3 +88,15 @@ DEFAULTS: dict[str, Any] = {
     # like"). 10 sits between them with room on either side.
     "busy_percent": 10,
 }
+
+
+def _busy_percent_from_environment() -> None:
+    """`XLAGUI_BUSY_PERCENT` sets the default threshold (a whole percentage; the test suite
+    sets 100, the rule off, where a test is not about it: two tests side by side are each
+    other's busy neighbour)."""
+    text = os.environ.get("XLAGUI_BUSY_PERCENT", "")
+    if text:
+        DEFAULTS["busy_percent"] = RANGES["busy_percent"].check("XLAGUI_BUSY_PERCENT", text)
+
+
+_busy_percent_from_environment()

@@ -25,7 +25,9 @@ from xlagui.core.machine.peak import MachineLimits
 from xlagui.core.protocol.config import RunConfig
 from xlagui.core.protocol.events import ModelEvent, event_from_dict
 from xlagui.core.protocol.identity import RunStatus
-from xlagui.core.protocol.jsoncodec import decode
+from xlagui.core.protocol.interference import Preflight
+from xlagui.core.protocol.jsoncodec import decode, plain
+from xlagui.core.protocol.ranges import DEFAULTS
 from xlagui.core.protocol.record import RunEntry
 from xlagui.core.results.why import explain_of, parity_dicts, parity_of
 
@@ -74,6 +76,9 @@ class ComparisonReport:
     # anything was measured, with its FLOPs per step; None for the article's CNN (its work is
     # counted from the shapes) and in comparisons saved before models could be chosen.
     model_check: ModelEvent | None = None
+    # The look at the machine before measuring (`workflow.preflight`); None: not looked at
+    # (over SSH, with the preflight off, or saved before it).
+    preflight: Preflight | None = None
 
     def entry(self, run_id: str) -> RunEntry | None:
         """The run (training or measuring) with this id."""
@@ -169,6 +174,8 @@ class ComparisonReport:
             f"--budget {c.budget_seconds}",
             f"--target {c.target_percent:g}",
         ]
+        if c.busy_percent != DEFAULTS["busy_percent"]:
+            parts.append(f"--busy-percent {c.busy_percent}")
         if c.arms:
             parts.append(f"--arms {','.join(c.arms)}")
         if not c.model.is_article_cnn:
@@ -210,6 +217,7 @@ class ComparisonReport:
             "parity": parity_dicts(self.inspect_runs),
             "machine_limits": self.limits.to_dict() if self.limits else None,
             "model_check": self.model_check.to_dict() if self.model_check else None,
+            "preflight": plain(self.preflight) if self.preflight else None,
         }
 
     @classmethod
@@ -236,6 +244,8 @@ class ComparisonReport:
             report.limits = MachineLimits.from_dict(d["machine_limits"])
         if d.get("comparison") is not None:
             report.comparison = Comparison.from_dict(d["comparison"])
+        if d.get("preflight") is not None:
+            report.preflight = decode(Preflight, d["preflight"], "preflight")
         if d.get("model_check") is not None:
             check = event_from_dict(d["model_check"])
             if not isinstance(check, ModelEvent):

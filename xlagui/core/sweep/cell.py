@@ -70,12 +70,15 @@ class ArmRatio:
     high: float | None = None
     pairs: int = 0
     valid: bool = True
+    # Measured on a busy machine (`ArmResult.busy`): too few undisturbed rounds, so no flip is
+    # claimed from it (`flips.verdict_of`).
+    busy: bool = False
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> ArmRatio:
         return cls(arm=str(d["arm"]), ratio=_number(d.get("ratio")), low=_number(d.get("low")),
                    high=_number(d.get("high")), pairs=int(d.get("pairs", 0)),
-                   valid=bool(d.get("valid", True)))
+                   valid=bool(d.get("valid", True)), busy=bool(d.get("busy", False)))
 
 
 @dataclass
@@ -97,9 +100,17 @@ class CellResult:
     wall_seconds: float = 0.0
     comparison_dir: str = ""
     lost_nodes: list[str] = field(default_factory=list)
+    # What else used the machine while the cell measured (`MachineLoad.other_share`; None:
+    # not read).
+    other_share: float | None = None
 
     def arm(self, name: str) -> ArmRatio | None:
         return next((a for a in self.arms if a.arm == name), None)
+
+    @property
+    def busy(self) -> bool:
+        """An arm of the cell was measured on a busy machine."""
+        return any(a.busy for a in self.arms)
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -118,6 +129,7 @@ class CellResult:
                 wall_seconds=float(d.get("wall_seconds", 0.0)),
                 comparison_dir=str(d.get("comparison_dir", "")),
                 lost_nodes=[str(n) for n in d.get("lost_nodes", [])],
+                other_share=_number(d.get("other_share")),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise ConfigError(f"a sweep cell could not be read: {exc!r} in {d!r}") from None
@@ -207,8 +219,10 @@ def _judged(report: ComparisonReport, result: CellResult) -> CellResult:
     failed = next((r for r in report.measure_runs if r.status == RunStatus.ERROR), None)
     interleaved = report.comparison.interleaved if report.comparison is not None else None
     arms = [ArmRatio(arm=a.arm, ratio=a.ratio, low=a.low, high=a.high, pairs=a.pairs,
-                     valid=a.valid) for a in (interleaved.arms if interleaved else [])]
+                     valid=a.valid, busy=a.busy) for a in (interleaved.arms if interleaved else [])]
     result.arms = arms
+    machine = interleaved.machine if interleaved is not None else None
+    result.other_share = machine.other_share if machine is not None else None
     if failed is not None:
         error = failed.error
         result.failure = CellFailure.WORKER

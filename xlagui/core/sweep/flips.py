@@ -3,7 +3,8 @@ it in words: "jit faster from batch 128 up at 64 px; slower below").
 
 A cell's verdict for an arm is its interval's: `faster` when the whole 95% interval of the ratio
 (arm ÷ baseline step time) is below 1, `slower` when above, `ties` when it contains 1, `unknown`
-when the cell failed, the arm did not engage or has no interval. Verdicts are compared between
+when the cell failed, the arm did not engage or has no interval, `busy` when it was measured on a
+busy machine (a flip is claimed only between cells measured quiet). Verdicts are compared between
 cells, never ratios divided: and cells from different hosts are never put on one line (each
 host has its own lines).
 """
@@ -23,6 +24,12 @@ class Verdict(StrEnum):
     SLOWER = "slower"
     TIES = "ties"
     UNKNOWN = "unknown"
+    # Measured on a busy machine: shown, never a side of a flip.
+    BUSY = "busy"
+
+
+# Verdicts no flip is claimed from.
+UNCLAIMED = frozenset({Verdict.UNKNOWN, Verdict.BUSY})
 
 
 def verdict_of(result: CellResult | None, arm: str) -> Verdict:
@@ -32,6 +39,8 @@ def verdict_of(result: CellResult | None, arm: str) -> Verdict:
         found = result.arm(arm)
     if found is None or not found.valid or found.low is None or found.high is None:
         return Verdict.UNKNOWN
+    if found.busy:
+        return Verdict.BUSY
     if found.high < 1:
         return Verdict.FASTER
     if found.low > 1:
@@ -60,7 +69,7 @@ class Line:
 
     @property
     def flips(self) -> bool:
-        known = {s.verdict for s in self.stretches if s.verdict is not Verdict.UNKNOWN}
+        known = {s.verdict for s in self.stretches if s.verdict not in UNCLAIMED}
         return len(known) > 1
 
 

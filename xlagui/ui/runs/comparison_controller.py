@@ -6,6 +6,7 @@ signals arrive here, on the GUI thread, and are shown on the Runs and "What XLA 
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import logging
 import traceback
@@ -19,14 +20,17 @@ from PySide6.QtWidgets import QApplication, QFileDialog, QWidget
 from xlagui.core.data import exclusions as excl
 from xlagui.core.protocol.events import ErrorEvent, Event
 from xlagui.core.protocol.identity import Role, RunStatus
+from xlagui.core.protocol.interference import Preflight
 from xlagui.present.errors import error_hint
 from xlagui.present.levels import Level
+from xlagui.present.machine_load import preflight_words
 from xlagui.present.markdown import report_markdown, summary_markdown
 from xlagui.present.run_status import running_status
 from xlagui.present.verdicts import short_verdict
 from xlagui.present.why_data import why_of
 from xlagui.ui.dataset.dataset_controller import DatasetController
 from xlagui.ui.history.history_panel import HistoryPanel
+from xlagui.ui.runs.machine_look import MachineLookGate
 from xlagui.ui.runs.runs_tab import RunsTab
 from xlagui.ui.settings.settings_panel import SettingsPanel
 from xlagui.ui.shared import dialogs
@@ -107,6 +111,9 @@ class ComparisonController(QObject):
         self.supervisor: ComparisonSupervisor | None = None
         self._run_variants: dict[str, str] = {}
         self._run_errors: dict[str, ErrorEvent] = {}
+        # The look at the machine before a comparison starts (`start`).
+        self._look = MachineLookGate(lambda: self._window, self)
+        self._look.declined.connect(self._on_look_declined)
         history_panel.open_requested.connect(self.open_history_item)
         datasets.rescan_due.connect(self._on_datasets_rescan_due)
 
@@ -157,12 +164,42 @@ class ComparisonController(QObject):
 
     def start(self, *, only: set[Role] | None = None, quick: bool = False) -> bool:
         """Start a comparison (`quick`: the speed measurement only) or one side of it (`only`);
-        False, with the reason shown, if it can't."""
+        False, with the reason shown, if it can't.
+
+        A comparison that measures speed on this computer first looks at the machine for
+        `PREFLIGHT_SECONDS` (a timer: the window stays live); when something else keeps it
+        busy, the user is asked to measure anyway, wait for it to go quiet, or not start.
+        True then means the look began (`preflight_pending`)."""
         reason = self.cannot_run_reason()
         config = self._settings.config()
         scan = self._datasets.scan
         if reason or config is None or scan is None:
             self.message.emit(Level.WARNING, html.escape(reason or "Cannot run now."), 6000)
+            return False
+        if self.preflight_pending:
+            return True
+        if only is None and self._look.wanted() and self._settings.machine_panel.target() is None:
+            self.status.emit("Looking at what else is using the machine before measuring…", 0)
+            self._look.look(config.busy_percent,
+                            lambda wait: self._begin(only=only, quick=quick, wait_quiet=wait))
+            self.state_changed.emit()
+            return True
+        return self._begin(only=only, quick=quick)
+
+    @property
+    def preflight_pending(self) -> bool:
+        return self._look.pending
+
+    def _on_look_declined(self) -> None:
+        self.status.emit("Not started: the machine is busy.", 8000)
+        self.state_changed.emit()
+
+    def _begin(self, *, only: set[Role] | None, quick: bool,
+               wait_quiet: float | None = None) -> bool:
+        config = self._settings.config()
+        scan = self._datasets.scan
+        if config is None or scan is None:  # the settings changed during the look
+            self.message.emit(Level.WARNING, "Cannot run now.", 6000)
             return False
         from xlagui.core.compare import plan
         from xlagui.core.results import history
@@ -179,7 +216,8 @@ class ComparisonController(QObject):
                                "xlagui saves every comparison in its data folder; check that "
                                "it is writable and has free space.", traceback.format_exc())
             return False
-        request = self._request(scan, config, folder, only)
+        request = dataclasses.replace(self._request(scan, config, folder, only),
+                                      wait_quiet_seconds=wait_quiet)
         report = plan(request)
         memory = self._settings.model_panel.memory_note(len(report.measure_runs))
         if memory:
@@ -228,12 +266,18 @@ class ComparisonController(QObject):
         supervisor.crashed.connect(self._on_supervisor_crashed)
         supervisor.copying.connect(self._on_supervisor_copying)
         supervisor.host_failed.connect(self._on_supervisor_host_failed)
+        supervisor.preflight.connect(self._on_supervisor_preflight)
         supervisor.finished.connect(self._on_supervisor_finished)
         return supervisor
 
     def stop(self, *, closing: bool = False) -> None:
         """Stop the running comparison; `closing`: because the window is closing, so the run
-        in progress is saved as interrupted and those not started as not run."""
+        in progress is saved as interrupted and those not started as not run. During the
+        look at the machine before a comparison, nothing starts."""
+        if self._look.cancel():
+            self.status.emit("Not started.", 6000)
+            self.state_changed.emit()
+            return
         if not self.is_running() or self.supervisor is None:
             return
         if not self.supervisor.stop_requested:
@@ -301,6 +345,15 @@ class ComparisonController(QObject):
 
         self.status.emit(f"Copying the dataset to {host}: {size_bytes(done)} of "
                          f"{size_bytes(total)}", 0)
+
+    def _on_supervisor_preflight(self, preflight: Preflight, final: bool) -> None:
+        """While waiting for a quiet machine, the status bar says so; a machine still busy when
+        measuring starts is said in the message bar (the answer will say it too)."""
+        words = preflight_words(preflight, final)
+        if not final:
+            self.status.emit(words, 0)
+        elif preflight.busy:
+            self.message.emit(Level.WARNING, html.escape(words), 12000)
 
     def _on_supervisor_host_failed(self, host: str, message: str, hint: str,
                                    details: str) -> None:

@@ -24,6 +24,7 @@ from xlagui.present import format as fmt
 from xlagui.present import limits, verdicts
 from xlagui.present.intervals import interval_method
 from xlagui.present.levels import Level
+from xlagui.present.machine_load import is_busy, load_lines
 from xlagui.present.notes import comparison_notes
 from xlagui.present.traces import RunTrace, SpeedupCurve
 from xlagui.ui.shared import plots
@@ -127,6 +128,14 @@ class ComparisonPanel(QFrame):
         self.stopped.setStyleSheet(f"color: {LEVEL_COLORS[Level.WARNING]}; font-weight: 600;")
         self.stopped.setVisible(False)
         right.addWidget(self.stopped)
+        # What else used the machine while timing (`machine_load.load_lines`): a banner, amber
+        # and bold when the answer was measured on a busy machine.
+        self.machine = QLabel()
+        self.machine.setObjectName("MachineBanner")
+        self.machine.setWordWrap(True)
+        self.machine.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.machine.setVisible(False)
+        right.addWidget(self.machine)
         self._build_arms(right)
         right.addLayout(self._build_rows())
         self.problems = QLabel()
@@ -312,6 +321,15 @@ class ComparisonPanel(QFrame):
         if changed:
             self._show_plots()
 
+    def _show_machine(self, c: Comparison) -> None:
+        lines = load_lines(c)
+        busy = is_busy(c)
+        self.machine.setText("\n".join(lines))
+        self.machine.setStyleSheet(
+            f"color: {LEVEL_COLORS[Level.WARNING if busy else Level.INFO]};"
+            + (" font-weight: 600; border: 1px solid; padding: 4px;" if busy else ""))
+        self.machine.setVisible(bool(lines))
+
     def show_comparison(self, c: Comparison | None) -> None:
         self.comparison = c
         if c is None:
@@ -323,6 +341,7 @@ class ComparisonPanel(QFrame):
                 self._captions[name].setVisible(True)
             self.problems.setVisible(False)
             self.notes.setVisible(False)
+            self.machine.setVisible(False)
             self._break_even.setVisible(False)
             self._show_limits(None)
             self._show_arms(None)
@@ -340,6 +359,7 @@ class ComparisonPanel(QFrame):
         shown = fmt.problems_beside_verdict(c)
         self.problems.setText("\n".join(f"• {p}" for p in shown))
         self.problems.setVisible(bool(shown))
+        self._show_machine(c)
         self.notes.setText("\n".join(f"Note: {n}" for n in comparison_notes(c)))
         self.notes.setVisible(bool(c.notes))
         if c.break_even_epoch is not None and c.break_even_epoch > 1:

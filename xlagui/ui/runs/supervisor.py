@@ -18,6 +18,7 @@ from xlagui.core.compare import CLOSING, ComparisonRequest, Phase
 from xlagui.core.machine.host import HostInfo
 from xlagui.core.measure.transports import MachineError, PlacedDataset
 from xlagui.core.protocol.events import Event, ModelEvent
+from xlagui.core.protocol.interference import Preflight
 from xlagui.core.protocol.record import RunEntry
 from xlagui.core.protocol.task import Cancelled, TaskState
 from xlagui.core.results.report import ComparisonReport
@@ -43,6 +44,8 @@ class ComparisonSupervisor(QThread):
             far (only when a rounded percent changes).
         host_failed(str host, str message, str hint, str details): the SSH host could not take
             the comparison (a login refused, no room for the dataset); nothing ran.
+        preflight(object preflight, bool final): the machine looked at before measuring
+            (`core.protocol.interference.Preflight`); not final while waiting for it to go quiet.
         finished(): (QThread's) the comparison is over; `report` is final.
     """
 
@@ -54,6 +57,7 @@ class ComparisonSupervisor(QThread):
     crashed = Signal(str, str)
     copying = Signal(str, int, int)
     host_failed = Signal(str, str, str, str)
+    preflight = Signal(object, bool)
 
     def __init__(
         self,
@@ -131,3 +135,6 @@ class ComparisonSupervisor(QThread):
 
     def on_host_refused(self, host: str, error: MachineError) -> None:
         self.host_failed.emit(host, error_message(error), error_hint(error), error.details)
+
+    def on_preflight(self, preflight: Preflight, final: bool) -> None:
+        self.preflight.emit(preflight, final)

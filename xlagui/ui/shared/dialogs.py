@@ -71,6 +71,22 @@ def ask(parent: QWidget | None, title: str, text: str, yes: str, no: str = "Canc
     return box.clickedButton() is yes_button
 
 
+def choose(parent: QWidget | None, title: str, text: str, choices: list[str],
+           no: str = "Cancel") -> str | None:
+    """A blocking question with several answers: the chosen one's words, None for `no`; the
+    first is the default."""
+    box = QMessageBox(parent)
+    box.setIcon(QMessageBox.Icon.Question)
+    box.setWindowTitle(title)
+    box.setText(text)
+    buttons = {box.addButton(c, QMessageBox.ButtonRole.AcceptRole): c for c in choices}
+    box.addButton(no, QMessageBox.ButtonRole.RejectRole)
+    box.setDefaultButton(next(iter(buttons)))
+    box.exec()
+    clicked = box.clickedButton()
+    return next((words for b, words in buttons.items() if b is clicked), None)
+
+
 def show_text(parent: QWidget | None, title: str, text: str) -> QDialog:
     """A read-only text (a scan report, a log) in a resizable, non-blocking dialog."""
     dialog = QDialog(parent)

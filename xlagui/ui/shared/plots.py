@@ -14,12 +14,13 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import QGraphicsItem, QLabel
 
-from xlagui.core.analysis.pairs import InterleavedSummary, running_estimates
+from xlagui.core.analysis.pairs import InterleavedSummary
 from xlagui.core.protocol.identity import Role, StopReason
+from xlagui.present.levels import Level
 from xlagui.present.limits import Roofline
-from xlagui.present.traces import RunTrace, SpeedupCurve
+from xlagui.present.traces import RunTrace, SpeedupCurve, summary_curve
 from xlagui.ui.shared.axes import DecadeAxis, SpeedAxis
-from xlagui.ui.shared.theme import VARIANT_TITLES, variant_color
+from xlagui.ui.shared.theme import LEVEL_COLORS, VARIANT_TITLES, variant_color
 
 # Live plots draw without antialiasing: it costs most of a repaint on a busy machine, and the
 # window redraws them up to 15 times a second. The PNG report turns it on per plot.
@@ -216,17 +217,21 @@ class _ArmCurves:
                                        brush=pg.mkBrush(color(variant, 40)))
         self.estimate = pg.PlotDataItem([], [], pen=pg.mkPen(color(variant), width=2),
                                         antialias=antialias)
-        for it in (self.band, self.upper, self.lower, self.estimate):
+        # Rounds something else disturbed (set aside): amber crosses on the curve.
+        self.disturbed = pg.PlotDataItem([], [], pen=None, symbol="x", symbolSize=9,
+                                         symbolPen=pg.mkPen(LEVEL_COLORS[Level.WARNING], width=2))
+        for it in (self.band, self.upper, self.lower, self.estimate, self.disturbed):
             plot.addItem(it)
 
     def show(self, curve: SpeedupCurve | None) -> None:
         if curve is None:
-            for it in (self.estimate, self.upper, self.lower):
+            for it in (self.estimate, self.upper, self.lower, self.disturbed):
                 it.setData([], [])
             return
         self.estimate.setData(curve.x, curve.speedup)
         self.upper.setData(curve.band_x, curve.upper)
         self.lower.setData(curve.band_x, curve.lower)
+        self.disturbed.setData(curve.disturbed_x, curve.disturbed_y)
 
 
 def arm_title(variant: str) -> str:
@@ -364,9 +369,8 @@ class SpeedupPlot:
         workers' blocks, see `xlagui.present.traces.SpeedupTraces`) or, where none are given,
         the XLA side's from the summary's per-pair ratios (a replayed comparison draws exactly
         what the live one did)."""
-        if not curves:
-            ratios = list(summary.pair_ratios) if summary is not None else []
-            curves = {Role.XLA: SpeedupCurve.of(running_estimates(ratios))} if ratios else {}
+        curve = summary_curve(summary) if summary is not None and not curves else None
+        curves = {Role.XLA: curve} if curve is not None else curves or {}
         for variant, arm in self.arms.items():
             arm.show(curves.get(variant))
         for variant, curve in curves.items():
@@ -415,12 +419,9 @@ SYMBOL_GLYPHS = {"o": "●", "s": "■", "t": "▼", "d": "◆", "star": "★"}
 TITLE_XLA = "Speed-up as pairs arrive"
 TITLE_ARMS = TITLE_XLA  # "pairs" everywhere: the axis counts pairs of blocks
 
-STOP_WORDS: dict[str, str] = {
-    StopReason.TARGET: "precision reached",
-    StopReason.BUDGET: "budget spent",
-    StopReason.STOPPED: "stopped",
-    StopReason.ERROR: "a worker failed",
-}
+STOP_WORDS: dict[str, str] = {StopReason.TARGET: "precision reached",
+                              StopReason.BUDGET: "budget spent", StopReason.STOPPED: "stopped",
+                              StopReason.ERROR: "a worker failed"}
 
 
 class RooflinePlot:

@@ -49,11 +49,17 @@ class _ArmLine:
         item.addItem(self.band)
         self.curve = item.plot([], [], pen=pg.mkPen(col, width=2), symbol="o", symbolSize=7,
                                symbolBrush=pg.mkBrush(col), symbolPen=None, name=arm)
+        # Cells measured on a busy machine: an amber ring around the point.
+        self.busy = pg.PlotDataItem([], [], pen=None, symbol="o", symbolSize=15,
+                                    symbolBrush=None,
+                                    symbolPen=pg.mkPen(LEVEL_COLORS[Level.WARNING], width=2))
+        item.addItem(self.busy)
 
     def show(self, series: rows.ArmSeries) -> None:
         self.low.setData(series.x, series.low)
         self.high.setData(series.x, series.high)
         self.curve.setData(series.x, series.speedup)
+        self.busy.setData(series.busy_x, series.busy_speedup)
 
 
 class SweepPlot(QWidget):
