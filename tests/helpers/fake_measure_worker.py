@@ -19,7 +19,9 @@ no `extra`), say how it behaves:
   the warm-up takes, never looking at a cancel, as an XLA compile does; `inspect_sleep`: the
   same for an XLA arm's inspection compile (`mode` "inspect"; the baseline's is quick);
 - `die_at` / `hang_at`: a round at which the XLA arm exits with an error / sleeps ignoring
-  cancel; `slow_at`: a round whose block sleeps 30 s but stops at a cancel; `protocol`.
+  cancel; `slow_at`: a round whose block sleeps 30 s but stops at a cancel; `protocol`;
+- `other_share`: what else used the machine during every block (issue 37), judged by the spec's
+  `busy_percent`.
 - supervision (`tests/core/measure/test_worker_process.py`): `malformed`: a line written right after
   `started`; `ignore_cancel`: a `cancel` command changes nothing; `ignore_sigterm`: SIGTERM is
   ignored too (only a kill ends it); `warmup_dies`: at `warmup` the worker dies without a word,
@@ -55,7 +57,20 @@ from xlagui.core.protocol.events import (
     WarmupEvent,
     WorkerCommand,
 )
+from xlagui.core.protocol.interference import Interference, ProcessShare, is_disturbed
 from xlagui.core.xla.evidence import XlaEvidence
+
+
+def _interference(fake: dict, spec: dict, seconds: float) -> Interference | None:  # type: ignore[type-arg]
+    """`other_share`: what else used the 2 cores during every block, judged by the spec's own
+    threshold (`is_disturbed`), the process `spinner` named when disturbed; none read without."""
+    if "other_share" not in fake:
+        return None
+    other = float(fake["other_share"])
+    disturbed = is_disturbed(other, float(spec["config"].get("busy_percent", 10)))
+    return Interference(seconds=seconds, cores=2, other_share=other, own_share=0.9,
+                        disturbed=disturbed,
+                        busiest=[ProcessShare("spinner", 4242, other)] if disturbed else [])
 
 
 def main() -> int:
@@ -193,6 +208,7 @@ def main() -> int:
                     steps=command.steps,
                     seconds=seconds,
                     loss=None if loss != loss else loss,
+                    interference=_interference(fake, spec, seconds),
                 )
             )
         elif command.cmd == "finish":

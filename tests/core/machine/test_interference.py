@@ -92,12 +92,13 @@ def test_readings_from_this_machine_see_a_spinning_process_and_name_it() -> None
         seen = interference_between(before, after, THRESHOLD, busiest_processes)
         cores = os.cpu_count() or 1
         assert seen.cores == cores
-        assert seen.other_share >= 0.6 / cores  # most of one core of the machine's
+        # At least a fifth of a core (CI runs another test beside this one), of the machine's.
+        assert seen.other_share >= 0.2 / cores
         assert seen.own_share < 0.05  # this process slept
         assert seen.disturbed == (seen.other_share * 100 > THRESHOLD)
         named = busiest_processes()
         assert spinner.pid in [p.pid for p in named], named
-        assert next(p for p in named if p.pid == spinner.pid).share >= 0.6 / cores
+        assert next(p for p in named if p.pid == spinner.pid).share >= 0.2 / cores
     finally:
         spinner.kill()
         spinner.wait()

@@ -83,9 +83,11 @@ DEFAULTS: dict[str, Any] = {
     "target_percent": 3.0,
     "quick": False,
     "arms": (),
-    # Calibrated on this project's 2-core machine: quiet, anything else used 0.3–1.5% of the
-    # cores in a block; beside one busy core, 29–34% (BENCHMARKS.md, "What a busy machine looks
-    # like"). 10 sits between them with room on either side.
+    # Calibrated on this project's 2-core machine (BENCHMARKS.md, "What a busy machine looks
+    # like", run twice): quiet, anything else used 0.5–0.7% of the cores in the median block,
+    # at most 9.5% in any block; beside one busy core, 48.8–49.2% in the median block. 10 sits
+    # between them: a quiet block's rare spike sets one round aside, which costs a round; a
+    # neighbour missed would move the answer.
     "busy_percent": 10,
 }
 

@@ -216,8 +216,15 @@ class SettingsForm(QWidget):
         self.target.setPrefix("± ")
         self.target.setSuffix(" %")
         self.target.setToolTip("…or as soon as the speed-up's 95% interval is this narrow")
+        self.busy = self._spin("busy_percent", RANGES["busy_percent"].low,
+                               RANGES["busy_percent"].high, suffix=" %")
+        self.busy.setToolTip(
+            "A timed block or epoch during which other programs (or a VM's hypervisor) used "
+            "more than this share of the machine's cores is disturbed: set aside, and an "
+            "answer with too few undisturbed rounds is marked as measured on a busy machine")
         self._add_row(mform, "Speed budget", self.budget, "budget_seconds")
         self._add_row(mform, "Precision goal", self.target, "target_percent")
+        self._add_row(mform, "Busy above", self.busy, "busy_percent")
         self._add_row(mform, "Repeats", self.repeats, "repeats")
         self._add_row(mform, "Seed", self.seed, "seed")
         self._add_row(mform, "Held out", self.holdout, "holdout_percent")
@@ -301,6 +308,7 @@ class SettingsForm(QWidget):
             "holdout_percent": self.holdout.value(),
             "budget_seconds": self.budget.value(),
             "target_percent": self.target.value(),
+            "busy_percent": self.busy.value(),
             "arms": self.arms,
             "check": self.check.isChecked(),
             "explain": self.explain.isChecked(),

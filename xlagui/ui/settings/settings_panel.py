@@ -86,7 +86,7 @@ class SettingsPanel(SettingsForm):
         self.model_panel.changed.connect(self._on_model_panel_changed)
         self.model_panel.fixed_size.connect(self._on_model_panel_fixed_size)
         for spin in (self.epochs, self.batch_size, self.image_size, self.repeats, self.seed,
-                     self.holdout):
+                     self.holdout, self.busy):
             spin.valueChanged.connect(self._on_value_changed)
         # After the check above: the held-out percentage is checked before the scan hears of it.
         self.holdout.valueChanged.connect(self.holdout_changed)
@@ -112,6 +112,7 @@ class SettingsPanel(SettingsForm):
         self.repeats.setValue(DEFAULTS["repeats"])
         self.seed.setValue(DEFAULTS["seed"])
         self.holdout.setValue(DEFAULTS["holdout_percent"])
+        self.busy.setValue(DEFAULTS["busy_percent"])
         self._chosen_budget = None
         self.target.setValue(DEFAULTS["target_percent"])
         self.augment.setChecked(DEFAULTS["augment"])
@@ -235,7 +236,8 @@ class SettingsPanel(SettingsForm):
         problems: list[str] = []
         for box, value in ((self.epochs, config.epochs), (self.batch_size, config.batch_size),
                            (self.repeats, config.repeats), (self.seed, config.seed),
-                           (self.holdout, config.holdout_percent)):
+                           (self.holdout, config.holdout_percent),
+                           (self.busy, config.busy_percent)):
             box.setValue(value)
         self.augment.setChecked(config.augment)
         self.drop_remainder.setChecked(config.drop_remainder)
@@ -332,6 +334,7 @@ class SettingsPanel(SettingsForm):
                                 ("repeats", "repeats", self.repeats),
                                 ("seed", "seed", self.seed),
                                 ("holdout_percent", "held-out percentage", self.holdout),
+                                ("busy_percent", "busy percentage", self.busy),
                                 (BUDGET_KEY, "speed budget", self.budget)):
             value = settings.value(key)
             if value is None:
