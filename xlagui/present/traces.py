@@ -58,6 +58,15 @@ class RunTrace:
     def measuring(self) -> bool:
         return self.started is not None and self.started.mode == WorkerMode.MEASURE
 
+    @property
+    def disturbed_points(self) -> tuple[list[float], list[float]]:
+        """Where on the cumulative wall-time curve the epochs something else disturbed end
+        (`EpochEvent.interference`): not counted as steady, drawn apart."""
+        points = [(x, total) for x, total, e in zip(self.epoch_x, self.cumulative, self.epochs,
+                                                    strict=False)
+                  if e.interference is not None and e.interference.disturbed]
+        return [x for x, _ in points], [y for _, y in points]
+
     def median_step_seconds(self) -> float | None:
         per_step = sorted(b.seconds / b.steps for b in self.blocks if b.steps)
         return per_step[len(per_step) // 2] if per_step else None

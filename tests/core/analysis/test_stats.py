@@ -23,8 +23,10 @@ from xlagui.core.analysis.stats import (
     compare_runs,
     epoch_events,
     ratio_interval,
+    steady_epochs,
     summarize_epochs,
 )
+from xlagui.core.protocol.events import EpochEvent
 from xlagui.core.protocol.omissions import Omission, OmissionKind
 from xlagui.core.protocol.problems import Problem, ProblemKind
 from xlagui.core.xla.evidence import XlaEvidence
@@ -258,3 +260,29 @@ def test_notes_in_words_keep_their_words() -> None:
     assert comparison_notes(saved) == [f"{note} (run baseline1)"]
     again = Comparison.from_dict(json.loads(json.dumps(c.to_dict())))
     assert again.notes == c.notes
+
+
+def _epochs(seconds: list[float], disturbed: set[int]) -> list[EpochEvent]:
+    from xlagui.core.protocol.interference import Interference
+
+    total, out = 0.0, []
+    for n, s in enumerate(seconds, start=1):
+        total += s
+        out.append(EpochEvent(epoch=n, epoch_seconds=s, cumulative_seconds=total,
+                              interference=Interference(seconds=s, cores=2,
+                                                        other_share=0.4 if n in disturbed else 0.01,
+                                                        disturbed=n in disturbed)))
+    return out
+
+
+def test_a_disturbed_epoch_is_not_steady_and_is_named() -> None:
+    """Issue 37: epoch 3 ran beside another program (twice as slow); the steady epoch is the
+    undisturbed ones' median, and the run says which epochs were disturbed."""
+    s = summarize_epochs(_epochs([5.0, 1.0, 2.0, 1.1, 0.9], {3}))
+    assert s.disturbed_epochs == (3,)
+    assert s.steady_epoch_seconds == pytest.approx(1.0)  # median of 1.0, 1.1, 0.9
+    assert s.steady_epoch_max == pytest.approx(1.1) and s.total_seconds == pytest.approx(10.0)
+    every = summarize_epochs(_epochs([5.0, 2.0, 2.2], {2, 3}))
+    assert every.disturbed_epochs == (2, 3)  # all disturbed: all of them, the run says so
+    assert every.steady_epoch_seconds == pytest.approx(2.1)
+    assert steady_epochs([5.0, 1.0, 2.0], disturbed=(3,)) == [1.0]

@@ -101,3 +101,33 @@ def test_a_busy_machine_before_measuring_is_said_and_the_user_chooses(
     # The comparison's own look found the machine busy too, and kept it.
     assert report.preflight is not None and report.preflight.busy  # type: ignore[attr-defined]
     assert report.preflight.look.other_share > 0.1  # type: ignore[attr-defined]
+
+
+def test_the_epochs_something_else_disturbed_are_marked_on_the_wall_time_plot(
+        qtbot: QtBot) -> None:
+    """Issue 37: a training run's epoch 2 ran beside another program; the column's wall-time
+    plot marks it where that epoch ends, and a new run clears the marks."""
+    import dataclasses
+
+    from tests.helpers.streams import run_events
+    from xlagui.core.protocol.events import EpochEvent
+    from xlagui.core.protocol.interference import Interference
+    from xlagui.ui.runs.run_column import RunColumn
+
+    column = RunColumn("baseline")
+    qtbot.addWidget(column)
+    column.reset(epochs=3, xla_mode="off", runs_planned=1, included=True)
+    column.begin_run("01-baseline-r1", 1)
+    for event in run_events(epoch_seconds=(3.0, 2.0, 1.0)):
+        if isinstance(event, EpochEvent):
+            busy = event.epoch == 2
+            event = dataclasses.replace(event, interference=Interference(
+                seconds=event.epoch_seconds, cores=2, other_share=0.45 if busy else 0.01,
+                disturbed=busy))
+        column.apply_event(event)
+    column.redraw()
+    x, y = column.disturbed_epochs.getData()
+    assert list(x) == [2.0] and list(y) == [5.0]  # epoch 2 ends 5 s in
+    column.reset(epochs=3, xla_mode="off", runs_planned=1, included=True)
+    assert column.disturbed_epochs.getData()[0] is None or not len(
+        column.disturbed_epochs.getData()[0])

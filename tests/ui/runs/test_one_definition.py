@@ -149,6 +149,12 @@ def test_a_busy_machine_is_said_in_the_same_words_everywhere(qtbot: QtBot) -> No
     assert block["interference"]["other_share"] == 0.45 and block["interference"]["disturbed"]
     again = ComparisonReport.from_dict(saved)
     assert load_lines(again.recompute()) == lines  # replayed: the same words
+    from xlagui.core.results.export import summary_rows
+
+    csv = {r["metric"]: r for r in summary_rows(report)}
+    assert csv["disturbed_rounds"]["value"] == "8" and "of 8 rounds" in csv[
+        "disturbed_rounds"]["note"]
+    assert "spinner (pid 4242)" in csv["busy_machine"]["note"]
 
 
 def test_a_quiet_machine_is_one_plain_line_and_marks_nothing(qtbot: QtBot) -> None:

@@ -137,6 +137,17 @@ def _interleaved_rows(c: Comparison) -> list[dict[str, str]]:
                 if side.compile_seconds is not None
                 else "not measurable",
             ))
+    m = i.machine
+    if m is not None and m.other_share is not None:
+        # What else used the machine (issue 37): the share of its cores, the rounds set aside,
+        # and whether the answer was measured on a busy machine.
+        rows.append(_summary("other_programs_share", m.other_share,
+                             note=f"of {m.cores} cores, over every timed block"))
+        rows.append(_summary("disturbed_rounds", m.disturbed_rounds,
+                             note=f"of {m.rounds} rounds, above {m.busy_percent:g}%"
+                             if m.busy_percent is not None else f"of {m.rounds} rounds"))
+        rows.append(_summary("busy_machine", m.busy, note=", ".join(
+            f"{p.name} (pid {p.pid}) {p.share:.2f}" for p in m.busiest)))
     return rows
 
 

@@ -18,10 +18,12 @@ from xlagui.core.protocol.identity import EventType, Role, RunStatus, role_of
 from xlagui.present import format as fmt
 from xlagui.present import run_status as words
 from xlagui.present.compiles import compile_parts
+from xlagui.present.levels import Level
 from xlagui.present.run_status import LIVE_STATES, WAITING_NOTES, ChipState, Waiting
 from xlagui.present.traces import RunTrace
 from xlagui.ui.runs.column_frame import ColumnFrame
 from xlagui.ui.shared import plots
+from xlagui.ui.shared.theme import LEVEL_COLORS
 
 
 class RunColumn(ColumnFrame):
@@ -53,6 +55,11 @@ class RunColumn(ColumnFrame):
         self._time_curves: list[Any] = []
         self._styled_traces = 0
         self._loss_span = 0  # the epochs the loss plot spans
+        # The epochs something else disturbed (issue 37): amber crosses on the wall-time curve.
+        self.disturbed_epochs = pg.PlotDataItem(
+            [], [], pen=None, symbol="x", symbolSize=11,
+            symbolPen=pg.mkPen(LEVEL_COLORS[Level.WARNING], width=2))
+        self.time_plot.getPlotItem().addItem(self.disturbed_epochs)
         self.reset(epochs=0, xla_mode=XlaMode.OFF, runs_planned=0, included=True)
 
     # -- what the runs view calls -----------------------------------------------------------
@@ -73,6 +80,7 @@ class RunColumn(ColumnFrame):
         for curve in self._time_curves:
             self.time_plot.getPlotItem().removeItem(curve)
         self._time_curves = []
+        self.disturbed_epochs.setData([], [])
         self._styled_traces = 0
         self._loss_drawn = self._time_drawn = False  # what the plots show has any points
         self._loss_range.reset()
@@ -238,6 +246,7 @@ class RunColumn(ColumnFrame):
                 curve.setPen(pg.mkPen(col, width=2 if i == last else 1.2))
                 curve.setSymbolBrush(pg.mkBrush(col))
         plots.set_cumulative(self._time_curves[-1], self.traces[-1])
+        self.disturbed_epochs.setData(*self.traces[-1].disturbed_points)
         if len(self.traces) > 1:
             plots.set_cumulative(self._time_curves[-2], self.traces[-2])
         self._time_drawn = any(t.epoch_x for t in self.traces)
