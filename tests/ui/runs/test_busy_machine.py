@@ -31,15 +31,22 @@ def busy_threshold(qtbot: QtBot, window: MainWindow, percent: int) -> None:
     assert panel.busy.value() == percent
 
 
-def test_an_answer_measured_beside_a_busy_program_is_marked_in_the_window(
-        qtbot: QtBot, make_window: WindowFactory, dataset: Path) -> None:
-    # Every block of the (fake) measuring workers says something else used 45% of the cores.
+def measure_beside(qtbot: QtBot, make_window: WindowFactory, dataset: Path,
+                   other_share: float) -> tuple[MainWindow, object]:
+    """A speed-only comparison clicked in a window whose (fake) measuring workers say that
+    something else used `other_share` of the cores in every block; the window, the report."""
     window = load_small(qtbot, make_window(measure_command=measure_command(
-        {"other_share": 0.45})), dataset)
+        {"other_share": other_share})), dataset)
     with watching(window, ModalAnswerer()):
         busy_threshold(qtbot, window, 10)
         click(qtbot, window.speed_only)
         report = run_to_end(qtbot, window)
+    return window, report
+
+
+def test_an_answer_measured_beside_a_busy_program_is_marked_in_the_window(
+        qtbot: QtBot, make_window: WindowFactory, dataset: Path) -> None:
+    window, report = measure_beside(qtbot, make_window, dataset, 0.45)
     c = report.comparison  # type: ignore[attr-defined]
     assert c.interleaved.machine.busy and c.interleaved.machine.disturbed_rounds >= 8
     banner = window.runs_view.comparison.machine
@@ -54,12 +61,7 @@ def test_an_answer_measured_beside_a_busy_program_is_marked_in_the_window(
 
 def test_a_quiet_threshold_keeps_every_round_and_says_the_machine_was_quiet(
         qtbot: QtBot, make_window: WindowFactory, dataset: Path) -> None:
-    window = load_small(qtbot, make_window(measure_command=measure_command(
-        {"other_share": 0.01})), dataset)
-    with watching(window, ModalAnswerer()):
-        busy_threshold(qtbot, window, 10)
-        click(qtbot, window.speed_only)
-        report = run_to_end(qtbot, window)
+    window, report = measure_beside(qtbot, make_window, dataset, 0.01)
     c = report.comparison  # type: ignore[attr-defined]
     assert not c.interleaved.machine.busy and c.interleaved.disturbed_pairs == 0
     banner = window.runs_view.comparison.machine
