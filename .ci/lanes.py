@@ -53,8 +53,11 @@ LANES = (
     # at 150 px: 80 parity steps of the baseline), the lane 822 s, so 16.
     Lane("plain-install", budget_s=960, command=("bash", ".ci/plain_install.sh")),
     # Real TensorFlow in worker processes, on tiny images: 100 tests, CPU-bound on 2 cores.
-    # Issue 36 suggested 12 minutes; after its cuts the lane took 936 s here, so 17.
-    Lane("tf", budget_s=1020, marker="tf and not serial", workers=2),
+    # Issue 36 suggested 12 minutes; after its cuts the lane took 936 s here, so 17. Raised to
+    # 20 after issue 37: on a clean clone with CI's own Python it took 974 s (909 s and 897 s
+    # before), its slowest tests slower by up to 60% with no test added to it: this VM's own
+    # speed moves that much, and 17 minutes left 5% of room.
+    Lane("tf", budget_s=1200, marker="tf and not serial", workers=2),
     # Tests that time something or need both cores to themselves (each says why).
     Lane("serial", budget_s=120, marker="serial", workers=0),
 )
