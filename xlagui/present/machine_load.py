@@ -95,5 +95,5 @@ def preflight_words(p: Preflight, final: bool = True) -> str:
                 f"says if it was {BUSY}.")
     return (f"The machine is busy before measuring: {used}{who}. Measuring anyway; rounds "
             f"something else disturbs are set aside, and the answer says if it was {BUSY}. "
-            f"{CLOSE_THEM.replace(' again', '')}, or wait for a quiet machine (--wait-quiet "
+            "To measure on a quiet machine, close them, or wait for one (--wait-quiet "
             "SECONDS).")
