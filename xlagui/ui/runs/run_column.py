@@ -18,12 +18,10 @@ from xlagui.core.protocol.identity import EventType, Role, RunStatus, role_of
 from xlagui.present import format as fmt
 from xlagui.present import run_status as words
 from xlagui.present.compiles import compile_parts
-from xlagui.present.levels import Level
 from xlagui.present.run_status import LIVE_STATES, WAITING_NOTES, ChipState, Waiting
 from xlagui.present.traces import RunTrace
 from xlagui.ui.runs.column_frame import ColumnFrame
 from xlagui.ui.shared import plots
-from xlagui.ui.shared.theme import LEVEL_COLORS
 
 
 class RunColumn(ColumnFrame):
@@ -55,10 +53,10 @@ class RunColumn(ColumnFrame):
         self._time_curves: list[Any] = []
         self._styled_traces = 0
         self._loss_span = 0  # the epochs the loss plot spans
-        # The epochs something else disturbed (issue 37): amber crosses on the wall-time curve.
+        # The epochs something else disturbed (issue 37): crosses on the wall-time curve.
         self.disturbed_epochs = pg.PlotDataItem(
             [], [], pen=None, symbol="x", symbolSize=11,
-            symbolPen=pg.mkPen(LEVEL_COLORS[Level.WARNING], width=2))
+            symbolPen=pg.mkPen(plots.DISTURBED_COLOR, width=2))
         self.time_plot.getPlotItem().addItem(self.disturbed_epochs)
         self.reset(epochs=0, xla_mode=XlaMode.OFF, runs_planned=0, included=True)
 

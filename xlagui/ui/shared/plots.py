@@ -16,11 +16,10 @@ from PySide6.QtWidgets import QGraphicsItem, QLabel
 
 from xlagui.core.analysis.pairs import InterleavedSummary
 from xlagui.core.protocol.identity import Role, StopReason
-from xlagui.present.levels import Level
 from xlagui.present.limits import Roofline
 from xlagui.present.traces import RunTrace, SpeedupCurve, summary_curve
 from xlagui.ui.shared.axes import DecadeAxis, SpeedAxis
-from xlagui.ui.shared.theme import LEVEL_COLORS, VARIANT_TITLES, variant_color
+from xlagui.ui.shared.theme import VARIANT_TITLES, variant_color
 
 # Live plots draw without antialiasing: it costs most of a repaint on a busy machine, and the
 # window redraws them up to 15 times a second. The PNG report turns it on per plot.
@@ -217,9 +216,9 @@ class _ArmCurves:
                                        brush=pg.mkBrush(color(variant, 40)))
         self.estimate = pg.PlotDataItem([], [], pen=pg.mkPen(color(variant), width=2),
                                         antialias=antialias)
-        # Rounds something else disturbed (set aside): amber crosses on the curve.
-        self.disturbed = pg.PlotDataItem([], [], pen=None, symbol="x", symbolSize=9,
-                                         symbolPen=pg.mkPen(LEVEL_COLORS[Level.WARNING], width=2))
+        # Rounds something else disturbed (set aside): dark crosses, clear on every arm's colour.
+        self.disturbed = pg.PlotDataItem([], [], pen=None, symbol="x", symbolSize=11,
+                                         symbolPen=pg.mkPen(DISTURBED_COLOR, width=2))
         for it in (self.band, self.upper, self.lower, self.estimate, self.disturbed):
             plot.addItem(it)
 
@@ -283,7 +282,8 @@ class SpeedupPlot:
         self.rounds = 0  # the most rounds any arm's curve has
         self._in_legend: list[str] = []
         self.widget.setToolTip("Speed-up = the baseline's step time ÷ the arm's, estimated "
-                               "after each pair of blocks; the band is its 95% interval")
+                               "after each pair of blocks; the band is its 95% interval; a "
+                               "cross marks a round other programs disturbed (set aside)")
         self.widget.setMinimumSize(240, 150)
 
     def _room_for_legend(self, curves: Mapping[str, SpeedupCurve], low: float, high: float,
@@ -408,6 +408,7 @@ class SpeedupPlot:
             self.stop_label.setText("")
 
 
+DISTURBED_COLOR = "#202124"  # a round or an epoch other programs disturbed (issue 37)
 # Said at the plot's edge when the line of no difference is out of view, beyond it.
 NO_CHANGE_ABOVE = "▲ 1.0× (no change) is above"
 NO_CHANGE_BELOW = "▼ 1.0× (no change) is below"
