@@ -79,6 +79,7 @@ def summarize(
     alone (a replayed recording gives exactly the live figures)."""
     matched, kept, busy = counted_pairs(baseline[1], arm[1])
     ratios = [p.ratio for p in matched]
+    kept_ids = {id(p) for p in kept}
     s = pairs.InterleavedSummary(
         stopped_by=stopped_by,
         target=target,
@@ -89,7 +90,7 @@ def summarize(
         pair_ratios=ratios,
         outlier_flags=pairs.outlier_flags([math.log(r) for r in ratios]),
         pair_disturbed=[p.disturbed for p in matched],
-        pair_counted=[id(p) in {id(k) for k in kept} for p in matched],
+        pair_counted=[id(p) in kept_ids for p in matched],
         disturbed_pairs=sum(p.disturbed for p in matched),
         machine=machine_load([baseline[1], arm[1]], busy),
     )
