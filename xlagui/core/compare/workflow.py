@@ -1,6 +1,7 @@
 """The one comparison workflow: `run(request, observer, state)`, every phase in order.
 
-    model check → machine (log in, preflight, dataset copy) → plan → speed measurement →
+    model check → machine (log in, preflight, dataset copy) → plan → a look at what else
+    uses the machine (`preflight`, this computer only) → speed measurement →
     inspection compile → training runs → summary for TensorBoard → saved
 
 The CLI's `compare`, the window's comparison thread and (next) a sweep's cells all call `run`
