@@ -28,7 +28,7 @@ from xlagui.core.protocol.spec import RunSpec
 from xlagui.core.protocol.why import ParityTrace
 from xlagui.core.worker.errors import error_message
 from xlagui.core.worker.io import EventSink
-from xlagui.core.worker.parity import parity_steps
+from xlagui.core.worker.parity import parity_batches, parity_steps
 from xlagui.core.worker.profile import DEFAULT_STEPS, explain_steps
 from xlagui.core.worker.setup import Setup, finish_summary
 
@@ -39,21 +39,22 @@ T = TypeVar("T")
 def explain(spec: RunSpec, setup: Setup, sink: EventSink) -> None:
     """Parity, its reference on the baseline, then the profile; `explained`, then `finished`."""
     omissions: list[Omission] = []
+    # Decoded once for the baseline's four runs of the same steps.
+    batches = _part(OmissionKind.PARITY, omissions, lambda: parity_batches(
+        setup, spec.config.seed, spec.config.batch_size, PARITY_STEPS))
+    steps = functools.partial(parity_steps, spec, setup, PARITY_STEPS, batches=batches)
     # The compile watch sees every parity step: the first compiles, the others are steady.
-    parity = _part(OmissionKind.PARITY, omissions,
-                   lambda: parity_steps(spec, setup, PARITY_STEPS, watch=setup.compiles))
+    parity = None if batches is None else _part(
+        OmissionKind.PARITY, omissions, lambda: steps(watch=setup.compiles))
     setup.compiles.flush()
     references: list[ParityTrace] = []
     if parity is not None and role_of(spec.variant) is Role.BASELINE:
         for way in range(REFERENCES):
             nudged = _part(OmissionKind.PARITY, omissions,
-                           functools.partial(parity_steps, spec, setup, PARITY_STEPS,
-                                             nudge=True, nudge_seed=way))
+                           functools.partial(steps, nudge=True, nudge_seed=way))
             if nudged is not None:
                 references.append(nudged)
-        permuted = _part(OmissionKind.PARITY, omissions,
-                         functools.partial(parity_steps, spec, setup, PARITY_STEPS,
-                                           permute=True))
+        permuted = _part(OmissionKind.PARITY, omissions, functools.partial(steps, permute=True))
         if permuted is not None:
             references.append(permuted)
     dump = spec.run_dir / "xla" if spec.xla_mode.asks_for_xla else None

@@ -15,6 +15,8 @@ random, another way for each `nudge_seed`) with the functions it already compile
 from __future__ import annotations
 
 import hashlib
+import itertools
+from collections.abc import Iterator
 from typing import Any
 
 from xlagui.core.analysis.parity import PARITY_STEPS
@@ -30,7 +32,8 @@ _READ_CHUNK = 256
 
 def parity_steps(spec: RunSpec, setup: Setup, n: int = PARITY_STEPS,
                  nudge: bool = False, nudge_seed: int = 0,
-                 watch: CompileWatch | None = None, permute: bool = False) -> ParityTrace:
+                 watch: CompileWatch | None = None, permute: bool = False,
+                 batches: tuple[Any, Any, Any] | None = None) -> ParityTrace:
     """N training steps of `setup`'s model on the parity batches: the loss of each step (its
     own batch's, the metrics reset before it) and the outputs on the fixed batch after them
     (`predict_on_batch`: the arm computes them its own way). `nudge_seed` picks the nudge's
@@ -40,7 +43,9 @@ def parity_steps(spec: RunSpec, setup: Setup, n: int = PARITY_STEPS,
     `permute`: the other rounding reference: the same steps with each batch's images in
     another order (seeded by `nudge_seed`). The step is the same function of the batch (a
     mean over it, batch statistics over it), summed in another order: what reassociating
-    the batch's reductions alone does, which a nudge of the weights does not show."""
+    the batch's reductions alone does, which a nudge of the weights does not show. `batches`:
+    `parity_batches`' result for these settings and `n`, decoded once for every run of a
+    worker (None: decoded here)."""
     import numpy as np  # lazy: with TensorFlow, in the worker
 
     model = setup.model
@@ -48,7 +53,10 @@ def parity_steps(spec: RunSpec, setup: Setup, n: int = PARITY_STEPS,
         raise ValueError(f"parity needs at least one step, not {n}")
     if int(model.optimizer.iterations.numpy()) != 0:
         raise RuntimeError("the parity steps need a model that has not trained yet")
-    images, labels, fixed = parity_batches(setup, spec.config.seed, spec.config.batch_size, n)
+    images, labels, fixed = batches or parity_batches(setup, spec.config.seed,
+                                                      spec.config.batch_size, n)
+    if len(images) != n:
+        raise ValueError(f"{len(images)} parity batches given for {n} steps")
     if permute:
         order = np.random.default_rng(spec.config.seed * 1000 + nudge_seed + 7).permutation(
             images.shape[1])
@@ -111,20 +119,33 @@ def _pick(base: Any, wanted: set[int]) -> tuple[dict[int, Any], dict[int, Any]]:
     return images, labels
 
 
+def _iterators(tf: Any, model: Any, images: Any, labels: Any) -> Iterator[Any]:
+    """What each step's call of the train function reads: one step a call. Where a call runs
+    one step (`steps_per_execution` 1), one iterator over all the batches, read once a call: a
+    new dataset a step would hold its batch as a constant, which costs a step at 150 px and
+    batch 64 a third more (3.84 s against 2.60 s on this project's 2-core AMD EPYC) and the
+    why that much longer. Above 1 a call runs the steps its iterator has, so each call gets an
+    iterator over its one batch, and every arm still reports each step. The function is traced
+    once either way: every iterator has the same element spec."""
+    if int(getattr(model, "steps_per_execution", 1) or 1) == 1:
+        shared = iter(tf.data.Dataset.from_tensor_slices((images, labels)))
+        return itertools.repeat(shared, len(images))
+    return (iter(tf.data.Dataset.from_tensors((x, y))) for x, y in zip(images, labels,
+                                                                          strict=True))
+
+
 def _train(tf: Any, model: Any, images: Any, labels: Any,
            watch: CompileWatch | None = None) -> list[float]:
     """One step per batch through Keras' own train function (the arm's: jit_compile, the
-    policy's loss scaling), each step's loss read after resetting the running mean. Each call
-    gets an iterator over its one batch: with `steps_per_execution` above 1 a call runs the
-    steps its iterator has, so every arm still reports each step (the function is traced once:
-    every iterator has the same element spec)."""
+    policy's loss scaling), each step's loss read after resetting the running mean
+    (`_iterators`: what each call reads)."""
     model.make_train_function()
     losses = []
-    for x, y in zip(images, labels, strict=True):
+    for batch in _iterators(tf, model, images, labels):
         model.reset_metrics()
         if watch is not None:
             watch.begin(StepFunction.TRAIN)
-        logs = model.train_function(iter(tf.data.Dataset.from_tensors((x, y))))
+        logs = model.train_function(batch)
         losses.append(float(logs["loss"]))
         if watch is not None:  # every parity batch is a full one: the pass's first size
             watch.end(StepFunction.TRAIN, 0)
