@@ -23,6 +23,7 @@ from xlagui.console import print_summary
 from xlagui.core.compare import ComparisonRequest, SaveError, run
 from xlagui.core.model.sources import parse_model
 from xlagui.core.protocol.config import (
+    SETTINGS,
     ConfigError,
     RunConfig,
     XlaMode,
@@ -125,29 +126,16 @@ def _ended(
 def compare_config(args: argparse.Namespace) -> RunConfig:
     """The comparison's settings from `compare`'s arguments; without `--budget`, the default
     budget for the arms asked for (`xlagui.core.protocol.config.default_budget_seconds`)."""
-    budget = args.budget
+    budget = args.budget_seconds
     if budget is None:
         from xlagui.core.protocol.arms import default_budget, parse_arms
 
         budget = default_budget(XlaMode(args.xla), parse_arms([args.arms]), check=args.check)
+    # Each setting's option lands under the setting's name (`parser.add_settings`).
+    values = {one.name: getattr(args, one.name) for one in SETTINGS if one.flag}
     return RunConfig(
-        epochs=args.epochs,
-        batch_size=args.batch,
-        image_size=args.image_size,
-        device=args.device,
-        xla=args.xla,
-        repeats=args.repeats,
-        seed=args.seed,
-        holdout_percent=args.holdout,
-        augment=not args.no_augment,
-        drop_remainder=args.drop_remainder,
-        budget_seconds=budget,
-        target_percent=args.target,
-        busy_percent=args.busy_percent,
-        quick=args.quick,
+        **(values | {"budget_seconds": budget}),
         arms=(args.arms,) if args.arms else (),
-        check=args.check,
-        explain=args.explain,
         model=parse_model(args.model, args.new_head),
     )
 

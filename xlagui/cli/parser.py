@@ -19,6 +19,7 @@ from xlagui.cli.sweep_ray import add_ray_arguments
 from xlagui.core.protocol.config import (
     DEFAULTS,
     EXTRA_ARM_BUDGET_SECONDS,
+    SETTING,
     ModelChoice,
     XlaMode,
 )
@@ -42,6 +43,23 @@ def shows_default(action: argparse.Action) -> bool:
     if action.nargs == 0 or default is None or default is False or default is argparse.SUPPRESS:
         return False
     return not (isinstance(default, (str, list, tuple)) and not default)
+
+
+def add_settings(c: argparse.ArgumentParser, *names: str, metavar: str | None = None,
+                 helps: dict[str, str] | None = None) -> None:
+    """The options of the settings `names`, made from the settings table
+    (`xlagui.core.protocol.settings.SETTINGS`): each one's flag, kind, default and help
+    (`helps`: a command's own words for one), its value under the setting's own name. A
+    true-or-false setting is a flag that turns its default around."""
+    for name in names:
+        one = SETTING[name]
+        text = (helps or {}).get(name, one.help)
+        if one.kind is bool:
+            c.add_argument(one.flag, dest=name, help=text,
+                           action="store_false" if one.default else "store_true")
+        else:
+            c.add_argument(one.flag, dest=name, type=one.kind, default=one.default, help=text,
+                           metavar=metavar or one.flag.lstrip("-").upper().replace("-", "_"))
 
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter):
@@ -111,10 +129,8 @@ def _scan_parser(sub: Any) -> None:
         examples=["xlagui scan elephants", "xlagui scan elephants --json --holdout 10"])
     s.add_argument("dataset", help="the dataset folder")
     s.add_argument("--json", action="store_true", help="print the scan as JSON")
-    s.add_argument("--holdout", type=int, default=DEFAULTS["holdout_percent"],
-                   help="percent held out for validation when there is no test folder")
-    s.add_argument("--seed", type=int, default=DEFAULTS["seed"],
-                   help="the seed of the validation hold-out's random split")
+    add_settings(s, "holdout_percent", "seed",
+                 helps={"seed": "the seed of the validation hold-out's random split"})
 
 
 def _compare_parser(sub: Any) -> argparse.ArgumentParser:
@@ -133,30 +149,15 @@ def _compare_parser(sub: Any) -> argparse.ArgumentParser:
                   "xlagui compare elephants --arms jit,bf16 --epochs 3 --image-size 64 --png"])
     c.add_argument("dataset", nargs="?", help="the dataset folder (default: the demo set)")
     c.add_argument("--demo", action="store_true", help="use the built-in demo dataset")
-    c.add_argument("--epochs", type=int, default=DEFAULTS["epochs"],
-                   help="epochs of each training run")
-    c.add_argument("--batch", type=int, default=DEFAULTS["batch_size"], help="batch size")
-    c.add_argument("--image-size", type=int, default=DEFAULTS["image_size"],
-                   help="the side, in pixels, every image is resized to")
-    c.add_argument("--device", default=DEFAULTS["device"], help="cpu, gpu, gpu:N or all")
+    add_settings(c, "epochs", "batch_size", "image_size", "device")
     c.add_argument(
-        "--xla",
-        default=DEFAULTS["xla"],
+        SETTING["xla"].flag,
+        default=SETTING["xla"].default,
         choices=[m.value for m in XlaMode if m.asks_for_xla],
-        help="how the XLA side turns XLA on: "
+        help=f"{SETTING['xla'].help}: "
         + "; ".join(f"{m.value}: {mode_words(m).how}" for m in XlaMode if m.asks_for_xla),
     )
-    c.add_argument("--repeats", type=int, default=DEFAULTS["repeats"],
-                   help="training runs of each side, repeat r with seed + r - 1")
-    c.add_argument("--seed", type=int, default=DEFAULTS["seed"],
-                   help="the seed of training (weights, shuffling, augmentation) and of the "
-                   "validation hold-out")
-    c.add_argument("--holdout", type=int, default=DEFAULTS["holdout_percent"],
-                   help="percent held out for validation when there is no test folder")
-    c.add_argument("--no-augment", action="store_true", help="train without augmentation")
-    c.add_argument("--drop-remainder", action="store_true",
-                   help="drop the last partial validation batch (XLA then compiles the "
-                   "evaluation once, not again for that batch's size)")
+    add_settings(c, "repeats", "seed", "holdout_percent", "augment", "drop_remainder")
     c.add_argument("--out", type=Path, help="output folder (default: ./xlagui-<date-time>)")
     c.add_argument("--png", action="store_true", help="also render the PNG report (offscreen Qt)")
     c.add_argument("--only", choices=[Role.BASELINE.value, Role.XLA.value],
@@ -239,14 +240,10 @@ def _sweep_parser(sub: Any) -> argparse.ArgumentParser:
                    "with the sentences (offscreen Qt)")
     w.add_argument("--json", action="store_true",
                    help="print sweep.json on stdout when it ends (progress on stderr)")
-    w.add_argument("--device", default=DEFAULTS["device"], help="cpu, gpu, gpu:N or all")
-    w.add_argument("--seed", type=int, default=DEFAULTS["seed"],
-                   help="the seed of every cell's training and validation hold-out")
-    w.add_argument("--holdout", type=int, default=DEFAULTS["holdout_percent"],
-                   help="percent held out for validation when there is no test folder")
-    w.add_argument("--target", type=float, default=DEFAULTS["target_percent"],
-                   help="stop a cell once its 95%% interval is within ± this percent")
-    w.add_argument("--no-augment", action="store_true", help="train without augmentation")
+    add_settings(w, "device", "seed", "holdout_percent", "target_percent", "augment",
+                 helps={"seed": "the seed of every cell's training and validation hold-out",
+                        "target_percent": "stop a cell once its 95%% interval is within ± this "
+                        "percent"})
     _sweep_hosts(w)
     add_ray_arguments(w)
     return w
@@ -292,36 +289,15 @@ def _sweep_hosts(w: argparse.ArgumentParser) -> None:
 def _measure_arguments(c: argparse.ArgumentParser) -> None:
     """`compare`'s speed measurement: speed only, the A/A check, budget, precision, arms,
     files left out."""
+    add_settings(c, "quick", "check", "explain")
     c.add_argument(
-        "--quick",
-        action="store_true",
-        help="measure speed only (interleaved), without the training runs",
-    )
-    c.add_argument(
-        "--check",
-        action="store_true",
-        help="also measure the baseline against an identical second baseline worker, "
-        "interleaved like an arm (an A/A check of the instrument: its ratio should be 1.00)",
-    )
-    c.add_argument(
-        "--no-explain",
-        dest="explain",
-        action="store_false",
-        help="skip the why: the untimed profile of each arm (where each step's time goes) and "
-        "its parity steps, after the speed answer (default: explained)",
-    )
-    c.add_argument(
-        "--budget",
+        SETTING["budget_seconds"].flag,
+        dest="budget_seconds",
         type=int,
         default=None,
-        help=f"seconds of interleaved measuring at most (default: {_BUDGET_WORDS})",
+        help=f"{SETTING['budget_seconds'].help} (default: {_BUDGET_WORDS})",
     )
-    c.add_argument(
-        "--target",
-        type=float,
-        default=DEFAULTS["target_percent"],
-        help="stop measuring once the 95%% interval is within ± this percent",
-    )
+    add_settings(c, "target_percent")
     c.add_argument(
         "--arms",
         metavar="ARMS",
@@ -342,16 +318,7 @@ def _measure_arguments(c: argparse.ArgumentParser) -> None:
 
 def _busy_machine_arguments(c: argparse.ArgumentParser) -> None:
     """`compare` on a computer in use (issue 37): what counts as disturbed, and waiting."""
-    c.add_argument(
-        "--busy-percent",
-        type=int,
-        default=DEFAULTS["busy_percent"],
-        metavar="PERCENT",
-        help="a timed block or epoch during which anything else (other programs, the "
-        "hypervisor's steal) used more than this percentage of the machine's cores is "
-        "disturbed: set aside from the estimate, and an answer with too few undisturbed "
-        "rounds is marked as measured on a busy machine",
-    )
+    add_settings(c, "busy_percent", metavar="PERCENT")
     c.add_argument(
         "--wait-quiet",
         type=float,

@@ -11,8 +11,8 @@ from xlagui.core.protocol.config import RunConfig
 
 
 def cmd_scan(args: argparse.Namespace) -> int:
-    RunConfig(holdout_percent=args.holdout, seed=args.seed)  # range checks
-    scan = _scan(args.dataset, args.holdout, args.seed)
+    RunConfig(holdout_percent=args.holdout_percent, seed=args.seed)  # range checks
+    scan = _scan(args.dataset, args.holdout_percent, args.seed)
     if args.json:
         print(json.dumps(scan.to_dict(), indent=1))
     else:

@@ -71,8 +71,8 @@ def cmd_sweep(args: argparse.Namespace, executor: CellExecutor | None = None) ->
 def sweep_plan(args: argparse.Namespace) -> SweepPlan:
     """The plan of `sweep`'s arguments: an axis for each option given, in the order of the
     usage line, then the runtime settings (`--set`) in the order given."""
-    base = RunConfig(device=args.device, seed=args.seed, holdout_percent=args.holdout,
-                     target_percent=args.target, augment=not args.no_augment)
+    base = RunConfig(device=args.device, seed=args.seed, holdout_percent=args.holdout_percent,
+                     target_percent=args.target_percent, augment=args.augment)
     axes = [Axis(name, tuple(_list(values)))
             for name, values in ((BATCH_SIZE, args.batch), (IMAGE_SIZE, args.image_size),
                                  (MODEL, args.model))

@@ -40,7 +40,7 @@ from xlagui.core.protocol.levers import parts as lever_parts
 from xlagui.core.protocol.levers import registered as registered_levers
 from xlagui.core.protocol.modes import XlaMode
 from xlagui.core.protocol.precision import Precision as Precision  # re-exported: its old home
-from xlagui.core.protocol.ranges import ConfigError, default_budget_seconds
+from xlagui.core.protocol.settings import ConfigError, default_budget_seconds
 
 
 @dataclass(frozen=True, init=False)

@@ -15,15 +15,18 @@ from xlagui.core.protocol.arms import parse_arms, shared_levers
 # else keeps importing them from here.
 from xlagui.core.protocol.modes import ModeFacts as ModeFacts
 from xlagui.core.protocol.modes import XlaMode as XlaMode
-from xlagui.core.protocol.ranges import DEFAULTS as DEFAULTS
-from xlagui.core.protocol.ranges import EXTRA_ARM_BUDGET_SECONDS as EXTRA_ARM_BUDGET_SECONDS
-from xlagui.core.protocol.ranges import MIN_IMAGE_SIZE as MIN_IMAGE_SIZE
-from xlagui.core.protocol.ranges import RANGES as RANGES
-from xlagui.core.protocol.ranges import SMALLEST_IMAGE_SIZE as SMALLEST_IMAGE_SIZE
-from xlagui.core.protocol.ranges import TARGET_PERCENT_RANGE as TARGET_PERCENT_RANGE
-from xlagui.core.protocol.ranges import ConfigError as ConfigError
-from xlagui.core.protocol.ranges import Range as Range
-from xlagui.core.protocol.ranges import default_budget_seconds as default_budget_seconds
+from xlagui.core.protocol.settings import DEFAULTS as DEFAULTS
+from xlagui.core.protocol.settings import EXTRA_ARM_BUDGET_SECONDS as EXTRA_ARM_BUDGET_SECONDS
+from xlagui.core.protocol.settings import MIN_IMAGE_SIZE as MIN_IMAGE_SIZE
+from xlagui.core.protocol.settings import RANGES as RANGES
+from xlagui.core.protocol.settings import SETTING as SETTING
+from xlagui.core.protocol.settings import SETTINGS as SETTINGS
+from xlagui.core.protocol.settings import SMALLEST_IMAGE_SIZE as SMALLEST_IMAGE_SIZE
+from xlagui.core.protocol.settings import TARGET_PERCENT_RANGE as TARGET_PERCENT_RANGE
+from xlagui.core.protocol.settings import ConfigError as ConfigError
+from xlagui.core.protocol.settings import Range as Range
+from xlagui.core.protocol.settings import Setting as Setting
+from xlagui.core.protocol.settings import default_budget_seconds as default_budget_seconds
 
 
 def check_device(value: str) -> str:
@@ -184,17 +187,17 @@ class RunConfig:
     arms: tuple[str, ...] = DEFAULTS["arms"]
     # The A/A check: an identical second baseline worker measured like an arm
     # (`comparison.interleaved.check`).
-    check: bool = False
+    check: bool = DEFAULTS["check"]
     # After the speed answer, one untimed worker per arm says why: where each step's time goes
     # (the profiler), and whether the numbers stay the same (parity steps). `--no-explain`.
-    explain: bool = True
+    explain: bool = DEFAULTS["explain"]
     extra: dict[str, Any] = field(default_factory=dict)
     # The model trained (the article's CNN unless chosen; see `ModelChoice`).
     model: ModelChoice = field(default_factory=ModelChoice)
     # Validation batches drop the last partial one (the training batches always do): XLA then
     # compiles the evaluation once, not once more for the last batch's size. The dropped
     # images (fewer than a batch) are not evaluated.
-    drop_remainder: bool = False
+    drop_remainder: bool = DEFAULTS["drop_remainder"]
     # Runtime settings every worker of the comparison takes, the baseline too (lever name ->
     # value: {"threads": "1", "onednn": "off"}), an arm's own values winning
     # (`Arm.effective`); XLA's own levers are the arms'. A sweep's runtime axes set it.
@@ -205,18 +208,10 @@ class RunConfig:
             object.__setattr__(self, "model", ModelChoice.from_dict(self.model, "config.model"))
         elif not isinstance(self.model, ModelChoice):
             raise ConfigError(f"model must be a model choice, got {self.model!r}")
-        object.__setattr__(self, "epochs", RANGES["epochs"].check("epochs", self.epochs))
-        object.__setattr__(
-            self, "batch_size", RANGES["batch_size"].check("batch size", self.batch_size)
-        )
+        for one in SETTINGS:  # each against its entry: kind and range (the image's: below)
+            if one.name != "image_size":
+                object.__setattr__(self, one.name, one.check(getattr(self, one.name)))
         object.__setattr__(self, "image_size", check_image_size(self.image_size, self.model))
-        object.__setattr__(self, "repeats", RANGES["repeats"].check("repeats", self.repeats))
-        object.__setattr__(self, "seed", RANGES["seed"].check("seed", self.seed))
-        object.__setattr__(
-            self,
-            "holdout_percent",
-            RANGES["holdout_percent"].check("held-out percentage", self.holdout_percent),
-        )
         object.__setattr__(self, "device", check_device(self.device))
         try:
             object.__setattr__(self, "xla", XlaMode(self.xla))
@@ -224,31 +219,6 @@ class RunConfig:
             raise ConfigError(
                 f"xla must be one of {', '.join(m.value for m in XlaMode)}, got {self.xla!r}"
             ) from None
-        if not isinstance(self.augment, bool):
-            raise ConfigError(f"augment must be true or false, got {self.augment!r}")
-        if not isinstance(self.quick, bool):
-            raise ConfigError(f"quick must be true or false, got {self.quick!r}")
-        if not isinstance(self.check, bool):
-            raise ConfigError(f"check must be true or false, got {self.check!r}")
-        if not isinstance(self.drop_remainder, bool):
-            raise ConfigError(f"drop_remainder must be true or false, got {self.drop_remainder!r}")
-        if not isinstance(self.explain, bool):
-            raise ConfigError(f"explain must be true or false, got {self.explain!r}")
-        object.__setattr__(
-            self, "budget_seconds", RANGES["budget_seconds"].check("budget", self.budget_seconds)
-        )
-        object.__setattr__(self, "busy_percent", RANGES["busy_percent"].check(
-            "busy percentage", self.busy_percent))
-        low, high = TARGET_PERCENT_RANGE
-        try:
-            target = float(self.target_percent)
-        except (TypeError, ValueError):
-            raise ConfigError(f"target must be a number, got {self.target_percent!r}") from None
-        if isinstance(self.target_percent, bool) or not low <= target <= high:
-            raise ConfigError(
-                f"target must be between {low:g} and {high:g} percent, got {self.target_percent!r}"
-            )
-        object.__setattr__(self, "target_percent", target)
         if isinstance(self.arms, str) or not isinstance(self.arms, (list, tuple)):
             raise ConfigError(f"arms must be a list of arm names, got {self.arms!r}")
         object.__setattr__(self, "arms", parse_arms(self.arms))

@@ -36,7 +36,7 @@ from itertools import combinations, product
 from xlagui.core.protocol import xla_flags
 from xlagui.core.protocol.modes import XlaMode
 from xlagui.core.protocol.precision import Precision
-from xlagui.core.protocol.ranges import ConfigError
+from xlagui.core.protocol.settings import ConfigError
 
 # A call on `tf.config` the worker makes before the model is built: its dotted name under
 # `tf.config` and its arguments (`("optimizer.set_jit", ("autoclustering",))`).

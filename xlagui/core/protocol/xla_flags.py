@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from xlagui.core.protocol.ranges import ConfigError
+from xlagui.core.protocol.settings import ConfigError
 
 _FLAG = re.compile(r"^(?:--)?((?:tf_)?xla_[a-z0-9_]+)=([a-z0-9_.\-]+)$")
 _FLAG_NAME = re.compile(r"^(?:--)?((?:tf_)?xla_[a-z0-9_]+)$")

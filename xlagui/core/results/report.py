@@ -27,8 +27,8 @@ from xlagui.core.protocol.events import ModelEvent, event_from_dict
 from xlagui.core.protocol.identity import RunStatus
 from xlagui.core.protocol.interference import Preflight
 from xlagui.core.protocol.jsoncodec import decode, plain
-from xlagui.core.protocol.ranges import DEFAULTS
 from xlagui.core.protocol.record import RunEntry
+from xlagui.core.protocol.settings import DEFAULTS
 from xlagui.core.results.why import explain_of, parity_dicts, parity_of
 
 FORMAT_VERSION = 1

@@ -30,7 +30,7 @@ from xlagui.core.protocol.events import (
 )
 from xlagui.core.protocol.identity import WorkerMode
 from xlagui.core.protocol.omissions import Omission, OmissionKind
-from xlagui.core.protocol.ranges import DEFAULTS
+from xlagui.core.protocol.settings import DEFAULTS
 from xlagui.core.protocol.spec import RunSpec
 from xlagui.core.worker import tensorboard as tboard
 from xlagui.core.worker.errors import error_message

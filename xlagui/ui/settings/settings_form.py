@@ -30,7 +30,7 @@ from xlagui.core.protocol import arms as arm_kinds
 from xlagui.core.protocol.config import (
     DEFAULTS,
     EXTRA_ARM_BUDGET_SECONDS,
-    RANGES,
+    SETTING,
     TARGET_PERCENT_RANGE,
     XlaMode,
 )
@@ -111,11 +111,10 @@ class SettingsForm(QWidget):
         """Epochs, batch size, image size, device, augmentation, the partial batch."""
         training = QGroupBox("Training")
         form = self._form(training)
-        self.epochs = self._spin("epochs", RANGES["epochs"].low, RANGES["epochs"].high)
-        self.batch_size = self._spin("batch_size", RANGES["batch_size"].low,
-                                     RANGES["batch_size"].high)
+        self.epochs = self._setting_spin("epochs")
+        self.batch_size = self._setting_spin("batch_size")
         # The box accepts sizes below the minimum on purpose: the note explains why not.
-        self.image_size = self._spin("image_size", 1, RANGES["image_size"].high, suffix=" px")
+        self.image_size = self._setting_spin("image_size", low=1)
         self.image_size.setSingleStep(8)
         self.augment = QCheckBox("Augment")
         self.augment.setToolTip("The article's augmentation layers, applied to training batches")
@@ -126,10 +125,9 @@ class SettingsForm(QWidget):
             "(drop_remainder=True). The images of that batch are not evaluated."
         )
         self.device = DeviceBox()
-        self._add_row(form, "Epochs", self.epochs, "epochs")
-        self._add_row(form, "Batch size", self.batch_size, "batch_size")
-        self._add_row(form, "Image size", self.image_size, "image_size")
-        self._add_row(form, "Device", self.device, "device")
+        self.device.setObjectName("device")
+        for field in (self.epochs, self.batch_size, self.image_size, self.device):
+            self._add_setting_row(form, field)
         form.addRow(with_words(self.augment, "horizontal flip, zoom 0.2, shear 0.2"))
         form.addRow(self.drop_remainder)
         outer.addWidget(training)
@@ -195,14 +193,12 @@ class SettingsForm(QWidget):
         """Budget, precision goal, repeats, seed, held out, A/A check."""
         measure = QGroupBox("Measurement")
         mform = self._form(measure)
-        self.repeats = self._spin("repeats", RANGES["repeats"].low, RANGES["repeats"].high)
-        self.seed = self._spin("seed", RANGES["seed"].low, RANGES["seed"].high)
-        self.holdout = self._spin("holdout_percent", RANGES["holdout_percent"].low,
-                                  RANGES["holdout_percent"].high, suffix=" %")
+        self.repeats = self._setting_spin("repeats")
+        self.seed = self._setting_spin("seed")
+        self.holdout = self._setting_spin("holdout_percent")
         self.holdout.setToolTip("Share of each class held out for testing when the folder has "
                                 "no test folder")
-        self.budget = self._spin("budget_seconds", RANGES["budget_seconds"].low,
-                                 RANGES["budget_seconds"].high, suffix=" s")
+        self.budget = self._setting_spin("budget_seconds")
         self.budget.setToolTip(
             "The speed measurement alternates short blocks of steps between the baseline and "
             "each arm; it stops after this long at most. Until you set it, it follows the arms: "
@@ -214,20 +210,16 @@ class SettingsForm(QWidget):
         self.target.setDecimals(1)
         self.target.setSingleStep(0.5)
         self.target.setPrefix("± ")
-        self.target.setSuffix(" %")
+        self.target.setSuffix(SETTING["target_percent"].unit)
         self.target.setToolTip("…or as soon as the speed-up's 95% interval is this narrow")
-        self.busy = self._spin("busy_percent", RANGES["busy_percent"].low,
-                               RANGES["busy_percent"].high, suffix=" %")
+        self.busy = self._setting_spin("busy_percent")
         self.busy.setToolTip(
             "A timed block or epoch during which other programs (or a VM's hypervisor) used "
             "more than this share of the machine's cores is disturbed: set aside, and an "
             "answer with too few undisturbed rounds is marked as measured on a busy machine")
-        self._add_row(mform, "Speed budget", self.budget, "budget_seconds")
-        self._add_row(mform, "Precision goal", self.target, "target_percent")
-        self._add_row(mform, "Busy above", self.busy, "busy_percent")
-        self._add_row(mform, "Repeats", self.repeats, "repeats")
-        self._add_row(mform, "Seed", self.seed, "seed")
-        self._add_row(mform, "Held out", self.holdout, "holdout_percent")
+        for field in (self.budget, self.target, self.busy, self.repeats, self.seed,
+                      self.holdout):
+            self._add_setting_row(mform, field)
         self.check = QCheckBox("Check the measurement (A/A)")
         self.check.setToolTip(
             "Also measure the baseline against an identical second baseline worker, interleaved "
@@ -252,6 +244,22 @@ class SettingsForm(QWidget):
         form.setLabelAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         form.setVerticalSpacing(4)
         return form
+
+    def _setting_spin(self, name: str, low: int | None = None) -> QSpinBox:
+        """The spin box of a whole-number setting: its range and unit from the settings table
+        (`core/protocol/settings.py`); `low` lets the box take less than the setting allows,
+        where a note then says why not."""
+        one = SETTING[name]
+        allowed = one.range
+        assert allowed is not None, f"{name} is not a whole number with a range"
+        return self._spin(name, allowed.low if low is None else low, allowed.high, one.unit)
+
+    def _add_setting_row(self, form: QFormLayout, field: QWidget) -> None:
+        """The row of the setting `field` holds (its object name), labelled from the table."""
+        name = field.objectName()
+        label = SETTING[name].label
+        assert label is not None, f"{name} has no label in the settings table"
+        self._add_row(form, label, field, name)
 
     def _spin(self, name: str, low: int, high: int, suffix: str = "") -> QSpinBox:
         box = QSpinBox()

@@ -15,6 +15,7 @@ from xlagui.core.protocol import arms as arm_kinds
 from xlagui.core.protocol.config import (
     DEFAULTS,
     RANGES,
+    SETTING,
     TARGET_PERCENT_RANGE,
     ConfigError,
     ModelChoice,
@@ -328,25 +329,22 @@ class SettingsPanel(SettingsForm):
 
     def _restore_numbers(self, settings: QSettings) -> None:
         """The spin boxes' saved values, each checked against its range."""
-        for key, label, box in (("epochs", "epochs", self.epochs),
-                                ("batch_size", "batch size", self.batch_size),
-                                ("image_size", "image size", self.image_size),
-                                ("repeats", "repeats", self.repeats),
-                                ("seed", "seed", self.seed),
-                                ("holdout_percent", "held-out percentage", self.holdout),
-                                ("busy_percent", "busy percentage", self.busy),
-                                (BUDGET_KEY, "speed budget", self.budget)):
+        for key, box in (("epochs", self.epochs), ("batch_size", self.batch_size),
+                         ("image_size", self.image_size), ("repeats", self.repeats),
+                         ("seed", self.seed), ("holdout_percent", self.holdout),
+                         ("busy_percent", self.busy), (BUDGET_KEY, self.budget)):
             value = settings.value(key)
             if value is None:
                 continue
+            label = "speed budget" if key == BUDGET_KEY else SETTING[key].words
             try:
                 if key == "image_size":
                     box.setValue(check_image_size(str(value)))
                 elif key == BUDGET_KEY:
                     box.setValue(RANGES["budget_seconds"].check(label, str(value)))
                     self._chosen_budget = box.value()
-                else:
-                    box.setValue(RANGES[key].check(label, str(value)))
+                else:  # each against its entry in the settings table
+                    box.setValue(SETTING[key].check(str(value)))
             except ConfigError as exc:
                 self.restore_problems.append(f"The saved {label} was ignored: {exc}.")
         target = settings.value("target_percent")
