@@ -21,6 +21,7 @@ from xlagui.cli.compare_watch import ConsoleWatcher
 from xlagui.cli.inspect import print_why
 from xlagui.console import print_summary
 from xlagui.core.compare import ComparisonRequest, SaveError, run
+from xlagui.core.compare.workflow import MARKDOWN_FILE
 from xlagui.core.model.sources import parse_model
 from xlagui.core.protocol.config import (
     SETTINGS,
@@ -31,7 +32,7 @@ from xlagui.core.protocol.config import (
 )
 from xlagui.core.protocol.identity import Role, RunStatus, Severity
 from xlagui.core.protocol.task import Cancelled, TaskState
-from xlagui.present.markdown import ATTRIBUTION_ROWS, summary_markdown
+from xlagui.present.markdown import ATTRIBUTION_ROWS, folder_markdown, summary_markdown
 from xlagui.present.verdicts import recommendation_sentence
 from xlagui.present.why_data import why_of
 
@@ -67,6 +68,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         only=frozenset({Role(args.only)}) if args.only else None,
         target=target,
         summary_text=summary_markdown,
+        report_text=folder_markdown,
         wait_quiet_seconds=args.wait_quiet,
     )
     state = TaskState()
@@ -220,8 +222,9 @@ def _write_reports(
     render_report_png: Any,
     console: Console,
 ) -> bool:
-    """The PNG (with --png) and comparison.md beside the CSV and JSON, the Markdown on stdout
-    with --markdown; False, said, when one could not be written."""
+    """The PNG (with --png) beside the CSV, the JSON and the Markdown (the workflow wrote
+    those), the Markdown on stdout with --markdown; False, said, when the PNG could not be
+    written."""
     if render_report_png is not None:
         try:
             png = render_report_png(report, out / "comparison.png", why_of(report, out))
@@ -229,29 +232,12 @@ def _write_reports(
             console.print(f"[red]error:[/red] could not write the PNG: {exc}", soft_wrap=True)
             return False
         console.print(f"PNG report: {png}")
-    try:
-        markdown = _write_markdown(report, out / "comparison.md")
-    except OSError as exc:
-        console.print(f"[red]error:[/red] could not write the Markdown: {exc}", soft_wrap=True)
-        return False
-    console.print(
-        f"Written: {out / 'comparison.csv'}, {out / 'comparison.json'}, {out / 'comparison.md'}"
-    )
+    markdown = out / MARKDOWN_FILE  # written by the workflow (`ComparisonRequest.report_text`)
+    console.print(f"Written: {out / 'comparison.csv'}, {out / 'comparison.json'}, {markdown}")
     if args.markdown:
-        sys.stdout.write(markdown)
+        sys.stdout.write(markdown.read_text(encoding="utf-8"))
         sys.stdout.flush()
     return True
-
-
-def _write_markdown(report: ComparisonReport, path: Path) -> str:
-    """The comparison as Markdown (`xlagui.present.markdown`), written atomically to `path`
-    beside comparison.csv and comparison.json; the text written."""
-    from xlagui.core.files.atomic import atomic_write_text
-    from xlagui.present.markdown import report_markdown
-
-    text = report_markdown(report, why_of(report, path.parent))
-    atomic_write_text(path, text)
-    return text
 
 
 def _inside(path: Path, folder: Path) -> bool:

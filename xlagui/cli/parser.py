@@ -20,6 +20,7 @@ from xlagui.core.protocol.config import (
     DEFAULTS,
     EXTRA_ARM_BUDGET_SECONDS,
     SETTING,
+    SETTINGS,
     ModelChoice,
     XlaMode,
 )
@@ -251,12 +252,11 @@ def _sweep_parser(sub: Any) -> argparse.ArgumentParser:
 
 def _sweep_axes(w: argparse.ArgumentParser) -> None:
     """The sweep's axes of settings: each a comma list, not swept when not given."""
-    w.add_argument("--batch", metavar="N,N", default="",
-                   help="batch sizes, comma-separated, e.g. 16,128 "
-                   f"(default: {DEFAULTS['batch_size']}, not swept)")
-    w.add_argument("--image-size", metavar="PX,PX", default="",
-                   help="image sizes, comma-separated, e.g. 64,150 "
-                   f"(default: {DEFAULTS['image_size']}, not swept)")
+    for one in SETTINGS:  # the settings a sweep may vary, from the table
+        if one.sweep:
+            w.add_argument(one.flag, dest=one.name, metavar="V,V", default="",
+                           help=f"{one.plural}, comma-separated, e.g. {one.example} "
+                           f"(default: {one.default}, not swept)")
     w.add_argument("--model", metavar="MODEL,MODEL", default="",
                    help="models, comma-separated: built-in names or files, e.g. cnn,mixer "
                    f"(default: {ModelChoice().name}, not swept)")

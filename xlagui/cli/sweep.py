@@ -30,11 +30,10 @@ from xlagui.core.sweep.cell import CellJob, CellStatus
 from xlagui.core.sweep.export import SWEEP_CSV, SWEEP_MD, SWEEP_PNG
 from xlagui.core.sweep.plan import (
     ARMS,
-    BATCH_SIZE,
     HOST,
-    IMAGE_SIZE,
     LEVER_PREFIX,
     MODEL,
+    SETTING_AXES,
     Axis,
     SweepPlan,
     plan_sweep,
@@ -74,7 +73,7 @@ def sweep_plan(args: argparse.Namespace) -> SweepPlan:
     base = RunConfig(device=args.device, seed=args.seed, holdout_percent=args.holdout_percent,
                      target_percent=args.target_percent, augment=args.augment)
     axes = [Axis(name, tuple(_list(values)))
-            for name, values in ((BATCH_SIZE, args.batch), (IMAGE_SIZE, args.image_size),
+            for name, values in (*((n, getattr(args, n)) for n in SETTING_AXES),
                                  (MODEL, args.model))
             if values]
     if args.arms:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from xlagui.core.analysis.ranking import ranked
@@ -192,6 +193,13 @@ def _report_markdown(report: ComparisonReport, why: WhyData) -> str:
     lines += ["", "## Reproduce", ""]
     lines += code_block(report.reproduce_command())
     return "\n".join(lines) + "\n"
+
+
+def folder_markdown(report: ComparisonReport, folder: Path) -> str:
+    """What `comparison.md` holds: `report_markdown` with the why read from the comparison's
+    folder (the inspecting runs' files). The workflow writes it for every front end
+    (`ComparisonRequest.report_text`)."""
+    return report_markdown(report, why_of(report, folder))
 
 
 def summary_markdown(report: ComparisonReport) -> str:

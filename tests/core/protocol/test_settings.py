@@ -93,3 +93,18 @@ def test_the_windows_fields_take_their_ranges_and_labels_from_the_table(qtbot: Q
         assert one.label in labels, one.name
         checked += 1
     assert checked == 8  # every whole number with a range has its box
+
+
+def test_the_settings_a_sweep_may_vary_are_its_axes_and_its_options() -> None:
+    from xlagui.cli.sweep import sweep_plan
+    from xlagui.core.sweep.plan import AXES, SETTING_AXES
+
+    swept = [one for one in SETTINGS if one.sweep]
+    assert [one.name for one in swept] == list(SETTING_AXES) == list(AXES[:len(swept)])
+    words = ["sweep", "--demo"]
+    for one in swept:
+        words += [one.flag, one.example]
+    plan = sweep_plan(cli_parser.build_parser().parse_args(words))
+    assert [(a.name, ",".join(a.values)) for a in plan.axes] == [
+        (one.name, one.example) for one in swept]
+    assert len(plan.cells) == 4

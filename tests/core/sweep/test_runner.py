@@ -237,3 +237,36 @@ def test_a_runtime_setting_axis_reaches_every_worker_of_its_cell(tmp_path: Path)
         assert len(specs) >= 2  # the baseline's and the XLA side's, at least
         for spec in specs:
             assert json.loads(spec.read_text())["config"]["levers"] == {"threads": threads}
+
+
+def test_a_sweep_never_trains_on_a_file_the_user_left_out(tmp_path: Path) -> None:
+    """Issue 38: a sweep's cells carry the Dataset tab's exclusions. A real scan of a folder
+    with a duplicate in a class, that duplicate left out: the cell's comparison records it as
+    left out, and no worker's spec lists it (with the rule removed, every spec did)."""
+    import shutil
+
+    from xlagui.core.data.exclusions import Exclusions
+    from xlagui.core.data.scan import scan_dataset
+
+    data = tiny_split_dataset(tmp_path / "d", train=8, test=2)
+    first = sorted((data / "train" / "african").iterdir())[0]
+    copy = data / "train" / "african" / "zz-copy.jpg"
+    shutil.copy(first, copy)
+    scan = scan_dataset(data)
+    exclusions = Exclusions.of_kinds(scan, ["duplicate"])
+    assert [f.rel for f in exclusions.files(scan)] == ["train/african/zz-copy.jpg"]
+    base = RunConfig(image_size=48, extra={"fake": {"step": 0.01}})
+    plan = plan_sweep(base, [Axis("batch_size", ("4",))], CELL_OVERHEAD_SECONDS + 10)
+    job = CellJob(dataset=str(data), folder=tmp_path / "sweep", worker_command=fake_command,
+                  left_out=exclusions.portable(str(data)))
+    result = run_sweep(SweepRequest(plan=plan, job=job), Told(), TaskState())
+    assert [c.status for c in result.cells] == [CellStatus.DONE], result.cells[0].reason
+    cell = tmp_path / "sweep" / "cells" / "b4"
+    report = json.loads((cell / "comparison.json").read_text())
+    assert [f["path"] for f in report["dataset"]["excluded"]["files"]] == [
+        "train/african/zz-copy.jpg"]
+    specs = sorted(cell.rglob("spec.json"))
+    assert specs
+    for spec in specs:
+        assert "zz-copy" not in spec.read_text(), spec
+        assert first.name in spec.read_text()  # the original stays

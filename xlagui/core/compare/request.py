@@ -68,6 +68,10 @@ class ComparisonRequest:
     target: Target | None = None
     host_info: HostInfo | None = None
     summary_text: Callable[[ComparisonReport], str] | None = None
+    # The finished comparison as Markdown, from the report and its folder (the why is read from
+    # the runs' files: `xlagui.present.markdown.folder_markdown`), which the workflow writes to
+    # `comparison.md` beside the JSON and the CSV, whoever asked; None: no Markdown.
+    report_text: Callable[[ComparisonReport, Path], str] | None = None
     inspect: bool = True
     worker: RunWorker | None = None
     worker_command: Callable[[RunSpec], Sequence[str] | None] | None = None

@@ -27,6 +27,7 @@ from xlagui.core.compare.planning import (
     skipped_status,
 )
 from xlagui.core.compare.request import ComparisonObserver, ComparisonRequest, Phase
+from xlagui.core.files.atomic import atomic_write_text
 from xlagui.core.machine.interference import look_at_machine, preflight_seconds
 from xlagui.core.measure.transports import MachineError, Transport
 from xlagui.core.protocol.config import ConfigError
@@ -72,6 +73,7 @@ def run(
     try:
         with on_machine(request, observer, state, planner) as (report, transport):
             _run_phases(planner.request, report, transport, observer, state)
+            write_markdown(request, report)
             return report
     except (MachineError, ConfigError):
         planner.skip_all(RunStatus.CANCELLED)
@@ -151,6 +153,22 @@ def _run_phases(
             transport=transport,
             tensorboard_text=request.summary_text,
         )
+
+
+# The comparison as Markdown, in its folder (`write_markdown`).
+MARKDOWN_FILE = "comparison.md"
+
+
+def write_markdown(request: ComparisonRequest, report: ComparisonReport) -> None:
+    """`comparison.md` beside the JSON and the CSV (`MARKDOWN_FILE`), worded by the request's
+    `report_text`, written atomically; `SaveError` when it could not be."""
+    if request.report_text is None:
+        return
+    try:
+        atomic_write_text(request.out_dir / MARKDOWN_FILE,
+                          request.report_text(report, request.out_dir))
+    except OSError as exc:
+        raise SaveError(f"could not write the Markdown: {exc}") from exc
 
 
 def preflight(busy_percent: float, observer: ComparisonObserver, state: TaskState,

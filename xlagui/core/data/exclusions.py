@@ -18,6 +18,7 @@ the window both train on that copy and record `record()` in the comparison's JSO
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -139,6 +140,19 @@ class Exclusions:
             if of_kind and all(self.leaves_out(p) for p in of_kind):
                 words.append(word)
         return words
+
+    def portable(self, root: str) -> tuple[ProblemKey, ...]:
+        """The problems with their paths relative to the dataset folder `root`, sorted: what a
+        sweep's cells take to their own scans of the folder, here or in another copy of it
+        (`under`)."""
+        return tuple(sorted((kind, tuple(sorted(os.path.relpath(p, root) for p in paths)))
+                            for kind, paths in self.keys))
+
+    @classmethod
+    def under(cls, root: str, keys: Iterable[ProblemKey]) -> Exclusions:
+        """`portable`'s problems as they are in the copy of the folder at `root`."""
+        return cls(frozenset((kind, tuple(sorted(os.path.join(root, p) for p in paths)))
+                             for kind, paths in keys))
 
     def record(self, scan: DatasetScan) -> dict[str, Any]:
         """What the comparison's JSON says was left out: the kinds (as `--exclude-problems`

@@ -13,7 +13,7 @@ Below `config` and `arms`: both check settings against these.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 # With its three unpadded 5x5 convolutions and 2x2 poolings, the article's CNN needs
@@ -78,7 +78,8 @@ class Setting:
     low: float | None = None
     high: float | None = None
     sweep: bool = False
-    choices: tuple[str, ...] = field(default_factory=tuple)
+    plural: str = ""  # a sweep's words for several values ("batch sizes")
+    example: str = ""  # a sweep's values, as typed ("16,128")
 
     @property
     def kind(self) -> type:
@@ -121,10 +122,10 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("epochs", 50, "epochs", "epochs of each training run", "--epochs",
             "Epochs", low=1, high=1000),
     Setting("batch_size", 64, "batch size", "batch size", "--batch", "Batch size",
-            low=1, high=4096, sweep=True),
+            low=1, high=4096, sweep=True, plural="batch sizes", example="16,128"),
     Setting("image_size", 150, "image size", "the side, in pixels, every image is resized to",
             "--image-size", "Image size", " px", low=SMALLEST_IMAGE_SIZE, high=1024,
-            sweep=True),
+            sweep=True, plural="image sizes", example="64,150"),
     Setting("device", "cpu", "device", "cpu, gpu, gpu:N or all", "--device", "Device"),
     Setting("augment", True, "augment", "train without augmentation", "--no-augment"),
     Setting("seed", 0, "seed", "the seed of training (weights, shuffling, augmentation) and "

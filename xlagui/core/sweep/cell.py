@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from xlagui.core.compare import ComparisonRequest, SaveError, Watcher, run
 from xlagui.core.data.demo import ensure_demo_dataset
+from xlagui.core.data.exclusions import Exclusions, ProblemKey, empty_after
 from xlagui.core.data.scan import DatasetError, scan_dataset
 from xlagui.core.measure.transports import MachineError, Target
 from xlagui.core.protocol.config import ConfigError, check_batch_fits
@@ -150,6 +151,9 @@ class CellJob:
     ssh_config: str = ""
     remote_data: str = ""
     worker_command: Callable[[RunSpec], Sequence[str] | None] | None = None
+    # The problems whose files the user left out (the Dataset tab's `Exclusions`), their paths
+    # relative to the dataset folder (`Exclusions.portable`): no cell trains on those files.
+    left_out: tuple[ProblemKey, ...] = ()
 
 
 def run_cell(cell: Cell, job: CellJob, state: TaskState,
@@ -181,14 +185,19 @@ def _measured(cell: Cell, job: CellJob, out: Path, state: TaskState,
         return result
     state.raise_if_interrupted()
     scan = _scan(job, cell)
-    check_batch_fits(cell.config.batch_size, len(scan.files_for("train")))
+    exclusions = Exclusions.under(scan.root, job.left_out).restricted_to(scan)
+    trained = exclusions.apply(scan)
+    why = empty_after(trained) if len(exclusions) else ""
+    if why:
+        raise ConfigError(f"the files left out: {why}")
+    check_batch_fits(cell.config.batch_size, len(trained.files_for("train")))
     if out.exists():  # what an interrupted run of this cell left: measured again from nothing
         shutil.rmtree(out)
     target = None if cell.host is None else Target(
         host=cell.host, python=job.remote_python, ssh_config=job.ssh_config,
         remote_data=job.remote_data)
     request = ComparisonRequest(scan=scan, config=cell.config, out_dir=out, demo=job.demo,
-                                target=target, inspect=False,
+                                exclusions=exclusions, target=target, inspect=False,
                                 worker_command=job.worker_command)
     report = run(request, observer, state)
     result.environment = dict(report.environment)

@@ -25,10 +25,13 @@ from typing import Any
 
 from xlagui.core.model.sources import parse_model
 from xlagui.core.protocol.arms import default_budget, parse_arm, parse_arms, shared_levers
-from xlagui.core.protocol.config import RANGES, ConfigError, RunConfig, XlaMode
+from xlagui.core.protocol.config import RANGES, SETTINGS, ConfigError, RunConfig, XlaMode
 
 BATCH_SIZE, IMAGE_SIZE, MODEL, ARMS, HOST = "batch_size", "image_size", "model", "arms", "host"
-AXES = (BATCH_SIZE, IMAGE_SIZE, MODEL, ARMS, HOST)  # plus "lever:<name>" (RunConfig.levers)
+# The settings a sweep may vary (their entries in the settings table say `sweep`), then the
+# axes of other kinds; plus "lever:<name>" (RunConfig.levers).
+SETTING_AXES = tuple(one.name for one in SETTINGS if one.sweep)
+AXES = (*SETTING_AXES, MODEL, ARMS, HOST)
 LEVER_PREFIX = "lever:"
 # The host axis's value for this computer (`Cell.host` None): `--host local,gpu-box`.
 LOCAL_HOST = "local"
@@ -212,10 +215,8 @@ def _configured(base: RunConfig, settings: tuple[tuple[str, str], ...]) -> RunCo
     changes: dict[str, Any] = {}
     levers: dict[str, str] = {}
     for name, value in settings:
-        if name == BATCH_SIZE:
-            changes["batch_size"] = _whole(name, value)
-        elif name == IMAGE_SIZE:
-            changes["image_size"] = _whole(name, value)
+        if name in SETTING_AXES:  # its range: RunConfig's check below
+            changes[name] = _whole(name, value)
         elif name == MODEL:
             changes["model"] = parse_model(value, base.model.new_head)
         elif name == ARMS:

@@ -24,7 +24,7 @@ from xlagui.core.protocol.interference import Preflight
 from xlagui.present.errors import error_hint
 from xlagui.present.levels import Level
 from xlagui.present.machine_load import preflight_words
-from xlagui.present.markdown import report_markdown, summary_markdown
+from xlagui.present.markdown import folder_markdown, report_markdown, summary_markdown
 from xlagui.present.run_status import running_status
 from xlagui.present.verdicts import short_verdict
 from xlagui.present.why_data import why_of
@@ -254,7 +254,8 @@ class ComparisonController(QObject):
             only=frozenset(only) if only is not None else None,
             model_check=self._settings.model_panel.check_for_run(),
             target=target if remote else None, host_info=host_info if remote else None,
-            summary_text=summary_markdown, worker=self.worker,
+            summary_text=summary_markdown, report_text=folder_markdown,
+            worker=self.worker,
             worker_command=self.measure_command)
 
     def _watch(self, supervisor: ComparisonSupervisor) -> ComparisonSupervisor:

@@ -200,7 +200,8 @@ class SweepTab(QWidget):
             dialogs.show_error(self, words.CANNOT_START, str(exc), words.FOLDER_HINT)
             return False
         job = CellJob(dataset=dataset[0], folder=folder, demo=dataset[1],
-                      worker_command=self.worker_command)
+                      worker_command=self.worker_command,
+                      left_out=self._datasets.exclusions.portable(dataset[0]))
         request = SweepRequest(plan=plan, job=job, markdown=sweep_words.sweep_markdown)
         self.plan, self.folder = plan, folder
         self._store.setValue(FOLDER_KEY, str(folder))
