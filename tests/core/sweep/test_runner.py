@@ -270,3 +270,24 @@ def test_a_sweep_never_trains_on_a_file_the_user_left_out(tmp_path: Path) -> Non
     for spec in specs:
         assert "zz-copy" not in spec.read_text(), spec
         assert first.name in spec.read_text()  # the original stays
+
+
+def test_a_sweep_scans_its_folder_once_not_once_per_cell(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from xlagui.core.sweep import cell as cell_module
+
+    scanned: list[str] = []
+    real = cell_module.scan_dataset
+
+    def counting(root: str, **kwargs: int) -> object:
+        scanned.append(root)
+        return real(root, **kwargs)
+
+    monkeypatch.setattr(cell_module, "scan_dataset", counting)
+    data = tiny_split_dataset(tmp_path / "d", train=8, test=2)
+    base = RunConfig(image_size=48, extra={"fake": {"step": 0.01}})
+    plan = plan_sweep(base, [Axis("batch_size", ("2", "4"))], 2 * (CELL_OVERHEAD_SECONDS + 10))
+    job = CellJob(dataset=str(data), folder=tmp_path / "sweep", worker_command=fake_command)
+    result = run_sweep(SweepRequest(plan=plan, job=job), Told(), TaskState())
+    assert [c.status for c in result.cells] == [CellStatus.DONE, CellStatus.DONE]
+    assert scanned == [str(data)]

@@ -156,16 +156,23 @@ class CellJob:
     left_out: tuple[ProblemKey, ...] = ()
 
 
+# Scans a sweep's cells share (`run_cell(scans=...)`), by folder, held-out share and seed.
+Scans = dict[tuple[str, int, int], "DatasetScan"]
+
+
 def run_cell(cell: Cell, job: CellJob, state: TaskState,
-             observer: ComparisonObserver | None = None) -> CellResult:
+             observer: ComparisonObserver | None = None, scans: Scans | None = None
+             ) -> CellResult:
     """Measure `cell` (quick, without the why) in fresh workers; never raises for a cell that
-    failed: its result says so."""
+    failed: its result says so. `scans`: the sweep's scans so far, which this cell uses and
+    adds to (a sweep scans its folder once, not once per cell)."""
     started = time.monotonic()
     out = Path(job.folder) / CELLS / cell.key
     result = CellResult(key=cell.key, status=CellStatus.FAILED, node=cell.host or platform.node(),
                         comparison_dir=f"{CELLS}/{cell.key}")
     try:
-        result = _measured(cell, job, out, state, observer or Watcher(), result)
+        result = _measured(cell, job, out, state, observer or Watcher(), result,
+                           {} if scans is None else scans)
     except Cancelled:
         result.status = CellStatus.INTERRUPTED
     except MachineError as exc:
@@ -179,12 +186,12 @@ def run_cell(cell: Cell, job: CellJob, state: TaskState,
 
 
 def _measured(cell: Cell, job: CellJob, out: Path, state: TaskState,
-              observer: ComparisonObserver, result: CellResult) -> CellResult:
+              observer: ComparisonObserver, result: CellResult, scans: Scans) -> CellResult:
     if cell.problem:
         result.failure, result.reason = CellFailure.SETTINGS, cell.problem
         return result
     state.raise_if_interrupted()
-    scan = _scan(job, cell)
+    scan = _scan(job, cell, scans)
     exclusions = Exclusions.under(scan.root, job.left_out).restricted_to(scan)
     trained = exclusions.apply(scan)
     why = empty_after(trained) if len(exclusions) else ""
@@ -207,15 +214,16 @@ def _measured(cell: Cell, job: CellJob, out: Path, state: TaskState,
     return _judged(report, result)
 
 
-def _scan(job: CellJob, cell: Cell) -> DatasetScan:
+def _scan(job: CellJob, cell: Cell, scans: Scans) -> DatasetScan:
     root = job.dataset
     if job.demo and not root:
         root = str(ensure_demo_dataset(seed=0))
+    key = (root, cell.config.holdout_percent, cell.config.seed)
     try:
-        scan = scan_dataset(root, holdout_percent=cell.config.holdout_percent,
-                            seed=cell.config.seed)
+        scan = scans.get(key) or scan_dataset(root, holdout_percent=key[1], seed=key[2])
     except DatasetError as exc:
         raise ConfigError(str(exc)) from None
+    scans[key] = scan
     if not scan.ok:
         problems = "; ".join(p.message for p in scan.problems)
         raise ConfigError(f"the dataset cannot be trained on: {problems}")

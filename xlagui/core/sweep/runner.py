@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from xlagui.core.compare import Watcher
 from xlagui.core.protocol.task import TaskState
-from xlagui.core.sweep.cell import CellJob, CellResult, CellStatus, run_cell
+from xlagui.core.sweep.cell import CellJob, CellResult, CellStatus, Scans, run_cell
 from xlagui.core.sweep.export import write_exports
 from xlagui.core.sweep.plan import Cell, SweepPlan
 from xlagui.core.sweep.result import SweepResult
@@ -46,11 +46,12 @@ class LocalExecutor:
     def run(self, cells: Sequence[Cell], job: CellJob, state: TaskState,
             on_started: Callable[[Cell], None], on_done: Callable[[CellResult], None],
             on_round: OnRound | None = None) -> None:
+        scans: Scans = {}  # the folder scanned once for every cell
         for cell in cells:
             if state.is_interruption_requested():
                 return
             on_started(cell)
-            on_done(run_cell(cell, job, state, _RoundWatcher(cell, on_round)))
+            on_done(run_cell(cell, job, state, _RoundWatcher(cell, on_round), scans))
 
 
 class _RoundWatcher(Watcher):
