@@ -99,18 +99,22 @@ class ConsoleWatcher(Watcher):
             self._copy_task = bar.add_task("copy", total=None)
         elif phase is Phase.MEASURING and report is not None and not self.events:
             self._show(MeasureProgress(self.console, report))
-        elif phase is Phase.INSPECTING and report is not None and report.config.quick:
+        elif phase is Phase.INSPECTING and report is not None and self.summarised:
             self._inspecting(report)
         elif phase is Phase.TRAINING and report is not None and not self.events:
             self._show(RichProgress(self.console, report))
 
-    def _inspecting(self, report: ComparisonReport) -> None:
-        """A speed-only comparison: the answer first; then, for "What XLA did", the compile the
-        measuring workers did not dump."""
+    def on_answered(self, report: ComparisonReport) -> None:
+        """A speed-only comparison's answer, said before its why."""
+        self._end_display()
         print_summary(self.console, report)
         self.summarised = True
         c = report.comparison
         self.said_recommendation = recommendation_sentence(c.recommendation if c else None)
+
+    def _inspecting(self, report: ComparisonReport) -> None:
+        """After the answer, for "What XLA did" (and the why), the compile the measuring
+        workers did not dump."""
         n = len(inspected_arms(report))
         arms = f"{n} arm{'s' if n > 1 else ''}"
         self._show(self.console.status(

@@ -94,6 +94,8 @@ class ComparisonObserver(Protocol):
     on_round(report): a round of the speed measurement ended; the estimate is recomputed.
     on_run_done(entry): a run ended; `entry.status` says how.
     on_measured(report): the speed measurement is over (however it ended).
+    on_answered(report): a speed-only comparison's answer is final, before its why (the
+    inspection compile): the one rule of when the answer comes first, kept here.
     on_host_refused(host, error): the host could not take the comparison; nothing ran.
     on_preflight(preflight, final): the machine looked at before measuring (`final` False
     while still waiting for it to go quiet).
@@ -110,6 +112,7 @@ class ComparisonObserver(Protocol):
     def on_round(self, report: ComparisonReport) -> None: ...
     def on_run_done(self, entry: RunEntry) -> None: ...
     def on_measured(self, report: ComparisonReport) -> None: ...
+    def on_answered(self, report: ComparisonReport) -> None: ...
     def on_host_refused(self, host: str, error: MachineError) -> None: ...
     def on_preflight(self, preflight: Preflight, final: bool) -> None: ...
 
@@ -148,6 +151,9 @@ class Watcher:
         pass
 
     def on_measured(self, report: ComparisonReport) -> None:
+        pass
+
+    def on_answered(self, report: ComparisonReport) -> None:
         pass
 
     def on_preflight(self, preflight: Preflight, final: bool) -> None:

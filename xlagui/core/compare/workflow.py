@@ -131,7 +131,10 @@ def _run_phases(
     inspecting = request.inspect and request.worker is None and phases.inspected_arms(report)
     if inspecting and not stopped():
         # Untimed, outside every timed run; before the training runs, which then run without
-        # XLA's dump. A replayed run (a test's `worker`) has no XLA to inspect.
+        # XLA's dump. A replayed run (a test's `worker`) has no XLA to inspect. A speed-only
+        # comparison has its answer now: said first, the why after it.
+        if report.config.quick:
+            observer.on_answered(report)
         observer.on_phase(Phase.INSPECTING, report)
         phases.inspect_after_measurement(
             report, request.scan, request.out_dir, state,

@@ -96,8 +96,10 @@ class ComparisonSupervisor(QThread):
     # -- the workflow's callbacks (`core.compare.ComparisonObserver`), on this thread ----------
 
     def on_phase(self, phase: Phase, report: ComparisonReport | None) -> None:
-        if phase is Phase.INSPECTING and self.report.config.quick:
-            self.inspecting.emit()
+        pass  # the window shows the phases through the runs' own events
+
+    def on_answered(self, report: ComparisonReport) -> None:
+        self.inspecting.emit()  # the answer is final: shown while the why is worked out
 
     def on_model_checked(self, check: ModelEvent) -> None:
         pass  # the model panel checked it before the run
