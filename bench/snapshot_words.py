@@ -65,7 +65,7 @@ from xlagui.core.results.report import ComparisonReport  # noqa: E402
 
 def cli_summary(report: ComparisonReport) -> Texts:
     """What `xlagui compare` prints at the end (`console.print_summary`)."""
-    from xlagui.console import print_summary
+    from xlagui.cli.console import print_summary
 
     con = console()
     print_summary(con, report)
@@ -74,7 +74,7 @@ def cli_summary(report: ComparisonReport) -> Texts:
 
 def cli_progress(report: ComparisonReport) -> Texts:
     """The CLI's progress lines on a log (no terminal), replayed from the runs' events."""
-    from xlagui.console import MeasureProgress, RichProgress
+    from xlagui.cli.console import MeasureProgress, RichProgress
 
     con = console()
     measure = MeasureProgress(con, report)
@@ -93,7 +93,7 @@ def cli_progress(report: ComparisonReport) -> Texts:
 
 def cli_xla_did(report: ComparisonReport) -> Texts:
     """`xlagui inspect` on the comparison's folder (`console.print_xla_did`)."""
-    from xlagui.console import print_xla_did
+    from xlagui.cli.console import print_xla_did
     from xlagui.core.results.dumps import xla_runs
 
     con = console()

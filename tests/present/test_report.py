@@ -15,7 +15,7 @@ def test_one_runs_table_for_the_terminal_and_the_png() -> None:
     from rich.console import Console
 
     from tests.helpers.limits import known_limits, limits_report
-    from xlagui.console import print_summary
+    from xlagui.cli.console import print_summary
 
     report = limits_report(limits=known_limits(), base_step=0.2, xla_step=0.4)
     rows = report_words.run_rows(report)
@@ -62,7 +62,7 @@ def test_a_comparison_cut_short_says_what_it_can_still_claim() -> None:
 
     from rich.console import Console
 
-    from xlagui.console import print_summary
+    from xlagui.cli.console import print_summary
     from xlagui.core.protocol.identity import RunStatus
     from xlagui.present.markdown import report_markdown
 

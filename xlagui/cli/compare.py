@@ -18,8 +18,8 @@ from xlagui.cli.common import console as _console
 from xlagui.cli.common import scan_folder as _scan
 from xlagui.cli.common import target as _target
 from xlagui.cli.compare_watch import ConsoleWatcher
+from xlagui.cli.console import print_summary
 from xlagui.cli.inspect import print_why
-from xlagui.console import print_summary
 from xlagui.core.compare import ComparisonRequest, SaveError, run
 from xlagui.core.compare.workflow import MARKDOWN_FILE
 from xlagui.core.model.sources import parse_model
@@ -30,7 +30,7 @@ from xlagui.core.protocol.config import (
     XlaMode,
     check_batch_fits,
 )
-from xlagui.core.protocol.identity import Role, RunStatus, Severity
+from xlagui.core.protocol.identity import Role, RunStatus, Severity, Split
 from xlagui.core.protocol.task import Cancelled, TaskState
 from xlagui.present.markdown import ATTRIBUTION_ROWS, folder_markdown, summary_markdown
 from xlagui.present.verdicts import recommendation_sentence
@@ -56,7 +56,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     exclusions = _exclusions(args.exclude_problems, scan, console)
     trained = exclusions.apply(scan)
-    check_batch_fits(config.batch_size, len(trained.files_for("train")))
+    check_batch_fits(config.batch_size, len(trained.files_for(Split.TRAIN)))
     out = _output_folder(args, root)
     render_report_png = _png_renderer(args)
     request = ComparisonRequest(

@@ -19,7 +19,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, DownloadColumn, Progress, TaskID, TextColumn
 
-from xlagui.console import MeasureProgress, RichProgress, print_run_failure, print_summary
+from xlagui.cli.console import MeasureProgress, RichProgress, print_run_failure, print_summary
 from xlagui.core.compare import CLOSING, ComparisonRequest, Phase, Watcher
 from xlagui.core.compare.phases import inspected_arms
 from xlagui.core.protocol.task import TaskState

@@ -30,7 +30,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({run_id: r.to_dict() for run_id, r in runs}, indent=1))
         return EXIT_OK if runs else EXIT_FAILED
-    from xlagui.console import print_xla_did
+    from xlagui.cli.console import print_xla_did
 
     console = _console()
     why = read_folder(args.folder)

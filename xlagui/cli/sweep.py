@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from xlagui.cli.common import EXIT_CANCELLED, EXIT_FAILED, EXIT_OK
 from xlagui.cli.common import console as _console
 from xlagui.cli.compare_watch import _install_stop_signals
-from xlagui.console import SweepProgress
+from xlagui.cli.console import SweepProgress
 from xlagui.core.compare import CLOSING
 from xlagui.core.protocol.config import ConfigError, RunConfig
 from xlagui.core.protocol.task import TaskState

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from xlagui.core.protocol.config import RunConfig, XlaMode
 from xlagui.core.protocol.events import EpochEvent
-from xlagui.core.protocol.identity import Role, RunStatus
+from xlagui.core.protocol.identity import Role, RunStatus, Split
 from xlagui.present import levers as lever_words
 from xlagui.present.format import evidence, mode_words, percent, seconds, size_bytes
 from xlagui.present.intervals import pairs_noun
@@ -99,8 +99,8 @@ def dataset_words(report: ComparisonReport) -> list[tuple[str, str]]:
     """The dataset, as (what, value) rows."""
     d = report.dataset
     counts = d.get("counts") or {}
-    train = sum((counts.get("train") or {}).values())
-    test = sum((counts.get("test") or {}).values())
+    train = sum((counts.get(Split.TRAIN) or {}).values())
+    test = sum((counts.get(Split.TEST) or {}).values())
     classes = d.get("class_names") or []
     return [
         ("Name", str(d.get("name", "?"))),

@@ -8,7 +8,7 @@ from pytestqt.qtbot import QtBot
 from rich.console import Console
 
 from tests.helpers.reports import comparison_report
-from xlagui.console import print_summary
+from xlagui.cli.console import print_summary
 from xlagui.present import format as fmt
 from xlagui.present.markdown import cell, report_markdown
 from xlagui.ui.report_png import ReportFigure

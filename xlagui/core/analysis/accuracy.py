@@ -26,11 +26,12 @@ import math
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from enum import Enum
 from typing import Any
 
+from xlagui.core.protocol.identity import Split, StrEnum
 
-class AccuracyKind(str, Enum):
+
+class AccuracyKind(StrEnum):
     SAME = "same"  # within the noise that was measured
     WORSE = "worse"
     BETTER = "better"
@@ -179,7 +180,7 @@ def compare(
 
 def chance_level(counts: dict[str, Any] | None, class_count: int) -> float:
     """The accuracy of always answering the validation set's commonest class."""
-    val = (counts or {}).get("test") or {}
+    val = (counts or {}).get(Split.TEST) or {}
     total = sum(int(v) for v in val.values()) if val else 0
     if total:
         return max(int(v) for v in val.values()) / total

@@ -9,13 +9,13 @@ watcher that needs only some callbacks subclasses `Watcher`, whose callbacks do 
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from xlagui.core.protocol.config import RunConfig
+from xlagui.core.protocol.identity import StrEnum
 
 if TYPE_CHECKING:
     from xlagui.core.compare.phases import RunWorker
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from xlagui.core.results.report import ComparisonReport
 
 
-class Phase(str, enum.Enum):
+class Phase(StrEnum):
     """Where a comparison is, in the order the phases come (each only when it has work)."""
 
     CONNECTING = "connecting"  # logging in to the host (and its preflight, when not known)

@@ -20,9 +20,10 @@ from typing import Any
 
 from xlagui.core.data.demo_drawing import CLASSES, draw_elephant
 from xlagui.core.files import paths
+from xlagui.core.protocol.identity import Split
 
 DEMO_VERSION = 1  # bump when the drawing changes, so cached sets are rebuilt
-SPLITS = ("train", "test")
+SPLITS = (Split.TRAIN.value, Split.TEST.value)
 MARKER_NAME = "xlagui-demo.json"
 MARKER_FORMAT = "xlagui-demo"
 DEMO_NAME = "demo elephants"  # what a comparison, the window and the PNG call the demo set

@@ -23,6 +23,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from xlagui.core.protocol.identity import Split
+
 if TYPE_CHECKING:  # types only: `xlagui.core.data.scan` loads Pillow, and the window imports us
     from xlagui.core.data.scan import DatasetScan, ImageFile, Problem
 
@@ -69,12 +71,12 @@ def files_left_out(problem: Problem, scan: DatasetScan) -> list[ImageFile]:
     if problem.kind == "label_conflict":
         return named
     if problem.kind == "leakage":
-        return [f for f in named if f.split == "test"]
+        return [f for f in named if f.split == Split.TEST]
     return named[1:]  # duplicate_in_class: keep the first copy
 
 
 def _order(f: ImageFile) -> tuple[int, str]:
-    return (0 if f.split == "train" else 1, f.rel)
+    return (0 if f.split == Split.TRAIN else 1, f.rel)
 
 
 @dataclass(frozen=True)
@@ -170,7 +172,7 @@ class Exclusions:
             "problems": len(problems),
             # Whether `--exclude-problems` with `kinds` leaves out exactly these files.
             "reproducible": Exclusions.of_kinds(scan, kinds).keys == self.restricted_to(scan).keys,
-            "files": sorted(files.values(), key=lambda d: (d["split"] != "train", d["path"])),
+            "files": sorted(files.values(), key=lambda d: (d["split"] != Split.TRAIN, d["path"])),
         }
 
 
@@ -179,7 +181,7 @@ def empty_after(scan: DatasetScan) -> str:
     train = {label: 0 for label in scan.class_names}
     test = 0
     for f in scan.files:
-        if f.split == "train":
+        if f.split == Split.TRAIN:
             train[f.label] = train.get(f.label, 0) + 1
         else:
             test += 1

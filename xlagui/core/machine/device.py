@@ -9,11 +9,12 @@ here once.
 
 from __future__ import annotations
 
-import enum
 from dataclasses import dataclass
 
+from xlagui.core.protocol.identity import StrEnum
 
-class DeviceKind(str, enum.Enum):
+
+class DeviceKind(StrEnum):
     """What a device is: the CPU, one GPU, or every GPU at once (MirroredStrategy)."""
 
     CPU = "cpu"

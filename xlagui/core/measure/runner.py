@@ -20,7 +20,7 @@ from xlagui.core.measure.worker_process import (
 )
 from xlagui.core.protocol.eventlog import EventLog
 from xlagui.core.protocol.events import Event
-from xlagui.core.protocol.identity import RunStatus
+from xlagui.core.protocol.identity import RunStatus, Split
 from xlagui.core.protocol.record import ended_by
 from xlagui.core.protocol.spec import RunSpec, Sample
 from xlagui.core.protocol.task import TaskState
@@ -45,7 +45,7 @@ def samples_from_scan(scan: DatasetScan) -> tuple[list[str], list[Sample], list[
     def samples(split: str) -> list[Sample]:
         return [Sample(f.path, index[f.label], f.format, f.mode) for f in scan.files_for(split)]
 
-    return names, samples("train"), samples("test")
+    return names, samples(Split.TRAIN), samples(Split.TEST)
 
 
 def run_worker(

@@ -7,13 +7,12 @@ transport's `died`) name the kind; `xlagui.present.errors` words it. No sentence
 
 from __future__ import annotations
 
-import enum
-
 from xlagui.core.protocol.config import RunConfig
 from xlagui.core.protocol.events import Fact
+from xlagui.core.protocol.identity import StrEnum
 
 
-class Failure(str, enum.Enum):
+class Failure(StrEnum):
     """A kind of failure, with what to do about it (`present/errors.py` says it)."""
 
     # Said by the worker, from its exception.

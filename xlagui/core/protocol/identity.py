@@ -45,6 +45,14 @@ class RunStatus(StrEnum):
     NOT_RUN = "not run"  # the app closed before this run started
 
 
+class Split(StrEnum):
+    """Which part of a dataset a file belongs to (`ImageFile.split`, the JSON's `counts`): the
+    images trained on, and the test (validation) images."""
+
+    TRAIN = "train"
+    TEST = "test"
+
+
 class Role(StrEnum):
     """What a run is to its comparison (`role_of` its variant).
 

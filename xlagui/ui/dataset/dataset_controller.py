@@ -16,6 +16,7 @@ from PySide6.QtCore import QObject, QSettings, QTimer, Signal
 from PySide6.QtWidgets import QWidget
 
 from xlagui.core.data import exclusions as excl
+from xlagui.core.protocol.identity import Split
 from xlagui.core.protocol.task import TaskState
 from xlagui.present.exclusions import left_out
 from xlagui.present.levels import Level
@@ -253,7 +254,7 @@ class DatasetController(QObject):
             self.state_changed.emit()
             return
         trained = exclusions.apply(scan)
-        self._settings.set_dataset(len(trained.files_for("train")),
+        self._settings.set_dataset(len(trained.files_for(Split.TRAIN)),
                                    auto_split=scan.layout != "split",
                                    num_classes=len(scan.class_names))
         kinds: dict[str, int] = {}

@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
 
 from xlagui.core.data import exclusions as excl
 from xlagui.core.data.scan.model import SEVERITIES
-from xlagui.core.protocol.identity import Severity
+from xlagui.core.protocol.identity import Severity, Split
 from xlagui.present.exclusions import left_out
 from xlagui.present.levels import Level, level_of
 from xlagui.present.problem_kinds import problem_heading
@@ -235,8 +235,8 @@ class DatasetPanel(QWidget):
         self.class_combo = QComboBox()
         self.class_combo.setMinimumWidth(160)
         self.split_combo = QComboBox()
-        self.split_combo.addItem("Training images", "train")
-        self.split_combo.addItem("Test images", "test")
+        self.split_combo.addItem("Training images", Split.TRAIN.value)
+        self.split_combo.addItem("Test images", Split.TEST.value)
         self.count_label = QLabel()
         self.count_label.setObjectName("Caption")
         pick.addWidget(QLabel("Class"))
@@ -286,8 +286,8 @@ class DatasetPanel(QWidget):
         self.details_button.setEnabled(True)
         self.rescan_button.setEnabled(True)
         self.layout_label.setText(f"<b>Layout:</b> {html.escape(layout_description(scan))}")
-        train = len(scan.files_for("train"))
-        test = len(scan.files_for("test"))
+        train = len(scan.files_for(Split.TRAIN))
+        test = len(scan.files_for(Split.TEST))
         self._status = (
             f"{len(scan.class_names)} classes · {train:,} training and {test:,} test images · "
         )

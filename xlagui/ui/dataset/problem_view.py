@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from xlagui.core.data import exclusions as excl
+from xlagui.core.protocol.identity import Split
 from xlagui.present import format as fmt
 from xlagui.present.exclusions import leave_out_rule, left_out
 from xlagui.present.levels import level_of
@@ -256,7 +257,7 @@ class ProblemView(QWidget):
     def _show_files(self, scan: DatasetScan, problem: Problem) -> None:
         by_path = {f.path: f for f in scan.files}
         images = [by_path[p] for p in problem.paths if p in by_path]
-        images.sort(key=lambda f: (f.split != "train", f.rel))
+        images.sort(key=lambda f: (f.split != Split.TRAIN, f.rel))
         for f in images[:MAX_CARDS]:
             card = FileCard(f, self._pool)
             self.cards.append(card)

@@ -14,10 +14,9 @@ import traceback
 from PySide6.QtCore import QObject, QThread, Signal
 
 from xlagui.core import compare
-from xlagui.core.compare import CLOSING, ComparisonRequest, Phase
-from xlagui.core.machine.host import HostInfo
-from xlagui.core.measure.transports import MachineError, PlacedDataset
-from xlagui.core.protocol.events import Event, ModelEvent
+from xlagui.core.compare import CLOSING, ComparisonRequest, Watcher
+from xlagui.core.measure.transports import MachineError
+from xlagui.core.protocol.events import Event
 from xlagui.core.protocol.interference import Preflight
 from xlagui.core.protocol.record import RunEntry
 from xlagui.core.protocol.task import Cancelled, TaskState
@@ -71,7 +70,6 @@ class ComparisonSupervisor(QThread):
         self.request, self.report = request, report
         self.out_dir = request.out_dir
         self.state = TaskState()
-        self._copied = -1  # the percent of the dataset copy last said
         self.setObjectName("xlagui-comparison")
 
     def request_stop(self, *, closing: bool = False) -> None:
@@ -87,56 +85,50 @@ class ComparisonSupervisor(QThread):
 
     def run(self) -> None:
         try:
-            compare.run(self.request, self, self.state, report=self.report)
+            compare.run(self.request, _Relay(self), self.state, report=self.report)
         except (MachineError, Cancelled):
             pass  # the host's refusal was said (`host_failed`); a stop before anything ran
         except Exception as exc:  # the supervision must never take the app down
             self.crashed.emit(f"{type(exc).__name__}: {exc}", traceback.format_exc())
 
-    # -- the workflow's callbacks (`core.compare.ComparisonObserver`), on this thread ----------
 
-    def on_phase(self, phase: Phase, report: ComparisonReport | None) -> None:
-        pass  # the window shows the phases through the runs' own events
+class _Relay(Watcher):
+    """The workflow's observer (`core.compare.ComparisonObserver`), on the supervisor's thread:
+    what the window shows becomes the supervisor's queued signals; what it shows otherwise
+    (the phases, through the runs' own events; the model and the host, checked before the run
+    by their panels) keeps `Watcher`'s nothing."""
+
+    def __init__(self, supervisor: ComparisonSupervisor) -> None:
+        self.to = supervisor
+        self._copied = -1  # the percent of the dataset copy last said
 
     def on_answered(self, report: ComparisonReport) -> None:
-        self.inspecting.emit()  # the answer is final: shown while the why is worked out
-
-    def on_model_checked(self, check: ModelEvent) -> None:
-        pass  # the model panel checked it before the run
-
-    def on_host_ready(self, info: HostInfo) -> None:
-        pass  # the Machine group shows what the preflight found
+        self.to.inspecting.emit()  # the answer is final: shown while the why is worked out
 
     def on_copy_progress(self, done: int, total: int) -> None:
         percent = round(100 * done / total) if total else 100
-        target = self.request.target
+        target = self.to.request.target
         if percent != self._copied and target is not None:
             self._copied = percent
-            self.copying.emit(target.host, done, total)
-
-    def on_dataset_ready(self, dataset: PlacedDataset) -> None:
-        pass
-
-    def on_report_ready(self, report: ComparisonReport) -> None:
-        pass  # the report is the one planned before the thread started
+            self.to.copying.emit(target.host, done, total)
 
     def on_run_started(self, entry: RunEntry) -> None:
-        self.run_started.emit(entry.run_id, entry.variant, entry.repeat)
+        self.to.run_started.emit(entry.run_id, entry.variant, entry.repeat)
 
     def on_event(self, entry: RunEntry, event: Event) -> None:
-        self.event_received.emit(entry.run_id, event)
+        self.to.event_received.emit(entry.run_id, event)
 
     def on_round(self, report: ComparisonReport) -> None:
-        self.measurement_updated.emit(report.comparison)
+        self.to.measurement_updated.emit(report.comparison)
 
     def on_run_done(self, entry: RunEntry) -> None:
-        self.run_done.emit(entry.run_id, entry.status, self.report.comparison)
+        self.to.run_done.emit(entry.run_id, entry.status, self.to.report.comparison)
 
     def on_measured(self, report: ComparisonReport) -> None:
-        self.measurement_updated.emit(report.comparison)
+        self.to.measurement_updated.emit(report.comparison)
 
     def on_host_refused(self, host: str, error: MachineError) -> None:
-        self.host_failed.emit(host, error_message(error), error_hint(error), error.details)
+        self.to.host_failed.emit(host, error_message(error), error_hint(error), error.details)
 
     def on_preflight(self, preflight: Preflight, final: bool) -> None:
-        self.preflight.emit(preflight, final)
+        self.to.preflight.emit(preflight, final)

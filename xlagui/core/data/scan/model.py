@@ -13,10 +13,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from xlagui.core.protocol.identity import Severity
+from xlagui.core.protocol.identity import Severity, Split
 
-TRAIN = "train"
-TEST = "test"
+TRAIN, TEST = Split.TRAIN.value, Split.TEST.value  # what `ImageFile.split` holds
 
 SEVERITIES = tuple(Severity)  # most serious first
 

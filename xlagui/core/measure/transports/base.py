@@ -6,7 +6,6 @@ error of a machine that cannot take a comparison (`MachineError`, a kind with it
 
 from __future__ import annotations
 
-import enum
 import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -15,6 +14,7 @@ from typing import IO, TYPE_CHECKING, Any, Protocol
 
 from xlagui.core.machine.host import DEFAULT_PYTHON, HostInfo
 from xlagui.core.protocol.events import ErrorEvent, Fact
+from xlagui.core.protocol.identity import StrEnum
 from xlagui.core.protocol.task import TaskState
 
 if TYPE_CHECKING:
@@ -70,7 +70,7 @@ class Target:
         return scheme if sep else "ssh"
 
 
-class MachineFailure(str, enum.Enum):
+class MachineFailure(StrEnum):
     """The ways a machine fails to take a comparison, or a step on it fails
     (`MachineError.kind`); `xlagui.present.hosts` words each. The facts each names follow it."""
 
