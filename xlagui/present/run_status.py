@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from xlagui.core.protocol.events import CancelledEvent, ErrorEvent, FinishedEvent
 from xlagui.core.protocol.identity import RunStatus, StrEnum
 from xlagui.present import format as fmt
+from xlagui.present.chips import LIVE_STATES as LIVE_STATES
+from xlagui.present.chips import ChipState as ChipState
 from xlagui.present.errors import error_hint
 from xlagui.present.traces import RunTrace
 
@@ -22,26 +24,6 @@ SPEED_ONLY_NOTE = (
 
 
 
-class ChipState(StrEnum):
-    """The state a column's chip shows, which picks its colour (`xlagui.ui.shared.theme.
-    STATUS_COLORS`): a run's status (`RunStatus`, whose words it shares), or a step of a
-    live run the record does not keep (starting, compiling, stopping), or no run yet (idle)."""
-
-    IDLE = "idle"  # no comparison yet
-    QUEUED = RunStatus.QUEUED.value
-    NOT_RUN = RunStatus.NOT_RUN.value
-    STARTING = "starting"  # the worker and TensorFlow are starting
-    COMPILING = "compiling"  # tracing, compiling, warming up: no step timed yet
-    RUNNING = RunStatus.RUNNING.value
-    STOPPING = "stopping"  # Stop was pressed; the run has not ended yet
-    FINISHED = RunStatus.FINISHED.value
-    CANCELLED = RunStatus.CANCELLED.value
-    INTERRUPTED = RunStatus.INTERRUPTED.value
-    ERROR = RunStatus.ERROR.value
-
-
-# The chips of a run under way: what Stop turns into "Stopping…".
-LIVE_STATES = frozenset({ChipState.STARTING, ChipState.COMPILING, ChipState.RUNNING})
 
 
 class Waiting(StrEnum):

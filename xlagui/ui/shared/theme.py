@@ -6,8 +6,8 @@ import zlib
 
 from xlagui.core.protocol.identity import Role
 from xlagui.core.protocol.levers import LeverValue
+from xlagui.present.chips import ChipState
 from xlagui.present.levels import Level
-from xlagui.present.run_status import ChipState
 
 # Each lever value measured as an arm of its own (`--arms autocluster`, `bf16`), keyed by the
 # value's colour key (`LeverValue.colour` in `xlagui.core.protocol.levers`): one colour per
