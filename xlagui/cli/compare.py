@@ -28,9 +28,8 @@ from xlagui.core.protocol.config import (
     ConfigError,
     RunConfig,
     XlaMode,
-    check_batch_fits,
 )
-from xlagui.core.protocol.identity import Role, RunStatus, Severity, Split
+from xlagui.core.protocol.identity import Role, RunStatus, Severity
 from xlagui.core.protocol.task import Cancelled, TaskState
 from xlagui.present.markdown import ATTRIBUTION_ROWS, folder_markdown, summary_markdown
 from xlagui.present.verdicts import recommendation_sentence
@@ -55,8 +54,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if not _say_scan(scan, console):
         return EXIT_USAGE
     exclusions = _exclusions(args.exclude_problems, scan, console)
-    trained = exclusions.apply(scan)
-    check_batch_fits(config.batch_size, len(trained.files_for(Split.TRAIN)))
+    trained = exclusions.apply(scan)  # what the progress counts; the workflow checks it
     out = _output_folder(args, root)
     render_report_png = _png_renderer(args)
     request = ComparisonRequest(

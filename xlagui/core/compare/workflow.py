@@ -19,6 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from xlagui.core.compare import phases
+from xlagui.core.compare.inputs import trained_scan
 from xlagui.core.compare.machine import on_machine
 from xlagui.core.compare.planning import (
     SaveError,
@@ -63,12 +64,14 @@ def run(
     """Run the comparison of `request`, every phase, telling `observer` as it goes; the final
     report (`report`, when a watcher planned it already with `plan`, filled in).
 
-    Raises `ConfigError` when the request cannot run (a model that cannot be trained, a device
+    Raises `ConfigError` when the request cannot run (a dataset that, less the files left out,
+    has too little to train on: `inputs.trained_scan`; a model that cannot be trained, a device
     the host lacks, an output folder that cannot be written), the machine's `MachineError` when
     it refused (said to `observer.on_host_refused` first), `Cancelled` on a stop before any
     worker started (during the model check or the dataset's copy: nothing is saved) and
     `SaveError` when the comparison ran but its files could not be written.
     """
+    trained_scan(request.scan, request.exclusions, request.config)  # before anything starts
     planner = _Planner(request, observer, report)
     try:
         with on_machine(request, observer, state, planner) as (report, transport):

@@ -22,11 +22,11 @@ from typing import TYPE_CHECKING, Any
 
 from xlagui.core.compare import ComparisonRequest, SaveError, Watcher, run
 from xlagui.core.data.demo import ensure_demo_dataset
-from xlagui.core.data.exclusions import Exclusions, ProblemKey, empty_after
+from xlagui.core.data.exclusions import Exclusions, ProblemKey
 from xlagui.core.data.scan import DatasetError, scan_dataset
 from xlagui.core.measure.transports import MachineError, Target
-from xlagui.core.protocol.config import ConfigError, check_batch_fits
-from xlagui.core.protocol.identity import RunStatus, Split, StrEnum
+from xlagui.core.protocol.config import ConfigError
+from xlagui.core.protocol.identity import RunStatus, StrEnum
 from xlagui.core.protocol.task import Cancelled, TaskState
 from xlagui.core.sweep.plan import Cell
 
@@ -193,11 +193,6 @@ def _measured(cell: Cell, job: CellJob, out: Path, state: TaskState,
     state.raise_if_interrupted()
     scan = _scan(job, cell, scans)
     exclusions = Exclusions.under(scan.root, job.left_out).restricted_to(scan)
-    trained = exclusions.apply(scan)
-    why = empty_after(trained) if len(exclusions) else ""
-    if why:
-        raise ConfigError(f"the files left out: {why}")
-    check_batch_fits(cell.config.batch_size, len(trained.files_for(Split.TRAIN)))
     if out.exists():  # what an interrupted run of this cell left: measured again from nothing
         shutil.rmtree(out)
     target = None if cell.host is None else Target(
