@@ -4,25 +4,21 @@ asked, and `xlagui inspect` reads the folder."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from pytestqt.qtbot import QtBot
 
 from tests.helpers.clicks import ModalAnswerer, watching
-from tests.ui.conftest import WindowFactory
-from tests.ui.runs.test_runs import drop_dataset, run_to_end
+from tests.ui.runs.test_runs import loaded_window, run_to_end
+from xlagui.cli import main
 from xlagui.core.results import history
 from xlagui.present.markdown import folder_markdown
+from xlagui.ui.window.main_window import MainWindow
+
+__all__ = ["loaded_window"]  # the fixture, used by name
 
 
 def test_a_window_comparison_folder_has_the_markdown_the_cli_writes(
-        qtbot: QtBot, make_window: WindowFactory, dataset: Path) -> None:
-    window = make_window()
-    drop_dataset(qtbot, window, dataset)
-    panel = window.settings_panel
-    panel.epochs.setValue(2)
-    panel.batch_size.setValue(4)
-    panel.image_size.setValue(48)
+        qtbot: QtBot, loaded_window: MainWindow) -> None:
+    window = loaded_window
     with watching(window, ModalAnswerer()):
         report = run_to_end(qtbot, window)
     folder = history.list_items(window.history_panel.root)[0].folder
@@ -32,3 +28,4 @@ def test_a_window_comparison_folder_has_the_markdown_the_cli_writes(
     written = (folder / "comparison.md").read_text(encoding="utf-8")
     assert written == folder_markdown(report, folder)  # type: ignore[arg-type]
     assert written.startswith("#") and "baseline" in written
+    assert main(["inspect", str(folder)]) == 0  # the folder re-renders as a CLI one does
