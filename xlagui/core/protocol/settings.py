@@ -112,8 +112,9 @@ class Setting:
             except (TypeError, ValueError):
                 raise ConfigError(f"{self.words} must be a number, got {value!r}") from None
             if isinstance(value, bool) or not self.low <= number <= self.high:
+                unit = " percent" if self.unit.strip() == "%" else self.unit
                 raise ConfigError(f"{self.words} must be between {self.low:g} and "
-                                  f"{self.high:g} percent, got {value!r}")
+                                  f"{self.high:g}{unit}, got {value!r}")
             return number
         return value
 
