@@ -7,6 +7,13 @@
 # Fails unless every run finished (.ci/check_comparison.py). (The test lanes install the `test`
 # extra, which once hid a runtime dependency that only an extra brought.) Each step prints its
 # time, and writes it to $XLAGUI_CI_STEPS when set (.ci/lanes.py names the slowest).
+#
+#   bash .ci/plain_install.sh                     # the whole lane: install, then run
+#   bash .ci/plain_install.sh --install-only DIR  # only the venv and `pip install .`, into DIR/venv
+#   XLAGUI_CI_PLAIN_VENV=DIR/venv bash .ci/plain_install.sh   # run with that venv, installed before
+#
+# .ci/run installs during the fast lane (the install waits on the disk and the index, the fast
+# lane on the CPUs) and runs with that venv after it: the same install, a minute less of CI.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -14,6 +21,10 @@ PYTHON=${PYTHON:-python}
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+venv=$work/venv
+if [ "${1:-}" = "--install-only" ]; then
+  venv=${2:?--install-only needs a folder}/venv
+fi
 
 step() {  # step NAME COMMAND...: run it and say how long it took
   local name=$1 start=$SECONDS
@@ -25,9 +36,17 @@ step() {  # step NAME COMMAND...: run it and say how long it took
   fi
 }
 
-step "venv" "$PYTHON" -m venv "$work/venv"
-export PATH="$work/venv/bin:$PATH" QT_QPA_PLATFORM=offscreen
-step "pip install ." python -m pip install -q "$ROOT"
+if [ -n "${XLAGUI_CI_PLAIN_VENV:-}" ] && [ "${1:-}" != "--install-only" ]; then
+  venv=$XLAGUI_CI_PLAIN_VENV  # installed before (its steps' times are in its own log)
+  [ -x "$venv/bin/xlagui" ] || { echo "ci: no xlagui in $venv: the install failed"; exit 1; }
+else
+  step "venv" "$PYTHON" -m venv "$venv"
+  step "pip install ." "$venv/bin/python" -m pip install -q "$ROOT"
+  if [ "${1:-}" = "--install-only" ]; then
+    exit 0
+  fi
+fi
+export PATH="$venv/bin:$PATH" QT_QPA_PLATFORM=offscreen
 
 # Outside the source tree, so nothing is imported from the checkout by accident.
 mkdir "$work/quick" && cd "$work/quick"
