@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from xlagui.core.data import demo
+from xlagui.core.data import demo, demo_drawing
 
 SMALL = {"train_per_class": 5, "test_per_class": 3, "image_size": 64}
 
@@ -97,7 +97,7 @@ def test_shuffled_labels_keep_the_images_and_move_them_between_classes(tmp_path:
     moved = sum(plain[n][1] != mixed[n][1] for n in plain)
     assert 0 < moved < len(plain)
     for split, per_class in (("train", 20), ("test", 10)):
-        for kind in demo.CLASSES:
+        for kind in demo_drawing.CLASSES:
             assert sum(v[:2] == (split, kind) for v in mixed.values()) == per_class
     assert json.loads((tmp_path / "s" / demo.MARKER_NAME).read_text())["shuffle_labels"] is True
 
@@ -190,38 +190,38 @@ def test_ensure_keeps_a_set_another_process_finished_first(
 
 
 def test_draw_elephant_is_reproducible_and_checks_its_arguments() -> None:
-    a = demo.draw_elephant(random.Random(11), "asian", 96)
-    b = demo.draw_elephant(random.Random(11), "asian", 96)
+    a = demo_drawing.draw_elephant(random.Random(11), "asian", 96)
+    b = demo_drawing.draw_elephant(random.Random(11), "asian", 96)
     assert a.mode == "RGB" and a.size == (96, 96)
     assert a.tobytes() == b.tobytes()
-    assert demo.draw_elephant(random.Random(11), "african", 96).tobytes() != a.tobytes()
+    assert demo_drawing.draw_elephant(random.Random(11), "african", 96).tobytes() != a.tobytes()
     with pytest.raises(ValueError, match="kind"):
-        demo.draw_elephant(random.Random(0), "indian", 96)
+        demo_drawing.draw_elephant(random.Random(0), "indian", 96)
 
 
 def test_the_classes_do_not_differ_in_mean_colour() -> None:
     # A nearest-centroid classifier on each picture's mean RGB must be near chance: whatever
     # tells the kinds apart has to be shape, not colour.
     def mean_rgb(kind: str, i: int, split: str) -> np.ndarray:
-        img = demo.draw_elephant(random.Random(f"{split}-{kind}-{i}"), kind, 48)
+        img = demo_drawing.draw_elephant(random.Random(f"{split}-{kind}-{i}"), kind, 48)
         return np.asarray(img, dtype=np.float64).mean(axis=(0, 1))
 
     n = 150
     centroids = {
-        k: np.mean([mean_rgb(k, i, "fit") for i in range(n)], axis=0) for k in demo.CLASSES
+        k: np.mean([mean_rgb(k, i, "fit") for i in range(n)], axis=0) for k in demo_drawing.CLASSES
     }
     correct = 0
-    for kind in demo.CLASSES:
+    for kind in demo_drawing.CLASSES:
         for i in range(n):
             x = mean_rgb(kind, i, "check")
-            nearest = min(demo.CLASSES, key=lambda k: float(np.sum((x - centroids[k]) ** 2)))
+            nearest = min(demo_drawing.CLASSES, key=lambda k: float(np.sum((x - centroids[k]) ** 2)))
             correct += nearest == kind
     assert correct / (2 * n) < 0.62
 
 
 def _load(root: Path, split: str, size: int) -> tuple[np.ndarray, np.ndarray]:
     images, labels = [], []
-    for label, kind in enumerate(demo.CLASSES):
+    for label, kind in enumerate(demo_drawing.CLASSES):
         for path in sorted((root / split / kind).glob("*.jpg")):
             with Image.open(path) as img:
                 small = img.convert("RGB").resize((size, size), Image.Resampling.BILINEAR)

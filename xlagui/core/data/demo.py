@@ -18,7 +18,6 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from xlagui.core.data.demo_drawing import CLASSES, draw_elephant
 from xlagui.core.files import paths
 from xlagui.core.protocol.identity import Split
 
@@ -53,6 +52,10 @@ def read_demo_marker(folder: Path) -> dict[str, Any] | None:
 def _marker(
     seed: int, train_per_class: int, test_per_class: int, image_size: int, shuffle_labels: bool
 ) -> dict[str, Any]:
+    # Lazy, as in `_write_split`: the drawing needs NumPy and Pillow, which the window's first
+    # screen does not (the demo's module is imported on the window's way to its first show).
+    from xlagui.core.data.demo_drawing import CLASSES
+
     return {
         "format": MARKER_FORMAT,
         "version": DEMO_VERSION,
@@ -83,6 +86,8 @@ def _write_split(
     image_size: int,
     shuffle_labels: bool,
 ) -> None:
+    from xlagui.core.data.demo_drawing import CLASSES, draw_elephant
+
     order_rng = random.Random(f"xlagui-demo/{seed}/{split}/order")
     kinds = [kind for kind in CLASSES for _ in range(per_class)]
     order_rng.shuffle(kinds)  # so a file's index says nothing about what it shows
