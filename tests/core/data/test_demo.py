@@ -214,7 +214,8 @@ def test_the_classes_do_not_differ_in_mean_colour() -> None:
     for kind in demo_drawing.CLASSES:
         for i in range(n):
             x = mean_rgb(kind, i, "check")
-            nearest = min(demo_drawing.CLASSES, key=lambda k: float(np.sum((x - centroids[k]) ** 2)))
+            nearest = min(demo_drawing.CLASSES,
+                          key=lambda k: float(np.sum((x - centroids[k]) ** 2)))
             correct += nearest == kind
     assert correct / (2 * n) < 0.62
 
