@@ -96,8 +96,8 @@ def main() -> int:
     lines = [
         f"## Window launch, three ways (issue 38){tag}",
         "",
-        f"`python bench/bench_launch.py --launches {args.launches}`"
-        f"{' --tag ' + args.tag if args.tag else ''}: `python -m xlagui` with "
+        f"`python bench/bench_launch.py --launches {args.launches}"
+        f"{' --tag ' + args.tag if args.tag else ''}`: `python -m xlagui` with "
         f"XLAGUI_LAUNCH_PROBE=1 under DISPLAY={display}, from before the process starts to the "
         "window's first show event, median of the launches after one unmeasured. first: no "
         "settings (a new XDG_CONFIG_HOME each launch); settings: those one normal launch left; "

@@ -592,6 +592,11 @@ def test_every_plot_is_whole_with_its_legend_and_labels_inside(
     shown = [(name, plot) for name, plot in shown if plot.isVisible()]
     assert len(shown) == (8 if training else 1)
     assert _empty_axes(window) == []
+    # Read as the user sees them, painted: a pyqtgraph TextItem (the stop marker's words) takes
+    # its place from its anchor when its view is painted (`TextItem.updateTransform`, on the
+    # scene's sigPrepareForPaint), not when the window is laid out.
+    for _name, plot in shown:
+        plot.grab()
     # The strip scrolls sideways past what fits (three columns at 1280 px), never up and down.
     viewport = view.strip.viewport()
     assert [p for name, plot in shown for p in _cut_off(name, plot, viewport)] == []

@@ -34,10 +34,12 @@ from xlagui.present import compiles, explain, parity
 from xlagui.present.levels import Level
 from xlagui.present.why_data import WhyData, why_of
 from xlagui.ui.shared.theme import LEVEL_COLORS
-from xlagui.ui.why.why_plots import DifferenceChart, ParityPlot
 
 if TYPE_CHECKING:
+    from PySide6.QtGui import QShowEvent
+
     from xlagui.core.results.report import ComparisonReport
+    from xlagui.ui.why.why_plots import DifferenceChart, ParityPlot
 
 CHART_HEIGHT = 270
 COMPILE_ROWS_SHOWN = 16
@@ -163,10 +165,16 @@ class WhyPanel(QWidget):
         self.chart_key.setTextFormat(Qt.TextFormat.RichText)
         self.chart_key.setWordWrap(True)
         right.addWidget(self.chart_key)
-        self.chart = DifferenceChart()
-        self.chart.widget.setMinimumWidth(400)
-        self.chart.widget.setFixedHeight(CHART_HEIGHT)
-        right.addWidget(self.chart.widget)
+        # The charts need pyqtgraph (about 0.2 s to import): built when the tab is first shown
+        # or has something to draw, not on the window's way to its first show. A place of the
+        # chart's size holds its room meanwhile, so the window's layout is the same.
+        self._chart: DifferenceChart | None = None
+        self._chart_box = QVBoxLayout()
+        self._chart_place = QWidget()
+        self._chart_place.setMinimumWidth(400)
+        self._chart_place.setFixedHeight(CHART_HEIGHT)
+        self._chart_box.addWidget(self._chart_place)
+        right.addLayout(self._chart_box)
         right.addStretch(1)
         top.addLayout(right, 2)
         v.addLayout(top)
@@ -212,12 +220,41 @@ class WhyPanel(QWidget):
         self.parity_key = QLabel()
         self.parity_key.setTextFormat(Qt.TextFormat.RichText)
         v.addWidget(self.parity_key)
-        self.parity_plot = ParityPlot()
-        plots_row = QHBoxLayout()
-        plots_row.addWidget(self.parity_plot.loss, 1)
-        plots_row.addWidget(self.parity_plot.diff, 1)
-        v.addLayout(plots_row, 1)
+        self._parity_plot: ParityPlot | None = None
+        self._plots_row = QHBoxLayout()
+        v.addLayout(self._plots_row, 1)
         return page
+
+    @property
+    def chart(self) -> DifferenceChart:
+        """The difference chart, built on first use."""
+        if self._chart is None:
+            from xlagui.ui.why.why_plots import DifferenceChart
+
+            self._chart = DifferenceChart()
+            self._chart.widget.setMinimumWidth(400)
+            self._chart.widget.setFixedHeight(CHART_HEIGHT)
+            self._chart_box.replaceWidget(self._chart_place, self._chart.widget)
+            self._chart_place.deleteLater()
+        return self._chart
+
+    @property
+    def parity_plot(self) -> ParityPlot:
+        """The parity plots, built on first use."""
+        if self._parity_plot is None:
+            from xlagui.ui.why.why_plots import ParityPlot
+
+            self._parity_plot = ParityPlot()
+            self._plots_row.addWidget(self._parity_plot.loss, 1)
+            self._plots_row.addWidget(self._parity_plot.diff, 1)
+        return self._parity_plot
+
+    def showEvent(self, event: QShowEvent) -> None:
+        """The charts, empty or not, once the tab is seen."""
+        if self._chart is None or self._parity_plot is None:
+            self._draw_chart(build=True)
+            self._draw_parity(build=True)
+        super().showEvent(event)
 
     # -- what it shows --------------------------------------------------------------------------
 
@@ -248,8 +285,14 @@ class WhyPanel(QWidget):
             table = explain.attribution_table(ex)
             fill(self.attribution_table, table.columns, table.rows, table.numbers)
         self._fit_height(self.coverage_table)
-        self.chart.show(ex)
-        self.chart_key.setText(self.chart.key_html())
+        self._draw_chart()
+
+    def _draw_chart(self, build: bool = False) -> None:
+        """The difference chart of what is shown: where it is built, has something to draw,
+        or `build` asks for it."""
+        if build or self._chart is not None or self.why.explain is not None:
+            self.chart.show(self.why.explain)
+            self.chart_key.setText(self.chart.key_html())
 
     def _show_compiles(self) -> None:
         runs = self.why.compilations
@@ -291,6 +334,12 @@ class WhyPanel(QWidget):
     # -- slots ----------------------------------------------------------------------------------
 
     def _on_parity_arm_changed(self, _index: int) -> None:
+        self._draw_parity()
+
+    def _draw_parity(self, build: bool = False) -> None:
+        """The parity plots of the arm picked: where built, with something to draw, or asked."""
         arm = self.parity_arm.currentData()
-        self.parity_plot.show(self.why.parity.get(arm) if isinstance(arm, str) else None)
-        self.parity_key.setText(self.parity_plot.key_html())
+        shown = self.why.parity.get(arm) if isinstance(arm, str) else None
+        if build or self._parity_plot is not None or shown is not None:
+            self.parity_plot.show(shown)
+            self.parity_key.setText(self.parity_plot.key_html())
