@@ -18,7 +18,7 @@ from tests.ui.conftest import WindowFactory
 from xlagui.core.results import history
 from xlagui.present.levels import Level
 from xlagui.ui.shared.theme import LEVEL_COLORS
-from xlagui.ui.why.why_view import NO_COMPILES, NO_EXPLAIN, NO_PARITY
+from xlagui.ui.why.why_view import CHART_HEIGHT, NO_COMPILES, NO_EXPLAIN, NO_PARITY
 from xlagui.ui.window.main_window import MainWindow
 
 LEFT = Qt.MouseButton.LeftButton
@@ -134,3 +134,21 @@ def test_a_finished_comparison_fills_the_tab(qtbot: QtBot, loaded_window: MainWi
         assert window.start_comparison()
     click_tab(qtbot, window.tabs, "Why")
     assert NO_EXPLAIN in window.why_panel.explain_words.text()
+
+
+def test_the_charts_wait_for_the_tab(qtbot: QtBot, make_window: WindowFactory) -> None:
+    """The window's first screen needs no pyqtgraph chart of the Why tab (pyqtgraph takes about
+    0.2 s to import, BENCHMARKS.md "Window launch, three ways"): a new window has none built;
+    a click on the tab builds them, empty, in the place kept for them."""
+    window = make_window()
+    why = window.why_panel
+    assert why._chart is None and why._parity_plot is None
+    click_tab(qtbot, window.tabs, "Why")
+    assert why._chart is not None and why._parity_plot is not None
+    assert why.chart.labels == [] and why.parity_plot.shown is None
+    # A widget laid into a shown one is shown by Qt's next turn of the event loop.
+    qtbot.waitUntil(why.chart.widget.isVisible, timeout=5_000)
+    assert why.chart.widget.height() == CHART_HEIGHT
+    click_tab(qtbot, why.views, "Same numbers?")
+    qtbot.waitUntil(lambda: why.parity_plot.loss.isVisible() and why.parity_plot.diff.isVisible(),
+                    timeout=5_000)
