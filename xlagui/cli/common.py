@@ -29,12 +29,11 @@ def console(stderr: bool = False) -> Console:
 
 
 def scan_folder(path: str, holdout: int, seed: int) -> DatasetScan:
-    from xlagui.core.data.scan import DatasetError, scan_dataset
+    """The scan of `path` through the front door (`core.compare.inputs.open_dataset`);
+    ConfigError when it is no dataset folder."""
+    from xlagui.core.compare.inputs import open_dataset
 
-    try:
-        return scan_dataset(path, holdout_percent=holdout, seed=seed)
-    except DatasetError as exc:
-        raise ConfigError(str(exc)) from None
+    return open_dataset(path, holdout_percent=holdout, seed=seed)
 
 
 def target(args: argparse.Namespace) -> Target | None:

@@ -181,31 +181,29 @@ def _dataset_root(args: argparse.Namespace, demo: bool, console: Console) -> str
     """The dataset folder: the one given, or the demo set (drawn into the cache once)."""
     if args.demo and args.dataset:
         raise ConfigError("give either a dataset folder or --demo, not both")
-    if not demo:
-        return str(args.dataset)
-    from xlagui.core.data.demo import ensure_demo_dataset
+    from xlagui.core.compare.inputs import dataset_folder
 
+    if not demo:
+        return str(dataset_folder(args.dataset)[0])
     with console.status("preparing the demo dataset…"):
-        return str(ensure_demo_dataset(seed=0))
+        return str(dataset_folder(None)[0])
 
 
 def _exclusions(text: str, scan: DatasetScan, console: Console) -> Exclusions:
     """The `--exclude-problems` list for `scan`, said on the console; ConfigError if the
     kinds are unknown or would leave nothing to train on."""
-    from xlagui.core.data.exclusions import Exclusions, empty_after, parse_kinds
+    from xlagui.core.compare.inputs import exclusions_of_kinds
+    from xlagui.core.data.exclusions import parse_kinds
     from xlagui.present.exclusions import left_out as describe
 
     try:
         kinds = parse_kinds(text)
-    except ValueError as exc:
+        exclusions = exclusions_of_kinds(scan, kinds)
+    except ValueError as exc:  # ConfigError too: an unknown word, or nothing left to train on
         raise ConfigError(f"--exclude-problems: {exc}") from None
-    exclusions = Exclusions.of_kinds(scan, kinds)
     if not kinds:
         return exclusions
     left_out = exclusions.files(scan)
-    why = empty_after(exclusions.apply(scan))
-    if why:
-        raise ConfigError(f"--exclude-problems: {why}; exclude fewer kinds of problem")
     console.print(
         f"{describe(len(left_out))} ({len(exclusions)} problem"
         f"{'s' if len(exclusions) != 1 else ''}); the dataset folder is not changed"

@@ -95,14 +95,14 @@ def _list(text: str) -> list[str]:
 def _job(args: argparse.Namespace, console: Console) -> CellJob:
     if args.demo and args.dataset:
         raise ConfigError("give either a dataset folder or --demo, not both")
+    from xlagui.core.compare.inputs import dataset_folder
+
     demo = args.demo or args.dataset is None
     if demo:
-        from xlagui.core.data.demo import ensure_demo_dataset
-
         with console.status("preparing the demo dataset…"):
-            dataset = str(ensure_demo_dataset(seed=0))
+            dataset = str(dataset_folder(None)[0])
     else:
-        dataset = str(Path(args.dataset).resolve())
+        dataset = str(dataset_folder(args.dataset)[0].resolve())
     out = (args.out or Path.cwd() / f"xlagui-sweep-{_dt.datetime.now():%Y%m%d-%H%M%S}").resolve()
     if out.is_relative_to(Path(dataset).resolve()):
         raise ConfigError("the sweep folder must not be inside the dataset folder")

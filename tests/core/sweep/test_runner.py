@@ -277,13 +277,13 @@ def test_a_sweep_scans_its_folder_once_not_once_per_cell(
     from xlagui.core.sweep import cell as cell_module
 
     scanned: list[str] = []
-    real = cell_module.scan_dataset
+    real = cell_module.open_dataset  # the front door's scan (`core.compare.inputs`)
 
     def counting(root: str, **kwargs: int) -> object:
         scanned.append(root)
         return real(root, **kwargs)
 
-    monkeypatch.setattr(cell_module, "scan_dataset", counting)
+    monkeypatch.setattr(cell_module, "open_dataset", counting)
     data = tiny_split_dataset(tmp_path / "d", train=8, test=2)
     base = RunConfig(image_size=48, extra={"fake": {"step": 0.01}})
     plan = plan_sweep(base, [Axis("batch_size", ("2", "4"))], 2 * (CELL_OVERHEAD_SECONDS + 10))

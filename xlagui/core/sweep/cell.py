@@ -21,9 +21,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from xlagui.core.compare import ComparisonRequest, SaveError, Watcher, run
-from xlagui.core.data.demo import ensure_demo_dataset
+from xlagui.core.compare.inputs import dataset_folder, open_dataset, trainable_problem
 from xlagui.core.data.exclusions import Exclusions, ProblemKey
-from xlagui.core.data.scan import DatasetError, scan_dataset
 from xlagui.core.measure.transports import MachineError, Target
 from xlagui.core.protocol.config import ConfigError
 from xlagui.core.protocol.identity import RunStatus, StrEnum
@@ -210,18 +209,16 @@ def _measured(cell: Cell, job: CellJob, out: Path, state: TaskState,
 
 
 def _scan(job: CellJob, cell: Cell, scans: Scans) -> DatasetScan:
-    root = job.dataset
-    if job.demo and not root:
-        root = str(ensure_demo_dataset(seed=0))
+    """The cell's scan through the front door (`core.compare.inputs`), shared by every cell of
+    the same folder, held-out share and seed."""
+    demo = job.demo and not job.dataset  # a sweep of the demo set draws it where it runs
+    root = str(dataset_folder(None if demo else job.dataset)[0])
     key = (root, cell.config.holdout_percent, cell.config.seed)
-    try:
-        scan = scans.get(key) or scan_dataset(root, holdout_percent=key[1], seed=key[2])
-    except DatasetError as exc:
-        raise ConfigError(str(exc)) from None
+    scan = scans.get(key) or open_dataset(root, holdout_percent=key[1], seed=key[2])
     scans[key] = scan
-    if not scan.ok:
-        problems = "; ".join(p.message for p in scan.problems)
-        raise ConfigError(f"the dataset cannot be trained on: {problems}")
+    why = trainable_problem(scan)
+    if why:
+        raise ConfigError(f"the dataset cannot be trained on: {why}")
     return scan
 
 

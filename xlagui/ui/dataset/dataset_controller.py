@@ -16,6 +16,7 @@ from PySide6.QtCore import QObject, QSettings, QTimer, Signal
 from PySide6.QtWidgets import QWidget
 
 from xlagui.core.data import exclusions as excl
+from xlagui.core.protocol.config import ConfigError
 from xlagui.core.protocol.identity import Split
 from xlagui.core.protocol.task import TaskState
 from xlagui.present.exclusions import left_out
@@ -111,9 +112,9 @@ class DatasetController(QObject):
         self._panel.show_scanning("the demo dataset")
 
         def make(_state: TaskState) -> Path:
-            from xlagui.core.data.demo import ensure_demo_dataset
+            from xlagui.core.compare.inputs import dataset_folder
 
-            return ensure_demo_dataset(seed=0)
+            return dataset_folder(None)[0]
 
         task = BackgroundTask(make)
         task.done.connect(lambda path: self.open(path, demo=True))
@@ -134,9 +135,9 @@ class DatasetController(QObject):
         seed = self._settings.seed.value()
 
         def scan(state: TaskState) -> DatasetScan:
-            from xlagui.core.data.scan import scan_dataset
+            from xlagui.core.compare.inputs import open_dataset
 
-            return scan_dataset(path, holdout_percent=holdout, seed=seed, state=state)
+            return open_dataset(path, holdout_percent=holdout, seed=seed, state=state)
 
         self._scanner.start(scan)
         self.state_changed.emit()
@@ -188,9 +189,7 @@ class DatasetController(QObject):
 
     def _on_scanner_failed(self, exc: BaseException, details: str) -> None:
         self._panel.scan_ended()
-        from xlagui.core.data.scan import DatasetError
-
-        if isinstance(exc, DatasetError):
+        if isinstance(exc, ConfigError):  # no dataset folder (`inputs.open_dataset`)
             message = str(exc)
             self.message.emit(
                 Level.ERROR, f"<b>Cannot open this folder.</b> {html.escape(message)}", 0)

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QObject, QSettings, Qt, QUrl, Signal
 from PySide6.QtWidgets import QApplication, QFileDialog, QWidget
 
-from xlagui.core.data import exclusions as excl
+from xlagui.core.compare.inputs import left_out_problem
 from xlagui.core.protocol.events import ErrorEvent, Event
 from xlagui.core.protocol.identity import Role, RunStatus
 from xlagui.core.protocol.interference import Preflight
@@ -139,11 +139,9 @@ class ComparisonController(QObject):
             return "Scanning the dataset…"
         if not scan.ok:
             return "The dataset has errors (see Problems)."
-        exclusions = self._datasets.exclusions
-        if exclusions:
-            why = excl.empty_after(exclusions.apply(scan))
-            if why:
-                return why[0].upper() + why[1:] + ": put some back (Dataset tab)."
+        why = left_out_problem(scan, self._datasets.exclusions)
+        if why:
+            return why[0].upper() + why[1:] + ": put some back (Dataset tab)."
         errors = self._settings.errors()
         if errors:
             return errors[0]
