@@ -38,6 +38,23 @@ def measure_with_fakes(monkeypatch: pytest.MonkeyPatch) -> None:
         ComparisonRequest, worker_command=fake_measure_command))
 
 
+def test_a_savedmodel_folder_is_refused_in_words_before_anything_runs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A SavedModel folder given as --model is a model the registry recognises (its
+    `saved_model.pb`) and refuses with why and what to give instead; nothing is measured. (A
+    real one: tests/core/model/test_files.py.)"""
+    data = tiny_split_dataset(tmp_path / "d", train=4, test=1)
+    exported = tmp_path / "exported"
+    (exported / "variables").mkdir(parents=True)
+    (exported / "saved_model.pb").write_bytes(b"a graph")
+    out = tmp_path / "o"
+    assert main(["compare", str(data), "--out", str(out), "--model", str(exported)]) == 2
+    err = capsys.readouterr().err.replace("\n", " ")
+    assert f"{exported} is a TensorFlow SavedModel folder, which xlagui cannot train" in err
+    assert "model.save(\"model.keras\")" in err and not out.exists()
+
+
 @pytest.mark.parametrize(
     ("args", "needle"),
     [
@@ -49,6 +66,8 @@ def measure_with_fakes(monkeypatch: pytest.MonkeyPatch) -> None:
         (["--arms", "bf16+fp16"], "names two precisions"),
         (["--model", "alexnet"], "--model must be one of cnn, mobilenetv2, resnet50"),
         (["--model", "gone.keras"], "model file gone.keras does not exist"),
+        (["--model", "gone.h5"], "model file gone.h5 does not exist"),
+        (["--model", "w.weights.h5"], "a .keras, .py, .h5 or .hdf5 file, got 'w.weights.h5'"),
         (["--model", "vit", "--new-head"], "--new-head replaces the last layer of a saved"),
         (["--model", "vit", "--image-size", "30"], "too small for vit: the smallest image it"),
     ],
@@ -386,8 +405,9 @@ def test_a_bad_model_file_is_refused_before_anything_runs(
 
 
 @pytest.mark.tf
+@pytest.mark.parametrize("suffix", [".keras", ".h5"])  # a .keras file; a legacy HDF5 one
 def test_a_saved_keras_model_is_measured(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], suffix: str
 ) -> None:
     import keras
 
@@ -396,7 +416,7 @@ def test_a_saved_keras_model_is_measured(
     x = keras.layers.GlobalAveragePooling2D()(x)
     model = keras.Model(inputs, keras.layers.Dense(1, activation="sigmoid")(x))
     model.compile(optimizer="sgd", loss="binary_crossentropy")
-    path = tmp_path / "tiny.keras"
+    path = tmp_path / f"tiny{suffix}"
     model.save(path)
     data = tiny_split_dataset(tmp_path / "d")
     out = tmp_path / "o"
@@ -404,10 +424,10 @@ def test_a_saved_keras_model_is_measured(
                  "--image-size", "48", "--model", str(path), "--no-explain", "--out", str(out)])
     text = capsys.readouterr().out
     assert_ran(code, out, text)  # 1: a 10 s measurement may not be valid; it still ran
-    assert "Model: tiny.keras" in text and "compiled with SGD + " in text
+    assert f"Model: tiny{suffix}" in text and "compiled with SGD + " in text
     assert "(as saved in the file)" in text
     saved = json.loads((out / "comparison.json").read_text())
-    assert saved["config"]["model"]["source"] == "keras"
+    assert saved["config"]["model"]["source"] == suffix[1:]
     assert saved["config"]["model"]["params"] == model.count_params()
     assert f"--model {path}" in saved["reproduce"]
     assert saved["comparison"]["interleaved"]["pairs"] >= 1

@@ -78,19 +78,22 @@ def test_the_models_table_has_a_row_per_model() -> None:
 def test_the_sources_words_are_built_from_the_registry() -> None:
     assert model_help() == (
         "the model trained: cnn, mobilenetv2, resnet50, efficientnetb0, vit, mixer (`xlagui "
-        "models` says what each is), a saved PATH.keras, or a PATH.py defining "
-        "build_model(input_shape, num_classes) (default: cnn, the article's)"
+        "models` says what each is), a saved PATH.keras, a PATH.py defining "
+        "build_model(input_shape, num_classes), or a saved PATH.h5 (legacy HDF5) (default: "
+        "cnn, the article's)"
     )
     assert own_models_line() == (
-        "Or your own: --model PATH.keras (a saved model) or --model PATH.py (a file defining "
-        "build_model(input_shape, num_classes))."
+        "Or your own: --model PATH.keras (a saved model), --model PATH.py (a file defining "
+        "build_model(input_shape, num_classes)) or --model PATH.h5 (a legacy Keras model)."
     )
-    assert file_filter() == "Keras models and Python builders (*.keras *.py)"
-    assert open_file_hint() == ("A saved Keras model (.keras) or a Python file defining "
-                                "build_model(input_shape, num_classes) (.py)")
-    assert model_file_kinds() == ".keras or .py"
+    assert file_filter() == ("Keras models, Python builders and legacy Keras models "
+                             "(*.keras *.py *.h5 *.hdf5)")
+    assert open_file_hint() == ("A saved Keras model (.keras), a Python file defining "
+                                "build_model(input_shape, num_classes) (.py) or a Keras model "
+                                "saved as HDF5 (.h5, .hdf5)")
+    assert model_file_kinds() == ".keras, .py, .h5 or .hdf5"
     assert not_a_model_file(Path("/x/notes.txt")) == (
-        "“notes.txt” is not a model file: xlagui takes .keras and .py files.")
+        "“notes.txt” is not a model file: xlagui takes .keras, .py, .h5 and .hdf5 files.")
     assert set(BUILTIN_WORDS) == set(sources.builtin_names())  # every built-in is described
 
 
@@ -120,11 +123,12 @@ class _Onnx(FileSource):
 def test_a_source_without_its_own_words_is_named_by_its_suffix(
         monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sources.SOURCES, "onnx", _Onnx())
-    assert file_filter() == "Keras models, Python builders and .onnx files (*.keras *.py *.onnx)"
-    assert model_file_kinds("and") == ".keras, .py and .onnx"
+    assert file_filter() == ("Keras models, Python builders, legacy Keras models and .onnx "
+                             "files (*.keras *.py *.h5 *.hdf5 *.onnx)")
+    assert model_file_kinds("and") == ".keras, .py, .h5, .hdf5 and .onnx"
     assert model_help().endswith(
-        "a saved PATH.keras, a PATH.py defining build_model(input_shape, num_classes), or a "
-        "PATH.onnx (default: cnn, the article's)")
+        "a saved PATH.keras, a PATH.py defining build_model(input_shape, num_classes), a saved "
+        "PATH.h5 (legacy HDF5), or a PATH.onnx (default: cnn, the article's)")
     assert about(ModelFacts("onnx", "n", "/m/n.onnx", "ef" * 32, False, False)) == (
         "/m/n.onnx (a .onnx file, sha256 efefefefefef…)")
 

@@ -105,7 +105,7 @@ def test_closing_mid_run_stops_the_worker_and_leaves_none_behind(
 
 
 @pytest.mark.tf
-def test_a_python_builder_and_a_keras_file_run_from_the_window(
+def test_a_python_builder_and_an_h5_file_run_from_the_window(
         qtbot: QtBot, make_window: WindowFactory, tmp_path: Path,
         monkeypatch: pytest.MonkeyPatch) -> None:
     """The user's own models, the whole way: picked with "Open model file…" and by dropping,
@@ -132,7 +132,7 @@ def test_a_python_builder_and_a_keras_file_run_from_the_window(
     x = keras.layers.GlobalAveragePooling2D()(keras.layers.Conv2D(4, 3)(inputs))
     saved = keras.Model(inputs, keras.layers.Dense(1, activation="sigmoid")(x))
     saved.compile(optimizer="sgd", loss="binary_crossentropy")
-    saved_path = tmp_path / "fixed40.keras"
+    saved_path = tmp_path / "fixed40.h5"  # a legacy HDF5 file (a .keras one: tests/cli)
     saved.save(saved_path)
 
     window = make_window(real_worker=True, model_checker=real_checker)
@@ -175,6 +175,6 @@ def test_a_python_builder_and_a_keras_file_run_from_the_window(
     with qtbot.waitSignal(window.comparison_finished, timeout=300_000) as blocker:
         click(qtbot, window.run_button)
     report = blocker.args[0]
-    assert (report.config.model.source, report.config.image_size) == ("keras", 40)
+    assert (report.config.model.source, report.config.image_size) == ("h5", 40)
     assert [r.status for r in report.measure_runs] == ["finished", "finished"], [
         (r.run_id, r.error) for r in report.measure_runs]

@@ -54,6 +54,8 @@ BUILDER = "build_model(input_shape, num_classes)"
 SOURCE_WORDS = {
     "keras": SourceWords("a saved Keras model", "Keras models", "a saved Keras model",
                          "a saved PATH.keras", "--model PATH.keras (a saved model)"),
+    "h5": SourceWords("a legacy Keras model", "legacy Keras models", "a Keras model saved as HDF5",
+                      "a saved PATH.h5 (legacy HDF5)", "--model PATH.h5 (a legacy Keras model)"),
     "python": SourceWords("a Python builder", "Python builders",
                           f"a Python file defining {BUILDER}", f"a PATH.py defining {BUILDER}",
                           f"--model PATH.py (a file defining {BUILDER})"),

@@ -116,6 +116,54 @@ def test_a_keras_file_keeps_its_compile_config_or_gets_a_new_head(tmp_path: Path
     assert headed.compile_words == "Adam + binary_crossentropy"  # its loss was the old head's
 
 
+def test_a_legacy_h5_file_keeps_its_compile_config_and_refuses_a_lambda(tmp_path: Path) -> None:
+    """`model.save("x.h5")` (Keras' legacy HDF5): loaded in safe mode, with the optimizer and
+    loss saved in it; a Lambda's Python code is refused as from a `.keras` file."""
+    import keras
+
+    from xlagui.core.model.files import ModelFileError
+
+    inputs = keras.Input(shape=(None, None, 3))
+    x = keras.layers.GlobalAveragePooling2D()(keras.layers.Conv2D(4, 3)(inputs))
+    model = keras.Model(inputs, keras.layers.Dense(1, activation="sigmoid")(x))
+    model.compile(optimizer=keras.optimizers.RMSprop(), loss="binary_crossentropy")
+    path = tmp_path / "legacy.h5"
+    model.save(path)
+    built = _load(path)
+    assert built.compile_words == (  # type: ignore[attr-defined]
+        "RMSprop + binary_crossentropy (as saved in the file)")
+    assert built.model.count_params() == model.count_params()  # type: ignore[attr-defined]
+    lam = keras.layers.Lambda(lambda t: t * 2.0)(inputs)
+    keras.Model(inputs, keras.layers.Dense(1)(keras.layers.GlobalAveragePooling2D()(lam))).save(
+        tmp_path / "lambda.h5")
+    with pytest.raises(ModelFileError, match=r"Lambda layer.*give a \.py file"):
+        _load(tmp_path / "lambda.h5")
+
+
+def test_a_real_savedmodel_folder_is_refused_before_anything_runs(tmp_path: Path) -> None:
+    """A SavedModel exported by Keras (`model.export`, TensorFlow's own format) is recognised
+    as a model by its folder and refused in words, from the command line too."""
+    import keras
+
+    from tests.helpers.datasets import tiny_split_dataset
+    from xlagui.cli import main
+    from xlagui.core.protocol.config import ConfigError
+
+    inputs = keras.Input(shape=(32, 32, 3))
+    x = keras.layers.GlobalAveragePooling2D()(inputs)
+    exported = tmp_path / "exported"
+    keras.Model(inputs, keras.layers.Dense(1, activation="sigmoid")(x)).export(
+        str(exported), verbose=False)
+    assert (exported / "saved_model.pb").is_file()
+    with pytest.raises(ConfigError, match=r"is a TensorFlow SavedModel folder, which xlagui "
+                       r"cannot train: .*\.keras file"):
+        parse_model(str(exported))
+    data = tiny_split_dataset(tmp_path / "d", train=4, test=1)
+    out = tmp_path / "o"
+    assert main(["compare", str(data), "--model", str(exported), "--out", str(out)]) == 2
+    assert not out.exists()  # nothing measured, no folder made
+
+
 def test_the_check_worker_refuses_a_bad_file_before_anything_runs(tmp_path: Path) -> None:
     path = tmp_path / "broken.py"
     path.write_text(BAD["syntax"][0])

@@ -33,7 +33,7 @@ def test_parse_model_takes_names_and_files(tmp_path: Path,
         parse(str(tmp_path / "gone.keras"))
     with pytest.raises(ConfigError, match=(
             r"^--model must be one of cnn, mobilenetv2, resnet50, efficientnetb0, vit, mixer, "
-            r"a \.keras file or a \.py file, got 'alexnet'$")):
+            r"or a \.keras, \.py, \.h5 or \.hdf5 file, got 'alexnet'$")):
         parse("alexnet")
     with pytest.raises(ConfigError, match="^--new-head replaces the last layer of a saved "
                        r"\.keras model only$"):
@@ -49,16 +49,39 @@ def test_the_registry_lists_the_built_ins_and_the_file_suffixes() -> None:
     assert sources.builtin_names()[0] == "cnn" == ModelChoice().name  # the default first
     assert sources.builtin_names() == ("cnn", "mobilenetv2", "resnet50", "efficientnetb0",
                                        "vit", "mixer")
-    assert sources.file_suffixes() == (".keras", ".py")
-    assert sources.source_for_file(Path("/m/Net.KERAS")) is sources.SOURCES["keras"]
-    assert sources.source_for_file(Path("/m/notes.txt")) is None
+    assert sources.file_suffixes() == (".keras", ".py", ".h5", ".hdf5")
+    assert sources.source_for_path(Path("/m/Net.KERAS")) is sources.SOURCES["keras"]
+    assert sources.source_for_path(Path("/m/notes.txt")) is None
+
+
+def test_each_source_is_asked_whether_it_accepts_a_path(tmp_path: Path) -> None:
+    """A file by its suffix, never a folder of that name; a SavedModel folder by its
+    `saved_model.pb`; a weights-only `.weights.h5` is no model."""
+    assert sources.source_for_path(tmp_path / "net.H5") is sources.SOURCES["h5"]
+    assert sources.source_for_path(tmp_path / "net.hdf5") is sources.SOURCES["h5"]
+    assert sources.source_for_path(tmp_path / "net.weights.h5") is None
+    folder = tmp_path / "named.keras"
+    folder.mkdir()
+    assert sources.source_for_path(folder) is None
+    exported = tmp_path / "exported"
+    exported.mkdir()
+    assert sources.source_for_path(exported) is None  # a folder, not (yet) a SavedModel
+    (exported / "saved_model.pb").write_bytes(b"a graph")
+    assert sources.source_for_path(exported) is sources.SOURCES["savedmodel"]
+    with pytest.raises(ConfigError, match=r"SavedModel folder, which xlagui cannot train"):
+        sources.parse_model(str(exported))
+    h5 = tmp_path / "net.h5"
+    h5.write_bytes(b"read only in a worker")
+    choice = sources.parse_model(str(h5), new_head=True)
+    assert (choice.source, choice.name, choice.new_head) == ("h5", "net", True)
+    assert sources.needed_files(choice) == (NeededFile(h5, choice.sha256),)  # copied to a host
 
 
 @pytest.mark.parametrize(("record", "message"), [
     ({"source": "onnx", "name": "n", "file": "/m/n.onnx"},
-     "model source must be one of builtin, keras, python, got 'onnx'"),
+     "model source must be one of builtin, keras, python, h5, savedmodel, got 'onnx'"),
     ({"name": "alexnet"}, "unknown model 'alexnet': choose one of cnn, mobilenetv2, resnet50, "
-     "efficientnetb0, vit, mixer, or give a .keras or .py file"),
+     "efficientnetb0, vit, mixer, or give a .keras, .py, .h5 or .hdf5 file"),
     ({"name": "vit", "file": "/m/x.py"}, "the built-in model vit takes no file"),
     ({"source": "keras", "name": "net"}, "a keras model needs its file"),
     ({"source": "python", "name": "net", "file": "/m/net.py", "new_head": True},
@@ -119,6 +142,6 @@ def test_a_new_source_is_one_class_and_one_registration(
     net.write_bytes(b"x")
     choice = sources.parse_model(str(net))
     assert (choice.source, choice.label, choice.argument) == ("onnx", "net.onnx", str(net))
-    assert sources.file_suffixes() == (".keras", ".py", ".onnx")
+    assert sources.file_suffixes() == (".keras", ".py", ".h5", ".hdf5", ".onnx")
     assert sources.needed_files(choice) == (NeededFile(net, choice.sha256),)
     assert RunConfig(image_size=32, model=choice).model == choice  # it travels as any other

@@ -158,7 +158,8 @@ def test_the_new_head_tick_goes_only_to_a_model_file_that_takes_one(
     monkeypatch.setattr(QFileDialog, "getOpenFileName", dialog)
     click(qtbot, panel.open_button)
     # The dialog offers the registry's kinds of model file.
-    assert asked[0][-1] == "Keras models and Python builders (*.keras *.py)"
+    assert asked[0][-1] == ("Keras models, Python builders and legacy Keras models "
+                            "(*.keras *.py *.h5 *.hdf5)")
     choice = panel.choice()  # the box is hidden, still ticked: a .py takes no new head
     assert (choice.source, choice.new_head) == ("python", False)
     assert not panel.new_head.isVisible()
@@ -170,7 +171,7 @@ def test_dropping_something_else_still_says_what_to_drop(
     other = tmp_path / "notes.txt"
     other.write_text("x")
     drop(window, url_mime(other))
-    assert "model file (.keras or .py)" in window.message_bar.label.text()
+    assert "model file (.keras, .py, .h5 or .hdf5)" in window.message_bar.label.text()
     assert window.settings_panel.model_panel.choice().is_article_cnn
 
 
@@ -270,3 +271,24 @@ def test_the_picker_shows_its_longest_item_whole(
     for index in range(picker.count()):
         choose_combo_item(qtbot, picker, index)
         assert text_fits(picker), f"{picker.currentText()!r} is cut in {picker.width()} px"
+
+
+def test_a_savedmodel_folder_dropped_is_a_model_refused_in_words_not_a_dataset(
+        qtbot: QtBot, window: MainWindow, tmp_path: Path) -> None:
+    exported = tmp_path / "exported"
+    (exported / "variables").mkdir(parents=True)
+    (exported / "saved_model.pb").write_bytes(b"a graph")
+    drop(window, url_mime(exported))
+    text = window.message_bar.label.text()
+    assert "is a TensorFlow SavedModel folder, which xlagui cannot train" in text, text
+    assert window.datasets.scan is None and not window.datasets.is_scanning()  # no dataset
+    assert window.settings_panel.model_panel.choice().is_article_cnn  # the choice kept
+
+
+def test_an_h5_file_dropped_is_chosen_as_a_legacy_keras_model(
+        qtbot: QtBot, window: MainWindow, tmp_path: Path) -> None:
+    saved = tmp_path / "net.h5"
+    saved.write_bytes(b"read only in a worker")
+    drop(window, url_mime(saved))
+    choice = window.settings_panel.model_panel.choice()
+    assert (choice.source, choice.file, choice.label) == ("h5", str(saved), "net.h5")

@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 from xlagui.core.model.cnn import build_model as build_article_cnn
 from xlagui.core.model.cnn import classifier_head
 from xlagui.core.model.files import LoadedModel
-from xlagui.core.model.source import ModelSource
+from xlagui.core.model.source import ModelSource, or_list
 from xlagui.core.protocol.config import ConfigError, ModelChoice
 
 # The built-ins by name, in the order the window and `xlagui models` list them; the first is
@@ -173,7 +173,7 @@ class BuiltinSource(ModelSource):
 
     def check(self, choice: ModelChoice) -> None:
         if choice.name not in BUILTIN_NAMES:
-            files = " or ".join(self._file_suffixes)
+            files = or_list(self._file_suffixes)
             raise ConfigError(
                 f"unknown model {choice.name!r}: choose one of {', '.join(BUILTIN_NAMES)}"
                 + (f", or give a {files} file" if files else "")

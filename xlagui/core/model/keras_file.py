@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -27,9 +28,12 @@ class KerasFileSource(FileSource):
         return load_keras(Path(choice.file), num_classes, choice.new_head)
 
 
-def load_keras(path: Path, num_classes: int, new_head: bool) -> LoadedModel:
-    """A saved `.keras` model, loaded with `safe_mode=True`; with `new_head`, its last layer
-    replaced by the head for `num_classes`."""
+def load_keras(path: Path, num_classes: int, new_head: bool,
+               saved_compile: Callable[[Path], dict[str, Any] | None] | None = None
+               ) -> LoadedModel:
+    """A saved Keras model (`.keras`, or a legacy `.h5`), loaded with `safe_mode=True`; with
+    `new_head`, its last layer replaced by the head for `num_classes`. `saved_compile` reads
+    the optimizer and loss the file was saved with (a `.keras` archive's by default)."""
     import keras  # lazy: the window imports this module; Keras is for the worker
 
     try:
@@ -54,7 +58,7 @@ def load_keras(path: Path, num_classes: int, new_head: bool) -> LoadedModel:
     except OSError as exc:
         raise ModelFileError(f"{path}: cannot read it: {exc}") from None
     input_size(model, path)
-    compile_config = _saved_compile_config(path)
+    compile_config = (saved_compile or _saved_compile_config)(path)
     if new_head:
         # Keep the body (up to the layer before the last), put the head for this class count.
         body_output = model.layers[-2].output

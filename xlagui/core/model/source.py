@@ -22,6 +22,13 @@ from xlagui.core.model.files import LoadedModel, input_size
 from xlagui.core.protocol.config import ConfigError, ModelChoice, file_sha256
 
 
+def or_list(words: tuple[str, ...]) -> str:
+    """Suffixes in a sentence: ".keras, .py or .h5"."""
+    if len(words) < 2:
+        return "".join(words)
+    return f"{', '.join(words[:-1])} or {words[-1]}"
+
+
 @dataclass(frozen=True)
 class ModelFacts:
     """What the window and the command line show about a choice, as data (`describe`): which
@@ -61,6 +68,11 @@ class ModelSource(ABC):
     def names(self) -> tuple[str, ...]:
         """The models this source offers by name (the built-ins); () for a source of files."""
         return ()
+
+    def accepts(self, path: Path) -> bool:
+        """Whether `path` (a file or a folder, given as a model) is this source's: the registry
+        asks each source in turn (`sources.source_for_path`). Looks, never loads."""
+        return False
 
     @abstractmethod
     def choose(self, argument: str, new_head: bool = False) -> ModelChoice:
@@ -102,6 +114,11 @@ class FileSource(ModelSource):
     """A source whose model is one file the user gives (a suffix of `suffixes` chooses it): the
     file must exist when chosen, and its SHA-256 is taken then (the file may change later: the
     digest says which one was measured)."""
+
+    def accepts(self, path: Path) -> bool:
+        """A path with one of `suffixes` that is no folder (one that does not exist is refused
+        in words when chosen: `choose`)."""
+        return path.suffix.lower() in self.suffixes and not path.is_dir()
 
     def choose(self, argument: str, new_head: bool = False) -> ModelChoice:
         path = Path(argument).expanduser()

@@ -3,10 +3,14 @@
 command line's `--model` and `xlagui models`, `xlagui.present.models`, the worker's build and the
 model check all ask here; none of them names a source.
 
-To add a source (an ONNX file, a SavedModel folder): one module here with a `ModelSource`
-subclass (`source.py`; a file is a `FileSource`), and one line in `FILE_SOURCES` below. Its words
-in the window and the command line come from `xlagui.present.models.SOURCE_WORDS` (a row there
-for better words than the generic ones from its suffix).
+A path given as a model (a file or a folder) goes to the first source that `accepts` it
+(`source_for_path`): a file by its suffix, a SavedModel folder by its `saved_model.pb`.
+
+To add a source (an ONNX file, a JAX checkpoint folder): one module here with a `ModelSource`
+subclass (`source.py`; a file is a `FileSource`), and one line in `FILE_SOURCES` (a source of
+files) or `PATH_SOURCES` below. Its words in the window and the command line come from
+`xlagui.present.models.SOURCE_WORDS` (a row there for better words than the generic ones from
+its suffix).
 """
 
 from __future__ import annotations
@@ -15,18 +19,26 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from xlagui.core.model.builtin import BuiltinSource
+from xlagui.core.model.h5_file import H5FileSource
 from xlagui.core.model.keras_file import KerasFileSource
 from xlagui.core.model.python_file import PythonFileSource
-from xlagui.core.model.source import FileSource, ModelFacts, ModelSource, NeededFile
+from xlagui.core.model.saved_model import SavedModelSource
+from xlagui.core.model.source import FileSource, ModelFacts, ModelSource, NeededFile, or_list
 from xlagui.core.protocol.config import ConfigError, ModelChoice
 
 # The registration lines: the sources of files, in the order their suffixes are listed.
 FILE_SOURCES: tuple[FileSource, ...] = (
     KerasFileSource(),
     PythonFileSource(),
+    H5FileSource(),
+)
+# Sources of other paths (folders), asked after the files'.
+PATH_SOURCES: tuple[ModelSource, ...] = (
+    SavedModelSource(),
 )
 BUILTIN = BuiltinSource(tuple(s for source in FILE_SOURCES for s in source.suffixes))
-SOURCES: dict[str, ModelSource] = {source.name: source for source in (BUILTIN, *FILE_SOURCES)}
+SOURCES: dict[str, ModelSource] = {
+    source.name: source for source in (BUILTIN, *FILE_SOURCES, *PATH_SOURCES)}
 
 
 def builtin_names() -> tuple[str, ...]:
@@ -44,10 +56,10 @@ def file_sources() -> tuple[ModelSource, ...]:
     return tuple(source for source in SOURCES.values() if source.suffixes)
 
 
-def source_for_file(path: Path) -> ModelSource | None:
-    """The source a file of this suffix chooses, None when it is no model file."""
-    suffix = path.suffix.lower()
-    return next((s for s in SOURCES.values() if suffix in s.suffixes), None)
+def source_for_path(path: Path) -> ModelSource | None:
+    """The first source that accepts `path` (a file or a folder) as its model
+    (`ModelSource.accepts`), None when no source does."""
+    return next((s for s in SOURCES.values() if s.accepts(path)), None)
 
 
 def source_of(choice: ModelChoice) -> ModelSource:
@@ -76,11 +88,11 @@ def parse_model(text: str, new_head: bool = False) -> ModelChoice:
         if value.lower() in named.names():
             return named.choose(value, new_head)
     path = Path(value).expanduser()
-    source = source_for_file(path)
+    source = source_for_path(path)
     if source is None:
-        files = " or ".join(f"a {suffix} file" for suffix in file_suffixes())
         raise ConfigError(
-            f"--model must be one of {', '.join(builtin_names())}, {files}, got {text!r}"
+            f"--model must be one of {', '.join(builtin_names())}, or a "
+            f"{or_list(file_suffixes())} file, got {text!r}"
         )
     return source.choose(str(path), new_head)
 

@@ -201,9 +201,9 @@ class ModelPanel(QGroupBox):
         self._check_now()
 
     def choose_file(self, path: Path) -> str:
-        """Pick a model file (a `.keras` or `.py`, `sources.file_suffixes`); "" when picked,
-        else why not (for the window)."""
-        if sources.source_for_file(path) is None:
+        """Pick a model file (a `.keras`, `.h5` or `.py`: `sources.source_for_path`); "" when
+        picked, else why not (for the window: a SavedModel folder's refusal, say)."""
+        if sources.source_for_path(path) is None:
             return words.not_a_model_file(path)
         try:
             choice = sources.parse_model(str(path))

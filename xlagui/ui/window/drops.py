@@ -13,7 +13,7 @@ from PySide6.QtCore import QEvent, QMimeData, QObject, Signal
 from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
 from PySide6.QtWidgets import QAbstractScrollArea, QWidget
 
-from xlagui.core.model.sources import source_for_file
+from xlagui.core.model.sources import source_for_path
 from xlagui.present.models import model_file_kinds
 from xlagui.ui.shared.dialogs import DropOverlay
 
@@ -22,13 +22,13 @@ DRAG_EVENTS = (QEvent.Type.DragEnter, QEvent.Type.DragMove, QEvent.Type.Drop,
 
 
 def model_file(mime: QMimeData) -> Path | None:
-    """The model file (`.keras`, `.py`: `sources.file_suffixes`) a drag carries (one local
-    file), else None."""
+    """The model a drag carries (one local file or folder a model source accepts:
+    `sources.source_for_path`; a SavedModel folder is a model, never a dataset), else None."""
     urls = mime.urls() if mime.hasUrls() else []
     if len(urls) != 1 or not urls[0].isLocalFile():
         return None
     path = Path(urls[0].toLocalFile())
-    return path if source_for_file(path) is not None and path.is_file() else None
+    return path if path.exists() and source_for_path(path) is not None else None
 
 
 def classify_drop(mime: QMimeData) -> tuple[Path | None, str]:
@@ -58,7 +58,8 @@ class FolderDrops(QObject):
 
     Signals:
         folder_dropped(object Path): a folder was dropped.
-        model_file_dropped(object Path): a model file (`.keras`, `.py`) was dropped.
+        model_file_dropped(object Path): a model (a `.keras`, `.h5` or `.py` file, a
+            SavedModel folder) was dropped.
         refused(str why): something else was dropped; why it cannot be opened, in words.
     """
 

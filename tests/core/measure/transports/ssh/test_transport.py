@@ -308,12 +308,22 @@ def test_the_short_children_run_on_the_host(
         "    return keras.Model(inputs, keras.layers.Dense(1, activation='sigmoid')(x))\n"
     )
     choice = parse_model(str(model))
-    (check,) = check_models([ModelCheckSpec(model=choice, image_size=48, batch_size=4)],
-                            transport=host)
+    import keras  # a legacy HDF5 model file too, copied and loaded there the same way
+
+    inputs = keras.Input(shape=(None, None, 3))
+    x = keras.layers.GlobalAveragePooling2D()(inputs)
+    h5 = tmp_path / "legacy.h5"
+    keras.Model(inputs, keras.layers.Dense(1, activation="sigmoid")(x)).save(h5)
+    legacy = parse_model(str(h5))
+    check, check_h5 = check_models(
+        [ModelCheckSpec(model=m, image_size=48, batch_size=4) for m in (choice, legacy)],
+        transport=host)
     assert check.model.file == str(model) and check.model.params == 4  # the user's file
+    assert (check_h5.model.source, check_h5.model.params) == ("h5", 4)
     info = host.info
     assert info is not None
     assert (Path(info.cache) / "models" / str(choice.sha256) / "net.py").is_file()
+    assert (Path(info.cache) / "models" / str(legacy.sha256) / "legacy.h5").is_file()
 
     assert children.devices(host)[0].id == "cpu"
     monkeypatch.delenv("XLAGUI_PEAK_PROBE", raising=False)
