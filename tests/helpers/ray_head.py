@@ -163,9 +163,22 @@ def _wait_joined(process: subprocess.Popen[bytes], log: Path) -> None:
 
 def _worker_ports() -> list[str]:
     """A block of worker ports of its own for each node this process starts (Ray's default
-    range is shared by every Ray on the machine)."""
-    first = 20000 + (os.getpid() % 100) * 400 + next(_BLOCKS) % 8 * 50
+    range is shared by every Ray on the machine), below the system's ephemeral ports, where
+    `free_ports` finds the nodes' other ports: Ray refuses a node whose worker range holds one
+    of them ("worker_ports is trying to use a port number 35727 that is used by other
+    components", seen once in CI when the blocks reached into the ephemeral range)."""
+    low = 10000
+    slots = max(1, (_ephemeral_low() - low) // 400)
+    first = low + (os.getpid() % slots) * 400 + next(_BLOCKS) % 8 * 50
     return [f"--min-worker-port={first}", f"--max-worker-port={first + 49}"]
+
+
+def _ephemeral_low() -> int:
+    """The first port of the system's ephemeral range (Linux: 32768 unless changed)."""
+    try:
+        return int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
 
 
 def _wait_started(process: subprocess.Popen[bytes], temp_dir: Path, log: Path) -> None:

@@ -314,3 +314,16 @@ def test_the_head_and_the_driver_use_loopback_only(head: RayHead) -> None:
         assert ray.util.get_node_ip_address() == LOOPBACK
     finally:
         ray.shutdown()
+
+
+def test_a_nodes_worker_ports_stay_below_the_ports_its_other_parts_get() -> None:
+    """Each node's block of worker ports lies below the system's ephemeral ports, where
+    `free_ports` finds the node's other ports: Ray refuses a node whose worker range holds one
+    of them (it failed a CI run once, with the blocks reaching into the ephemeral range)."""
+    from tests.helpers import ray_head as helper
+
+    low = helper._ephemeral_low()
+    for _ in range(16):  # every block this process hands out, and more
+        first, last = (int(word.split("=")[1]) for word in helper._worker_ports())
+        assert 10000 <= first < last < low
+        assert not any(first <= port <= last for port in helper.free_ports(7))
