@@ -22,12 +22,13 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from xlagui.core.data import demo
 from xlagui.core.data.exclusions import Exclusions, empty_after
+from xlagui.core.data.scan import DatasetError, DatasetScan, scan_dataset
 from xlagui.core.protocol.config import ConfigError, RunConfig, check_batch_fits
 from xlagui.core.protocol.identity import Split
 
 if TYPE_CHECKING:
-    from xlagui.core.data.scan import DatasetScan
     from xlagui.core.protocol.task import TaskState
 
 Folder = str | os.PathLike[str]
@@ -39,9 +40,7 @@ def dataset_folder(folder: Folder | None) -> tuple[Path, bool]:
     time: a front end says so while it waits)."""
     if folder is not None:
         return Path(folder), False
-    from xlagui.core.data.demo import ensure_demo_dataset  # lazy: NumPy and Pillow
-
-    return ensure_demo_dataset(seed=0), True
+    return demo.ensure_demo_dataset(seed=0), True
 
 
 def open_dataset(folder: Folder, *, holdout_percent: int, seed: int,
@@ -49,8 +48,6 @@ def open_dataset(folder: Folder, *, holdout_percent: int, seed: int,
     """The scan of `folder` (headers only, nothing written), its test files drawn with
     `holdout_percent` and `seed` when it has no test folder. `ConfigError`, with the scan's
     own words, when `folder` is no dataset folder; a problem inside it is in the scan."""
-    from xlagui.core.data.scan import DatasetError, scan_dataset  # lazy: the window's start
-
     try:
         return scan_dataset(folder, holdout_percent=holdout_percent, seed=seed, state=state)
     except DatasetError as exc:
