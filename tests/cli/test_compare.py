@@ -405,10 +405,15 @@ def test_a_bad_model_file_is_refused_before_anything_runs(
 
 
 @pytest.mark.tf
-@pytest.mark.parametrize("suffix", [".keras", ".h5"])  # a .keras file; a legacy HDF5 one
 def test_a_saved_keras_model_is_measured(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], suffix: str
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """A .keras file measured from the CLI. A legacy .h5 file takes the same way here (the
+    source is asked by `sources.source_for_path`); it is measured from the window
+    (tests/ui/test_tf_end_to_end.py), checked by a worker on an SSH host
+    (tests/core/measure/transports/ssh/test_transport.py), and its loading is tested in
+    tests/core/model/test_files.py."""
+    suffix = ".keras"
     import keras
 
     inputs = keras.Input(shape=(None, None, 3))

@@ -1,5 +1,16 @@
-"""Every built-in model builds at its smallest image size, trains a step with and without XLA,
-says which is in effect, and has its training step's FLOPs counted."""
+"""Every built-in model builds at its smallest image size and trains a step, with and without
+XLA, and has its training step's FLOPs counted.
+
+Without XLA the step is Keras' own `train_step` run eagerly (the loss finite, the optimizer one
+step on), and the same `train_step` is traced to the HLO its FLOPs are counted from: together
+the whole of what `fit` runs, without TensorFlow's graph optimisation of the step, which took
+34 s of ResNet50's test alone (2.9 s eagerly) and is TensorFlow's work, not xlagui's. With XLA,
+`train_on_batch` compiles the step for real: on each built-in but the two largest Keras
+applications. `build_compiled` passes `jit_compile` through the same way for every model, and
+what XLA does to ResNet50 and EfficientNetB0 is XLA's compiler's own work: their jit steps cost
+78 s and 84 s of the tf lane (CI on a clean clone, BENCHMARKS.md) and checked nothing of
+xlagui's that the other four do not. Their XLA runs are measured where they are the subject, by
+bench/bench_models.py ("XLA by model on this machine")."""
 
 from __future__ import annotations
 
@@ -11,8 +22,14 @@ from xlagui.core.protocol.config import ModelChoice
 pytestmark = pytest.mark.tf
 
 
-@pytest.mark.parametrize("name", builtin_names())
-@pytest.mark.parametrize("jit", [False, True])
+# The Keras applications whose XLA compile alone takes a minute on a 2-core CPU.
+XLA_LEFT_TO_THE_BENCHMARK = ("resnet50", "efficientnetb0")
+
+
+@pytest.mark.parametrize(("name", "jit"), [
+    *((name, False) for name in builtin_names()),
+    *((name, True) for name in builtin_names() if name not in XLA_LEFT_TO_THE_BENCHMARK),
+])
 def test_a_builtin_trains_a_step(name: str, jit: bool) -> None:
     import keras
     import numpy as np
@@ -30,11 +47,14 @@ def test_a_builtin_trains_a_step(name: str, jit: bool) -> None:
     assert built.compile_words == "Adam + binary_crossentropy"
     x = np.random.default_rng(0).random((4, size, size, 3), dtype="float32")
     y = np.array([0, 1, 0, 1], "float32")
-    loss = model.train_on_batch(x, y, return_dict=True)["loss"]
-    assert np.isfinite(loss)
-    if not jit:  # the count does not depend on how the model is compiled: once per model
+    if jit:
+        loss = model.train_on_batch(x, y, return_dict=True)["loss"]
+    else:  # eagerly; the count does not depend on how the model is compiled: once per model
+        loss = float(model.train_step((tf.constant(x), tf.constant(y)))["loss"])
         step, forward = _step_flops(tf, model, tf.constant(x), tf.constant(y))
         assert step > 2 * forward * 4 > 0  # a step is more than the forward pass of its batch
+    assert np.isfinite(loss)
+    assert int(model.optimizer.iterations.numpy()) == 1  # the step trained: Adam moved once
 
 
 def test_more_classes_get_a_softmax_head() -> None:
