@@ -23,8 +23,9 @@ from pathlib import Path
 
 from _common import ROOT, add_write, load_average, publish, section_text
 
-LANE = re.compile(r"^ci: (\S+ lane (passed|FAILED|OVER BUDGET)|plain-install step|the whole run)")
-DURATION = re.compile(r"^(\d+\.\d+)s (call|setup|teardown)\s+(\S+)")
+LANE = re.compile(r"^ci: (\S+ lane( passed| FAILED| OVER BUDGET|: the cores)"
+                  r"|plain-install (step|lane starts|lane runs)|the whole run)")
+DURATION = re.compile(r"^(\d+\.\d+)s (call|setup|teardown)\s+(\S.*?)\s*$")
 WHOLE = re.compile(r"^ci: every lane ran in (\d+) s; the whole run, installs included, (\d+) s")
 COUNTS = re.compile(r"^=+ (.*\d+ passed.*) in [\d.]+s")
 
@@ -72,16 +73,19 @@ def main() -> int:
                             capture_output=True, check=True).stdout.strip()
     if args.log:
         text, how = args.log.read_text(encoding="utf-8"), f"read from {args.log.name}"
-        code = 0 if "ci: FAILED" not in text and "FAILED (exit" not in text else 1
+        code = (3 if "ci: FAILED: over budget" in text
+                else 0 if "ci: FAILED" not in text and "FAILED (exit" not in text else 1)
     else:
         with tempfile.NamedTemporaryFile(suffix=".log", delete=False) as fh:
             log = Path(fh.name)
         code, took = run_clean_clone(log)
         text, how = log.read_text(encoding="utf-8"), f"{took:.0f} s by the clock, log {log}"
     lanes, durations, counts = read_log(text)
+    where = ("with the Python it was given (this machine's base Python, as CI runs it)"
+             if args.log else "in a fresh virtual environment")
     lines = [
-        f"`.ci/run` on a clean clone of {commit} in a fresh virtual environment, `CI=true`, no "
-        f"display ({how}): {'passed' if code == 0 else f'FAILED (exit {code})'}.",
+        f"`.ci/run` on a clean clone of {commit} {where}, `CI=true`, no display ({how}): "
+        f"{'passed' if code == 0 else f'FAILED (exit {code})'}.",
         "",
         *[f"- {line}" for line in lanes],
         f"- pytest, lane by lane: {'; '.join(counts)}",

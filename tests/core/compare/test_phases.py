@@ -458,6 +458,28 @@ def test_a_stop_during_the_peak_probe_ends_it_and_leaves_the_limits_unknown(
     assert report.limits is None and "machine_limits_error" not in report.environment
 
 
+@pytest.mark.parametrize("busy", [False, True])
+def test_the_limits_of_a_busy_machine_are_not_kept_for_the_next_comparison(
+    scan: DatasetScan, monkeypatch: pytest.MonkeyPatch, busy: bool
+) -> None:
+    """The peak probe runs after the preflight: found busy, its figures serve this comparison
+    and are not cached as the machine's (a quiet one's are)."""
+    from xlagui.core.compare import phases
+    from xlagui.core.protocol.interference import Interference, Preflight
+
+    asked: list[bool] = []
+
+    def limits(*args: object, keep: bool, **kwargs: object) -> None:
+        asked.append(keep)
+
+    monkeypatch.setattr(phases, "machine_limits", limits)
+    report = new_report(scan, RunConfig(batch_size=4, image_size=48))
+    report.preflight = Preflight(look=Interference(other_share=0.5 if busy else 0.01,
+                                                   disturbed=busy))
+    phases.measure_limits(report)
+    assert asked == [not busy]
+
+
 def test_a_stop_while_the_tensorboard_text_is_written_ends_the_writer(tmp_path: Path) -> None:
     import threading
 

@@ -153,3 +153,16 @@ def test_another_machine_has_its_own_entry(tmp_path: Path, probing: None) -> Non
     again = peak.ensure("cpu", 48, 8, path=path, probe=fake_probe(calls),
                         machine="gpu-box · Xeon · 64 CPUs", tf="2.21.0")
     assert again == there and len(calls) == 2
+
+
+def test_a_probe_not_kept_is_used_once_and_never_cached(tmp_path: Path, probing: None) -> None:
+    """A probe beside another program (`keep=False`: the preflight found the machine busy)
+    gives this comparison its limits, and the next comparison measures again."""
+    path = tmp_path / "limits.json"
+    calls: list[tuple[Any, ...]] = []
+    busy = peak.ensure("cpu", 48, 8, path=path, probe=fake_probe(calls, rate=20e9), keep=False)
+    assert busy is not None and busy.matmul_flops_per_second == 20e9
+    assert not path.exists()
+    quiet = peak.ensure("cpu", 48, 8, path=path, probe=fake_probe(calls))
+    assert quiet is not None and quiet.matmul_flops_per_second == 50e9
+    assert len(calls) == 2 and path.is_file()

@@ -61,13 +61,15 @@ def measure_limits(report: ComparisonReport, transport: Transport = LOCAL,
     that machine, device and TensorFlow, or probed once there, through `transport`, in a short
     child of its own before any worker starts. A failing probe costs the comparison only its
     %-of-peak figures, and says why in the environment. A stop during the probe ends it at
-    once: no figure needs it then."""
+    once: no figure needs it then. A probe on a machine the preflight found busy serves this
+    comparison only: it is not cached as the machine's limits."""
     if report.limits is not None:
         return
     c = report.config
+    keep = report.preflight is None or not report.preflight.busy
     try:
         report.limits = machine_limits(c.device, c.image_size, c.batch_size,
-                                       transport=transport, state=state)
+                                       transport=transport, state=state, keep=keep)
     except Cancelled:
         return
     except (

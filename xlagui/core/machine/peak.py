@@ -150,10 +150,12 @@ def store(limits: MachineLimits, path: Path | None = None) -> None:
 
 def ensure(device: str, image_size: int, batch_size: int, *, probe: Probe,
            path: Path | None = None, machine: str | None = None,
-           tf: str | None = None) -> MachineLimits | None:
+           tf: str | None = None, keep: bool = True) -> MachineLimits | None:
     """The limits of `device` on `machine` (this computer when None) with TensorFlow `tf` (this
     one's when None), with the ceiling at `image_size` and `batch_size`: from the cache, else
-    measured by `probe` (and cached).
+    measured by `probe` (and cached, unless `keep` is False: a probe beside another program
+    measures what that program left, and would stand for the machine in every comparison
+    after this one).
 
     With XLAGUI_PEAK_PROBE=off nothing is measured: the cache's entry or None."""
     machine = machine if machine is not None else machine_id()
@@ -191,5 +193,6 @@ def ensure(device: str, image_size: int, batch_size: int, *, probe: Probe,
                 **{k: asdict(v) for k, v in ceilings.items()},
             }}
         )
-    store(limits, path)
+    if keep:
+        store(limits, path)
     return limits

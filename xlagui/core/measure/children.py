@@ -117,14 +117,15 @@ def peak_probe(device: str, image_size: int, batch_size: int, *, peak: bool = Tr
 
 def machine_limits(device: str, image_size: int, batch_size: int, *,
                    transport: Transport = LOCAL, path: Path | None = None,
-                   quick: bool = False, state: TaskState | None = None
+                   quick: bool = False, state: TaskState | None = None, keep: bool = True
                    ) -> MachineLimits | None:
     """The limits of `device` on the transport's machine (`peak.ensure`: cached per machine,
-    device and TensorFlow, else probed there); a stop during the probe raises `Cancelled`."""
+    device and TensorFlow, else probed there, and cached unless `keep` is False); a stop during
+    the probe raises `Cancelled`."""
     who = transport.identity()
     probe = functools.partial(peak_probe, transport=transport, quick=quick, state=state)
     return limits_cache.ensure(device, image_size, batch_size, probe=probe, path=path,
-                               machine=who.machine, tf=who.tensorflow)
+                               machine=who.machine, tf=who.tensorflow, keep=keep)
 
 
 def write_tensorboard_text(out_dir: Path, text: str, *, transport: Transport = LOCAL,
