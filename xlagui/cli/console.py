@@ -219,7 +219,7 @@ class MeasureProgress(_LiveDisplay):
         text = (
             f"Measuring speed: {i.pairs} {pairs_noun(i.pairs)} of {block_words(i)}, {what} "
             f"({hw}, goal ±{report.config.target_percent:g}%), "
-            f"{i.measuring_seconds or 0:.0f}/{report.config.budget_seconds} s"
+            f"{i.measuring_seconds or 0:.0f}/{i.rounds_budget_seconds or i.budget_seconds:.0f} s"
         )
         if self.console.is_terminal:
             self.status.update(text)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from xlagui.core.analysis.pairs import InstrumentCheck, widest_arm
+from xlagui.core.analysis.pairs import InstrumentCheck, InterleavedSummary, widest_arm
 from xlagui.core.analysis.stats import NO_SPEED, NOT_COMPARED, CompileBasis
 from xlagui.core.protocol.arms import parse_arm
 from xlagui.core.protocol.config import XlaMode
@@ -163,6 +163,18 @@ def measured_on(c: Comparison) -> str:
     return interval_method(c, c.speedup) if c.speedup is not None else ""
 
 
+def budget_cut(i: InterleavedSummary) -> str:
+    """What a slow set-up took from the rounds' budget (`interleave.rounds_budget`), in
+    words: " (set-up and warm-up took 52 s; the 17 s beyond 35 s came out of the 120 s
+    budget)"; "" when it took nothing."""
+    budget, rounds, setup = i.budget_seconds, i.rounds_budget_seconds, i.setup_seconds
+    if budget is None or rounds is None or setup is None or rounds >= budget - 0.5:
+        return ""
+    cut = budget - rounds
+    return (f" (set-up and warm-up took {setup:.0f} s; the {cut:.0f} s beyond "
+            f"{setup - cut:.0f} s came out of the {budget:.0f} s budget)")
+
+
 def measurement_end(c: Comparison) -> str:
     """How the interleaved measurement ended, in words."""
     i = c.interleaved
@@ -171,6 +183,7 @@ def measurement_end(c: Comparison) -> str:
     hw = f"±{i.half_width:.1%}" if i.half_width is not None else "no interval yet"
     n = f"{i.pairs} {pairs_noun(i.pairs)}"
     took = f", {seconds(i.measuring_seconds)} of measuring" if i.measuring_seconds else ""
+    took += budget_cut(i)
     ends: dict[str, str] = {
         StopReason.TARGET: f"precision reached ({hw}) after {n}{took}",
         StopReason.BUDGET: f"budget spent after {n}{took}; precision {hw}"

@@ -21,9 +21,11 @@ from xlagui.core.analysis.pairs import RatioEstimate
 from xlagui.core.compare import CLOSING, new_report, run_measurement
 from xlagui.core.data.scan import DatasetScan, scan_dataset
 from xlagui.core.measure.interleave import (
+    SETUP_ALLOWANCE_SECONDS,
     choose_block_steps,
     round_members,
     round_order,
+    rounds_budget,
     williams_orders,
 )
 from xlagui.core.measure.worker_process import CANCEL_GRACE_SECONDS
@@ -33,6 +35,7 @@ from xlagui.core.protocol.record import RunEntry
 from xlagui.core.protocol.spec import RunSpec
 from xlagui.core.protocol.task import TaskState
 from xlagui.core.results.report import ComparisonReport
+from xlagui.present.format import measurement_end
 
 FAKE = Path(__file__).resolve().parents[2] / "helpers" / "fake_measure_worker.py"
 
@@ -236,6 +239,56 @@ def test_budget_stops_a_noisy_measurement(scan: DatasetScan, tmp_path: Path) -> 
     assert i.measuring_seconds == 10.0
     assert i.pairs == 10  # not one round more: the budget is checked after every round
     assert i.half_width is not None and i.half_width > 0.03 and i.target == 0.03
+
+
+class SlowSetUpClock(SteppingClock):
+    """A `SteppingClock` whose second reading (after the workers' start and warm-up) comes
+    `setup` seconds after the first: a slow set-up, then 1 s a round."""
+
+    def __init__(self, setup: float) -> None:
+        super().__init__(1.0)
+        self.readings, self.setup = 0, setup
+
+    def __call__(self) -> float:
+        self.readings += 1
+        if self.readings == 2:
+            self.now += self.setup - 1.0
+        return super().__call__()
+
+
+def test_the_rounds_budget_is_the_budget_less_a_slow_set_ups_excess() -> None:
+    assert rounds_budget(120, 20, 35) == 120  # within the allowance: the whole budget
+    assert rounds_budget(120, 52, 35) == 103
+    assert rounds_budget(120, 200, 35) == 60  # never under half of it
+    assert rounds_budget(120, 200, None) == 120  # no allowance: the budget alone
+
+
+def test_a_slow_set_up_comes_out_of_the_budget(scan: DatasetScan, tmp_path: Path) -> None:
+    # Set-up and warm-up took 50 s of the fake clock: the 15 s beyond the allowance come out
+    # of the 40 s budget, so the rounds (1 s each) stop after 25, and every screen says why.
+    setup = SETUP_ALLOWANCE_SECONDS + 15
+    report, _ = measure(scan, tmp_path / "out", clock=SlowSetUpClock(setup), ratio=2.0,
+                        jitters={"xla": 0.3}, budget=40)
+    c = report.comparison
+    i = c.interleaved if c is not None else None
+    assert c is not None and i is not None
+    assert i.stopped_by == "budget" and i.pairs == 25 and i.measuring_seconds == 25.0
+    assert (i.setup_seconds, i.rounds_budget_seconds, i.budget_seconds) == (setup, 25.0, 40.0)
+    assert "the 15 s beyond 35 s came out of the 40 s budget" in measurement_end(c)
+    data = json.loads((tmp_path / "out" / "comparison.json").read_text())
+    assert data["measurement"]["setup_seconds"] == setup
+    assert data["measurement"]["budget_seconds"] == 25.0
+    csv = (tmp_path / "out" / "comparison.csv").read_text()
+    assert "interleaved_rounds_budget_seconds,25.0" in csv.replace('"', "")
+
+
+def test_a_quick_set_up_leaves_the_budget_whole(scan: DatasetScan, tmp_path: Path) -> None:
+    report, _ = measure(scan, tmp_path / "out", clock=SteppingClock(1.0), ratio=2.0,
+                        jitter=0.3, budget=10)
+    c = report.comparison
+    i = c.interleaved if c is not None else None
+    assert c is not None and i is not None and i.rounds_budget_seconds == 10.0
+    assert "came out of" not in measurement_end(c)
 
 
 def test_stop_mid_block_keeps_the_pairs(scan: DatasetScan, tmp_path: Path) -> None:

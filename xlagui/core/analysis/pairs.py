@@ -446,6 +446,10 @@ class InterleavedSummary:
     target: float | None = None
     budget_seconds: float | None = None
     measuring_seconds: float | None = None
+    # The rounds' budget (`budget_seconds` less a slow set-up's excess) and the set-up and
+    # warm-up it was cut for; None in comparisons saved before they were recorded.
+    rounds_budget_seconds: float | None = None
+    setup_seconds: float | None = None
     baseline: ArmTiming | None = None
     xla: ArmTiming | None = None
     pair_ratios: list[float] = field(default_factory=list)

@@ -74,6 +74,8 @@ def summarize(
     target: float | None = None,
     budget_seconds: float | None = None,
     measuring_seconds: float | None = None,
+    rounds_budget_seconds: float | None = None,
+    setup_seconds: float | None = None,
 ) -> pairs.InterleavedSummary:
     """The interleaved summary of one arm against the baseline, from the two event streams
     alone (a replayed recording gives exactly the live figures)."""
@@ -85,6 +87,8 @@ def summarize(
         target=target,
         budget_seconds=budget_seconds,
         measuring_seconds=measuring_seconds,
+        rounds_budget_seconds=rounds_budget_seconds,
+        setup_seconds=setup_seconds,
         baseline=arm_timing(Role.BASELINE, baseline[0], baseline[1]),
         xla=arm_timing(Role.XLA, arm[0], arm[1]),
         pair_ratios=ratios,

@@ -122,9 +122,10 @@ def run_measurement(
         if on_event is not None:
             on_event(entry, event)
 
-    def round_done(_seq: int, elapsed: float) -> None:
+    def round_done(_seq: int, elapsed: float, budget: float) -> None:
         assert report.measurement is not None
         report.measurement.measuring_seconds = elapsed
+        report.measurement.budget_seconds = budget
         report.recompute()
         if on_round is not None:
             on_round(report)
@@ -151,6 +152,8 @@ def _record_outcome(report: ComparisonReport, outcome: MeasureOutcome, state: Ta
     report.measurement = MeasurementRecord(
         stopped_by=outcome.stopped_by,
         measuring_seconds=outcome.measuring_seconds,
+        setup_seconds=outcome.setup_seconds,
+        budget_seconds=outcome.budget_seconds,
         block_steps=outcome.block_steps,
         error=outcome.error.message if outcome.error is not None else "",
         warm_up_order=[entries[i].run_id for i in outcome.warm_up_order or []],

@@ -62,6 +62,12 @@ ALLOCATION_SHARE = 0.8
 CATCH_UP_SECONDS = 15.0
 DEFAULT_BUDGET_SECONDS = 120.0
 DEFAULT_TARGET = 0.03
+# Set-up and warm-up (starting the workers, their first steps) beyond this come out of the
+# rounds' budget, so a slow start does not put the answer off: at 150 px on this project's
+# 2-core VM they took 52 s, and the answer came 186 s after the command (BENCHMARKS.md, "Time
+# to the answer": 120 s of rounds, 10 s of finishing). Never below `MIN_BUDGET_SHARE` of it.
+SETUP_ALLOWANCE_SECONDS = 35.0
+MIN_BUDGET_SHARE = 0.5
 
 
 class MeasuringWorker(Protocol):
@@ -97,6 +103,8 @@ class MeasureSettings:
     # An arm joins a round while its half-width is at least this share of the widest's; None:
     # every arm in every round.
     allocation_share: float | None = ALLOCATION_SHARE
+    # Set-up and warm-up beyond this come out of the budget (`rounds_budget`); None: never.
+    setup_allowance: float | None = SETUP_ALLOWANCE_SECONDS
 
 
 @dataclass
@@ -107,6 +115,19 @@ class MeasureOutcome:
     error: ErrorEvent | None = None
     arm_block_steps: list[int] | None = None  # every worker's K, the baseline first
     warm_up_order: list[int] | None = None  # the workers' indices in the order they warmed up
+    setup_seconds: float = 0.0  # from the workers' start to the end of the last warm-up
+    budget_seconds: float = 0.0  # the rounds' budget, less a slow set-up's excess (0: none yet)
+
+
+def rounds_budget(budget: float, setup_seconds: float, allowance: float | None) -> float:
+    """The rounds' budget: `budget` less what set-up and warm-up took beyond `allowance`,
+    never under `MIN_BUDGET_SHARE` of it (None: the whole budget, whatever set-up took).
+
+    The budget bounds the time to the answer, not only the rounds: a user waiting for "quick"
+    counts from the command. Fewer rounds give a wider interval, which the answer says."""
+    if allowance is None:
+        return budget
+    return max(budget * MIN_BUDGET_SHARE, budget - max(0.0, setup_seconds - allowance))
 
 
 def warm_up_order(workers: int, rng: random.Random | None = None) -> list[int]:
@@ -206,7 +227,7 @@ def measure_interleaved(
     settings: MeasureSettings | None = None,
     *,
     on_event: Callable[[RunSpec, Event], None] | None = None,
-    on_round: Callable[[int, float], None] | None = None,
+    on_round: Callable[[int, float, float], None] | None = None,
     command_for: Callable[[RunSpec], Sequence[str] | None] | None = None,
     clock: Callable[[], float] = time.monotonic,
     start_worker: StartWorker = start_process,
@@ -219,7 +240,9 @@ def measure_interleaved(
     called after each complete round, so a watcher can recompute the estimate. `clock` reads
     the measuring time that the budget is spent against (a test passes a fake one),
     `start_worker` makes each worker (a `WorkerProcess` unless a simulation passes its own), and
-    `order(n)` gives the warm-up order (`warm_up_order`: random).
+    `order(n)` gives the warm-up order (`warm_up_order`: random). The rounds' budget is
+    `settings.budget_seconds` less a slow set-up's excess (`rounds_budget`); `on_round` gets
+    it as its third argument.
     """
     settings = settings or MeasureSettings()
 
@@ -251,14 +274,17 @@ def _measure(
     settings: MeasureSettings,
     warm_order: list[int],
     clock: Callable[[], float],
-    on_round: Callable[[int, float], None] | None,
+    on_round: Callable[[int, float, float], None] | None,
 ) -> MeasureOutcome:
     """`measure_interleaved` once its workers exist: start and warm them, the rounds, the
     catch-up; a stop or a worker's end stops every worker at once."""
     blocks: list[list[BlockEvent]] = [[] for _ in workers]
     run = _Progress()
+    started = clock()
     try:
         warm = _start_and_warm_up(workers, state, settings.warm_steps, warm_order)
+        run.setup = clock() - started
+        run.budget = rounds_budget(settings.budget_seconds, run.setup, settings.setup_allowance)
         # One K for every arm, from the slowest: a round's blocks then sit close together in
         # time. Each arm its own K (every block about a second) was tried: at 150 px the bf16
         # interval came out at ±13–16% instead of ±5–7% (on a noisier machine, BENCHMARKS.md).
@@ -313,10 +339,13 @@ class _Progress:
     block_steps: int = 0
     ks: list[int] = field(default_factory=list)
     measuring: float = 0.0
+    setup: float = 0.0
+    budget: float = 0.0
 
     def outcome(self, reason: StopReason, order: list[int],
                 error: ErrorEvent | None = None) -> MeasureOutcome:
-        return MeasureOutcome(reason, self.block_steps, self.measuring, error, self.ks, order)
+        return MeasureOutcome(reason, self.block_steps, self.measuring, error, self.ks, order,
+                              self.setup, self.budget)
 
 
 def _rounds(
@@ -326,7 +355,7 @@ def _rounds(
     settings: MeasureSettings,
     run: _Progress,
     clock: Callable[[], float],
-    on_round: Callable[[int, float], None] | None,
+    on_round: Callable[[int, float, float], None] | None,
 ) -> tuple[StopReason, list[pairs.RatioEstimate | None]]:
     """Rounds of blocks until the stopping rule says why to stop; that reason and each arm's
     last estimate. Each round takes the arms `round_members` picks, in the Williams order of
@@ -352,12 +381,12 @@ def _rounds(
             blocks[i].append(event)
         run.measuring = clock() - t0
         if on_round is not None:
-            on_round(seq, run.measuring)
+            on_round(seq, run.measuring, run.budget)
         estimates = [_estimate(blocks[0], arm) for arm in blocks[1:]]
         reason = pairs.stop_reason(
             _widest(estimates),
             elapsed=run.measuring,
-            budget=settings.budget_seconds,
+            budget=run.budget,
             target=settings.target,
             min_pairs=settings.min_pairs,
         )

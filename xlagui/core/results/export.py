@@ -124,6 +124,13 @@ def _interleaved_rows(c: Comparison) -> list[dict[str, str]]:
         _summary("interleaved_half_width", i.half_width, note="relative, of the 95% interval"),
         _summary("interleaved_measuring_seconds", i.measuring_seconds),
     ]
+    if i.rounds_budget_seconds is not None:  # not in comparisons saved before it was recorded
+        rows += [
+            _summary("interleaved_setup_seconds", i.setup_seconds,
+                     note="the workers' start to the last warm-up's end"),
+            _summary("interleaved_rounds_budget_seconds", i.rounds_budget_seconds,
+                     note=f"the {i.budget_seconds or 0:.0f} s budget less a slow set-up's excess"),
+        ]
     if i.baseline_block_steps and i.baseline_block_steps != i.block_steps:
         # Comparisons saved when the baseline's K could differ from the arms'.
         rows.append(_summary("interleaved_baseline_block_steps", i.baseline_block_steps))

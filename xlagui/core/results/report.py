@@ -39,6 +39,11 @@ class MeasurementRecord:
 
     stopped_by: str = ""  # a `StopReason`
     measuring_seconds: float = 0.0
+    # From the workers' start to the last warm-up's end, and the rounds' budget: the setting's,
+    # less what set-up took beyond its allowance (`interleave.rounds_budget`; 0: not known,
+    # as in comparisons saved before it was recorded).
+    setup_seconds: float = 0.0
+    budget_seconds: float = 0.0
     block_steps: int = 0
     error: str = ""
     # The measuring runs' ids in the order they warmed up (random: `interleave.warm_up_order`);
@@ -116,6 +121,8 @@ class ComparisonReport:
             target=self.config.target_percent / 100,
             budget_seconds=float(self.config.budget_seconds),
             measuring_seconds=m.measuring_seconds,
+            rounds_budget_seconds=m.budget_seconds or None,
+            setup_seconds=m.setup_seconds or None,
         )
 
     def machine_load(self, s: InterleavedSummary) -> MachineLoad:

@@ -273,7 +273,7 @@ class SweepTab(QWidget):
         c = report.comparison
         i = c.interleaved if c is not None else None
         measured = i.measuring_seconds if i is not None else None
-        budget = i.budget_seconds if i is not None and i.budget_seconds else \
+        budget = (i.rounds_budget_seconds or i.budget_seconds if i is not None else None) or \
             cell.config.budget_seconds
         if measured is not None:
             self.cell_bar.setRange(0, max(1, round(budget)))
