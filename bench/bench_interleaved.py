@@ -22,6 +22,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -35,13 +36,20 @@ from xlagui.core.analysis.pairs import estimate_ratio
 ANSWER_MARK = "Comparison (baseline vs XLA)"
 
 
-def _quick(dataset: str | None, size: int, out: Path, explain: bool = True) -> dict[str, Any]:
+def _quick(dataset: str | None, size: int, out: Path, explain: bool = True,
+           data_dir: Path | None = None) -> dict[str, Any]:
     """One `xlagui compare --quick` run: its estimate, the time until its answer appeared on
-    its output (`answer`) and the whole command's (`wall`)."""
+    its output (`answer`) and the whole command's (`wall`). With `data_dir`, its History: the
+    runs of one `repro` share one, new, so each is checked against the ones before it
+    (`processes.spread`), as a user's reruns are. `low`/`high` are the interval over its own
+    pair of processes; `answer_low`/`answer_high` what the answer said (widened when it
+    disagreed with the earlier ones beyond their intervals)."""
     cmd = [sys.executable, "-m", "xlagui", "compare", "--quick", "--image-size", str(size)]
     cmd += [dataset] if dataset else ["--demo"]
     cmd += ["--out", str(out)] + ([] if explain else ["--no-explain"])
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}  # each line as it is printed
+    if data_dir is not None:
+        env["XLAGUI_DATA_DIR"] = str(data_dir)
     t0 = time.perf_counter()
     answer = None
     with subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, text=True, env=env) as proc:
@@ -55,12 +63,36 @@ def _quick(dataset: str | None, size: int, out: Path, explain: bool = True) -> d
     data = json.loads((out / "comparison.json").read_text())
     i = data["comparison"]["interleaved"]
     machine = i.get("machine") or {}
-    keys = ("ratio", "low", "high", "half_width", "pairs", "stopped_by", "block_steps",
-            "outliers")
+    keys = ("ratio", "half_width", "pairs", "stopped_by", "block_steps", "outliers")
+    between = i.get("processes") or {}
+    measurement = data.get("measurement") or {}
     return {"wall": wall, "answer": answer if answer is not None else wall,
             **{k: i[k] for k in keys},
+            "low": between.get("pair_low", i["low"]), "high": between.get("pair_high", i["high"]),
+            "answer_low": i["low"], "answer_high": i["high"],
+            "earlier": between.get("earlier", 0), "widened": bool(between.get("widened")),
+            "p": between.get("p"),
+            "setup": measurement.get("setup_seconds"),
+            "cut": (float(data["config"]["budget_seconds"]) - measurement["budget_seconds"])
+            if measurement.get("budget_seconds") else None,
             "other_share": machine.get("other_share"), "busy": bool(machine.get("busy")),
             "set_aside": i.get("disturbed_pairs", 0)}
+
+
+def _between_words(r: dict[str, Any]) -> str:
+    """A run against the ones before it in the table, as its answer said."""
+    if not r["earlier"]:
+        return "—"
+    if r["widened"]:
+        return (f"**widened** to {r['answer_low']:.3f}–{r['answer_high']:.3f} "
+                f"(p {r['p']:.3f}, {r['earlier']} earlier)")
+    return f"agrees (p {r['p']:.2f}, {r['earlier']} earlier)"
+
+
+def _setup_words(r: dict[str, Any]) -> str:
+    if r["setup"] is None:
+        return "—"
+    return f"{r['setup']:.0f} s" + (f" (budget −{r['cut']:.0f} s)" if r["cut"] else "")
 
 
 def heterogeneity(rows: list[dict[str, Any]]) -> tuple[float, int, float]:
@@ -88,10 +120,12 @@ def _overlaps(rows: list[dict[str, Any]]) -> list[bool]:
 
 def repro(args: argparse.Namespace) -> None:
     load = load_average()
+    data_dir = Path(tempfile.mkdtemp(prefix="xlagui-bench-history-"))
     rows = repeat(
         args.runs,
         "run",
-        lambda out: _quick(args.dataset, args.image_size, out, explain=args.explain),
+        lambda out: _quick(args.dataset, args.image_size, out, explain=args.explain,
+                           data_dir=data_dir),
         lambda r: (
             f"ratio {r['ratio']:.3f} ({r['low']:.3f}–{r['high']:.3f}, "
             f"±{r['half_width']:.1%}), {r['pairs']} pairs of {r['block_steps']}, "
@@ -105,20 +139,23 @@ def repro(args: argparse.Namespace) -> None:
     q, df, p = heterogeneity(rows)
     name = (args.dataset and Path(args.dataset).name) or "demo"
     table = [
-        "| run | XLA ÷ baseline step time | 95% CI | half-width | pairs × steps | stopped by "
-        "| other programs | rounds set aside | time to the answer | whole command |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| run | XLA ÷ baseline step time | 95% CI, this pair | half-width | against the runs "
+        "before | pairs × steps | stopped by | set-up and warm-up | other programs "
+        "| rounds set aside | time to the answer | whole command |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for n, r in enumerate(rows, 1):
         other = "—" if r["other_share"] is None else f"{r['other_share']:.1%}"
         table.append(
             f"| {n} | {r['ratio']:.3f} | {r['low']:.3f}–{r['high']:.3f} | ±{r['half_width']:.1%} "
-            f"| {r['pairs']} × {r['block_steps']} | {r['stopped_by']} | {other}"
-            f"{' **busy**' if r['busy'] else ''} | {r['set_aside']} | {r['answer']:.0f} s "
-            f"| {r['wall']:.0f} s |"
+            f"| {_between_words(r)} | {r['pairs']} × {r['block_steps']} | {r['stopped_by']} "
+            f"| {_setup_words(r)} | {other}{' **busy**' if r['busy'] else ''} "
+            f"| {r['set_aside']} | {r['answer']:.0f} s | {r['wall']:.0f} s |"
         )
     overlaps = _overlaps(rows)
     worst = max(r["half_width"] for r in rows)
+    late = sum(a > 180 for a in answers)
+    late_words = "met by every run" if not late else f"NOT met by {late} of {len(rows)}"
     lines = [
         f"## Interleaved measurement: {name}, {args.image_size} px, {args.runs} runs in a row"
         + (f", {args.tag}" if args.tag else ""),
@@ -129,17 +166,21 @@ def repro(args: argparse.Namespace) -> None:
         f"{'' if args.explain else ' --no-explain'}`, batch 64, jit, budget 120 s, target ±3%"
         "; the time to the answer is when its first line appeared on the command's output, "
         "before what follows it: \"What XLA did\"" + (" and the why" if args.explain else "")
-        + ").",
+        + "). The runs share one new History, so each answer is checked against the runs "
+        "before it, as a user's reruns are (`processes.spread`): \"against the runs before\" "
+        "says whether it agreed, or disagreed beyond the intervals and widened its own; "
+        "\"95% CI, this pair\" is the interval over its own pair of worker processes.",
         "",
         *table,
         "",
         f"Spread of the {args.runs} estimates (max − min) ÷ median: **{spread:.1%}** "
         f"(goal ≤ 5%: {'met' if spread <= 0.05 else 'not met'}); widest half-width "
         f"±{worst:.1%} (goal ≤ 5%: {'met' if worst <= 0.05 else 'not met'}); median time to "
-        f"the answer **{statistics.median(answers):.0f} s** (goal at 150 px ≤ 180 s"
-        f"{': met' if statistics.median(answers) <= 180 else ': not met'}), the slowest "
-        f"{max(answers):.0f} s; the whole command {statistics.median(walls):.0f} s (median). "
-        f"Consecutive runs whose intervals overlap: **{sum(overlaps)} of {len(overlaps)}**.",
+        f"the answer **{statistics.median(answers):.0f} s**, the slowest **{max(answers):.0f} s** "
+        f"(goal at 150 px ≤ 180 s: {late_words}); the whole command "
+        f"{statistics.median(walls):.0f} s (median). Consecutive runs whose intervals over one "
+        f"pair of processes overlap: **{sum(overlaps)} of {len(overlaps)}**; answers widened "
+        f"against the runs before them: {sum(r['widened'] for r in rows)} of {len(rows) - 1}.",
         "",
         f"Between processes (each run is a fresh pair of workers): Cochran's Q = {q:.1f} on "
         f"{df} degrees of freedom, p = {p:.3f}: the spread of the estimates is "

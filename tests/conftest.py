@@ -42,6 +42,15 @@ def _xlagui_dirs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
             os.environ[key] = value
 
 
+@pytest.fixture(autouse=True)
+def _history_of_its_own(tmp_path_factory: pytest.TempPathFactory,
+                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test its own History: a comparison checks its interval against the earlier ones
+    of its settings there (`history.earlier_estimates`), and another test's fake ratio is no
+    earlier measurement of this one."""
+    monkeypatch.setenv("XLAGUI_DATA_DIR", str(tmp_path_factory.mktemp("xlagui-data")))
+
+
 @pytest.fixture(scope="session")
 def sshd(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SshServer]:
     """A real OpenSSH server on localhost (tests/helpers/sshd.py), one for the session. A test

@@ -22,6 +22,7 @@ from xlagui.cli.console import print_summary
 from xlagui.cli.inspect import print_why
 from xlagui.core.compare import ComparisonRequest, SaveError, run
 from xlagui.core.compare.workflow import MARKDOWN_FILE
+from xlagui.core.files import paths
 from xlagui.core.model.sources import parse_model
 from xlagui.core.protocol.config import (
     SETTINGS,
@@ -68,6 +69,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         summary_text=summary_markdown,
         report_text=folder_markdown,
         wait_quiet_seconds=args.wait_quiet,
+        history=paths.history_dir(),
     )
     state = TaskState()
     watcher = ConsoleWatcher(console, request, state, trained, events=args.events)

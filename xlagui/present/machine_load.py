@@ -11,6 +11,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from xlagui.present.costs import DASH
+from xlagui.present.intervals import speed_range
+
 if TYPE_CHECKING:
     from xlagui.core.analysis.busy import MachineLoad
     from xlagui.core.analysis.stats import Comparison
@@ -70,11 +73,38 @@ def load_lines(c: Comparison | None) -> list[str]:
                 f"the other {m.rounds - m.disturbed_rounds}.")
         else:
             lines.append(f"The machine was quiet while timing: {used}.")
+    if between := processes_line(c):
+        lines.append(between)
     for run, epochs in sorted(c.disturbed_epochs.items()):
         listed = ", ".join(str(e) for e in epochs)
         lines.append(f"Run {run}: epoch{'s' if len(epochs) > 1 else ''} {listed} disturbed by "
                      "other programs, not counted as steady.")
     return lines
+
+
+def _p_value(p: float) -> str:
+    return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
+
+
+def processes_line(c: Comparison) -> str:
+    """This answer against the earlier ones of its settings on this machine, each from fresh
+    worker processes (`processes.spread`): that it agrees, or that they disagree beyond their
+    intervals and the interval now includes that spread; "" when there was none."""
+    i = c.interleaved
+    p = i.processes if i is not None else None
+    if i is None or p is None:
+        return ""
+    n = (f"{p.earlier} earlier measurement{'s' if p.earlier > 1 else ''} of these settings on "
+         "this machine")
+    if not p.widened:
+        return (f"It agrees with {n}, each from fresh worker processes (Cochran's Q "
+                f"{_p_value(p.p)}): their spread is within their intervals.")
+    now = speed_range(1 / i.high, 1 / i.low) if i.low and i.high else DASH
+    return (f"Fresh worker processes disagree on this machine: with {n}, the estimates spread "
+            f"more than their intervals admit (Cochran's Q {_p_value(p.p)}), so the interval "
+            f"includes that spread: {now}, against "
+            f"{speed_range(1 / p.pair_high, 1 / p.pair_low)} within this pair of processes "
+            "alone.")
 
 
 def preflight_words(p: Preflight, final: bool = True) -> str:

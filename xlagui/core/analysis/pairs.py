@@ -20,7 +20,7 @@ the same rounds of 14 recorded arm measurements (jit and bf16 at 150 px on this 
 the log ratios' skewness was between −1.0 and +0.4.
 
 Outliers are flagged with hyperfine's rule (modified Z-score on the log ratios, |z| > 1.4826 ×
-10) and kept in the data.
+10) and kept. Between processes: `processes.py`.
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ from typing import Any
 
 from xlagui.core.analysis.accuracy import AccuracyVerdict
 from xlagui.core.analysis.busy import MachineLoad
+from xlagui.core.analysis.processes import ProcessSpread
 
 # The recommendation's records live in `recommendation`; kept importable from here.
 from xlagui.core.analysis.recommendation import PassedOver as PassedOver
@@ -45,8 +46,7 @@ from xlagui.core.protocol.identity import Role, StopReason
 from xlagui.core.protocol.jsoncodec import decode
 from xlagui.core.protocol.problems import Problem
 
-# hyperfine's src/outlier_detection.rs: 1.4826 converts the MAD into a standard deviation, and a
-# point more than ten of those from the median is an outlier.
+# hyperfine's src/outlier_detection.rs: 1.4826 × MAD is a standard deviation; ten is an outlier.
 OUTLIER_THRESHOLD = 1.4826 * 10.0
 CONFIDENCE = 0.95
 # Below 6 rounds no order-statistic interval reaches 95% (1 - 2 · 0.5^5 < 0.95).
@@ -446,8 +446,7 @@ class InterleavedSummary:
     target: float | None = None
     budget_seconds: float | None = None
     measuring_seconds: float | None = None
-    # The rounds' budget (`budget_seconds` less a slow set-up's excess) and the set-up and
-    # warm-up it was cut for; None in comparisons saved before they were recorded.
+    # The rounds' budget (`interleave.rounds_budget`) and set-up's seconds (None: not recorded).
     rounds_budget_seconds: float | None = None
     setup_seconds: float | None = None
     baseline: ArmTiming | None = None
@@ -460,11 +459,12 @@ class InterleavedSummary:
     # Each round's pair disturbed or not (in `pair_ratios`' order), how many were set aside,
     # and what else used the machine over the whole measurement (`busy.machine_load`).
     pair_disturbed: list[bool] = field(default_factory=list)
-    # Each round counted by the estimate or not (`busy.counted`; [] in a comparison saved before:
-    # every round counted).
+    # Each round counted by the estimate or not (`busy.counted`; []: saved before, all counted).
     pair_counted: list[bool] = field(default_factory=list)
     disturbed_pairs: int = 0
     machine: MachineLoad | None = None
+    # Against earlier fresh pairs of workers (`processes.spread`); `widened`: the intervals too.
+    processes: ProcessSpread | None = None
 
     @property
     def counted_ratios(self) -> list[float]:
@@ -480,6 +480,8 @@ class InterleavedSummary:
         d = dict(d)
         if d.get("machine") is not None:
             d["machine"] = decode(MachineLoad, d["machine"], "comparison.interleaved.machine")
+        if d.get("processes") is not None:
+            d["processes"] = ProcessSpread.from_dict(d["processes"])
         for side in (Role.BASELINE, Role.XLA):
             if d.get(side) is not None:
                 d[side] = ArmTiming(**d[side])

@@ -38,10 +38,11 @@ from xlagui.core.measure.runner import RunResult, run_worker, samples_from_scan
 from xlagui.core.measure.transports import LOCAL, Transport
 from xlagui.core.protocol.config import XlaMode
 from xlagui.core.protocol.events import Event
-from xlagui.core.protocol.identity import Role, RunStatus, WorkerMode
+from xlagui.core.protocol.identity import Role, RunStatus, StopReason, WorkerMode
 from xlagui.core.protocol.record import RunEntry, ended_by
 from xlagui.core.protocol.spec import RunSpec, Sample
 from xlagui.core.protocol.task import Cancelled, TaskState
+from xlagui.core.results.history import earlier_estimates
 from xlagui.core.results.report import ComparisonReport, MeasurementRecord
 from xlagui.core.worker import tensorboard as tboard
 
@@ -99,13 +100,14 @@ def run_measurement(
     command_for: CommandLineFor | None = None,
     clock: Callable[[], float] = time.monotonic,
     transport: Transport = LOCAL,
+    history: Path | None = None,
 ) -> ComparisonReport:
     """The interleaved speed measurement of `report.measure_runs` (baseline first), every
-    worker started through `transport` (this computer, or one SSH host for all of them).
+    worker started through `transport` (this computer, or one SSH host for all of them), then
+    checked against `history`'s earlier ones of its settings (`processes.spread`; None: not).
 
     Keeps every pair that finished whatever happens (a stop, a worker dying, a lost
-    connection), records how it ended, recomputes the comparison after every round and writes
-    the files at the end.
+    connection), records how it ended, recomputes after every round, writes the files at the end.
     """
     samples = _samples(report, scan)
     check_writable(out_dir)
@@ -142,6 +144,9 @@ def run_measurement(
         start_worker=functools.partial(start_process, transport=transport),
     )
     _record_outcome(report, outcome, state)
+    if history is not None and outcome.stopped_by in (StopReason.TARGET, StopReason.BUDGET):
+        report.earlier = earlier_estimates(report, history, own=out_dir)
+        report.recompute()
     save_or_raise(report, out_dir)
     return report
 

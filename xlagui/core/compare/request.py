@@ -78,6 +78,11 @@ class ComparisonRequest:
     # Before measuring, wait up to this long for a quiet machine (`--wait-quiet`; None: go
     # ahead at once, the answer marked if the machine stays busy).
     wait_quiet_seconds: float | None = None
+    # History's folder: the earlier measurements of the same settings on this machine there
+    # are checked against this one (`history.earlier_estimates`, `processes.spread`), and a
+    # comparison whose `out_dir` is elsewhere (the command line's) is kept there too (its
+    # JSON), for the next. None: neither (a sweep's cells, a test that says so).
+    history: Path | None = None
 
 
 class ComparisonObserver(Protocol):

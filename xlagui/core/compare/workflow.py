@@ -14,6 +14,7 @@ it `cancelled` (`not run` when closing), and the report is saved with them.
 from __future__ import annotations
 
 import dataclasses
+import logging
 import time
 from collections.abc import Callable
 from typing import Any
@@ -36,7 +37,10 @@ from xlagui.core.protocol.events import ModelEvent
 from xlagui.core.protocol.identity import RunStatus
 from xlagui.core.protocol.interference import Preflight
 from xlagui.core.protocol.task import Cancelled, TaskState
+from xlagui.core.results import history
 from xlagui.core.results.report import ComparisonReport
+
+log = logging.getLogger(__name__)
 
 
 def plan(request: ComparisonRequest, environment: dict[str, Any] | None = None) -> ComparisonReport:
@@ -77,6 +81,7 @@ def run(
         with on_machine(request, observer, state, planner) as (report, transport):
             _run_phases(planner.request, report, transport, observer, state)
             write_markdown(request, report)
+            keep_in_history(request, report)
             return report
     except (MachineError, ConfigError):
         planner.skip_all(RunStatus.CANCELLED)
@@ -177,6 +182,22 @@ def write_markdown(request: ComparisonRequest, report: ComparisonReport) -> None
         raise SaveError(f"could not write the Markdown: {exc}") from exc
 
 
+def keep_in_history(request: ComparisonRequest, report: ComparisonReport) -> None:
+    """A comparison saved outside History (the command line's `--out`) kept there as well, its
+    JSON in a folder of its own: the next comparison of the same settings on this machine is
+    checked against it, and the window's History lists it. Its own folder holds everything, so
+    History failing to take it loses nothing (it is logged)."""
+    root = request.history
+    if root is None or request.out_dir.resolve().is_relative_to(root.resolve()):
+        return
+    if report.comparison is None or report.comparison.interleaved is None:
+        return  # nothing measured (`--only`): nothing a later comparison could check against
+    try:
+        history.save(report, history.new_folder(root))
+    except OSError as exc:
+        log.warning("could not keep the comparison in History (%s): %s", root, exc)
+
+
 def preflight(busy_percent: float, observer: ComparisonObserver, state: TaskState,
               wait_limit: float | None, look_seconds: float | None = None,
               clock: Callable[[], float] = time.monotonic) -> Preflight | None:
@@ -218,6 +239,7 @@ def _measure(
             on_round=observer.on_round,
             command_for=request.worker_command,
             transport=transport,
+            history=request.history,
         )
     finally:
         for entry in report.measure_runs:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from xlagui.core.analysis.processes import Estimate
 from xlagui.core.analysis.stats import Comparison, saved_in_words
 from xlagui.core.files import paths
 from xlagui.core.protocol.arms import comparison_arms
@@ -60,6 +61,7 @@ class HistoryItem:
     cpu: str = ""
     cpu_count: int | None = None
     hostname: str = ""
+    tensorflow: str = ""  # the TensorFlow it ran with ("" where the record does not say)
 
     @property
     def json_path(self) -> Path:
@@ -141,9 +143,6 @@ def _item(folder: Path, data: dict[str, Any]) -> HistoryItem:
         quick = config.quick
     env = data.get("environment") or {}
     speedup = comp.get("speedup") or {}
-    device = str((data.get("config") or {}).get("device", ""))
-    if env.get("device_name"):
-        device += f": {env['device_name']}"
     return HistoryItem(
         folder=folder,
         created=data.get("created", ""),
@@ -154,7 +153,8 @@ def _item(folder: Path, data: dict[str, Any]) -> HistoryItem:
         runs_finished=statuses.count(RunStatus.FINISHED),
         runs_interrupted=statuses.count(RunStatus.INTERRUPTED),
         machine=machine_of(env),
-        device=device,
+        device=device_of(data.get("config") or {}, env),
+        tensorflow=str(env.get("tensorflow") or ""),
         settings_key=settings_key(data),
         speedup=_number(speedup.get("value")),
         speedup_low=_number(speedup.get("low")),
@@ -168,6 +168,14 @@ def _item(folder: Path, data: dict[str, Any]) -> HistoryItem:
         cpu_count=_count(env.get("cpu_count")),
         hostname=str(env.get("hostname") or env.get("host") or ""),
     )
+
+
+def device_of(config: dict[str, Any], environment: dict[str, Any]) -> str:
+    """The device a comparison ran on, in the worker's words: "cpu: AMD EPYC"."""
+    device = str(config.get("device", ""))
+    if environment.get("device_name"):
+        device += f": {environment['device_name']}"
+    return device
 
 
 def cpu_of(environment: dict[str, Any]) -> str:
@@ -214,6 +222,31 @@ def same_settings(items: list[HistoryItem], chosen: HistoryItem) -> list[History
             rows.append(item)
             seen.add(item.machine)
     return rows
+
+
+def earlier_estimates(report: ComparisonReport, root: Path | None = None,
+                      own: Path | None = None) -> list[Estimate]:
+    """The speed measurements in History of `report`'s dataset, model and settings, made on the
+    same machine and device with the same TensorFlow, newest first: each a fresh pair of
+    worker processes, with its interval over that pair alone. A comparison measured on a busy
+    machine is left out (its spread is the neighbour's), and so is `own`, `report`'s folder
+    (the window's comparison is saved in History as it runs)."""
+    key = settings_key({"config": report.config.to_dict(), "dataset": report.dataset})
+    env = report.environment
+    machine, device = machine_of(env), device_of(report.config.to_dict(), env)
+    out: list[Estimate] = []
+    for item in list_items(root):
+        i = item.comparison.interleaved if item.comparison is not None else None
+        if (i is None or i.ratio is None or i.low is None or i.high is None
+                or item.settings_key != key or item.machine != machine
+                or item.device != device or item.tensorflow != env.get("tensorflow", "")
+                or (own is not None and item.folder.resolve() == own.resolve())
+                or (i.machine is not None and i.machine.busy)):
+            continue
+        p = i.processes
+        low, high = (p.pair_low, p.pair_high) if p is not None else (i.low, i.high)
+        out.append(Estimate(i.ratio, low, high, item.folder.name, item.created))
+    return out
 
 
 def load(item: HistoryItem | Path) -> ComparisonReport:

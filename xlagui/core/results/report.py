@@ -18,6 +18,7 @@ from xlagui.core.analysis.busy import MachineLoad, machine_load
 from xlagui.core.analysis.compiles import extra_compiles
 from xlagui.core.analysis.efficiency import compute as efficiency
 from xlagui.core.analysis.pairs import InterleavedSummary
+from xlagui.core.analysis.processes import Estimate, spread, widen, widen_arms
 from xlagui.core.analysis.ranking import arm_results, instrument_check, recommendation
 from xlagui.core.analysis.stats import Comparison, RunRecord, compare_runs, saved_in_words
 from xlagui.core.analysis.summary import summarize
@@ -84,6 +85,10 @@ class ComparisonReport:
     # The look at the machine before measuring (`workflow.preflight`); None: not looked at
     # (over SSH, with the preflight off, or saved before it).
     preflight: Preflight | None = None
+    # Earlier measurements of the same settings on the same machine, newest first
+    # (`history.earlier_estimates`, read once the measurement ended): each a fresh pair of
+    # workers, against which `processes.spread` checks this one's interval.
+    earlier: list[Estimate] = field(default_factory=list)
 
     def entry(self, run_id: str) -> RunEntry | None:
         """The run (training or measuring) with this id."""
@@ -114,7 +119,7 @@ class ComparisonReport:
             return None
         base, arm = self.measure_runs[0], self.measure_runs[1]
         m = self.measurement or MeasurementRecord()
-        return summarize(
+        s = summarize(
             (base.xla_mode, base.events),
             (arm.xla_mode, arm.events),
             stopped_by=m.stopped_by,
@@ -124,6 +129,11 @@ class ComparisonReport:
             rounds_budget_seconds=m.budget_seconds or None,
             setup_seconds=m.setup_seconds or None,
         )
+        if s.ratio is not None and s.low is not None and s.high is not None and self.earlier:
+            s.processes = spread(Estimate(s.ratio, s.low, s.high), self.earlier)
+            if s.processes is not None and s.processes.widened:
+                s.low, s.high = widen(s.ratio, s.low, s.high, s.processes.tau)
+        return s
 
     def machine_load(self, s: InterleavedSummary) -> MachineLoad:
         """What else used the machine over every measuring worker's blocks; busy when any
@@ -149,6 +159,7 @@ class ComparisonReport:
                 self.measure_runs, self.runs, counts=counts, class_count=class_count,
                 parity=parity_of(self.inspect_runs),
             )
+            widen_arms(c.interleaved.arms, c.interleaved.processes)
             c.interleaved.check = instrument_check(self.measure_runs)
             c.interleaved.machine = self.machine_load(c.interleaved)
             if len(c.interleaved.arms) > 1:
@@ -225,6 +236,7 @@ class ComparisonReport:
             "machine_limits": self.limits.to_dict() if self.limits else None,
             "model_check": self.model_check.to_dict() if self.model_check else None,
             "preflight": plain(self.preflight) if self.preflight else None,
+            "earlier": [e.to_dict() for e in self.earlier],
         }
 
     @classmethod
@@ -253,6 +265,7 @@ class ComparisonReport:
             report.comparison = Comparison.from_dict(d["comparison"])
         if d.get("preflight") is not None:
             report.preflight = decode(Preflight, d["preflight"], "preflight")
+        report.earlier = [Estimate.from_dict(e) for e in d.get("earlier") or []]
         if d.get("model_check") is not None:
             check = event_from_dict(d["model_check"])
             if not isinstance(check, ModelEvent):

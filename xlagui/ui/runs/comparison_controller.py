@@ -242,6 +242,7 @@ class ComparisonController(QObject):
         """What the workflow is asked to run: the settings, the dataset less the files left
         out, the model panel's check, the Machine group's host with what its preflight found."""
         from xlagui.core.compare import ComparisonRequest
+        from xlagui.core.files import paths
 
         machine = self._settings.machine_panel
         target, host_info = machine.target(), machine.host_info()
@@ -254,7 +255,8 @@ class ComparisonController(QObject):
             target=target if remote else None, host_info=host_info if remote else None,
             summary_text=summary_markdown, report_text=folder_markdown,
             worker=self.worker,
-            worker_command=self.measure_command)
+            worker_command=self.measure_command,
+            history=self.history_root or paths.history_dir())
 
     def _watch(self, supervisor: ComparisonSupervisor) -> ComparisonSupervisor:
         supervisor.measurement_updated.connect(self._on_supervisor_measurement_updated)
