@@ -22,6 +22,7 @@ from rich.progress import BarColumn, DownloadColumn, Progress, TaskID, TextColum
 from xlagui.cli.console import MeasureProgress, RichProgress, print_run_failure, print_summary
 from xlagui.core.compare import CLOSING, ComparisonRequest, Phase, Watcher
 from xlagui.core.compare.phases import inspected_arms
+from xlagui.core.protocol.identity import Split
 from xlagui.core.protocol.task import TaskState
 from xlagui.present.hosts import dataset_line, host_line
 from xlagui.present.machine_load import preflight_words
@@ -179,8 +180,8 @@ def _say_comparing(report: ComparisonReport, trained: DatasetScan, console: Cons
     config = report.config
     console.print(
         f"Comparing on [bold]{report.dataset['name']}[/bold] "
-        f"({len(trained.files_for('train'))} training images, "
-        f"{len(trained.files_for('test'))} validation) — {config.epochs} epochs, "
+        f"({len(trained.files_for(Split.TRAIN))} training images, "
+        f"{len(trained.files_for(Split.TEST))} validation) — {config.epochs} epochs, "
         f"batch {config.batch_size}, {config.image_size} px, {config.device}, XLA mode "
         f"{config.xla.value}, model {config.model.label}"
     )

@@ -63,6 +63,14 @@ def add_settings(c: argparse.ArgumentParser, *names: str, metavar: str | None = 
                            metavar=metavar or one.flag.lstrip("-").upper().replace("-", "_"))
 
 
+def unplaced_settings(c: argparse.ArgumentParser) -> list[str]:
+    """The settings with an option that `c` has no option for yet: a new entry in the table
+    becomes an option of `compare` without a line here (those above place the others in
+    their groups)."""
+    taken = {action.dest for action in c._actions}
+    return [one.name for one in SETTINGS if one.flag and one.name not in taken]
+
+
 class HelpFormatter(argparse.RawDescriptionHelpFormatter):
     """Descriptions and examples as written; each option's default as " (default: X)" after its
     help, unless the help says its default already."""
@@ -90,6 +98,7 @@ def build_parser() -> argparse.ArgumentParser:
     _measure_arguments(c)
     _busy_machine_arguments(c)
     _model_and_output_arguments(c)
+    add_settings(c, *unplaced_settings(c))
     _inspect_parser(sub)
     _models_parser(sub)
     _hosts_parser(sub)

@@ -165,7 +165,7 @@ def measured_on(c: Comparison) -> str:
 
 def budget_cut(i: InterleavedSummary) -> str:
     """What a slow set-up took from the rounds' budget (`interleave.rounds_budget`), in
-    words: " (set-up and warm-up took 52 s; the 17 s beyond 35 s came out of the 120 s
+    words: " (set-up and warm-up took 52 s; the 27 s beyond 25 s came out of the 120 s
     budget)"; "" when it took nothing."""
     budget, rounds, setup = i.budget_seconds, i.rounds_budget_seconds, i.setup_seconds
     if budget is None or rounds is None or setup is None or rounds >= budget - 0.5:

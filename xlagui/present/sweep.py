@@ -9,15 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from xlagui.core.protocol.settings import SETTING
 from xlagui.core.sweep.cell import CellFailure, CellResult, CellStatus
 from xlagui.core.sweep.flips import UNCLAIMED, Line, Verdict, lines, single
 from xlagui.core.sweep.plan import (
     ARMS,
-    BATCH_SIZE,
     HOST,
-    IMAGE_SIZE,
     LEVER_PREFIX,
     MODEL,
+    SETTING_AXES,
     Cell,
     SweepPlan,
 )
@@ -27,7 +27,8 @@ from xlagui.present.machine_load import BUSY_MARK
 
 VERDICT_WORDS = {Verdict.FASTER: "faster", Verdict.SLOWER: "slower", Verdict.TIES: "ties",
                  Verdict.UNKNOWN: "not measured", Verdict.BUSY: "measured on a busy machine"}
-AXIS_NOUNS = {BATCH_SIZE: "batch size", IMAGE_SIZE: "image size", MODEL: "model",
+# Each axis's noun: a setting's words from its entry ("batch size").
+AXIS_NOUNS = {**{name: SETTING[name].words for name in SETTING_AXES}, MODEL: "model",
               ARMS: "arms", HOST: "host"}
 STATUS_WORDS = {CellStatus.DONE: "done", CellStatus.FAILED: "failed",
                 CellStatus.INTERRUPTED: "stopped (runs again on resume)"}
@@ -49,10 +50,8 @@ def axis_noun(axis: str) -> str:
 
 def value_words(axis: str, value: str) -> str:
     """One value of an axis as a sentence says it: "batch 128", "64 px", "threads 2"."""
-    if axis == BATCH_SIZE:
-        return f"batch {value}"
-    if axis == IMAGE_SIZE:
-        return f"{value} px"
+    if axis in SETTING_AXES:  # as its entry says a value (`Setting.cell`)
+        return (SETTING[axis].cell or f"{axis} {{}}").format(value)
     if axis == HOST:
         return f"on {value}"
     if axis == ARMS:

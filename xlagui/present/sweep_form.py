@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from xlagui.core.protocol.settings import Setting
 from xlagui.present import format as fmt
 
 
@@ -17,10 +18,17 @@ class FieldText:
     hint: str
 
 
-BATCH = FieldText("Batch sizes", "e.g. 16, 64, 256",
-                  "Whole numbers, separated by commas. Empty: the batch size of the settings.")
-IMAGE = FieldText("Image sizes", "e.g. 64, 150",
-                  "Sides in pixels, separated by commas. Empty: the image size of the settings.")
+def setting_field(one: Setting) -> FieldText:
+    """The field of a setting a sweep may vary, from its entry: "Batch sizes", "e.g. 16, 128",
+    "Whole numbers, separated by commas. Empty: the batch size of the settings." (in px when
+    its unit is)."""
+    unit = f" in {one.unit.strip()}" if one.unit.strip() else ""
+    return FieldText(one.plural[:1].upper() + one.plural[1:],
+                     "e.g. " + ", ".join(one.example.split(",")),
+                     f"Whole numbers{unit}, separated by commas. Empty: the {one.words} of the "
+                     "settings.")
+
+
 MODEL = FieldText("Models", "e.g. cnn, mixer",
                   "Built-in models by name or model files, separated by commas. Empty: the "
                   "model of the settings.")

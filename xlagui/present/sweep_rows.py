@@ -13,8 +13,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from xlagui.core.protocol.settings import SETTING
 from xlagui.core.sweep.flips import Verdict, sorted_values, verdict_of
-from xlagui.core.sweep.plan import ARMS, IMAGE_SIZE, arms_config
+from xlagui.core.sweep.plan import ARMS, arms_config
 from xlagui.present import format as fmt
 from xlagui.present.intervals import pairs_noun
 from xlagui.present.levels import Level
@@ -34,8 +35,10 @@ STATUS_TITLE, REASON_TITLE = "status", "reason"
 
 
 def tick_text(axis: str, value: str) -> str:
-    """One value of an axis under a plot, its axis named beside it: "16", "64 px"."""
-    return f"{value} px" if axis == IMAGE_SIZE else value
+    """One value of an axis under a plot, its axis named beside it: "16", "64 px" (a setting's
+    value with its entry's unit)."""
+    one = SETTING.get(axis)
+    return f"{value}{one.unit}" if one is not None and one.sweep else value
 
 
 def swept_axes(plan: SweepPlan) -> list[Axis]:

@@ -108,3 +108,67 @@ def test_the_settings_a_sweep_may_vary_are_its_axes_and_its_options() -> None:
     assert [(a.name, ",".join(a.values)) for a in plan.axes] == [
         (one.name, one.example) for one in swept]
     assert len(plan.cells) == 4
+
+
+# The recipe's one line, in a module of its own, as a plugin (or a later issue) would write it.
+THROWAWAY = (
+    "from xlagui.core.protocol.settings import Setting, register\n"
+    'register(Setting("warmup_steps", 3, "warm-up steps", "steps before timing", '
+    '"--warmup-steps", "Warm-up", low=1, high=50, sweep=True, plural="warm-up steps", '
+    'example="2,4", group="measurement"))\n'
+)
+# What a user sees of it, in a fresh interpreter that loads the throwaway module first.
+SEEN = '''import json, sys
+sys.path.insert(0, sys.argv[1])
+import throwaway_setting
+from PySide6.QtWidgets import QApplication, QGroupBox, QLabel, QSpinBox
+app = QApplication([])
+from xlagui.cli.parser import build_parser
+from xlagui.core.sweep import fields
+from xlagui.core.sweep.plan import AXES
+from xlagui.ui.settings.settings_form import SettingsForm
+from xlagui.ui.sweep.sweep_form import FIELDS
+parser = build_parser()
+sub = next(a for a in parser._actions if a.dest == "command")
+form = SettingsForm()
+box = form.findChild(QSpinBox, "warmup_steps")
+group = box.parent() if box is not None else None
+while group is not None and not isinstance(group, QGroupBox):
+    group = group.parent()
+axis = fields.parse("warmup_steps", "2, 4")[0]
+print(json.dumps({
+    "help": " ".join(sub.choices["compare"].format_help().split()),
+    "parsed": parser.parse_args(["compare", "--warmup-steps", "7"]).warmup_steps,
+    "box": None if box is None else [box.minimum(), box.maximum(), box.value()],
+    "group": group.title() if group is not None else None,
+    "labels": [w.text() for w in form.findChildren(QLabel)],
+    "axes": list(AXES), "fields": [kind for kind, _ in FIELDS],
+    "axis": [axis.name, list(axis.values)],
+}))
+'''
+
+
+def test_the_recipe_one_registered_entry_is_an_option_a_field_and_a_sweep_axis(
+        tmp_path: pytest.TempPathFactory) -> None:
+    """docs/ARCHITECTURE.md, "To add a setting": one entry, registered in one line in a
+    throwaway module, is an option of `compare` (in its help, parsed under its name), a spin
+    box in its group of the window with its label and range, and a sweep axis with a field of
+    its own in the Sweep tab, with no other file touched. (`RunConfig` needs a field of its
+    name before a comparison can carry its value: the recipe's second file.)"""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    folder = Path(str(tmp_path))
+    (folder / "throwaway_setting.py").write_text(THROWAWAY, encoding="utf-8")
+    done = subprocess.run([sys.executable, "-c", SEEN, str(folder)], capture_output=True,
+                          text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    assert "--warmup-steps WARMUP_STEPS steps before timing (default: 3)" in seen["help"]
+    assert seen["parsed"] == 7
+    assert seen["box"] == [1, 50, 3] and seen["group"] == "Measurement"
+    assert "Warm-up" in seen["labels"]
+    assert "warmup_steps" in seen["axes"] and "warmup_steps" in seen["fields"]
+    assert seen["axis"] == ["warmup_steps", ["2", "4"]]

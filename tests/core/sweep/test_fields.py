@@ -11,12 +11,12 @@ from xlagui.core.sweep.plan import Axis
 
 
 def test_each_field_gives_its_axis() -> None:
-    assert fields.parse(fields.BATCH, " 16, 128 ") == [Axis("batch_size", ("16", "128"))]
-    assert fields.parse(fields.IMAGE, "64,150") == [Axis("image_size", ("64", "150"))]
+    assert fields.parse("batch_size", " 16, 128 ") == [Axis("batch_size", ("16", "128"))]
+    assert fields.parse("image_size", "64,150") == [Axis("image_size", ("64", "150"))]
     assert fields.parse(fields.MODEL_FIELD, "cnn, mixer") == [Axis("model", ("cnn", "mixer"))]
     assert fields.parse(fields.ARMS_FIELD, "JIT, bf16; bf16") == [
         Axis("arms", ("jit,bf16", "bf16"))]
-    assert fields.parse(fields.BATCH, "  ") == []
+    assert fields.parse("batch_size", "  ") == []
 
 
 def test_runtime_settings_are_lever_axes() -> None:
@@ -25,9 +25,9 @@ def test_runtime_settings_are_lever_axes() -> None:
 
 
 @pytest.mark.parametrize(("kind", "text", "said"), [
-    (fields.BATCH, "16, lots", "'lots' is not a whole number"),
-    (fields.BATCH, "0", "'0' is not a positive whole number"),
-    (fields.BATCH, "16, 16", "names a value twice"),
+    ("batch_size", "16, lots", "'lots' is not a whole number"),
+    ("batch_size", "0", "'0' is not a positive whole number"),
+    ("batch_size", "16, 16", "names a value twice"),
     (fields.MODEL_FIELD, "cnn, nosuchmodel", "'nosuchmodel'"),
     (fields.ARMS_FIELD, "jit; warp", "unknown arm part 'warp'"),
     (fields.LEVERS, "threads", "'threads' is not name=values"),
@@ -39,7 +39,7 @@ def test_bad_input_is_refused_with_its_reason(kind: str, text: str, said: str) -
 
 
 def test_the_texts_give_the_axes_back() -> None:
-    texts = {fields.BATCH: "16, 128", fields.ARMS_FIELD: "jit,bf16; bf16",
+    texts = {"batch_size": "16, 128", fields.ARMS_FIELD: "jit,bf16; bf16",
              fields.LEVERS: "xla=jit,off"}
     axes = [a for kind, text in texts.items() for a in fields.parse(kind, text)]
     assert fields.texts(axes) == texts

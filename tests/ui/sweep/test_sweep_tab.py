@@ -54,7 +54,7 @@ def test_a_two_cell_sweep_set_up_with_clicks_fills_the_table_and_the_plot(
     window, folder = loaded_window, tmp_path / "sweep"
     with watching(window, ModalAnswerer()):
         tab = open_sweep_tab(qtbot, window, folder)
-        type_into(qtbot, tab.form.fields["batch"], "4, 8")
+        type_into(qtbot, tab.form.fields["batch_size"], "4, 8")
         assert tab.form.plan_line.text().startswith("2 cells, ")
         run_sweep(qtbot, tab)
     table = tab.table
@@ -75,7 +75,7 @@ def test_a_two_cell_sweep_set_up_with_clicks_fills_the_table_and_the_plot(
     assert tab.sentences.text() == "jit faster at every batch size"
     # The same sweep into the same folder has nothing left to run; another one is refused.
     assert tab.form.plan_line.text().endswith("all finished already: nothing to run.")
-    type_into(qtbot, tab.form.fields["batch"], "4, 12")
+    type_into(qtbot, tab.form.fields["batch_size"], "4, 12")
     assert "holds another sweep" in tab.form.plan_line.text()
     assert "axis batch_size: 4,8 → 4,12" in tab.form.plan_line.text()
     assert not tab.form.run_button.isEnabled()
@@ -89,12 +89,12 @@ def test_bad_input_is_refused_with_its_reason(qtbot: QtBot, loaded_window: MainW
     tab = open_sweep_tab(qtbot, loaded_window, tmp_path / "sweep")
     form = tab.form
     assert not form.run_button.isEnabled()  # nothing to sweep yet
-    type_into(qtbot, form.fields["batch"], "4, many")
-    assert form.notes["batch"].isVisible()
-    assert "'many' is not a whole number" in form.notes["batch"].text()
+    type_into(qtbot, form.fields["batch_size"], "4, many")
+    assert form.notes["batch_size"].isVisible()
+    assert "'many' is not a whole number" in form.notes["batch_size"].text()
     assert not form.run_button.isEnabled()
-    type_into(qtbot, form.fields["batch"], "4")
-    assert not form.notes["batch"].isVisible()
+    type_into(qtbot, form.fields["batch_size"], "4")
+    assert not form.notes["batch_size"].isVisible()
     assert form.run_button.isEnabled()
     type_into(qtbot, form.fields["levers"], "speed=fast")
     assert "no runtime setting is called 'speed'" in form.notes["levers"].text()
@@ -110,7 +110,7 @@ def test_stop_keeps_the_finished_cells_and_a_rerun_does_the_rest(
     window = load_small(qtbot, make_window(measure_command=slow_measure_command), dataset)
     folder = tmp_path / "sweep"
     tab = open_sweep_tab(qtbot, window, folder)
-    type_into(qtbot, tab.form.fields["batch"], "4, 8, 12")
+    type_into(qtbot, tab.form.fields["batch_size"], "4, 8, 12")
     with watching(window, ModalAnswerer()):
         click(qtbot, tab.form.run_button)
         assert not tab.form.run_button.isEnabled() and tab.form.stop_button.isEnabled()
@@ -136,8 +136,8 @@ def test_two_swept_settings_make_a_heatmap_and_a_folder_reopens(
     window, folder = loaded_window, tmp_path / "sweep"
     with watching(window, ModalAnswerer()):
         tab = open_sweep_tab(qtbot, window, folder)
-        type_into(qtbot, tab.form.fields["batch"], "4, 8")
-        type_into(qtbot, tab.form.fields["image"], "48, 56")
+        type_into(qtbot, tab.form.fields["batch_size"], "4, 8")
+        type_into(qtbot, tab.form.fields["image_size"], "48, 56")
         run_sweep(qtbot, tab)
     assert tab.plot.kind == "heatmap"
     # Its own settings, not the sidebar's: Run would resume it (nothing is left to run).
@@ -148,15 +148,15 @@ def test_two_swept_settings_make_a_heatmap_and_a_folder_reopens(
     assert image is not None and image.shape == (2, 2)
     assert abs(float(image[0][0]) - 1.0) < 0.01  # log₂ of a 2× speed-up
     # Forget it, then open the folder as a user does.
-    type_into(qtbot, tab.form.fields["batch"], "")
-    type_into(qtbot, tab.form.fields["image"], "")
+    type_into(qtbot, tab.form.fields["batch_size"], "")
+    type_into(qtbot, tab.form.fields["image_size"], "")
     tab.table.setRowCount(0)
     window.settings_panel.epochs.setValue(5)  # the sidebar's settings are not the sweep's now
     with watching(window, ModalAnswerer(folders={"Open a sweep": folder})):
         click(qtbot, tab.form.open_button)
         qtbot.waitUntil(lambda: tab.table.rowCount() == 4, timeout=5_000)
-    assert tab.form.fields["batch"].text() == "4, 8"
-    assert tab.form.fields["image"].text() == "48, 56"
+    assert tab.form.fields["batch_size"].text() == "4, 8"
+    assert tab.form.fields["image_size"].text() == "48, 56"
     assert tab.table.texts("status") == ["done"] * 4
     assert tab.plot.kind == "heatmap"
     # Its own settings, not the sidebar's: Run would resume it (nothing is left to run).
@@ -170,7 +170,7 @@ def test_closing_during_a_sweep_keeps_its_finished_cells(
     window = load_small(qtbot, make_window(measure_command=slow_measure_command), dataset)
     folder = tmp_path / "sweep"
     tab = open_sweep_tab(qtbot, window, folder)
-    type_into(qtbot, tab.form.fields["batch"], "4, 8, 12")
+    type_into(qtbot, tab.form.fields["batch_size"], "4, 8, 12")
     click(qtbot, tab.form.run_button)
     qtbot.waitUntil(lambda: tab.table.texts("status")[:2] == ["done", "running…"],
                     timeout=SWEEP_S)

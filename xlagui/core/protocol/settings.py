@@ -62,8 +62,9 @@ TARGET_PERCENT_RANGE = (0.5, 50.0)
 class Setting:
     """One setting of a comparison (a field of `RunConfig`).
 
-    `words` name it in messages ("batch size"); `label` and `unit` in the window's field
-    (None: the window shows it its own way, or not at all); `help` is the command line's (the
+    `words` name it in messages ("batch size"); `label` and `unit` in the window's field (a
+    tick box's text for a true-or-false one; None: the window shows it its own way, or not at
+    all); `help` is the command line's (the
     window's fields have tooltips of their own). `flag`: `xlagui compare`'s option ("": none);
     a true-or-false setting whose default is true takes `--no-...`. `sweep`: a sweep may vary
     it (an axis of its own). `low`/`high`: the allowed range of a number."""
@@ -80,6 +81,12 @@ class Setting:
     sweep: bool = False
     plural: str = ""  # a sweep's words for several values ("batch sizes")
     example: str = ""  # a sweep's values, as typed ("16,128")
+    key: str = ""  # its short name in a sweep cell's key ("b": "b16"; "": the name and "-")
+    cell: str = ""  # one value in a sweep cell's title ("batch {}": "batch 16"; "": "name 16")
+    # The window's group that shows its field ("training", "measurement"; "": none, or its own
+    # place), in the table's order; `aside`: words beside a true-or-false one's tick box.
+    group: str = ""
+    aside: str = ""
 
     @property
     def kind(self) -> type:
@@ -121,31 +128,31 @@ class Setting:
 
 SETTINGS: tuple[Setting, ...] = (
     Setting("epochs", 50, "epochs", "epochs of each training run", "--epochs",
-            "Epochs", low=1, high=1000),
+            "Epochs", low=1, high=1000, group="training"),
     Setting("batch_size", 64, "batch size", "batch size", "--batch", "Batch size",
-            low=1, high=4096, sweep=True, plural="batch sizes", example="16,128"),
+            low=1, high=4096, sweep=True, plural="batch sizes", example="16,128", key="b",
+            cell="batch {}", group="training"),
     Setting("image_size", 150, "image size", "the side, in pixels, every image is resized to",
             "--image-size", "Image size", " px", low=SMALLEST_IMAGE_SIZE, high=1024,
-            sweep=True, plural="image sizes", example="64,150"),
-    Setting("device", "cpu", "device", "cpu, gpu, gpu:N or all", "--device", "Device"),
-    Setting("augment", True, "augment", "train without augmentation", "--no-augment"),
-    Setting("seed", 0, "seed", "the seed of training (weights, shuffling, augmentation) and "
-            "of the validation hold-out", "--seed", "Seed", low=0, high=2**31 - 1),
-    Setting("repeats", 1, "repeats", "training runs of each side, repeat r with seed + r - 1",
-            "--repeats", "Repeats", low=1, high=20),
+            sweep=True, plural="image sizes", example="64,150", key="px", cell="{} px",
+            group="training"),
+    Setting("device", "cpu", "device", "cpu, gpu, gpu:N or all", "--device", "Device",
+            group="training"),
+    Setting("augment", True, "augment", "train without augmentation", "--no-augment",
+            "Augment", group="training", aside="horizontal flip, zoom 0.2, shear 0.2"),
+    Setting("drop_remainder", False, "drop_remainder", "drop the last partial validation "
+            "batch (XLA then compiles the evaluation once, not again for that batch's size)",
+            "--drop-remainder", "Drop the last partial batch", group="training"),
     # The XLA side's mode (`XlaMode`); its option and choices are the XLA lever's words.
     Setting("xla", "jit", "xla", "how the XLA side turns XLA on", "--xla"),
-    Setting("holdout_percent", 20, "held-out percentage",
-            "percent held out for validation when there is no test folder", "--holdout",
-            "Held out", " %", low=5, high=50),
     # The interleaved speed measurement that starts every comparison: at most this long, or
     # until the interval is within ± `target_percent`. Its option's default is planned from
     # the arms (`arms.default_budget`).
     Setting("budget_seconds", 120, "budget", "seconds of interleaved measuring at most",
-            "--budget", "Speed budget", " s", low=10, high=3600),
+            "--budget", "Speed budget", " s", low=10, high=3600, group="measurement"),
     Setting("target_percent", 3.0, "target", "stop measuring once the 95%% interval is "
             "within ± this percent", "--target", "Precision goal", " %",
-            low=TARGET_PERCENT_RANGE[0], high=TARGET_PERCENT_RANGE[1]),
+            low=TARGET_PERCENT_RANGE[0], high=TARGET_PERCENT_RANGE[1], group="measurement"),
     # Calibrated on this project's 2-core machine (BENCHMARKS.md, "What a busy machine looks
     # like", run twice): quiet, anything else used 0.5–0.7% of the cores in the median block,
     # at most 9.5% in any block; beside one busy core, 48.8–49.2% in the median block. 10 sits
@@ -156,18 +163,25 @@ SETTINGS: tuple[Setting, ...] = (
             "hypervisor's steal) used more than this percentage of the machine's cores is "
             "disturbed: set aside from the estimate, and an answer with too few undisturbed "
             "rounds is marked as measured on a busy machine", "--busy-percent", "Busy above",
-            " %", low=1, high=100),
+            " %", low=1, high=100, group="measurement"),
+    Setting("repeats", 1, "repeats", "training runs of each side, repeat r with seed + r - 1",
+            "--repeats", "Repeats", low=1, high=20, group="measurement"),
+    Setting("seed", 0, "seed", "the seed of training (weights, shuffling, augmentation) and "
+            "of the validation hold-out", "--seed", "Seed", low=0, high=2**31 - 1,
+            group="measurement"),
+    Setting("holdout_percent", 20, "held-out percentage",
+            "percent held out for validation when there is no test folder", "--holdout",
+            "Held out", " %", low=5, high=50, group="measurement"),
     Setting("quick", False, "quick", "measure speed only (interleaved), without the training "
             "runs", "--quick"),
     Setting("check", False, "check", "also measure the baseline against an identical second "
             "baseline worker, interleaved like an arm (an A/A check of the instrument: its "
-            "ratio should be 1.00)", "--check"),
+            "ratio should be 1.00)", "--check", "Check the measurement (A/A)",
+            group="measurement"),
     Setting("explain", True, "explain", "skip the why: the untimed profile of each arm (where "
             "each step's time goes) and its parity steps, after the speed answer (default: "
-            "explained)", "--no-explain"),
-    Setting("drop_remainder", False, "drop_remainder", "drop the last partial validation "
-            "batch (XLA then compiles the evaluation once, not again for that batch's size)",
-            "--drop-remainder"),
+            "explained)", "--no-explain", "Explain why", group="measurement",
+            aside="untimed, after the answer"),
 )
 SETTING = {one.name: one for one in SETTINGS}
 
@@ -177,6 +191,21 @@ RANGES: dict[str, Range] = {
     one.name: one.range for one in SETTINGS if one.range is not None
 }
 DEFAULTS: dict[str, Any] = {one.name: one.default for one in SETTINGS} | {"arms": ()}
+
+
+def register(one: Setting) -> None:
+    """One more setting, in one line: its entry joins the table and its views (`SETTING`,
+    `DEFAULTS`, `RANGES`). What is made from the table as a module loads (the command line's
+    options, the window's fields, a sweep's axes) has it when it is registered before that
+    module is imported; `RunConfig` needs a field of the same name (`config.py`)."""
+    global SETTINGS
+    if one.name in SETTING:
+        raise ValueError(f"a setting is already called {one.name!r}")
+    SETTINGS = (*SETTINGS, one)
+    SETTING[one.name] = one
+    DEFAULTS[one.name] = one.default
+    if one.range is not None:
+        RANGES[one.name] = one.range
 
 
 # Each arm measured besides the first adds this much to the default speed budget: every arm

@@ -1,5 +1,7 @@
 """A sweep's axes as a person types them in the window's fields: comma lists, one field per
-kind of axis, and the runtime settings as `name=values; name=values`.
+kind of axis, and the runtime settings as `name=values; name=values`. The settings a sweep may
+vary each have a field of their own, named after the setting (`plan.SETTING_AXES`, from the
+settings table).
 
 The CLI takes the same lists through its options (`--batch 16,128 --set threads=1,2`); this
 turns a field's text into the `Axis` values the planner takes, refusing what cannot be one with
@@ -14,11 +16,13 @@ from xlagui.core.model.sources import parse_model
 from xlagui.core.protocol import levers
 from xlagui.core.protocol.arms import parse_arms
 from xlagui.core.protocol.config import ConfigError
-from xlagui.core.sweep.plan import ARMS, BATCH_SIZE, IMAGE_SIZE, LEVER_PREFIX, MODEL, Axis
+from xlagui.core.sweep.plan import ARMS, LEVER_PREFIX, MODEL, SETTING_AXES, Axis
 
-# The window's fields, by the kind of axis each holds.
-BATCH, IMAGE, MODEL_FIELD, ARMS_FIELD, LEVERS = "batch", "image", "model", "arms", "levers"
-_AXIS_OF = {BATCH: BATCH_SIZE, IMAGE: IMAGE_SIZE, MODEL_FIELD: MODEL, ARMS_FIELD: ARMS}
+# The window's fields, by the kind of axis each holds: one per setting a sweep may vary (its
+# name), then these.
+MODEL_FIELD, ARMS_FIELD, LEVERS = "model", "arms", "levers"
+KINDS = (*SETTING_AXES, MODEL_FIELD, ARMS_FIELD, LEVERS)
+_AXIS_OF = {**{name: name for name in SETTING_AXES}, MODEL_FIELD: MODEL, ARMS_FIELD: ARMS}
 
 
 def _items(text: str, sep: str = ",") -> list[str]:
@@ -39,8 +43,8 @@ def parse(kind: str, text: str) -> list[Axis]:
     """The axes the field of `kind` holds (none when empty)."""
     if not text.strip():
         return []
-    if kind in (BATCH, IMAGE):
-        return [Axis(_AXIS_OF[kind], tuple(_whole(v) for v in _items(text)))]
+    if kind in SETTING_AXES:
+        return [Axis(kind, tuple(_whole(v) for v in _items(text)))]
     if kind == MODEL_FIELD:
         for value in _items(text):
             parse_model(value)  # a name it does not know, a file that is not there

@@ -39,8 +39,9 @@ LOCAL_HOST = "local"
 # model built and compiled in each, the warm-up. Measured on this 2-core machine at 48-64 px
 # (bench/); a larger model or image takes longer, which the ETA learns from the cells done.
 CELL_OVERHEAD_SECONDS = 40
-# The short names in a cell's key ("b16-px64-jit"), one per axis.
-_KEY_NAMES = {BATCH_SIZE: "b", IMAGE_SIZE: "px", MODEL: "", ARMS: "", HOST: "on-"}
+# The short names in a cell's key ("b16-px64-jit"), one per axis: a setting's from its entry.
+_KEY_NAMES = {**{one.name: one.key or f"{one.name}-" for one in SETTINGS if one.sweep},
+              MODEL: "", ARMS: "", HOST: "on-"}
 
 
 @dataclass(frozen=True)

@@ -74,7 +74,7 @@ class FileCard(QFrame):
         self.badge.setObjectName("Chip")
         self.badge.setVisible(False)
         self.where = QLabel(
-            f"<b>{f.label}</b> · {'training' if f.split == 'train' else 'test'} images"
+            f"<b>{f.label}</b> · {'training' if f.split == Split.TRAIN else 'test'} images"
         )
         self.path = QLabel(breakable(f.path))
         self.path.setWordWrap(True)

@@ -31,10 +31,12 @@ from xlagui.core.protocol.config import (
     DEFAULTS,
     EXTRA_ARM_BUDGET_SECONDS,
     SETTING,
+    SETTINGS,
     TARGET_PERCENT_RANGE,
     XlaMode,
 )
 from xlagui.core.protocol.levers import XLA
+from xlagui.core.protocol.settings import Setting
 from xlagui.present.levels import Level
 from xlagui.present.levers import LEVER_WORDS, arm_description, arm_label, xla_choices
 from xlagui.ui.settings.device_box import DeviceBox
@@ -45,6 +47,38 @@ from xlagui.ui.shared.widgets import with_words
 
 # The XLA side's mode until the user picks one (`RunConfig`'s).
 DEFAULT_MODE = XlaMode(DEFAULTS["xla"])
+# The attribute a setting's field is kept under, where it is not the setting's name.
+FIELD_ATTRIBUTES = {"holdout_percent": "holdout", "budget_seconds": "budget",
+                    "target_percent": "target", "busy_percent": "busy"}
+# The window's own words for its fields (the command line's are the table's `help`).
+TOOLTIPS = {
+    "augment": "The article's augmentation layers, applied to training batches",
+    "drop_remainder":
+        "Every validation batch then has the batch size (training batches always do): XLA "
+        "compiles the evaluation once instead of once more for the last, smaller batch "
+        "(drop_remainder=True). The images of that batch are not evaluated.",
+    "holdout_percent": "Share of each class held out for testing when the folder has no test "
+                       "folder",
+    "budget_seconds":
+        "The speed measurement alternates short blocks of steps between the baseline and "
+        "each arm; it stops after this long at most. Until you set it, it follows the arms: "
+        f"{DEFAULTS['budget_seconds']} s for XLA, plus {EXTRA_ARM_BUDGET_SECONDS} s for "
+        "every other arm measured",
+    "target_percent": "…or as soon as the speed-up's 95% interval is this narrow",
+    "busy_percent":
+        "A timed block or epoch during which other programs (or a VM's hypervisor) used "
+        "more than this share of the machine's cores is disturbed: set aside, and an "
+        "answer with too few undisturbed rounds is marked as measured on a busy machine",
+    "check":
+        "Also measure the baseline against an identical second baseline worker, interleaved "
+        "like an arm: its ratio should be 1.00, and an interval that misses 1.00 shows a "
+        "position or order effect of the instrument itself. Adds one arm's time.",
+    "explain":
+        "After the speed answer, one untimed worker per arm profiles a few steps (where "
+        "each step's time goes, layer by layer) and trains the first batches beside the "
+        "baseline (do the numbers stay the same?). Shown in the Why tab; adds about a "
+        "compile per arm.",
+}
 
 
 class SettingsForm(QWidget):
@@ -55,11 +89,30 @@ class SettingsForm(QWidget):
     Signals: none.
     """
 
+    # The settings table's fields (`_build_group` makes them from its entries).
+    epochs: QSpinBox
+    batch_size: QSpinBox
+    image_size: QSpinBox
+    device: DeviceBox
+    augment: QCheckBox
+    drop_remainder: QCheckBox
+    budget: QSpinBox
+    target: QDoubleSpinBox
+    busy: QSpinBox
+    repeats: QSpinBox
+    seed: QSpinBox
+    holdout: QSpinBox
+    check: QCheckBox
+    explain: QCheckBox
+
     def __init__(self, model_checker: ModelChecker | None = None,
                  parent: QWidget | None = None, *, ssh_config: str = "",
                  host_checker: HostChecker | None = None) -> None:
         super().__init__(parent)
         self._note_labels: dict[str, QLabel] = {}
+        # The settings table's whole numbers and true-or-false ones, by name (`_build_group`).
+        self.spins: dict[str, QSpinBox] = {}
+        self.toggles: dict[str, QCheckBox] = {}
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 4)  # the last group's frame, not on the edge
         outer.setSpacing(10)
@@ -108,29 +161,9 @@ class SettingsForm(QWidget):
         outer.addWidget(self.model_panel)
 
     def _build_training(self, outer: QVBoxLayout) -> None:
-        """Epochs, batch size, image size, device, augmentation, the partial batch."""
-        training = QGroupBox("Training")
-        form = self._form(training)
-        self.epochs = self._setting_spin("epochs")
-        self.batch_size = self._setting_spin("batch_size")
-        # The box accepts sizes below the minimum on purpose: the note explains why not.
-        self.image_size = self._setting_spin("image_size", low=1)
-        self.image_size.setSingleStep(8)
-        self.augment = QCheckBox("Augment")
-        self.augment.setToolTip("The article's augmentation layers, applied to training batches")
-        self.drop_remainder = QCheckBox("Drop the last partial batch")
-        self.drop_remainder.setToolTip(
-            "Every validation batch then has the batch size (training batches always do): XLA "
-            "compiles the evaluation once instead of once more for the last, smaller batch "
-            "(drop_remainder=True). The images of that batch are not evaluated."
-        )
-        self.device = DeviceBox()
-        self.device.setObjectName("device")
-        for field in (self.epochs, self.batch_size, self.image_size, self.device):
-            self._add_setting_row(form, field)
-        form.addRow(with_words(self.augment, "horizontal flip, zoom 0.2, shear 0.2"))
-        form.addRow(self.drop_remainder)
-        outer.addWidget(training)
+        """Epochs, batch size, image size, device, augmentation, the partial batch: the
+        settings table's "training" group."""
+        self._build_group(outer, "Training", "training")
 
     def _build_xla(self, outer: QVBoxLayout) -> None:
         """The XLA side's mode: a radio button per mode the XLA lever offers
@@ -190,51 +223,63 @@ class SettingsForm(QWidget):
         outer.addWidget(also)
 
     def _build_measurement(self, outer: QVBoxLayout) -> None:
-        """Budget, precision goal, repeats, seed, held out, A/A check."""
-        measure = QGroupBox("Measurement")
-        mform = self._form(measure)
-        self.repeats = self._setting_spin("repeats")
-        self.seed = self._setting_spin("seed")
-        self.holdout = self._setting_spin("holdout_percent")
-        self.holdout.setToolTip("Share of each class held out for testing when the folder has "
-                                "no test folder")
-        self.budget = self._setting_spin("budget_seconds")
-        self.budget.setToolTip(
-            "The speed measurement alternates short blocks of steps between the baseline and "
-            "each arm; it stops after this long at most. Until you set it, it follows the arms: "
-            f"{DEFAULTS['budget_seconds']} s for XLA, plus {EXTRA_ARM_BUDGET_SECONDS} s for "
-            "every other arm measured")
-        self.target = QDoubleSpinBox()
-        self.target.setObjectName("target_percent")
-        self.target.setRange(*TARGET_PERCENT_RANGE)
-        self.target.setDecimals(1)
-        self.target.setSingleStep(0.5)
-        self.target.setPrefix("± ")
-        self.target.setSuffix(SETTING["target_percent"].unit)
-        self.target.setToolTip("…or as soon as the speed-up's 95% interval is this narrow")
-        self.busy = self._setting_spin("busy_percent")
-        self.busy.setToolTip(
-            "A timed block or epoch during which other programs (or a VM's hypervisor) used "
-            "more than this share of the machine's cores is disturbed: set aside, and an "
-            "answer with too few undisturbed rounds is marked as measured on a busy machine")
-        for field in (self.budget, self.target, self.busy, self.repeats, self.seed,
-                      self.holdout):
-            self._add_setting_row(mform, field)
-        self.check = QCheckBox("Check the measurement (A/A)")
-        self.check.setToolTip(
-            "Also measure the baseline against an identical second baseline worker, interleaved "
-            "like an arm: its ratio should be 1.00, and an interval that misses 1.00 shows a "
-            "position or order effect of the instrument itself. Adds one arm's time.")
-        mform.addRow(self.check)
-        self.explain = QCheckBox("Explain why")
-        self.explain.setChecked(True)
-        self.explain.setToolTip(
-            "After the speed answer, one untimed worker per arm profiles a few steps (where "
-            "each step's time goes, layer by layer) and trains the first batches beside the "
-            "baseline (do the numbers stay the same?). Shown in the Why tab; adds about a "
-            "compile per arm.")
-        mform.addRow(with_words(self.explain, "untimed, after the answer"))
-        outer.addWidget(measure)
+        """Budget, precision goal, busy threshold, repeats, seed, held out, A/A check, the why:
+        the settings table's "measurement" group."""
+        self._build_group(outer, "Measurement", "measurement")
+
+    def _build_group(self, outer: QVBoxLayout, title: str, group: str) -> None:
+        """A group of the settings table's fields, in the table's order: a whole number's spin
+        box and a true-or-false one's tick box from its entry (range, unit, label), the few
+        that need another widget from `_special_field`; each field's tooltip is the window's
+        own (`TOOLTIPS`)."""
+        box = QGroupBox(title)
+        form = self._form(box)
+        for one in SETTINGS:
+            if one.group != group:
+                continue
+            field = self._special_field(one.name) or self._plain_field(one)
+            field.setObjectName(one.name)
+            if one.name in TOOLTIPS:
+                field.setToolTip(TOOLTIPS[one.name])
+            setattr(self, FIELD_ATTRIBUTES.get(one.name, one.name), field)
+            if isinstance(field, QCheckBox):
+                self.toggles[one.name] = field
+                form.addRow(with_words(field, one.aside) if one.aside else field)
+            else:
+                if isinstance(field, QSpinBox):
+                    self.spins[one.name] = field
+                self._add_setting_row(form, field)
+        outer.addWidget(box)
+
+    def _plain_field(self, one: Setting) -> QWidget:
+        if one.kind is bool:
+            assert one.label is not None, f"{one.name} has no label in the settings table"
+            tick = QCheckBox(one.label)
+            tick.setChecked(one.default)
+            return tick
+        spin = self._setting_spin(one.name)
+        spin.setValue(one.default)
+        return spin
+
+    def _special_field(self, name: str) -> QWidget | None:
+        """The fields that are not a plain spin or tick box: the device's list, the image size
+        (it accepts sizes below the minimum on purpose: the note explains why not), the
+        precision goal (a decimal)."""
+        if name == "device":
+            return DeviceBox()
+        if name == "image_size":
+            spin = self._setting_spin(name, low=1)
+            spin.setSingleStep(8)
+            return spin
+        if name == "target_percent":
+            target = QDoubleSpinBox()
+            target.setRange(*TARGET_PERCENT_RANGE)
+            target.setDecimals(1)
+            target.setSingleStep(0.5)
+            target.setPrefix("± ")
+            target.setSuffix(SETTING[name].unit)
+            return target
+        return None
 
     # -- construction helpers ----------------------------------------------------------------
 
@@ -303,22 +348,14 @@ class SettingsForm(QWidget):
         self.mode_buttons.get(mode, self.mode_buttons[DEFAULT_MODE]).setChecked(True)
 
     def values(self) -> dict[str, Any]:
+        """Every field's value under its setting's name (the spin and tick boxes from the
+        settings table, then those shown their own way)."""
         return {
-            "epochs": self.epochs.value(),
-            "batch_size": self.batch_size.value(),
-            "image_size": self.image_size.value(),
+            **{name: spin.value() for name, spin in self.spins.items()},
+            **{name: tick.isChecked() for name, tick in self.toggles.items()},
             "device": self.device.currentData() or "cpu",
-            "augment": self.augment.isChecked(),
-            "drop_remainder": self.drop_remainder.isChecked(),
-            "seed": self.seed.value(),
-            "repeats": self.repeats.value(),
             "xla": self.xla_mode.value,
-            "holdout_percent": self.holdout.value(),
-            "budget_seconds": self.budget.value(),
             "target_percent": self.target.value(),
-            "busy_percent": self.busy.value(),
             "arms": self.arms,
-            "check": self.check.isChecked(),
-            "explain": self.explain.isChecked(),
             "model": self.model_panel.choice(),
         }

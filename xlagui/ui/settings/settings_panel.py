@@ -86,15 +86,16 @@ class SettingsPanel(SettingsForm):
         self.machine_panel.changed.connect(self._on_machine_panel_changed)
         self.model_panel.changed.connect(self._on_model_panel_changed)
         self.model_panel.fixed_size.connect(self._on_model_panel_fixed_size)
-        for spin in (self.epochs, self.batch_size, self.image_size, self.repeats, self.seed,
-                     self.holdout, self.busy):
-            spin.valueChanged.connect(self._on_value_changed)
+        for name, spin in self.spins.items():  # the budget: below
+            if name != "budget_seconds":
+                spin.valueChanged.connect(self._on_value_changed)
         # After the check above: the held-out percentage is checked before the scan hears of it.
         self.holdout.valueChanged.connect(self.holdout_changed)
         self.budget.valueChanged.connect(self._on_budget_value_changed)
         self.target.valueChanged.connect(self._on_value_changed)
-        self.augment.toggled.connect(self._on_value_changed)
-        self.drop_remainder.toggled.connect(self._on_value_changed)
+        for name, tick in self.toggles.items():  # the A/A check: below
+            if name != "check":
+                tick.toggled.connect(self._on_value_changed)
         self.device.currentIndexChanged.connect(self._on_device_changed)
         self.advanced_button.toggled.connect(self._on_advanced_toggled)
         for mode_button in self.mode_buttons.values():
@@ -102,24 +103,17 @@ class SettingsPanel(SettingsForm):
         for arm_box in self.arm_boxes.values():
             arm_box.toggled.connect(self._on_arm_toggled)
         self.check.toggled.connect(self._on_check_toggled)
-        self.explain.toggled.connect(self._on_value_changed)
 
     # -- what the window calls ---------------------------------------------------------------
 
     def reset_defaults(self) -> None:
-        self.epochs.setValue(DEFAULTS["epochs"])
-        self.batch_size.setValue(DEFAULTS["batch_size"])
-        self.image_size.setValue(DEFAULTS["image_size"])
-        self.repeats.setValue(DEFAULTS["repeats"])
-        self.seed.setValue(DEFAULTS["seed"])
-        self.holdout.setValue(DEFAULTS["holdout_percent"])
-        self.busy.setValue(DEFAULTS["busy_percent"])
+        for name, spin in self.spins.items():  # the budget follows the arms (below)
+            if name != "budget_seconds":
+                spin.setValue(DEFAULTS[name])
         self._chosen_budget = None
         self.target.setValue(DEFAULTS["target_percent"])
-        self.augment.setChecked(DEFAULTS["augment"])
-        self.drop_remainder.setChecked(False)
-        self.check.setChecked(False)
-        self.explain.setChecked(True)
+        for name, tick in self.toggles.items():
+            tick.setChecked(DEFAULTS[name])
         self.choose_mode(DEFAULT_MODE)
         self.model_panel.select(ModelChoice())
         self._chosen_arms = None
@@ -235,16 +229,12 @@ class SettingsPanel(SettingsForm):
         """Set every field to `config`'s (a reopened comparison's, "Use these settings"); what
         could not be set, in words (a model file gone since, a GPU not on this machine)."""
         problems: list[str] = []
-        for box, value in ((self.epochs, config.epochs), (self.batch_size, config.batch_size),
-                           (self.repeats, config.repeats), (self.seed, config.seed),
-                           (self.holdout, config.holdout_percent),
-                           (self.busy, config.busy_percent)):
-            box.setValue(value)
-        self.augment.setChecked(config.augment)
-        self.drop_remainder.setChecked(config.drop_remainder)
+        for name, spin in self.spins.items():  # the image size and the budget: below
+            if name not in ("image_size", "budget_seconds"):
+                spin.setValue(getattr(config, name))
+        for name, tick in self.toggles.items():
+            tick.setChecked(getattr(config, name))
         self.target.setValue(config.target_percent)
-        self.check.setChecked(config.check)
-        self.explain.setChecked(config.explain)
         self.choose_mode(config.xla)
         self._chosen_arms = tuple(a for a in config.arms if a in self.arm_boxes)
         dropped = [a for a in config.arms if a not in self.arm_boxes]
@@ -305,10 +295,8 @@ class SettingsPanel(SettingsForm):
         self.restore_problems.clear()
         try:
             self._restore_numbers(settings)
-            self.augment.setChecked(_bool(settings.value("augment"), DEFAULTS["augment"]))
-            self.drop_remainder.setChecked(_bool(settings.value("drop_remainder"), False))
-            self.check.setChecked(_bool(settings.value("check"), False))
-            self.explain.setChecked(_bool(settings.value("explain"), True))
+            for name, tick in self.toggles.items():
+                tick.setChecked(_bool(settings.value(name), DEFAULTS[name]))
             saved_mode = settings.value("xla")
             if saved_mode in self.mode_buttons:  # a mode no longer offered is left at its default
                 self.choose_mode(XlaMode(saved_mode))
@@ -329,10 +317,8 @@ class SettingsPanel(SettingsForm):
 
     def _restore_numbers(self, settings: QSettings) -> None:
         """The spin boxes' saved values, each checked against its range."""
-        for key, box in (("epochs", self.epochs), ("batch_size", self.batch_size),
-                         ("image_size", self.image_size), ("repeats", self.repeats),
-                         ("seed", self.seed), ("holdout_percent", self.holdout),
-                         ("busy_percent", self.busy), (BUDGET_KEY, self.budget)):
+        for name, box in self.spins.items():
+            key = BUDGET_KEY if name == "budget_seconds" else name
             value = settings.value(key)
             if value is None:
                 continue

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
 )
 
 from xlagui.core.protocol.config import ConfigError, RunConfig
+from xlagui.core.protocol.settings import SETTINGS
 from xlagui.core.sweep import fields as axes_text
 from xlagui.core.sweep.cell import CellResult
 from xlagui.core.sweep.plan import SweepPlan, plan_sweep
@@ -28,10 +29,10 @@ from xlagui.present import sweep_form as words
 from xlagui.present.levels import Level
 from xlagui.ui.shared.theme import LEVEL_COLORS
 
-# The fields, in the order shown: (axis kind, its words). `axes_text` parses each.
+# The fields, in the order shown: (axis kind, its words), a setting's from its entry in the
+# settings table. `axes_text` parses each.
 FIELDS = (
-    (axes_text.BATCH, words.BATCH),
-    (axes_text.IMAGE, words.IMAGE),
+    *((one.name, words.setting_field(one)) for one in SETTINGS if one.sweep),
     (axes_text.MODEL_FIELD, words.MODEL),
     (axes_text.ARMS_FIELD, words.ARMS),
     (axes_text.LEVERS, words.LEVERS),
