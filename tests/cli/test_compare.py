@@ -125,10 +125,14 @@ def test_compare_end_to_end(shared_comparison: RealComparison) -> None:
     # nothing written into the dataset
     assert tree_snapshot(shared_comparison.data) == shared_comparison.data_before
     # Outside the output folder, xlagui wrote only into its own cache folder (Keras' config
-    # included): nothing else in the home folder, nothing left in the temporary folder.
+    # included) and its History (the comparison's JSON, which the next one of these settings
+    # is checked against): nothing else in the home folder, nothing left in the temporary one.
     home = shared_comparison.home
     written = sorted(str(p.relative_to(home)) for p in home.rglob("*") if p.is_file())
-    assert all(w.startswith(".cache/xlagui/") for w in written), written
+    kept = [w for w in written if w.startswith(".local/share/xlagui/history/")]
+    assert all(w.startswith(".cache/xlagui/") for w in written if w not in kept), written
+    assert len(kept) == 1 and kept[0].endswith("/comparison.json"), written
+    assert json.loads((home / kept[0]).read_text())["created"] == report["created"]
     assert list(shared_comparison.tmp.iterdir()) == []
 
 
