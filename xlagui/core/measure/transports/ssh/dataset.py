@@ -112,10 +112,13 @@ def _copy(
 ) -> int:
     p, f = quote(str(partial)), quote(str(final))
     # Renamed into place only with the marker there: the stream arrived whole. A copy that
-    # finished first elsewhere wins, and this one is dropped.
+    # finished first elsewhere wins, and this one is dropped. A stream cut short (a stop kills
+    # ssh here, while the host's shell may still be starting) removes its own partial folder
+    # there: the parent's `_remove` can run before the host's `mkdir` does.
     command = (
-        f"mkdir -p {p} && tar -xf - -C {p} && test -f {p}/{MARKER} && "
-        f"{{ if [ -d {f} ]; then rm -rf {p}; else mv {p} {f}; fi; }}"
+        f"{{ mkdir -p {p} && tar -xf - -C {p} && test -f {p}/{MARKER} && "
+        f"{{ if [ -d {f} ]; then rm -rf {p}; else mv {p} {f}; fi; }}; }} || "
+        f"{{ rm -rf {p}; exit 1; }}"
     )
     total = sum(files.values())
     with open_err() as err:
