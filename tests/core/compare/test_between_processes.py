@@ -7,34 +7,21 @@ protocol (tests/helpers/fake_measure_worker.py), each run a fresh pair."""
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.helpers.images import make_split_dataset
+from tests.core.compare.test_workflow import fake_command
+from tests.core.compare.test_workflow import scan as scan  # the fixture, shared
 from xlagui.core import compare
 from xlagui.core.compare import ComparisonRequest, Watcher
-from xlagui.core.data.scan import DatasetScan, scan_dataset
+from xlagui.core.data.scan import DatasetScan
 from xlagui.core.protocol.config import RunConfig
-from xlagui.core.protocol.spec import RunSpec
 from xlagui.core.protocol.task import TaskState
 from xlagui.core.results import history
 from xlagui.core.results.report import ComparisonReport
 from xlagui.present.machine_load import load_lines
-
-FAKE_MEASURE = Path(__file__).resolve().parents[2] / "helpers" / "fake_measure_worker.py"
-
-
-def fake_command(spec: RunSpec) -> list[str]:
-    return [sys.executable, str(FAKE_MEASURE), str(spec.run_dir / "spec.json")]
-
-
-@pytest.fixture
-def scan(tmp_path: Path) -> DatasetScan:
-    make_split_dataset(tmp_path / "data", {"african": 6, "asian": 6}, {"african": 2, "asian": 2})
-    return scan_dataset(tmp_path / "data")
 
 
 def quick(scan: DatasetScan, out: Path, root: Path | None, ratio: float,
