@@ -90,6 +90,12 @@ def test_hosts_reaches_a_made_up_transport_by_the_name_typed(
     assert json.loads(capsys.readouterr().out)["cpu"] == "Made-up CPU"
     assert main(["hosts", "nowhere://box"]) == 2
     assert "no transport called 'nowhere'" in capsys.readouterr().err
+    # Its own setting is a flag of every command that takes a host, read into the target.
+    assert main(["hosts", elsewhere.HOST, "--elsewhere-region", "north", "--json"]) == 0
+    assert elsewhere.REGIONS[-1] == "north"
+    with pytest.raises(SystemExit):
+        main(["compare", "--help"])
+    assert "--elsewhere-region NAME" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize(("typed", "meant"), [("comparee", "compare"), ("sweeep", "sweep"),

@@ -10,6 +10,7 @@ import os
 import platform
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, ClassVar
 
@@ -19,7 +20,7 @@ from xlagui import __version__
 from xlagui.core.machine.host import HostInfo
 from xlagui.core.measure import transports
 from xlagui.core.measure.jobs import ChildJob
-from xlagui.core.measure.transports.base import PlacedDataset, Target
+from xlagui.core.measure.transports.base import PlacedDataset, Target, TransportOption
 from xlagui.core.measure.transports.local import LocalTransport
 from xlagui.core.protocol.events import PROTOCOL_VERSION
 from xlagui.core.protocol.probes import DeviceInfo
@@ -32,6 +33,12 @@ if TYPE_CHECKING:
 NAME = "elsewhere"
 HOST = f"{NAME}://box"
 MODULE = __name__
+# A setting of its own (as ssh's configuration file is ssh's): a flag of the command line and an
+# entry of `Target.options`, with no line above `core/measure/` naming it.
+REGION = TransportOption("elsewhere_region", "--elsewhere-region", "NAME",
+                         "the made-up transport's region")
+OPTIONS = (REGION,)
+REGIONS: list[str] = []  # the region of every target checked, in order (`register` clears it)
 
 
 class ElsewhereTransport(LocalTransport):
@@ -78,6 +85,7 @@ def connect(target: Target, *, info: HostInfo | None = None, state: TaskState | 
 
 
 def check(target: Target, state: TaskState | None = None) -> HostInfo:
+    REGIONS.append(target.option(REGION.name))
     return HostInfo(host=target.host, hostname=platform.node(), xlagui=__version__,
                     protocol=PROTOCOL_VERSION, python=platform.python_version(),
                     platform=sys.platform, cpu="Made-up CPU", cpu_count=os.cpu_count() or 1,
@@ -85,11 +93,13 @@ def check(target: Target, state: TaskState | None = None) -> HostInfo:
                     devices=(DeviceInfo(id="cpu", name="CPU", kind="CPU"),))
 
 
-def hosts(ssh_config: str) -> list[str]:
-    return [HOST]
+def hosts(options: Mapping[str, str]) -> list[str]:
+    region = options.get(REGION.name, "")
+    return [f"{HOST}-{region}" if region else HOST]
 
 
 def register(monkeypatch: pytest.MonkeyPatch) -> None:
     """The registration line, for the test's duration."""
     monkeypatch.setitem(transports.TRANSPORTS, NAME, MODULE)
     ElsewhereTransport.log = []
+    REGIONS.clear()

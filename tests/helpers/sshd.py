@@ -51,6 +51,14 @@ class SshServer:
             self.process.kill()
             self.process.wait()
 
+    @property
+    def options(self) -> tuple[tuple[str, str], ...]:
+        """The ssh transport's own settings that reach this server (`Target.options`): its
+        configuration file, through the transport's declared option."""
+        from xlagui.core.measure.transports.ssh.client import CONFIG
+
+        return ((CONFIG.name, str(self.config)),)
+
     def log(self) -> str:
         path = self.folder / "sshd.log"
         return path.read_text(errors="replace") if path.exists() else ""

@@ -27,7 +27,7 @@ SAID = "ssh: connect to host x port 22: Connection refused"
 INSTALL = f"python3 -m pip install 'xlagui=={__version__}'"
 
 CASES = [
-    (MachineError(F.NO_SSH), "no ssh command on this computer",
+    (MachineError(F.NO_CLIENT, client="ssh"), "no ssh command on this computer",
      "Install the OpenSSH client (Debian/Ubuntu: apt install openssh-client; Windows: the "
      "optional feature 'OpenSSH Client')."),
     (MachineError(F.AUTH_FAILED, host="gpu", said="Permission denied (publickey)."),
@@ -41,7 +41,8 @@ CASES = [
     (MachineError(F.UNREACHABLE, host="gpu", said=SAID), f"gpu cannot be reached: {SAID}",
      "Check that the host is up, the network or VPN is there, and the port is the one ssh "
      "uses."),
-    (MachineError(F.SSH_FAILED, host="gpu", said=""), "ssh could not run a command on gpu",
+    (MachineError(F.CLIENT_FAILED, client="ssh", host="gpu", said=""),
+     "ssh could not run a command on gpu",
      "Try `ssh gpu true` in a terminal."),
     (MachineError(F.NO_ANSWER, host="gpu", seconds=30.0), "gpu did not answer within 30 s",
      "Check that the host is up and the network or VPN is there."),

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -36,20 +37,29 @@ def scan_folder(path: str, holdout: int, seed: int) -> DatasetScan:
     return open_dataset(path, holdout_percent=holdout, seed=seed)
 
 
+def reach(args: argparse.Namespace) -> Target:
+    """How a host is reached, less the host itself: the host's Python, `--remote-data` and the
+    transports' own settings (`transports.options`: `--ssh-config`...), as a `Target` of no
+    host (a sweep's cells each add theirs)."""
+    from xlagui.core.measure.transports import options
+
+    given: list[tuple[str, str]] = []
+    for option in options():
+        value = str(getattr(args, option.name, "") or "")
+        if value:
+            given.append((option.name, str(Path(value).expanduser()) if option.path else value))
+    return Target(python=args.remote_python, remote_data=getattr(args, "remote_data", ""),
+                  options=tuple(given))
+
+
 def target(args: argparse.Namespace) -> Target | None:
-    """The SSH host of `--host` (None: this computer)."""
+    """The host of `--host` (None: this computer), reached as `reach` says."""
     host = args.host
-    remote_data = getattr(args, "remote_data", "")
     if not host:
-        if remote_data:
+        if getattr(args, "remote_data", ""):
             raise ConfigError("--remote-data is a folder on the --host; give the host too")
         return None
     try:
-        return Target(
-            host=host,
-            python=args.remote_python,
-            ssh_config=str(Path(args.ssh_config).expanduser()) if args.ssh_config else "",
-            remote_data=remote_data,
-        )
+        return dataclasses.replace(reach(args), host=host)
     except ValueError as exc:
         raise ConfigError(str(exc)) from None

@@ -287,8 +287,7 @@ def _sweep_hosts(w: argparse.ArgumentParser) -> None:
                    "(default: this computer, not swept)")
     w.add_argument("--remote-python", metavar="PY", default="python3",
                    help="the hosts' Python with TensorFlow and this xlagui")
-    w.add_argument("--ssh-config", metavar="FILE", default="",
-                   help="an ssh configuration file, as ssh -F takes (default: ~/.ssh/config)")
+    _transport_options(w)
     w.add_argument("--remote-data", metavar="PATH", default="",
                    help="with --host or --ray: the dataset folder as it already is on the "
                    "hosts or the cluster's nodes (default: copied into each host's cache, or "
@@ -377,6 +376,16 @@ def _model_and_output_arguments(c: argparse.ArgumentParser) -> None:
     )
 
 
+def _transport_options(p: argparse.ArgumentParser) -> None:
+    """Every registered transport's own settings as flags (`--ssh-config`), each read into
+    `Target.options` (`common.reach`)."""
+    from xlagui.core.measure.transports import options
+
+    for option in options():
+        p.add_argument(option.flag, metavar=option.metavar, default="", dest=option.name,
+                       help=option.help)
+
+
 def _host_arguments(p: argparse.ArgumentParser, *, required: bool) -> None:
     if required:
         p.add_argument("host", help="user@host, or a Host alias of your ssh configuration")
@@ -394,7 +403,4 @@ def _host_arguments(p: argparse.ArgumentParser, *, required: bool) -> None:
         default="python3",
         help="the host's Python with TensorFlow and this xlagui",
     )
-    p.add_argument(
-        "--ssh-config", metavar="FILE", default="",
-        help="an ssh configuration file, as ssh -F takes (default: ~/.ssh/config)",
-    )
+    _transport_options(p)

@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from xlagui.cli.common import EXIT_CANCELLED, EXIT_FAILED, EXIT_OK
+from xlagui.cli.common import EXIT_CANCELLED, EXIT_FAILED, EXIT_OK, reach
 from xlagui.cli.common import console as _console
 from xlagui.cli.compare_watch import _install_stop_signals
 from xlagui.cli.console import SweepProgress
@@ -106,8 +106,7 @@ def _job(args: argparse.Namespace, console: Console) -> CellJob:
     out = (args.out or Path.cwd() / f"xlagui-sweep-{_dt.datetime.now():%Y%m%d-%H%M%S}").resolve()
     if out.is_relative_to(Path(dataset).resolve()):
         raise ConfigError("the sweep folder must not be inside the dataset folder")
-    return CellJob(dataset=dataset, folder=out, demo=demo, remote_python=args.remote_python,
-                   ssh_config=args.ssh_config, remote_data=args.remote_data)
+    return CellJob(dataset=dataset, folder=out, demo=demo, reach=reach(args))
 
 
 def _ended(args: argparse.Namespace, result: SweepResult, folder: Path, console: Console

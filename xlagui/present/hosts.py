@@ -114,13 +114,19 @@ def _version_mismatch(f: Facts) -> str:
     )
 
 
+# How to get a transport's client program (`MachineFailure.NO_CLIENT`), by its name.
+INSTALL_CLIENT: dict[str, str] = {
+    "ssh": "Install the OpenSSH client (Debian/Ubuntu: apt install openssh-client; Windows: "
+    "the optional feature 'OpenSSH Client').",
+}
+
 # What went wrong, in one line: a kind's words from its facts.
 MESSAGES: dict[F, Callable[[Facts], str]] = {
-    F.NO_SSH: lambda _: "no ssh command on this computer",
+    F.NO_CLIENT: lambda f: f"no {f.get('client')} command on this computer",
     F.AUTH_FAILED: lambda f: f"{f.get('host')} refused the login: {_said(f)}",
     F.HOST_NOT_FOUND: lambda f: f"no host called {f.get('host')}: {_said(f)}",
     F.UNREACHABLE: lambda f: f"{f.get('host')} cannot be reached: {_said(f)}",
-    F.SSH_FAILED: lambda f: f"ssh could not run a command on {f.get('host')}"
+    F.CLIENT_FAILED: lambda f: f"{f.get('client')} could not run a command on {f.get('host')}"
     + (f": {_said(f)}" if _said(f) else ""),
     F.NO_ANSWER: lambda f: f"{f.get('host')} did not answer within "
     f"{float(f.get('seconds') or 0):.0f} s",
@@ -148,15 +154,14 @@ MESSAGES: dict[F, Callable[[Facts], str]] = {
 
 # What to do about it ("" where the message says all there is).
 HINTS: dict[F, Callable[[Facts], str]] = {
-    F.NO_SSH: lambda _: "Install the OpenSSH client (Debian/Ubuntu: apt install "
-    "openssh-client; Windows: the optional feature 'OpenSSH Client').",
+    F.NO_CLIENT: lambda f: INSTALL_CLIENT.get(str(f.get("client")), ""),
     F.AUTH_FAILED: lambda f: "xlagui logs in with keys only (BatchMode). Check that `ssh "
     f"{f.get('host')}` logs in without a password prompt (ssh-copy-id, ssh-add, IdentityFile "
     "in ~/.ssh/config); a changed host key must be accepted in a terminal first.",
     F.HOST_NOT_FOUND: lambda _: "Check the name, or the Host alias in your ssh configuration.",
     F.UNREACHABLE: lambda _: "Check that the host is up, the network or VPN is there, and the "
     "port is the one ssh uses.",
-    F.SSH_FAILED: lambda f: f"Try `ssh {f.get('host')} true` in a terminal.",
+    F.CLIENT_FAILED: lambda f: f"Try `{f.get('client')} {f.get('host')} true` in a terminal.",
     F.NO_ANSWER: lambda _: "Check that the host is up and the network or VPN is there.",
     F.PREFLIGHT_TIMEOUT: lambda _: "Importing TensorFlow on the host took too long, or the "
     "host is overloaded.",

@@ -220,7 +220,7 @@ def host_info(sshd: SshServer, host: str) -> HostInfo:
 
 
 def on_host(sshd: SshServer, host: str = ALIAS) -> dict[str, Any]:
-    target = Target(host, python=str(sshd.python), ssh_config=str(sshd.config))
+    target = Target(host, python=str(sshd.python), options=sshd.options)
     return {"target": target, "host_info": host_info(sshd, host)}
 
 

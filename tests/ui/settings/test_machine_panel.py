@@ -47,7 +47,7 @@ def type_python(qtbot: QtBot, window: MainWindow, python: Path) -> None:
 def test_the_hosts_of_the_ssh_configuration_are_offered_and_a_refusal_is_said(
     qtbot: QtBot, make_window: WindowFactory, sshd: SshServer, dataset: Path
 ) -> None:
-    window = load_small(qtbot, make_window(ssh_config=str(sshd.config)), dataset)
+    window = load_small(qtbot, make_window(transport_options=sshd.options), dataset)
     machine = window.settings_panel.machine_panel
     texts = [machine.picker.itemText(i) for i in range(machine.picker.count())]
     assert texts[0] == "This computer" and texts[-1] == "Other SSH host…"
@@ -92,7 +92,7 @@ def test_a_host_of_a_made_up_transport_is_picked_and_measured_on(
 def test_a_comparison_runs_on_the_host_and_history_sets_the_machines_side_by_side(
     qtbot: QtBot, make_window: WindowFactory, sshd: SshServer, dataset: Path
 ) -> None:
-    window = load_small(qtbot, make_window(ssh_config=str(sshd.config)), dataset)
+    window = load_small(qtbot, make_window(transport_options=sshd.options), dataset)
     window.speed_only.setChecked(True)
     machine = window.settings_panel.machine_panel
     answerer = ModalAnswerer()

@@ -172,7 +172,7 @@ def test_stop_ends_the_comparison_in_every_phase(
     options: dict[str, Any] = {}
     if machine == "ssh":
         sshd: SshServer = request.getfixturevalue("sshd")
-        options = {"ssh_config": str(sshd.config), "host_checker": host_checker(sshd)}
+        options = {"transport_options": sshd.options, "host_checker": host_checker(sshd)}
     # The inspection compile runs only with the real training runner (a replay has no XLA to
     # inspect): a speed-only comparison, which trains nothing.
     worker = {"real_worker": True} if phase == "inspection" else {"worker": held}

@@ -16,7 +16,7 @@ import platform
 import shutil
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -139,16 +139,15 @@ class CellResult:
 class CellJob:
     """What every cell of a sweep shares besides its settings: the dataset folder (`demo`:
     the demo set, drawn where the cell runs), the sweep folder (the cell's comparison goes to
-    `folder/cells/<key>`), how an SSH host is reached, and, for tests, the measuring workers'
-    command line (`ComparisonRequest.worker_command`). Plain data: a cluster sends it to its
+    `folder/cells/<key>`), how a cell's host is reached (`reach`: a `Target` of no host, which
+    each cell's host completes), and, for tests, the measuring workers' command line
+    (`ComparisonRequest.worker_command`). Plain data: a cluster sends it to its
     nodes (`dataset` is then the node's copy)."""
 
     dataset: str
     folder: Path
     demo: bool = False
-    remote_python: str = "python3"
-    ssh_config: str = ""
-    remote_data: str = ""
+    reach: Target = field(default_factory=Target)
     worker_command: Callable[[RunSpec], Sequence[str] | None] | None = None
     # The problems whose files the user left out (the Dataset tab's `Exclusions`), their paths
     # relative to the dataset folder (`Exclusions.portable`): no cell trains on those files.
@@ -194,9 +193,7 @@ def _measured(cell: Cell, job: CellJob, out: Path, state: TaskState,
     exclusions = Exclusions.under(scan.root, job.left_out).restricted_to(scan)
     if out.exists():  # what an interrupted run of this cell left: measured again from nothing
         shutil.rmtree(out)
-    target = None if cell.host is None else Target(
-        host=cell.host, python=job.remote_python, ssh_config=job.ssh_config,
-        remote_data=job.remote_data)
+    target = None if cell.host is None else replace(job.reach, host=cell.host)
     request = ComparisonRequest(scan=scan, config=cell.config, out_dir=out, demo=job.demo,
                                 exclusions=exclusions, target=target, inspect=False,
                                 worker_command=job.worker_command)

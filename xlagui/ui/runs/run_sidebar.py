@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from xlagui.core.measure.transports import TransportOptions
 from xlagui.core.protocol.identity import Role
 from xlagui.ui.settings.machine_panel import HostChecker
 from xlagui.ui.settings.model_panel import ModelChecker
@@ -79,13 +80,13 @@ class RunSidebar(QWidget):
     speed_only_toggled = Signal(bool)
 
     def __init__(self, model_checker: ModelChecker | None = None,
-                 parent: QWidget | None = None, *, ssh_config: str = "",
+                 parent: QWidget | None = None, *, transport_options: TransportOptions = (),
                  host_checker: HostChecker | None = None) -> None:
         super().__init__(parent)
         sv = QVBoxLayout(self)
         sv.setContentsMargins(0, 0, 4, 0)
         sv.setSpacing(8)
-        self.settings_panel = SettingsPanel(model_checker, ssh_config=ssh_config,
+        self.settings_panel = SettingsPanel(model_checker, transport_options=transport_options,
                                             host_checker=host_checker)
         self.settings_scroll = SettingsScroll(self.settings_panel, LEAST_WIDTH - 4)
         sv.addWidget(self.settings_scroll, 1)

@@ -32,6 +32,7 @@ from xlagui.core.measure.transports import (
     HostInfo,
     MachineError,
     Target,
+    TransportOptions,
     suggested_hosts,
 )
 from xlagui.core.protocol.task import TaskState
@@ -61,10 +62,10 @@ class MachinePanel(QGroupBox):
 
     changed = Signal()
 
-    def __init__(self, ssh_config: str = "", checker: HostChecker | None = None,
+    def __init__(self, transport_options: TransportOptions = (), checker: HostChecker | None = None,
                  parent: QWidget | None = None) -> None:
         super().__init__("Machine", parent)
-        self._ssh_config = ssh_config
+        self._transport_options = transport_options
         self._checker = checker or real_checker
         self._info: HostInfo | None = None
         self._error = ""
@@ -80,7 +81,7 @@ class MachinePanel(QGroupBox):
         self.picker.setToolTip("Where both sides are measured: this computer, or a host over "
                                "SSH (its hosts come from your ssh configuration)")
         self.picker.addItem("This computer", LOCAL)
-        for host in suggested_hosts(ssh_config):
+        for host in suggested_hosts(dict(transport_options)):
             self.picker.addItem(f"{host}  (SSH)", host)
         self.picker.addItem("Other SSH host…", OTHER)
         self.picker.currentIndexChanged.connect(self._on_picker_index_changed)
@@ -126,7 +127,7 @@ class MachinePanel(QGroupBox):
             return None
         try:
             return Target(host, python=self.python_edit.text().strip() or DEFAULT_PYTHON,
-                             ssh_config=self._ssh_config)
+                             options=self._transport_options)
         except ValueError:
             return None
 

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from xlagui.core.measure.transports import TransportOptions
 from xlagui.core.protocol import arms as arm_kinds
 from xlagui.core.protocol.config import (
     DEFAULTS,
@@ -106,7 +107,7 @@ class SettingsForm(QWidget):
     explain: QCheckBox
 
     def __init__(self, model_checker: ModelChecker | None = None,
-                 parent: QWidget | None = None, *, ssh_config: str = "",
+                 parent: QWidget | None = None, *, transport_options: TransportOptions = (),
                  host_checker: HostChecker | None = None) -> None:
         super().__init__(parent)
         self._note_labels: dict[str, QLabel] = {}
@@ -117,7 +118,7 @@ class SettingsForm(QWidget):
         outer.setContentsMargins(0, 0, 0, 4)  # the last group's frame, not on the edge
         outer.setSpacing(10)
         self._build_left_out(outer)
-        self._build_machine(outer, ssh_config, host_checker)
+        self._build_machine(outer, transport_options, host_checker)
         self._build_model(outer, model_checker)
         self._build_training(outer)
         self._build_xla(outer)
@@ -149,10 +150,11 @@ class SettingsForm(QWidget):
         self.left_out_box.setVisible(False)
         outer.addWidget(self.left_out_box)
 
-    def _build_machine(self, outer: QVBoxLayout, ssh_config: str,
+    def _build_machine(self, outer: QVBoxLayout,
+                       transport_options: TransportOptions,
                        host_checker: HostChecker | None) -> None:
         """Where the workers run: this computer, or an SSH host."""
-        self.machine_panel = MachinePanel(ssh_config, host_checker)
+        self.machine_panel = MachinePanel(transport_options, host_checker)
         outer.addWidget(self.machine_panel)
 
     def _build_model(self, outer: QVBoxLayout, model_checker: ModelChecker | None) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from PySide6.QtCore import QSettings, Qt, Signal
 from PySide6.QtWidgets import QWidget
 
+from xlagui.core.measure.transports import TransportOptions
 from xlagui.core.protocol import arms as arm_kinds
 from xlagui.core.protocol.config import (
     DEFAULTS,
@@ -56,9 +57,9 @@ class SettingsPanel(SettingsForm):
     put_back_requested = Signal()
 
     def __init__(self, model_checker: ModelChecker | None = None,
-                 parent: QWidget | None = None, *, ssh_config: str = "",
+                 parent: QWidget | None = None, *, transport_options: TransportOptions = (),
                  host_checker: HostChecker | None = None) -> None:
-        super().__init__(model_checker, parent, ssh_config=ssh_config,
+        super().__init__(model_checker, parent, transport_options=transport_options,
                          host_checker=host_checker)
         self.train_count: int | None = None
         self.num_classes = 2

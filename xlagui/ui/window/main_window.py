@@ -61,6 +61,7 @@ from xlagui.ui.xla_did.xla_did_view import XlaDidPanel
 if TYPE_CHECKING:
     from xlagui.core.compare import RunWorker
     from xlagui.core.data.scan import DatasetScan
+    from xlagui.core.measure.transports import TransportOptions
     from xlagui.core.results.report import ComparisonReport
     from xlagui.ui.runs.runs_view import RunsView
 
@@ -105,7 +106,7 @@ class MainWindow(QMainWindow):
         log_folder: Path | None = None,
         measure_command: MeasureCommand | None = None,
         model_checker: ModelChecker | None = None,
-        ssh_config: str = "",
+        transport_options: TransportOptions = (),
         host_checker: HostChecker | None = None,
         sweep_root: Path | None = None,
         parent: QWidget | None = None,
@@ -122,7 +123,8 @@ class MainWindow(QMainWindow):
         self._preload_plots = preload_plots
         self._probe = probe
         self._model_checker = model_checker
-        self._ssh_config = ssh_config  # "" for ssh's own (~/.ssh/config): the Machine hosts
+        # The transports' own settings (an ssh configuration file): the Machine group's hosts
+        self._transport_options = transport_options
         self._host_checker = host_checker
 
         self.setWindowTitle("xlagui")
@@ -195,7 +197,7 @@ class MainWindow(QMainWindow):
         self.splitter.setChildrenCollapsible(False)
         outer.addWidget(self.splitter, 1)
 
-        self.sidebar = RunSidebar(self._model_checker, ssh_config=self._ssh_config,
+        self.sidebar = RunSidebar(self._model_checker, transport_options=self._transport_options,
                                   host_checker=self._host_checker)
         self.sidebar.run_requested.connect(self._on_sidebar_run_requested)
         self.sidebar.run_one_requested.connect(self._on_sidebar_run_one_requested)

@@ -58,6 +58,31 @@ def test_a_made_up_transport_is_one_module_and_one_registration(
     assert transport.info is not None and transport.environment()["host"] == elsewhere.HOST
 
 
+def test_a_transports_own_setting_is_declared_by_it_and_reaches_it(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A setting of the made-up transport's own (`OPTIONS`) is listed by the registry, picks
+    the hosts it offers, and reaches it in `Target.options`: nothing else names it."""
+    elsewhere.register(monkeypatch)
+    assert elsewhere.REGION in transports.options()
+    assert f"{elsewhere.HOST}-north" in transports.suggested_hosts({"elsewhere_region": "north"})
+    transports.connect(Target(elsewhere.HOST, options=(("elsewhere_region", "north"),)))
+    assert elsewhere.REGIONS[-1] == "north"
+
+
+def test_no_field_of_the_generic_layers_is_one_transports() -> None:
+    """A machine, its failures and a sweep's shared job name no transport: what is SSH's is
+    behind the ssh transport (its `OPTIONS`, its client's name as a fact)."""
+    from dataclasses import fields
+
+    from xlagui.core.measure.transports import MachineFailure
+    from xlagui.core.sweep.cell import CellJob
+
+    names = [f.name for f in fields(Target)] + [f.name for f in fields(CellJob)] + [
+        m.name for m in MachineFailure]
+    assert names and not [n for n in names if "ssh" in n.lower()]
+    assert [o.flag for o in transports.options()] == ["--ssh-config"]
+
+
 @pytest.mark.parametrize(
     ("host", "python", "words"),
     [

@@ -9,8 +9,10 @@ alone), `suggested_hosts` (a picker's list), a `HostInfo` and a `MachineError`
 (`xlagui.present.hosts` words it).
 
 A new transport is one module with `connect(target, *, info, state)` and `check(target, state)`
-(and, if it offers hosts to pick, `hosts(ssh_config)`, each named as a user types it:
-`NAME://…`), and one line in `TRANSPORTS` below. A host typed as `NAME://…` (`--host`, the
+(and, if it offers hosts to pick, `hosts(options)`, each named as a user types it:
+`NAME://…`; if a user gives it settings of its own, `OPTIONS`, each a `TransportOption`, which
+become flags of the command line and reach it in `Target.options`), and one line in
+`TRANSPORTS` below. A host typed as `NAME://…` (`--host`, the
 window's Machine group) is reached through the transport NAME (`Target.transport`). Its module
 is imported only when a target asks for it, so the command line starts without it.
 """
@@ -18,6 +20,7 @@ is imported only when a target asks for it, so the command line starts without i
 from __future__ import annotations
 
 import importlib
+from collections.abc import Mapping
 from types import ModuleType
 
 from xlagui.core.machine.host import DEFAULT_PYTHON as DEFAULT_PYTHON
@@ -27,6 +30,8 @@ from xlagui.core.measure.transports.base import MachineFailure as MachineFailure
 from xlagui.core.measure.transports.base import PlacedDataset as PlacedDataset
 from xlagui.core.measure.transports.base import Target as Target
 from xlagui.core.measure.transports.base import Transport as Transport
+from xlagui.core.measure.transports.base import TransportOption as TransportOption
+from xlagui.core.measure.transports.base import TransportOptions as TransportOptions
 from xlagui.core.measure.transports.local import LOCAL as LOCAL
 from xlagui.core.protocol.config import ConfigError
 from xlagui.core.protocol.task import TaskState
@@ -69,11 +74,21 @@ def check(target: Target, state: TaskState | None = None) -> HostInfo:
     return info
 
 
-def suggested_hosts(ssh_config: str = "") -> list[str]:
-    """The hosts every transport offers to pick (the ssh configuration's aliases)."""
+def suggested_hosts(options: Mapping[str, str] | None = None) -> list[str]:
+    """The hosts every transport offers to pick (the ssh configuration's aliases), given the
+    transports' own settings (`options`: `Target.options` as a mapping)."""
     found: list[str] = []
     for name in TRANSPORTS:
         hosts = getattr(importlib.import_module(TRANSPORTS[name]), "hosts", None)
         if hosts is not None:
-            found += [h for h in hosts(ssh_config) if h not in found]
+            found += [h for h in hosts(dict(options or {})) if h not in found]
     return found
+
+
+def options() -> tuple[TransportOption, ...]:
+    """Every registered transport's own settings (`OPTIONS`), in the registry's order: the
+    command line offers each as a flag."""
+    found: list[TransportOption] = []
+    for name in TRANSPORTS:
+        found += getattr(importlib.import_module(TRANSPORTS[name]), "OPTIONS", ())
+    return tuple(found)

@@ -22,6 +22,9 @@ if TYPE_CHECKING:
     from xlagui.core.measure.jobs import ChildJob
     from xlagui.core.protocol.config import RunConfig
 
+# The settings of a transport's own that a user gave, by name (`Target.options`).
+TransportOptions = tuple[tuple[str, str], ...]
+
 # (bytes sent, bytes in all): called as a dataset copy goes, at most once per chunk.
 CopyProgress = Callable[[int, int], None]
 
@@ -31,16 +34,21 @@ class Target:
     """Where a comparison runs, as the user named it: `host` "" is this computer; otherwise
     `user@host`, an alias of the ssh configuration, or `NAME://…` for the transport NAME,
     reached by the transport `via` ("": see `transport`). `python`: the host's Python as words
-    of its shell (`python3`, `~/venv/bin/python`, `env VAR=1 python3`). `ssh_config`: an ssh
-    configuration file (`ssh -F`), "" for ssh's own. `remote_data`: a dataset folder already on
-    the host, laid out like the local one; "" copies the dataset into the host's cache.
+    of its shell (`python3`, `~/venv/bin/python`, `env VAR=1 python3`). `remote_data`: a dataset
+    folder already on the host, laid out like the local one; "" copies the dataset into the
+    host's cache. `options`: the settings of the transport's own that the user gave, by name
+    (`TransportOption`: the ssh transport's configuration file); read them with `option`.
     """
 
     host: str = ""
     python: str = DEFAULT_PYTHON
-    ssh_config: str = ""
     remote_data: str = ""
     via: str = ""
+    options: TransportOptions = ()
+
+    def option(self, name: str) -> str:
+        """The value of the transport's own setting `name` ("" when not given)."""
+        return dict(self.options).get(name, "")
 
     def __post_init__(self) -> None:
         if self.is_local:
@@ -70,15 +78,30 @@ class Target:
         return scheme if sep else "ssh"
 
 
+@dataclass(frozen=True)
+class TransportOption:
+    """A setting of a transport's own that a user gives (`Target.options`), declared by the
+    transport's module (`OPTIONS`): its `name` there, and its command-line `flag`, `metavar`
+    and `help` (`xlagui.core.measure.transports.options` lists them for the command line);
+    `path`: a file name, read with `~` expanded."""
+
+    name: str
+    flag: str
+    metavar: str
+    help: str
+    path: bool = False
+
+
 class MachineFailure(StrEnum):
     """The ways a machine fails to take a comparison, or a step on it fails
     (`MachineError.kind`); `xlagui.present.hosts` words each. The facts each names follow it."""
 
-    NO_SSH = "no_ssh"
+    NO_CLIENT = "no_client"  # the transport's client program is not here; facts: client
     AUTH_FAILED = "auth_failed"  # facts: host, said
     HOST_NOT_FOUND = "host_not_found"  # facts: host, said
     UNREACHABLE = "unreachable"  # facts: host, said
-    SSH_FAILED = "ssh_failed"  # ssh could not run a command, for no reason it said; host, said
+    # The client could not run a command, for no reason it said; facts: client, host, said.
+    CLIENT_FAILED = "client_failed"
     NO_ANSWER = "no_answer"  # the login did not answer in time; host, seconds
     NO_CONNECTION = "no_connection"  # host, said
     COMMAND_FAILED = "command_failed"  # host, step, file, status, said

@@ -25,7 +25,7 @@ from xlagui.present.hosts import error_message, error_text
 
 @pytest.fixture
 def ssh(sshd: SshServer) -> Iterator[Ssh]:
-    with Ssh(Target(ALIAS, python=str(sshd.python), ssh_config=str(sshd.config))) as ssh:
+    with Ssh(Target(ALIAS, python=str(sshd.python), options=sshd.options)) as ssh:
         ssh.open()
         yield ssh
 

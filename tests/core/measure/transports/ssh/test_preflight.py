@@ -51,7 +51,7 @@ def masters(sshd: SshServer, settle: float = 5.0) -> list[psutil.Process]:
 
 @pytest.mark.tf
 def test_the_preflight_says_what_the_host_has(sshd: SshServer) -> None:
-    info = transports.check(Target(ALIAS, python=str(sshd.python), ssh_config=str(sshd.config)))
+    info = transports.check(Target(ALIAS, python=str(sshd.python), options=sshd.options))
     assert info.host == ALIAS and info.hostname == platform.node()
     assert (info.xlagui, info.protocol) == (__version__, PROTOCOL_VERSION)
     assert info.tensorflow == metadata.version("tensorflow")
@@ -120,7 +120,7 @@ def test_each_way_a_host_cannot_measure_has_its_own_message(
                                             '"protocol": 5}'))
     elif python == "no-tf":
         python = str(_python_without_tensorflow(tmp_path, sshd.host_cache))
-    target = Target(alias, python=python or str(sshd.python), ssh_config=str(sshd.config))
+    target = Target(alias, python=python or str(sshd.python), options=sshd.options)
     with pytest.raises(MachineError) as raised:
         transports.check(target)
     assert raised.value.kind is kind
@@ -139,7 +139,7 @@ def test_no_ssh_client_is_said_so(monkeypatch: pytest.MonkeyPatch, tmp_path: Pat
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # where a control folder would go
     with pytest.raises(MachineError) as raised:
         transports.check(Target(ALIAS))
-    assert raised.value.kind is MachineFailure.NO_SSH
+    assert raised.value.kind is MachineFailure.NO_CLIENT
     assert error_message(raised.value) == "no ssh command on this computer"
     assert list(tmp_path.iterdir()) == []  # no control folder left behind
 

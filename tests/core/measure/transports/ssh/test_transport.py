@@ -55,7 +55,7 @@ def fake_command(spec: RunSpec) -> list[str]:
 
 @pytest.fixture(scope="module")
 def target(sshd: SshServer) -> Target:
-    return Target(ALIAS, python=str(sshd.python), ssh_config=str(sshd.config))
+    return Target(ALIAS, python=str(sshd.python), options=sshd.options)
 
 
 @pytest.fixture(scope="module")

@@ -20,7 +20,12 @@ import time
 from pathlib import Path
 from typing import IO, Any
 
-from xlagui.core.measure.transports.base import MachineError, MachineFailure, Target
+from xlagui.core.measure.transports.base import (
+    MachineError,
+    MachineFailure,
+    Target,
+    TransportOption,
+)
 from xlagui.core.protocol.task import Cancelled, TaskState
 
 CONNECT_TIMEOUT_SECONDS = 15
@@ -32,10 +37,19 @@ CONTROL_PERSIST_SECONDS = 120
 POLL_SECONDS = 0.1  # how often a command that can be stopped checks whether it should
 
 
+# The client program (`MachineFailure.NO_CLIENT`, `CLIENT_FAILED`: `present.hosts` words how
+# to get it).
+CLIENT = "ssh"
+# The transport's own setting (`Target.options`): an ssh configuration file, `ssh -F`.
+CONFIG = TransportOption(
+    "ssh_config", "--ssh-config", "FILE",
+    "an ssh configuration file, as ssh -F takes (default: ~/.ssh/config)", path=True)
+
+
 def ssh_binary() -> str:
     found = shutil.which("ssh")
     if found is None:
-        raise MachineError(MachineFailure.NO_SSH)
+        raise MachineError(MachineFailure.NO_CLIENT, client=CLIENT)
     return found
 
 
@@ -67,7 +81,8 @@ def connection_error(target: Target, returncode: int, stderr: str) -> MachineErr
     elif _UNREACHABLE.search(stderr):
         kind = MachineFailure.UNREACHABLE
     else:
-        kind = MachineFailure.SSH_FAILED
+        return MachineError(MachineFailure.CLIENT_FAILED, stderr, client=CLIENT,
+                            host=target.host, said=last_lines(stderr))
     return MachineError(kind, stderr, host=target.host, said=last_lines(stderr))
 
 
@@ -88,6 +103,12 @@ class Ssh:
         self.target = target
         self._control_dir: Path | None = None
 
+    @property
+    def _config(self) -> list[str]:
+        """`-F FILE` for the configuration file the user gave (`CONFIG`), else nothing."""
+        config = self.target.option(CONFIG.name)
+        return ["-F", config] if config else []
+
     def base(self) -> list[str]:
         argv = [
             ssh_binary(),
@@ -99,8 +120,7 @@ class Ssh:
         ]
         for option in SERVER_ALIVE:
             argv += ["-o", option]
-        if self.target.ssh_config:
-            argv += ["-F", self.target.ssh_config]
+        argv += self._config
         if self._control_dir is not None:
             # Our own socket, whatever the user's configuration says; a call finding no master
             # there connects by itself.
@@ -170,7 +190,7 @@ class Ssh:
             subprocess.run(
                 [
                     ssh_binary(),
-                    *(["-F", self.target.ssh_config] if self.target.ssh_config else []),
+                    *self._config,
                     "-o",
                     f"ControlPath={folder / 'cm'}",
                     "-O",

@@ -23,6 +23,7 @@ import secrets
 import subprocess
 import sys
 import tarfile
+from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 from typing import IO, TYPE_CHECKING, Any
 
@@ -38,7 +39,7 @@ from xlagui.core.measure.transports.base import (
 )
 from xlagui.core.measure.transports.environment import child_settings, owned
 from xlagui.core.measure.transports.local import child_argv, feed
-from xlagui.core.measure.transports.ssh.client import Ssh, config_hosts, quote
+from xlagui.core.measure.transports.ssh.client import CONFIG, Ssh, config_hosts, quote
 from xlagui.core.measure.transports.ssh.dataset import dataset_on_host
 from xlagui.core.measure.transports.ssh.preflight import check_host, preflight
 from xlagui.core.model import sources
@@ -367,9 +368,15 @@ def check(target: Target, state: TaskState | None = None) -> HostInfo:
     return check_host(target, state)
 
 
-def hosts(ssh_config: str) -> list[str]:
+# The settings of this transport's own (`Target.options`; the command line's flags:
+# `transports.options`).
+OPTIONS = (CONFIG,)
+
+
+def hosts(options: Mapping[str, str]) -> list[str]:
     """The hosts a picker offers: the ssh configuration's (`transports.suggested_hosts`)."""
-    return config_hosts(Path(ssh_config) if ssh_config else None)
+    config = options.get(CONFIG.name, "")
+    return config_hosts(Path(config) if config else None)
 
 
 def _extract(stream: IO[bytes], into: Path) -> None:
