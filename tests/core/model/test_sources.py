@@ -145,3 +145,74 @@ def test_a_new_source_is_one_class_and_one_registration(
     assert sources.file_suffixes() == (".keras", ".py", ".h5", ".hdf5", ".onnx")
     assert sources.needed_files(choice) == (NeededFile(net, choice.sha256),)
     assert RunConfig(image_size=32, model=choice).model == choice  # it travels as any other
+
+
+# docs/ARCHITECTURE.md, "A model source": a source in a module of its own, registered in one
+# line, as a plugin (or a later issue) would write it: a Keras architecture saved as JSON
+# (`model.to_json()`), built untrained in the worker.
+THROWAWAY = '''from pathlib import Path
+from typing import ClassVar
+from xlagui.core.model.files import LoadedModel
+from xlagui.core.model.source import FileSource
+from xlagui.core.model.sources import register
+
+class JsonArchitectureSource(FileSource):
+    name: ClassVar[str] = "json_architecture"
+    suffixes: ClassVar[tuple[str, ...]] = (".json",)
+
+    def build(self, choice, image_size, num_classes, seed):
+        import keras
+        return LoadedModel(keras.models.model_from_json(Path(choice.file).read_text()))
+
+register(JsonArchitectureSource())
+'''
+# What a user sees of it, in a fresh interpreter that loads the throwaway module first.
+SEEN = """import json, sys
+from pathlib import Path
+sys.path.insert(0, sys.argv[1])
+import throwaway_source
+from PySide6.QtCore import QMimeData, QUrl
+from PySide6.QtWidgets import QApplication
+app = QApplication([])
+from xlagui.cli.compare import compare_config
+from xlagui.cli.parser import build_parser
+from xlagui.cli.sweep import sweep_plan
+from xlagui.present.models import file_filter
+from xlagui.ui.window.drops import model_file
+net = Path(sys.argv[1]) / "net.json"
+parser = build_parser()
+sub = next(a for a in parser._actions if a.dest == "command")
+mime = QMimeData()
+mime.setUrls([QUrl.fromLocalFile(str(net))])
+plan = sweep_plan(parser.parse_args(["sweep", "--demo", "--model", f"cnn,{net}"]))
+print(json.dumps({
+    "help": " ".join(sub.choices["compare"].format_help().split()),
+    "model": compare_config(parser.parse_args(["compare", "--model", str(net)])).model.source,
+    "filter": file_filter(),
+    "dropped": str(model_file(mime)),
+    "cells": [c.config.model.source for c in plan.cells],
+}))
+"""
+
+
+def test_the_recipe_one_registered_source_is_a_model_option_a_file_type_a_drop_and_an_axis(
+        tmp_path: Path) -> None:
+    """docs/ARCHITECTURE.md, "A model source": one `FileSource`, registered in one line in a
+    throwaway module, is a `--model` of `compare` (in its help, parsed to its source), a file
+    type of the window's "Open model file…" dialog, a model when dropped on the window, and a
+    value of a sweep's model axis, with no other file touched."""
+    import json
+    import subprocess
+    import sys
+
+    (tmp_path / "throwaway_source.py").write_text(THROWAWAY, encoding="utf-8")
+    (tmp_path / "net.json").write_text("{}", encoding="utf-8")
+    done = subprocess.run([sys.executable, "-c", SEEN, str(tmp_path)], capture_output=True,
+                          text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    assert ".json" in seen["help"]
+    assert seen["model"] == "json_architecture"
+    assert "*.json" in seen["filter"]
+    assert seen["dropped"] == str(tmp_path / "net.json")
+    assert seen["cells"] == ["builtin", "json_architecture"]

@@ -107,3 +107,77 @@ def test_a_lever_this_version_does_not_know_is_refused_by_name() -> None:
              "levers": {"warp": "9"}}
     with pytest.raises(ValueError, match="levers: no lever called 'warp'"):
         RunEntry.from_dict(saved)
+
+
+# docs/ARCHITECTURE.md, "A lever": the entry, registered in one line in a module of its own, as a
+# plugin (or a later issue) would write it.
+THROWAWAY = (
+    "from xlagui.core.protocol.levers import Lever, LeverValue, register\n"
+    'register(Lever(name="inter", plural="inter-op thread counts", values=('
+    'LeverValue("default"), LeverValue("1", part="inter1", offered=True, '
+    'tf_config=(("threading.set_inter_op_parallelism_threads", (1,)),)))))\n'
+)
+# What a user sees of it, in a fresh interpreter that loads the throwaway module first.
+SEEN = '''import json, sys
+sys.path.insert(0, sys.argv[1])
+import throwaway_lever
+from PySide6.QtWidgets import QApplication, QCheckBox
+app = QApplication([])
+from xlagui.cli.parser import build_parser
+from xlagui.cli.compare import compare_config
+from xlagui.cli.sweep import sweep_plan
+from xlagui.core.protocol.arms import parse_arm
+from xlagui.core.sweep import fields
+from xlagui.core.worker.levers import apply_before_build
+from xlagui.ui.settings.settings_form import SettingsForm
+parser = build_parser()
+sub = next(a for a in parser._actions if a.dest == "command")
+calls = []
+class Threading:
+    def __getattr__(self, name):
+        return lambda *args: calls.append([name, list(args)])
+class Config:
+    threading = Threading()
+    class optimizer:
+        set_jit = staticmethod(lambda *args: None)
+class Tf:
+    config = Config()
+class Keras:
+    class mixed_precision:
+        set_global_policy = staticmethod(lambda *args: None)
+apply_before_build(Tf(), Keras(), parse_arm("inter1"))
+form = SettingsForm()
+box = form.findChild(QCheckBox, "arm:inter1")
+plan = sweep_plan(parser.parse_args(["sweep", "--demo", "--set", "inter=default,1"]))
+print(json.dumps({
+    "help": " ".join(sub.choices["compare"].format_help().split()),
+    "arms": list(compare_config(parser.parse_args(["compare", "--arms", "inter1"])).arms),
+    "levers": parse_arm("inter1").levers,
+    "box": None if box is None else box.text(),
+    "cells": [c.config.levers for c in plan.cells],
+    "field": [[a.name, list(a.values)] for a in fields.parse("levers", "inter=default,1")],
+    "calls": calls,
+}))
+'''
+
+
+def test_the_recipe_one_registered_lever_is_an_arm_a_box_a_sweep_axis_and_a_worker_call(
+        tmp_path: Path) -> None:
+    """docs/ARCHITECTURE.md, "A lever": one `Lever`, registered in one line in a throwaway
+    module, is an arm of `compare` (in `--arms`' help, parsed), a box under "Also measure" in
+    the window, a runtime axis of a sweep (`--set`, the Sweep tab's field) and a `tf.config`
+    call of the worker, with no other file touched."""
+    import subprocess
+    import sys
+
+    (tmp_path / "throwaway_lever.py").write_text(THROWAWAY, encoding="utf-8")
+    done = subprocess.run([sys.executable, "-c", SEEN, str(tmp_path)], capture_output=True,
+                          text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    assert "inter1" in seen["help"]
+    assert seen["arms"] == ["inter1"] and seen["levers"] == {"inter": "1"}
+    assert seen["box"] is not None and "inter" in seen["box"]
+    assert [c.get("inter") for c in seen["cells"]] == ["default", "1"]
+    assert seen["field"] == [["lever:inter", ["default", "1"]]]
+    assert ["set_inter_op_parallelism_threads", [1]] in seen["calls"]

@@ -8,9 +8,9 @@ A path given as a model (a file or a folder) goes to the first source that `acce
 
 To add a source (an ONNX file, a JAX checkpoint folder): one module here with a `ModelSource`
 subclass (`source.py`; a file is a `FileSource`), and one line in `FILE_SOURCES` (a source of
-files) or `PATH_SOURCES` below. Its words in the window and the command line come from
-`xlagui.present.models.SOURCE_WORDS` (a row there for better words than the generic ones from
-its suffix).
+files) or `PATH_SOURCES` below (or `register(...)` from a module of its own). Its words in
+the window and the command line come from `xlagui.present.models.SOURCE_WORDS` (a row there for
+better words than the generic ones from its suffix).
 """
 
 from __future__ import annotations
@@ -39,6 +39,16 @@ PATH_SOURCES: tuple[ModelSource, ...] = (
 BUILTIN = BuiltinSource(tuple(s for source in FILE_SOURCES for s in source.suffixes))
 SOURCES: dict[str, ModelSource] = {
     source.name: source for source in (BUILTIN, *FILE_SOURCES, *PATH_SOURCES)}
+
+
+def register(source: ModelSource) -> None:
+    """One more source, in one line, from a module of its own (a plugin's; the shipped sources
+    are in `FILE_SOURCES` and `PATH_SOURCES`): asked after them. Everything that asks the
+    registry has it from then on: `--model`, `xlagui models`, the window's file dialog and
+    drops (a worker that builds its models must import the module that registers it too)."""
+    if source.name in SOURCES:
+        raise ValueError(f"a model source is already called {source.name!r}")
+    SOURCES[source.name] = source
 
 
 def builtin_names() -> tuple[str, ...]:

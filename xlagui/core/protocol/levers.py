@@ -24,7 +24,8 @@ each lever's first. A lever declares:
 Arm names, `parse_arm`, `--arms`, the arms the window offers (`arms.offered_arms`) and the
 records' `levers` are built from this registry; everything reads it through `registered()`.
 A new lever is one `Lever(...)` here (a module of its own if its values need facts, like
-`modes` and `precision`) and its name added to `LEVERS`.
+`modes` and `precision`) and its name added to `LEVERS` (or `register(...)` from a module of
+its own).
 """
 
 from __future__ import annotations
@@ -314,6 +315,17 @@ XLA_LEVERS = ("xla", "xla_flags")
 def registered() -> tuple[Lever, ...]:
     """Every lever, in the registry's order (read at each call: a test may register its own)."""
     return LEVERS
+
+
+def register(one: Lever) -> None:
+    """One more lever, in one line, from a module of its own (a plugin's; the shipped levers
+    are in `LEVERS`): the registry's last. Everything that reads the registry has it from then
+    on: arm names, `--arms`, "Also measure", `--set NAME=…` and a worker's application of it
+    (a worker must import the module that registers it too, as it imports this one)."""
+    global LEVERS
+    if any(x.name == one.name for x in LEVERS):
+        raise ValueError(f"a lever is already called {one.name!r}")
+    LEVERS = (*LEVERS, one)
 
 
 def lever(name: str) -> Lever:
