@@ -16,7 +16,7 @@ def image(split: str, label: str, size: tuple[int, int], mode: str = "RGB") -> I
 
 
 def problem(kind: str, severity: Severity = Severity.WARNING, n: int = 0) -> Problem:
-    return Problem(kind, severity, f"{kind} {n}", [f"/data/{kind}-{n}.jpg"])
+    return Problem(kind, severity, [f"/data/{kind}-{n}.jpg"], facts={"n": n})
 
 
 def scan_of(files: list[ImageFile], problems: list[Problem] | None = None) -> DatasetScan:

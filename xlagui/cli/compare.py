@@ -33,6 +33,7 @@ from xlagui.core.protocol.config import (
 from xlagui.core.protocol.identity import Role, RunStatus, Severity
 from xlagui.core.protocol.task import Cancelled, TaskState
 from xlagui.present.markdown import ATTRIBUTION_ROWS, folder_markdown, summary_markdown
+from xlagui.present.scan_problems import problem_text
 from xlagui.present.verdicts import recommendation_sentence
 from xlagui.present.why_data import why_of
 
@@ -161,7 +162,7 @@ def _say_scan(scan: DatasetScan, console: Console) -> bool:
     """The scan's problems, one line each; False when the dataset cannot be trained on."""
     for p in scan.problems:
         colour = {Severity.ERROR: "red", Severity.WARNING: "yellow"}.get(p.severity, "dim")
-        console.print(f"[{colour}]{p.severity}:[/{colour}] {p.message}")
+        console.print(f"[{colour}]{p.severity}:[/{colour}] {problem_text(p)}")
     if not scan.ok:
         console.print("[red]The dataset cannot be trained on; see the errors above.[/red]")
     return scan.ok

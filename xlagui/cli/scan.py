@@ -14,7 +14,13 @@ def cmd_scan(args: argparse.Namespace) -> int:
     RunConfig(holdout_percent=args.holdout_percent, seed=args.seed)  # range checks
     scan = _scan(args.dataset, args.holdout_percent, args.seed)
     if args.json:
-        print(json.dumps(scan.to_dict(), indent=1))
+        from xlagui.present.scan_problems import problem_text
+
+        # Each problem with its line in words beside its kind, sentence and facts.
+        data = scan.to_dict()
+        for saved, problem in zip(data["problems"], scan.problems, strict=True):
+            saved["message"] = problem_text(problem)
+        print(json.dumps(data, indent=1))
     else:
         from xlagui.present.scan import summary_text  # with the scan, which the start skips
 

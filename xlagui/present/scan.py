@@ -17,6 +17,7 @@ from xlagui.core.data.scan.model import SEVERITIES, TEST, TRAIN, DatasetScan, Pr
 from xlagui.core.protocol.identity import Severity
 from xlagui.present.levels import Level
 from xlagui.present.problem_kinds import kind_count
+from xlagui.present.scan_problems import problem_text
 
 # The class table's columns, with what each covers (the tooltip of its heading): sizes and
 # colours cover both splits, and the heading says so.
@@ -146,7 +147,7 @@ def _problem_lines(scan: DatasetScan, max_paths: int) -> list[str]:
         groups.items(), key=lambda kv: (SEVERITIES.index(kv[0][0]), kv[0][1])
     ):
         lines.append(f"  {severity} {kind} ({len(group)}):")
-        lines.extend(f"    {p.message}" for p in group[:max_paths])
+        lines.extend(f"    {problem_text(p)}" for p in group[:max_paths])
         if len(group) > max_paths:
             lines.append(f"    ... and {len(group) - max_paths} more")
     return lines

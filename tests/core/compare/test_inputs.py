@@ -89,14 +89,14 @@ def test_the_front_door_opens_a_folder_or_the_demo_set_and_words_what_is_wrong(
                         lambda seed: drawn.append(seed) or tmp_path / "demo")
     assert dataset_folder(None) == (tmp_path / "demo", True) and drawn == [0]
     scan = open_dataset(data, holdout_percent=20, seed=0)
-    assert len(scan.files) == 10 and trainable_problem(scan) == ""
+    assert len(scan.files) == 10 and trainable_problem(scan) == []
     with pytest.raises(ConfigError, match="does not exist"):  # the scan's own words
         open_dataset(tmp_path / "nowhere", holdout_percent=20, seed=0)
     one_class = tiny_split_dataset(tmp_path / "one", train=4, test=1)
     shutil.rmtree(one_class / "train" / "asian")
     shutil.rmtree(one_class / "test" / "asian")
-    problem = trainable_problem(open_dataset(one_class, holdout_percent=20, seed=0))
-    assert "class" in problem, problem
+    refusing = trainable_problem(open_dataset(one_class, holdout_percent=20, seed=0))
+    assert [p.kind for p in refusing] == ["too_few_classes"], refusing
 
 
 def test_leaving_out_kinds_of_problem_is_refused_when_it_empties_the_test_set(

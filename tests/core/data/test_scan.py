@@ -40,6 +40,7 @@ from xlagui.core.data.scan import probe as scan_probe
 from xlagui.core.data.scan import walk as scan_walk
 from xlagui.core.protocol.task import Cancelled, TaskState
 from xlagui.present.scan import layout_description, summary_text
+from xlagui.present.scan_problems import problem_text
 
 
 def kinds(scan: DatasetScan) -> list[str]:
@@ -91,7 +92,7 @@ def test_split_layout_prefers_test_over_val_and_notes_the_other(tmp_path: Path) 
     scan = scan_dataset(tmp_path)
 
     assert scan.test_folder == "test"
-    assert "val/" in only(scan, "ignored_folder").message
+    assert "val/" in problem_text(only(scan, "ignored_folder"))
     assert not any(f.rel.startswith("val/") for f in scan.files)
 
 
@@ -258,7 +259,7 @@ def test_text_named_jpg_is_not_an_image(tmp_path: Path) -> None:
 
     problem = only(scan, "not_an_image")
     assert problem.severity == "warning"
-    assert "cats/fake.jpg" in problem.message
+    assert "cats/fake.jpg" in problem_text(problem)
     assert problem.paths == [str(tmp_path / "cats" / "fake.jpg")]
     assert "cats/fake.jpg" not in rels(scan)
     assert scan.ok  # one bad file is excluded, not a reason to refuse training
@@ -270,7 +271,7 @@ def test_zero_byte_jpg_is_reported_as_empty(tmp_path: Path) -> None:
 
     scan = scan_dataset(tmp_path)
 
-    assert "0 bytes" in only(scan, "not_an_image").message
+    assert "0 bytes" in problem_text(only(scan, "not_an_image"))
     assert "cats/empty.jpg" not in rels(scan)
 
 
@@ -303,7 +304,7 @@ def test_truncated_png_is_excluded(tmp_path: Path) -> None:
 
     scan = scan_dataset(tmp_path)
 
-    assert "dogs/cut.png" in only(scan, "truncated").message
+    assert "dogs/cut.png" in problem_text(only(scan, "truncated"))
     assert "dogs/cut.png" not in rels(scan)
 
 
@@ -472,7 +473,7 @@ def test_animated_gif_is_used_with_a_note(tmp_path: Path) -> None:
 
     wave = next(f for f in scan.files if f.rel == "cats/wave.gif")
     assert wave.frames == 3 and wave.format == "GIF"
-    assert "first frame" in only(scan, "animated").message
+    assert "first frame" in problem_text(only(scan, "animated"))
     assert scan.ok
 
 
@@ -493,7 +494,7 @@ def test_decompression_bomb_is_refused_without_decoding(
     scan = scan_dataset(tmp_path)
 
     problem = only(scan, "too_large")
-    assert "20000x20000" in problem.message and "cats/bomb.png" in problem.message
+    assert "20000x20000" in problem_text(problem) and "cats/bomb.png" in problem_text(problem)
     assert "cats/bomb.png" not in rels(scan)
     assert len(scan.files) == 10  # every other file was scanned without decoding, too
     assert Image.MAX_IMAGE_PIXELS == limit_before
@@ -522,7 +523,7 @@ def test_other_threads_keep_pillows_limit_while_a_scan_reads_headers(tmp_path: P
 
     scan = scan_dataset(tmp_path, state=TaskState(on_progress=on_progress))
 
-    assert "20000x20000" in only(scan, "too_large").message
+    assert "20000x20000" in problem_text(only(scan, "too_large"))
     assert seen and set(seen) == {"refused"}
 
 
@@ -532,7 +533,7 @@ def test_pixel_limit_is_configurable(tmp_path: Path) -> None:
 
     scan = scan_dataset(tmp_path, pixel_limit=899)
 
-    assert "dogs/big.jpg" in only(scan, "too_large").message
+    assert "dogs/big.jpg" in problem_text(only(scan, "too_large"))
     assert len(scan.files) == 10
 
 
@@ -555,7 +556,8 @@ def test_permission_denied_is_reported(tmp_path: Path, monkeypatch: pytest.Monke
     scan = scan_dataset(tmp_path)
 
     problem = only(scan, "unreadable")
-    assert "permission denied" in problem.message and "cats/locked.jpg" in problem.message
+    said = problem_text(problem)
+    assert "permission denied" in said and "cats/locked.jpg" in said
     assert "cats/locked.jpg" not in rels(scan) and len(scan.files) == 10
 
 
@@ -571,7 +573,7 @@ def test_file_without_read_permission_is_reported(tmp_path: Path) -> None:
     finally:
         locked.chmod(0o644)
 
-    assert "permission denied" in only(scan, "unreadable").message
+    assert "permission denied" in problem_text(only(scan, "unreadable"))
 
 
 def test_broken_symlink_is_reported(tmp_path: Path) -> None:
@@ -580,7 +582,7 @@ def test_broken_symlink_is_reported(tmp_path: Path) -> None:
 
     scan = scan_dataset(tmp_path)
 
-    assert "broken link" in only(scan, "unreadable").message
+    assert "broken link" in problem_text(only(scan, "unreadable"))
 
 
 def test_symlink_loops_do_not_hang(tmp_path: Path) -> None:
@@ -591,7 +593,7 @@ def test_symlink_loops_do_not_hang(tmp_path: Path) -> None:
 
     scan = scan_dataset(tmp_path)
 
-    loops = sorted(p.message.split(" ")[0] for p in scan.problems if p.kind == "symlink_loop")
+    loops = sorted(problem_text(p).split(" ")[0] for p in scan.problems if p.kind == "symlink_loop")
     assert loops == ["cats/again", "dogs/sub/up"]
     assert scan.counts()["train"]["cats"] + scan.counts()["test"]["cats"] == 5
 
@@ -623,7 +625,7 @@ def test_file_vanishing_between_listing_and_opening(
 
     scan = scan_dataset(tmp_path)
 
-    assert "cats/cats_0002.jpg" in only(scan, "vanished").message
+    assert "cats/cats_0002.jpg" in problem_text(only(scan, "vanished"))
     assert len(scan.files) == 9
 
 
@@ -643,7 +645,7 @@ def test_file_vanishing_before_it_is_hashed(
 
     scan = scan_dataset(tmp_path)
 
-    assert "cats/twin.jpg" in only(scan, "vanished").message
+    assert "cats/twin.jpg" in problem_text(only(scan, "vanished"))
     assert "cats/twin.jpg" not in rels(scan)
     assert "duplicate_in_class" not in kinds(scan)
 
@@ -663,7 +665,7 @@ def test_folder_vanishing_during_the_scan(tmp_path: Path, monkeypatch: pytest.Mo
 
     scan = scan_dataset(tmp_path)
 
-    assert "cats/sub/" in only(scan, "vanished").message
+    assert "cats/sub/" in problem_text(only(scan, "vanished"))
     assert len(scan.files) == 10
 
 
@@ -710,7 +712,7 @@ def test_train_and_test_with_different_class_names(tmp_path: Path) -> None:
 
     scan = scan_dataset(tmp_path)
 
-    mismatches = {p.severity: p.message for p in scan.problems if p.kind == "class_mismatch"}
+    mismatches = {p.severity: problem_text(p) for p in scan.problems if p.kind == "class_mismatch"}
     assert "wolves" in mismatches["error"]
     assert "dogs" in mismatches["warning"]
     assert not scan.ok
@@ -795,7 +797,7 @@ def test_same_image_in_two_classes_is_a_label_conflict(tmp_path: Path) -> None:
     scan = scan_dataset(tmp_path)
 
     problem = only(scan, "label_conflict")
-    assert "'cats' and 'dogs'" in problem.message
+    assert "'cats' and 'dogs'" in problem_text(problem)
     assert "leakage" not in kinds(scan) and "duplicate_in_class" not in kinds(scan)
 
 
@@ -806,7 +808,8 @@ def test_same_image_in_train_and_test_is_leakage(tmp_path: Path) -> None:
     scan = scan_dataset(tmp_path)
 
     problem = only(scan, "leakage")
-    assert "train/dogs/dogs_0002.jpg" in problem.message and "test/dogs/seen.jpg" in problem.message
+    said = problem_text(problem)
+    assert "train/dogs/dogs_0002.jpg" in said and "test/dogs/seen.jpg" in said
 
 
 def test_same_size_different_content_is_not_a_duplicate(tmp_path: Path) -> None:
@@ -828,7 +831,7 @@ def test_strong_imbalance_is_a_warning(tmp_path: Path) -> None:
     problem = only(scan_dataset(tmp_path), "imbalance")
 
     assert problem.severity == "warning"
-    assert "'many' has 13" in problem.message and "'few' only 4" in problem.message
+    assert "'many' has 13" in problem_text(problem) and "'few' only 4" in problem_text(problem)
 
 
 def test_threefold_is_not_yet_imbalance(tmp_path: Path) -> None:

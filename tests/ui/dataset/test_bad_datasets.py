@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QTreeWidgetItem
 from pytestqt.qtbot import QtBot
 
 from tests.helpers.corpus import CASES_BY_NAME
+from xlagui.present.scan_problems import problem_text
 from xlagui.ui.window.main_window import MainWindow
 
 SUBSET = [
@@ -63,7 +64,7 @@ def test_bad_dataset_in_the_window(qtbot: QtBot, window: MainWindow, tmp_path: P
     assert len(scan.files) == case.usable
     texts = "\n".join(shown_problems(window))
     for expected in case.problems:
-        message = next(p.message for p in scan.problems if p.kind == expected.kind)
+        message = next(problem_text(p) for p in scan.problems if p.kind == expected.kind)
         assert message in texts  # every problem is on screen, in the scan's words
         assert expected.severity.capitalize() in texts
     if not case.problems:

@@ -19,6 +19,7 @@ from tests.helpers.streams import FakeWorker
 from tests.ui.conftest import WindowFactory, fake_worker
 from xlagui.core.data.scan import DatasetScan, Problem
 from xlagui.present.levels import Level
+from xlagui.present.scan_problems import problem_text
 from xlagui.ui.dataset.problem_view import ProblemView
 from xlagui.ui.shared.theme import LEVEL_COLORS
 from xlagui.ui.window.main_window import MainWindow
@@ -79,10 +80,10 @@ def test_selecting_a_label_conflict_shows_both_images_with_full_paths(
     group = group_item(window, "same image in different classes (1)")
     item = item_at(group, 0)
     # The list is narrow: the whole message is on the item's tooltip...
-    assert problem.message in item.toolTip(0)
+    assert problem_text(problem) in item.toolTip(0)
     view = select(qtbot, window, item)
     # ...and in the view beside it, wrapped, with both files as images, side by side.
-    assert view.message.text() == problem.message and view.message.wordWrap()
+    assert view.message.text() == problem_text(problem) and view.message.wordWrap()
     assert "Warning: same image in different classes" in view.title.text()
     assert [c.file.path for c in view.cards] == sorted(problem.paths)
     for card in view.cards:
@@ -187,7 +188,7 @@ def test_a_path_in_the_list_shows_its_problem(
     entry = item_at(group_item(window, "duplicates within a class"), 0)
     assert entry.childCount() == 2  # the paths, one per line
     view = select(qtbot, window, item_at(entry, 1))
-    assert view.message.text() == problem.message
+    assert view.message.text() == problem_text(problem)
     assert len(view.cards) == 2
     assert "Would leave out 1 file: all copies but the first" in view.rule.text()
 
@@ -205,7 +206,7 @@ def test_a_whole_group_can_be_left_out(qtbot: QtBot, window: MainWindow, tmp_pat
     view = select(qtbot, window, group_item(window, "same image in different classes (5)"))
     # Every message in full, and one button for all of them.
     for p in scan.problems:
-        assert p.message in view.message.text()
+        assert problem_text(p) in view.message.text()
     assert view.cards == [] and "Select one of them" in view.other_paths.text()
     assert "Would leave out 10 files" in view.rule.text()
     click(qtbot, view.leave_out_button)
@@ -232,7 +233,7 @@ def test_a_problem_without_files_to_leave_out_says_so(
     make_split_dataset(root, {"many": 13, "few": 3}, {"many": 1, "few": 1})
     scan = load(qtbot, window, root)
     view = select(qtbot, window, item_at(group_item(window, "class imbalance"), 0))
-    assert view.message.text() == only(scan, "imbalance").message
+    assert view.message.text() == problem_text(only(scan, "imbalance"))
     assert not view.leave_out_button.isVisible() and view.cards == []
     assert "dataset as a whole" in view.other_paths.text()
 

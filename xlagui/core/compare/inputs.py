@@ -6,7 +6,7 @@ what the workflow (`workflow.run`) trains on:
 
 - `dataset_folder`: the folder given, or the demo set, drawn into the cache the first time;
 - `open_dataset`: its scan (headers only; a `ConfigError` when it is no dataset folder);
-- `trainable_problem`: why a scan cannot be trained on at all ("" when it can);
+- `trainable_problem`: why a scan cannot be trained on at all (its errors; none when it can);
 - `exclusions_of_kinds`: the files of some kinds of problem left out, refused when that would
   leave a class or the test set empty;
 - `left_out_problem` and `trained_scan`: the dataset less the files left out must still have
@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 from xlagui.core.data import demo
 from xlagui.core.data.exclusions import Exclusions, empty_after
-from xlagui.core.data.scan import DatasetError, DatasetScan, scan_dataset
+from xlagui.core.data.scan import DatasetError, DatasetScan, Problem, scan_dataset
 from xlagui.core.protocol.config import ConfigError, RunConfig, check_batch_fits
 from xlagui.core.protocol.identity import Split
 
@@ -54,9 +54,10 @@ def open_dataset(folder: Folder, *, holdout_percent: int, seed: int,
         raise ConfigError(str(exc)) from None
 
 
-def trainable_problem(scan: DatasetScan) -> str:
-    """Why `scan` cannot be trained on, its errors joined; "" when it can."""
-    return "" if scan.ok else "; ".join(p.message for p in scan.errors)
+def trainable_problem(scan: DatasetScan) -> list[Problem]:
+    """Why `scan` cannot be trained on: its errors (`xlagui.present.scan_problems` words them);
+    none when it can."""
+    return [] if scan.ok else list(scan.errors)
 
 
 def exclusions_of_kinds(scan: DatasetScan, kinds: Iterable[str]) -> Exclusions:

@@ -31,7 +31,7 @@ from xlagui.core.sweep.plan import Cell
 
 if TYPE_CHECKING:
     from xlagui.core.compare import ComparisonObserver
-    from xlagui.core.data.scan import DatasetScan
+    from xlagui.core.data.scan import DatasetScan, Problem
     from xlagui.core.protocol.spec import RunSpec
     from xlagui.core.results.report import ComparisonReport
 
@@ -135,6 +135,11 @@ class CellResult:
             raise ConfigError(f"a sweep cell could not be read: {exc!r} in {d!r}") from None
 
 
+def _kinds(problems: Sequence[Problem]) -> str:
+    """Problems said by their kinds alone (a job given no words for them)."""
+    return "; ".join(p.kind.replace("_", " ") for p in problems)
+
+
 @dataclass(frozen=True)
 class CellJob:
     """What every cell of a sweep shares besides its settings: the dataset folder (`demo`:
@@ -152,6 +157,9 @@ class CellJob:
     # The problems whose files the user left out (the Dataset tab's `Exclusions`), their paths
     # relative to the dataset folder (`Exclusions.portable`): no cell trains on those files.
     left_out: tuple[ProblemKey, ...] = ()
+    # How the scan's problems that refuse the dataset are said in a cell's reason: the front
+    # end's words (`xlagui.present.scan_problems.problems_text`); their kinds without one.
+    problem_words: Callable[[Sequence[Problem]], str] = _kinds
 
 
 # Scans a sweep's cells share (`run_cell(scans=...)`), by folder, held-out share and seed.
@@ -215,7 +223,7 @@ def _scan(job: CellJob, cell: Cell, scans: Scans) -> DatasetScan:
     scans[key] = scan
     why = trainable_problem(scan)
     if why:
-        raise ConfigError(f"the dataset cannot be trained on: {why}")
+        raise ConfigError(f"the dataset cannot be trained on: {job.problem_words(why)}")
     return scan
 
 

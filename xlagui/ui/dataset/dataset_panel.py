@@ -44,6 +44,7 @@ from xlagui.present.scan import (
     readiness,
     summary_text,
 )
+from xlagui.present.scan_problems import problem_text
 from xlagui.ui.dataset.image_preview import ImagePreview
 from xlagui.ui.dataset.problem_view import ProblemView
 from xlagui.ui.dataset.thumbnails import ThumbnailModel, ThumbnailView
@@ -340,7 +341,8 @@ class DatasetPanel(QWidget):
                 font.setItalic(gone)
                 child.setFont(0, font)
                 child.setForeground(0, _brush("#8a8f96" if gone else "#202124"))
-                child.setText(0, ("Left out: " if gone else "") + scan.problems[index].message)
+                said = problem_text(scan.problems[index])
+                child.setText(0, ("Left out: " if gone else "") + said)
             heading = str(top.data(0, HeadingRole) or top.text(0))
             top.setText(0, heading if not out else f"{heading[:-1]}, {out} left out)")
             top.setToolTip(0, f"{top.text(0)}\nSelect to see them all, and one of them to see "
@@ -406,11 +408,11 @@ class DatasetPanel(QWidget):
             top.setData(0, HeadingRole, top.text(0))
             top.setToolTip(0, "Select to see them all, and one of them to see its files")
             for p in group:
-                child = QTreeWidgetItem([p.message])
+                child = QTreeWidgetItem([problem_text(p)])
                 child.setData(0, ProblemRole, index[id(p)])
                 # The list is narrow: the whole message (and the paths) on hover, and in the
                 # view beside it when selected.
-                child.setToolTip(0, "\n".join([p.message, *p.paths[:20]]))
+                child.setToolTip(0, "\n".join([problem_text(p), *p.paths[:20]]))
                 for path in p.paths[:50]:
                     leaf = QTreeWidgetItem([path])
                     leaf.setForeground(0, _brush("#6b6f76"))

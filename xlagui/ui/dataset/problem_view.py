@@ -26,6 +26,7 @@ from xlagui.core.protocol.identity import Split
 from xlagui.present import format as fmt
 from xlagui.present.exclusions import leave_out_rule, left_out
 from xlagui.present.levels import level_of
+from xlagui.present.scan_problems import problem_text
 from xlagui.ui.dataset.thumbnails import decode_image
 from xlagui.ui.shared.tasks import BackgroundTask, TaskKeeper
 from xlagui.ui.shared.theme import LEVEL_COLORS
@@ -195,13 +196,13 @@ class ProblemView(QWidget):
         self._clear_cards()
         if len(problems) == 1:
             p = problems[0]
-            self.message.setText(p.message)
+            self.message.setText(problem_text(p))
             self.message.setStyleSheet(f"color: {LEVEL_COLORS[level_of(p.severity)]};")
             self._show_files(scan, p)
         else:
             shown = problems[:50]
             more = f"\n… and {len(problems) - len(shown)} more" if len(problems) > 50 else ""
-            self.message.setText("\n".join(f"• {p.message}" for p in shown) + more)
+            self.message.setText("\n".join(f"• {problem_text(p)}" for p in shown) + more)
             self.message.setStyleSheet("")
             self.cards_area.setVisible(False)
             self.other_paths.setText("Select one of them in the list to see its images.")

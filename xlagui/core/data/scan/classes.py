@@ -28,30 +28,16 @@ def check_classes(ctx: ScanContext, layout: FolderLayout, files: list[ImageFile]
     for split in (TRAIN, TEST) if layout.kind == "split" else (TRAIN,):
         for label, folder in classes[split].items():
             if not n_images(split, label):
-                ctx.problem(
-                    "empty_class",
-                    f"Class folder {ctx.rel(folder)}/ holds no usable images and is left out",
-                    [folder],
-                )
+                ctx.problem("empty_class", [folder], rel=ctx.rel(folder))
     class_names = sorted(label for label in classes[TRAIN] if n_images(TRAIN, label))
 
     if not files:
-        ctx.problem(
-            "no_images",
-            f"No usable images found in {ctx.root}: put them in one folder per class "
-            "(for example cats/ and dogs/), or in train/<class>/ and test/<class>/",
-            [ctx.root],
-        )
+        ctx.problem("no_images", [ctx.root], root=ctx.root)
         return class_names
     if layout.kind == "split" and test_dir is not None:
         _check_test_classes(ctx, layout.classes[TEST], test_dir, class_names, counts)
     if len(class_names) < 2:
-        found = f"only {class_names[0]!r}" if class_names else "none"
-        ctx.problem(
-            "too_few_classes",
-            f"At least 2 classes with images are needed to train a classifier; found {found}",
-            [ctx.root],
-        )
+        ctx.problem("too_few_classes", [ctx.root], classes=list(class_names))
     return class_names
 
 
@@ -66,13 +52,8 @@ def check_balance(ctx: ScanContext, files: list[ImageFile], class_names: list[st
     big = max(present, key=lambda k: (present[k], k))
     small = min(present, key=lambda k: (present[k], k))
     if present[big] > 3 * present[small]:
-        ctx.problem(
-            "imbalance",
-            f"Classes are strongly imbalanced: {big!r} has {present[big]} training images, "
-            f"{small!r} only {present[small]} (more than 3 times fewer); accuracy will favour "
-            f"{big!r}",
-            [],
-        )
+        ctx.problem("imbalance", [], big=big, big_count=present[big], small=small,
+                    small_count=present[small], ratio=3)
 
 
 def _check_test_classes(
@@ -90,25 +71,11 @@ def _check_test_classes(
         label for label in test_classes if counts[(TEST, label)] and label not in class_names
     )
     for label in extra:
-        ctx.problem(
-            "class_mismatch",
-            f"{test_name}/{label}/ has images but there is no {label!r} class to train on "
-            f"(class folders in {test_name}/ must match those in the training folder)",
-            [test_classes[label]],
-            severity=Severity.ERROR,
-        )
+        ctx.problem("class_mismatch", [test_classes[label]], said="class_mismatch.untrained",
+                    severity=Severity.ERROR, test=test_name, label=label)
     for label in class_names:
         if label not in test_classes:
-            ctx.problem(
-                "class_mismatch",
-                f"{test_name}/ has no {label}/ folder: class {label!r} is trained but "
-                "never tested",
-                [test_dir],
-                severity=Severity.WARNING,
-            )
+            ctx.problem("class_mismatch", [test_dir], said="class_mismatch.untested",
+                        severity=Severity.WARNING, test=test_name, label=label)
     if not any(counts[(TEST, label)] for label in class_names) and not extra:
-        ctx.problem(
-            "no_images",
-            f"The test folder {test_name}/ holds no usable images of the trained classes",
-            [test_dir],
-        )
+        ctx.problem("no_images", [test_dir], said="no_images.test", test=test_name)

@@ -4,8 +4,9 @@ limit, and the task state that takes progress and may ask the scan to stop."""
 from __future__ import annotations
 
 import os
+from typing import Any
 
-from xlagui.core.data.scan.model import PROBLEM_KINDS, Problem, printable
+from xlagui.core.data.scan.model import PROBLEM_KINDS, Problem
 from xlagui.core.protocol.identity import Severity
 from xlagui.core.protocol.task import Cancelled, TaskState
 
@@ -19,12 +20,12 @@ class ScanContext:
         self.state = state
         self.problems: list[Problem] = []
 
-    def problem(
-        self, kind: str, message: str, paths: list[str], severity: Severity | None = None
-    ) -> None:
-        # `paths` keep names exactly as on disk; the message is for people and any terminal.
-        message = printable(message)
-        self.problems.append(Problem(kind, severity or PROBLEM_KINDS[kind], message, paths))
+    def problem(self, kind: str, paths: list[str], *, said: str = "",
+                severity: Severity | None = None, **facts: Any) -> None:
+        """One more problem of `kind`, on `paths` (names exactly as on disk), said by its
+        sentence `said` ("": the kind's own) with `facts` (`xlagui.present.scan_problems`)."""
+        self.problems.append(
+            Problem(kind, severity or PROBLEM_KINDS[kind], paths, said or kind, dict(facts)))
 
     def check_stop(self) -> None:
         if self.state is not None and self.state.is_interruption_requested():
@@ -39,7 +40,8 @@ class ScanContext:
 
 
 def reason(exc: OSError) -> str:
-    """Why a file or folder could not be read, in a few words for a problem message."""
+    """Why a file or folder could not be read, as the system says it (a fact of a problem, and
+    of a `DatasetError`)."""
     if isinstance(exc, PermissionError):
         return "permission denied"
     return exc.strerror or str(exc) or type(exc).__name__

@@ -26,10 +26,10 @@ def find_identical(
         try:
             digests[f.path] = _digest(f.path)
         except FileNotFoundError:
-            ctx.problem("vanished", f"{f.rel} vanished during the scan", [f.path])
+            ctx.problem("vanished", [f.path], rel=f.rel)
             digests[f.path] = ""
         except OSError as exc:
-            ctx.problem("unreadable", f"{f.rel} cannot be read: {reason(exc)}", [f.path])
+            ctx.problem("unreadable", [f.path], rel=f.rel, reason=reason(exc))
             digests[f.path] = ""
         ctx.progress(0.9 + 0.1 * (i + 1) / total)
     return digests
@@ -48,25 +48,14 @@ def report_identical(ctx: ScanContext, files: list[ImageFile], digests: dict[str
             per_class[(f.split, f.label)].append(f)
         for same in per_class.values():
             if len(same) > 1:
-                ctx.problem(
-                    "duplicate_in_class",
-                    f"{_names(same)} are identical copies within class {same[0].label!r}",
-                    [f.path for f in same],
-                )
+                ctx.problem("duplicate_in_class", [f.path for f in same],
+                            files=[f.rel for f in same], label=same[0].label)
         labels = sorted({f.label for f in group})
         if len(labels) > 1:
-            ctx.problem(
-                "label_conflict",
-                f"The same image is labelled {' and '.join(map(repr, labels))}: {_names(group)}",
-                [f.path for f in group],
-            )
+            ctx.problem("label_conflict", [f.path for f in group], labels=labels,
+                        files=[f.rel for f in group])
         if len({f.split for f in group}) > 1:
-            ctx.problem(
-                "leakage",
-                f"The same image is in both training and test data, so the test accuracy "
-                f"flatters the model: {_names(group)}",
-                [f.path for f in group],
-            )
+            ctx.problem("leakage", [f.path for f in group], files=[f.rel for f in group])
 
 
 def _digest(path: str) -> str:
@@ -76,7 +65,3 @@ def _digest(path: str) -> str:
             h.update(chunk)
     return h.hexdigest()
 
-
-def _names(files: list[ImageFile], limit: int = 4) -> str:
-    shown = ", ".join(f.rel for f in files[:limit])
-    return shown if len(files) <= limit else f"{shown} and {len(files) - limit} more"

@@ -68,15 +68,20 @@ class ImageFile:
 
 @dataclass
 class Problem:
-    """Something about the dataset a person should know; an ERROR means training is refused."""
+    """Something about the dataset a person should know; an ERROR means training is refused.
+    The core says what it is, as data: its `kind`, which of the kind's sentences says it
+    (`said`: the kind's own, or `kind.variant`) and the `facts` that sentence names (the file
+    relative to the dataset, counts, class names); `xlagui.present.scan_problems` words it."""
 
     kind: str  # see PROBLEM_KINDS
     severity: Severity
-    message: str  # one line a person understands, naming the file(s)
     paths: list[str] = field(default_factory=list)
+    said: str = ""  # "" for the kind's own sentence
+    facts: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.severity = Severity(self.severity)  # a saved scan's string
+        self.said = self.said or self.kind
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)

@@ -70,16 +70,13 @@ def probe(ctx: ScanContext, cand: Candidate) -> tuple[ImageFile, bytes] | None:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | _O_BINARY)
     except FileNotFoundError:
         if os.path.islink(path):
-            ctx.problem(
-                "unreadable",
-                f"{rel} is a broken link (to {_readlink(path)}, which is missing)",
-                [path],
-            )
+            ctx.problem("unreadable", [path], said="unreadable.broken_link", rel=rel,
+                        target=_readlink(path))
         else:
-            ctx.problem("vanished", f"{rel} vanished during the scan", [path])
+            ctx.problem("vanished", [path], rel=rel)
         return None
     except OSError as exc:
-        ctx.problem("unreadable", f"{rel} cannot be read: {reason(exc)}", [path])
+        ctx.problem("unreadable", [path], rel=rel, reason=reason(exc))
         return None
     with os.fdopen(fd, "rb") as fh:
         try:
@@ -87,11 +84,11 @@ def probe(ctx: ScanContext, cand: Candidate) -> tuple[ImageFile, bytes] | None:
             if not stat.S_ISREG(st.st_mode):
                 return None  # replaced by a folder or a pipe since it was listed
             if st.st_size == 0:
-                ctx.problem("not_an_image", f"{rel} is empty (0 bytes)", [path])
+                ctx.problem("not_an_image", [path], said="not_an_image.empty", rel=rel)
                 return None
             return _probe_open(ctx, cand, fh, st.st_size)
         except OSError as exc:
-            ctx.problem("unreadable", f"{rel} cannot be read: {reason(exc)}", [path])
+            ctx.problem("unreadable", [path], rel=rel, reason=reason(exc))
             return None
 
 
@@ -105,31 +102,21 @@ def _probe_open(
         return None
     width, height, fmt, mode, frames, color = header
     if width * height > ctx.pixel_limit:
-        ctx.problem(
-            "too_large",
-            f"{rel} is refused: {width}x{height} is {width * height:,} pixels, more than the "
-            f"limit of {ctx.pixel_limit:,} (a possible decompression bomb)",
-            [path],
-        )
+        ctx.problem("too_large", [path], rel=rel, width=width, height=height,
+                    limit=ctx.pixel_limit)
         return None
     fh.seek(max(0, size - _TAIL_BYTES))
     tail = fh.read(_TAIL_BYTES)
     if fmt in ("JPEG", "MPO") and not _jpeg_is_complete(fh, tail):
-        ctx.problem("truncated", f"{rel} is truncated: its JPEG end marker is missing", [path])
+        ctx.problem("truncated", [path], said="truncated.jpeg", rel=rel)
         return None
     if fmt == "PNG" and not _png_is_complete(fh, size, tail):
-        ctx.problem("truncated", f"{rel} is truncated: its PNG end chunk is missing", [path])
+        ctx.problem("truncated", [path], said="truncated.png", rel=rel)
         return None
     if cand.ext in EXTENSION_FORMATS and fmt not in EXTENSION_FORMATS[cand.ext]:
-        ctx.problem(
-            "misnamed",
-            f"{rel} is a {fmt} image despite its {cand.ext} name; it is used as such",
-            [path],
-        )
+        ctx.problem("misnamed", [path], rel=rel, format=fmt, ext=cand.ext)
     if frames > 1:
-        ctx.problem(
-            "animated", f"{rel} is animated ({frames} frames); the first frame is used", [path]
-        )
+        ctx.problem("animated", [path], rel=rel, frames=frames)
     image = ImageFile(
         path=path,
         rel=rel,
@@ -155,19 +142,18 @@ def _pillow_header(
     try:
         im = open_header(fh)
     except Image.DecompressionBombError as exc:  # a plugin's own check (DCX, ICNS, …)
-        ctx.problem("too_large", f"{rel} is refused: {exc}", [path])
+        ctx.problem("too_large", [path], said="too_large.refused", rel=rel, said_by=str(exc))
         return None
     except Exception as exc:  # any failure to read a header means "unusable"
         fh.seek(0)
         head = fh.read(16)
         if head.startswith(_SIGNATURES):
-            ctx.problem(
-                "truncated", f"{rel} is cut short or damaged: its header cannot be read", [path]
-            )
+            ctx.problem("truncated", [path], said="truncated.header", rel=rel)
         elif isinstance(exc, UnidentifiedImageError):
-            ctx.problem("not_an_image", f"{rel} is not an image", [path])
+            ctx.problem("not_an_image", [path], rel=rel)
         else:
-            ctx.problem("not_an_image", f"{rel} is not a readable image: {exc}", [path])
+            ctx.problem("not_an_image", [path], said="not_an_image.unreadable", rel=rel,
+                        said_by=str(exc))
         return None
     with im:
         width, height = im.size
@@ -187,9 +173,7 @@ def _pillow_header(
                     and getattr(im, "is_animated", False)):
                 frames = int(getattr(im, "n_frames", 1))
         except Exception:  # counting frames reads past the header, which may be cut
-            ctx.problem(
-                "truncated", f"{rel} is cut short or damaged: its frames cannot be read", [path]
-            )
+            ctx.problem("truncated", [path], said="truncated.frames", rel=rel)
             return None
     return width, height, fmt, mode, frames, color
 

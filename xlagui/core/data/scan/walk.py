@@ -55,7 +55,7 @@ def find_layout(ctx: ScanContext, holdout_percent: int) -> FolderLayout:
     is not a readable folder."""
     top_dirs, top_files = list_root(ctx)
     for _name, path in top_files:
-        stray(ctx, path, "the dataset folder")
+        stray(ctx, path, "")
 
     train_dir = _pick(top_dirs, TRAIN_FOLDER_NAMES)
     test_dir = _pick(top_dirs, TEST_FOLDER_NAMES) if train_dir else None
@@ -65,24 +65,15 @@ def find_layout(ctx: ScanContext, holdout_percent: int) -> FolderLayout:
         return FolderLayout("auto-split", None, None, classes)
     for path in sorted(top_dirs.values()):
         if path not in (train_dir, test_dir):
-            ctx.problem(
-                "ignored_folder",
-                f"Folder {ctx.rel(path)}/ is ignored: only "
-                f"{os.path.basename(train_dir)}/"
-                + (f" and {os.path.basename(test_dir)}/" if test_dir else "")
-                + " are read next to each other",
-                [path],
-            )
+            ctx.problem("ignored_folder", [path], rel=ctx.rel(path),
+                        train=os.path.basename(train_dir),
+                        test=os.path.basename(test_dir) if test_dir else "")
     classes[TRAIN] = class_folders(ctx, train_dir)
     if test_dir is not None:
         classes[TEST] = class_folders(ctx, test_dir)
     else:
-        ctx.problem(
-            "no_test_folder",
-            f"{ctx.rel(train_dir)}/ has no test/ (or val/, validation/) folder next to "
-            f"it, so {holdout_percent}% of each class is held out for testing instead",
-            [train_dir],
-        )
+        ctx.problem("no_test_folder", [train_dir], rel=ctx.rel(train_dir),
+                    holdout_percent=holdout_percent)
     return FolderLayout(
         "split" if test_dir is not None else "auto-split", train_dir, test_dir, classes
     )
@@ -133,13 +124,10 @@ def list_dir(
         if strict:
             raise
         if isinstance(exc, FileNotFoundError | NotADirectoryError):
-            ctx.problem("vanished", f"Folder {ctx.rel(path)}/ vanished during the scan", [path])
+            ctx.problem("vanished", [path], said="vanished.folder", rel=ctx.rel(path))
         else:
-            ctx.problem(
-                "unreadable",
-                f"Folder {ctx.rel(path)}/ cannot be read: {reason(exc)}",
-                [path],
-            )
+            ctx.problem("unreadable", [path], said="unreadable.folder", rel=ctx.rel(path),
+                        reason=reason(exc))
         return dirs, files
     for entry in entries:
         ctx.check_stop()
@@ -169,19 +157,16 @@ def list_dir(
 def class_folders(ctx: ScanContext, split_dir: str) -> dict[str, str]:
     dirs, files = list_dir(ctx, split_dir, all_files=True)
     for _name, path in files:
-        stray(ctx, path, f"{ctx.rel(split_dir)}/")
+        stray(ctx, path, ctx.rel(split_dir))
     return dict(dirs)
 
 
-def stray(ctx: ScanContext, path: str, where: str) -> None:
+def stray(ctx: ScanContext, path: str, folder: str) -> None:
+    """A file directly in `folder` (relative to the dataset; "" for the dataset's own), where
+    files belong to no class."""
     if os.path.splitext(path)[1].lower() in NON_IMAGE_EXTENSIONS:
         return  # a README or a labels file next to the data is normal, not a problem
-    ctx.problem(
-        "stray_file",
-        f"{ctx.rel(path)} is ignored: files directly in {where} belong to no class "
-        "(put each image in a folder named after its class)",
-        [path],
-    )
+    ctx.problem("stray_file", [path], rel=ctx.rel(path), folder=folder)
 
 
 def walk_class(ctx: ScanContext, folder: str, split: str, label: str) -> list[Candidate]:
@@ -213,19 +198,12 @@ def walk_class(ctx: ScanContext, folder: str, split: str, label: str) -> list[Ca
             except FileNotFoundError:
                 continue  # gone already; nothing in it to report
             except OSError as exc:  # a path longer than the system allows, for one
-                ctx.problem(
-                    "unreadable",
-                    f"Folder {prefix}{name}/ cannot be read: {reason(exc)}",
-                    [sub],
-                )
+                ctx.problem("unreadable", [sub], said="unreadable.folder", rel=f"{prefix}{name}",
+                            reason=reason(exc))
                 continue
             key = (st.st_dev, st.st_ino)
             if key in above:
-                ctx.problem(
-                    "symlink_loop",
-                    f"{prefix}{name} links back to a folder it is inside; not followed",
-                    [sub],
-                )
+                ctx.problem("symlink_loop", [sub], rel=f"{prefix}{name}")
                 continue
             stack.append((sub, f"{prefix}{name}/", above | {key}))
     return found
