@@ -4,7 +4,7 @@ failed or reran, worded with every cell's."""
 from __future__ import annotations
 
 from xlagui.core.sweep.cell import CellFailure, CellResult, CellStatus
-from xlagui.core.sweep.cluster import NO_NODE, RayConnectError
+from xlagui.core.sweep.cluster import RayConnectError
 from xlagui.present.sweep import reason_words
 from xlagui.present.sweep_cluster import ray_connect_text, ray_missing_text
 
@@ -24,6 +24,10 @@ def test_the_cluster_s_failures_read_as_every_cell_s() -> None:
                       lost_nodes=["n1", "n2"])
     assert reason_words(lost) == ("its node was lost every time it ran: NodeDiedError on n1; "
                                   "NodeDiedError on n2")
-    nodeless = CellResult(key="b16", status=CellStatus.FAILED, failure=CellFailure.MACHINE,
-                          reason=NO_NODE)
-    assert reason_words(nodeless) == f"the host could not take it: {NO_NODE}"
+    nodeless = CellResult(key="b16", status=CellStatus.FAILED, failure=CellFailure.NO_NODE)
+    assert reason_words(nodeless) == "the host could not take it: no node of the cluster has CPUs"
+    # Ray's memory monitor, as it was said when the sentence was core's.
+    starved = CellResult(key="b16", status=CellStatus.FAILED,
+                         failure=CellFailure.NODE_OUT_OF_MEMORY)
+    assert reason_words(starved) == ("a worker failed: Ray's memory monitor ended the cell's "
+                                     "task: its node ran out of memory")

@@ -39,6 +39,9 @@ FAILURE_WORDS = {
     CellFailure.NO_RATIO: "no ratio was measured",
     CellFailure.CRASH: "it crashed",
     CellFailure.NODE_LOST: "its node was lost every time it ran",
+    CellFailure.NO_NODE: "the host could not take it: no node of the cluster has CPUs",
+    CellFailure.NODE_OUT_OF_MEMORY: "a worker failed: Ray's memory monitor ended the cell's "
+    "task: its node ran out of memory",
 }
 
 

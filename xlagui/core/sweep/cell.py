@@ -56,6 +56,8 @@ class CellFailure(StrEnum):
     NO_RATIO = "no ratio"  # measured, but no arm has a ratio (how the measurement stopped)
     CRASH = "crash"  # something unforeseen (the exception's type and message)
     NODE_LOST = "node lost"  # a cluster lost its node every time it was tried
+    NO_NODE = "no node"  # no node of the cluster has CPUs to run it on
+    NODE_OUT_OF_MEMORY = "node out of memory"  # Ray's memory monitor ended its task
 
 
 @dataclass

@@ -83,7 +83,8 @@ def kept(result: CellResult) -> bool:
     would fail again (its settings, its worker); not one stopped while it ran, nor one whose
     machine was not there (the host unreachable, the cluster's node lost): it may be now."""
     if result.status == CellStatus.FAILED:
-        return result.failure not in (CellFailure.MACHINE, CellFailure.NODE_LOST)
+        return result.failure not in (CellFailure.MACHINE, CellFailure.NODE_LOST,
+                                      CellFailure.NO_NODE)
     return result.status == CellStatus.DONE
 
 

@@ -11,7 +11,6 @@ from xlagui.core.protocol.config import RunConfig
 from xlagui.core.protocol.task import TaskState
 from xlagui.core.sweep.cell import CellFailure, CellResult, CellStatus
 from xlagui.core.sweep.cluster.dispatch import (
-    NO_NODE,
     DispatchOptions,
     Node,
     NodeLost,
@@ -133,7 +132,7 @@ def test_a_cell_that_loses_every_node_fails_with_the_lost_nodes() -> None:
 def test_cells_fail_when_no_node_ever_appears() -> None:
     _, done = _run(_cells(2), FakeCluster([]))
     assert [(r.status, r.failure, r.reason) for r in done] == [
-        (CellStatus.FAILED, CellFailure.MACHINE, NO_NODE)] * 2
+        (CellStatus.FAILED, CellFailure.NO_NODE, "")] * 2
 
 
 def test_a_stop_cancels_the_running_cells_and_starts_no_other() -> None:

@@ -10,14 +10,13 @@ node. Ray itself is imported only when a sweep runs on a cluster.
 from __future__ import annotations
 
 from xlagui.core.sweep.cluster.available import RayMissing, import_ray
-from xlagui.core.sweep.cluster.dispatch import NO_NODE, DispatchOptions
+from xlagui.core.sweep.cluster.dispatch import DispatchOptions
 from xlagui.core.sweep.cluster.executor import (
-    OUT_OF_MEMORY,
     RayConnectError,
     RayExecutor,
     RayOptions,
     RayRefusal,
 )
 
-__all__ = ["NO_NODE", "OUT_OF_MEMORY", "DispatchOptions", "RayConnectError",
+__all__ = ["DispatchOptions", "RayConnectError",
            "RayExecutor", "RayMissing", "RayOptions", "RayRefusal", "import_ray"]

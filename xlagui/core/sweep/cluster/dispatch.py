@@ -23,9 +23,6 @@ from xlagui.core.protocol.task import TaskState
 from xlagui.core.sweep.cell import CellFailure, CellResult, CellStatus
 from xlagui.core.sweep.plan import Cell
 
-# The facts of a cell that found no node (`CellFailure.MACHINE`: resume tries it again).
-NO_NODE = "no node of the cluster has CPUs"
-
 
 @dataclass(frozen=True)
 class Node:
@@ -110,7 +107,7 @@ def dispatch(cells: Sequence[Cell], cluster: Cluster, state: TaskState,
             nodeless_since = nodeless_since or time.monotonic()
             if time.monotonic() - nodeless_since >= opts.no_node_seconds:
                 for p in run.queue:
-                    on_done(_failed(p, CellFailure.MACHINE, NO_NODE))
+                    on_done(_failed(p, CellFailure.NO_NODE, ""))
                 return
             state.wait_interruption(opts.poll_seconds)
             continue

@@ -37,8 +37,6 @@ _PROBE_SECONDS = 10.0  # a head's port that does not answer within this is out o
 # What Ray raises from `ray.get` when the cell's node or its worker went away: rerun elsewhere.
 _LOST = ("NodeDiedError", "WorkerCrashedError", "TaskUnschedulableError", "ObjectLostError",
          "OwnerDiedError", "LocalRayletDiedError", "ActorUnschedulableError")
-# The facts of a cell whose task Ray's memory monitor ended (`CellFailure.WORKER`).
-OUT_OF_MEMORY = "Ray's memory monitor ended the cell's task: its node ran out of memory"
 
 
 class RayRefusal(StrEnum):
@@ -207,8 +205,8 @@ def _raised(key: str, exc: Exception) -> CellResult:
     if "TaskCancelledError" in kinds:
         return CellResult(key=key, status=CellStatus.INTERRUPTED)
     if "OutOfMemoryError" in kinds:
-        return CellResult(key=key, status=CellStatus.FAILED, failure=CellFailure.WORKER,
-                          reason=OUT_OF_MEMORY)
+        return CellResult(key=key, status=CellStatus.FAILED,
+                          failure=CellFailure.NODE_OUT_OF_MEMORY)
     # A task that raised (run_cell never does for a cell: a bug, or the node could not import
     # what the task needs): Ray's wrapper names the task; what the row says is the cause.
     cause = getattr(exc, "cause", None)
