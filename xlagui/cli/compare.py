@@ -32,6 +32,7 @@ from xlagui.core.protocol.config import (
 )
 from xlagui.core.protocol.identity import Role, RunStatus, Severity
 from xlagui.core.protocol.task import Cancelled, TaskState
+from xlagui.present.csv_notes import note_words
 from xlagui.present.markdown import ATTRIBUTION_ROWS, folder_markdown, summary_markdown
 from xlagui.present.scan_problems import problem_text
 from xlagui.present.verdicts import recommendation_sentence
@@ -69,6 +70,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         target=target,
         summary_text=summary_markdown,
         report_text=folder_markdown,
+        csv_notes=note_words,
         wait_quiet_seconds=args.wait_quiet,
         history=paths.history_dir(),
     )

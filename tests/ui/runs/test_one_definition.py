@@ -3,6 +3,9 @@ the PNG, the Markdown and the CLI say each comparison row in the same words."""
 
 from __future__ import annotations
 
+import csv as pycsv
+import io
+
 from PySide6.QtWidgets import QLabel
 from pytestqt.qtbot import QtBot
 from rich.console import Console
@@ -149,9 +152,10 @@ def test_a_busy_machine_is_said_in_the_same_words_everywhere(qtbot: QtBot) -> No
     assert block["interference"]["other_share"] == 0.45 and block["interference"]["disturbed"]
     again = ComparisonReport.from_dict(saved)
     assert load_lines(again.recompute()) == lines  # replayed: the same words
-    from xlagui.core.results.export import summary_rows
+    from xlagui.core.results.export import to_csv
+    from xlagui.present.csv_notes import note_words
 
-    csv = {r["metric"]: r for r in summary_rows(report)}
+    csv = {r["metric"]: r for r in pycsv.DictReader(io.StringIO(to_csv(report, note_words)))}
     assert csv["disturbed_rounds"]["value"] == "8" and "of 8 rounds" in csv[
         "disturbed_rounds"]["note"]
     assert "spinner (pid 4242)" in csv["busy_machine"]["note"]

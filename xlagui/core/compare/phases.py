@@ -48,6 +48,7 @@ from xlagui.core.worker import tensorboard as tboard
 
 if TYPE_CHECKING:
     from xlagui.core.data.scan import DatasetScan
+    from xlagui.core.results.export import NoteWords
 
 RunWorker = Callable[[RunSpec, TaskState, Callable[[Event], None]], RunResult]
 # The command line that starts a worker for a spec (tests: a fake worker); None: the real one.
@@ -101,6 +102,7 @@ def run_measurement(
     clock: Callable[[], float] = time.monotonic,
     transport: Transport = LOCAL,
     history: Path | None = None,
+    notes: NoteWords | None = None,
 ) -> ComparisonReport:
     """The interleaved speed measurement of `report.measure_runs` (baseline first), every
     worker started through `transport` (this computer, or one SSH host for all of them), then
@@ -113,10 +115,7 @@ def run_measurement(
     check_writable(out_dir)
     measure_limits(report, transport, state)
     entries = report.measure_runs
-    for e in entries:
-        e.status, e.events = RunStatus.RUNNING, []
-    report.measurement = MeasurementRecord()
-    by_id = {e.run_id: e for e in entries}
+    by_id = _started(report)
 
     def relay(spec: RunSpec, event: Event) -> None:
         entry = by_id[spec.run_id]
@@ -147,8 +146,17 @@ def run_measurement(
     if history is not None and outcome.stopped_by in (StopReason.TARGET, StopReason.BUDGET):
         report.earlier = earlier_estimates(report, history, own=out_dir)
         report.recompute()
-    save_or_raise(report, out_dir)
+    save_or_raise(report, out_dir, notes)
     return report
+
+
+def _started(report: ComparisonReport) -> dict[str, RunEntry]:
+    """The measuring runs marked running, with no events yet and a fresh measurement record;
+    by run id."""
+    for e in report.measure_runs:
+        e.status, e.events = RunStatus.RUNNING, []
+    report.measurement = MeasurementRecord()
+    return {e.run_id: e for e in report.measure_runs}
 
 
 def _record_outcome(report: ComparisonReport, outcome: MeasureOutcome, state: TaskState) -> None:
@@ -234,6 +242,7 @@ def inspect_after_measurement(
     worker: RunWorker | None = None,
     transport: Transport = LOCAL,
     command_for: CommandLineFor | None = None,
+    notes: NoteWords | None = None,
 ) -> None:
     """"What XLA did" for a comparison whose measuring workers dumped nothing: the untimed
     inspection compile (`run_inspection`) after the measurement. It costs one compile per XLA
@@ -244,7 +253,7 @@ def inspect_after_measurement(
     run_inspection(report, _samples(report, scan), out_dir, state, worker=worker,
                    transport=transport, command_for=command_for)
     report.recompute()
-    save_or_raise(report, out_dir)
+    save_or_raise(report, out_dir, notes)
 
 
 def run_comparison(
@@ -260,6 +269,7 @@ def run_comparison(
     worker: RunWorker | None = None,
     transport: Transport = LOCAL,
     tensorboard_text: Callable[[ComparisonReport], str] | None = None,
+    notes: NoteWords | None = None,
 ) -> ComparisonReport:
     """Run every queued training run of `report` in order (or only the variants in `only`),
     every worker started through `transport` (this computer, or the SSH host the measurement
@@ -291,12 +301,12 @@ def run_comparison(
         spec = spec_for(entry, report, samples, out_dir)
         _train(entry, spec, state, runner, on_event, on_run_start)
         report.recompute()
-        save(report, out_dir, save_errors)
+        save(report, out_dir, save_errors, notes)
         if on_run_done is not None:
             on_run_done(entry)
     report.recompute()
     _write_summary_text(report, out_dir, state, tensorboard_text, transport)
-    save_or_raise(report, out_dir)
+    save_or_raise(report, out_dir, notes)
     return report
 
 

@@ -72,19 +72,22 @@ def check_writable(out_dir: Path) -> None:
         ) from exc
 
 
-def save(report: ComparisonReport, out_dir: Path, errors: list[str]) -> None:
-    """Write the comparison's files; a failure is appended to `errors`, not raised."""
+def save(report: ComparisonReport, out_dir: Path, errors: list[str],
+         notes: export.NoteWords | None = None) -> None:
+    """Write the comparison's files (the CSV's notes worded by `notes`); a failure is appended
+    to `errors`, not raised."""
     try:
-        export.write_all(report, out_dir)
+        export.write_all(report, out_dir, notes)
     except OSError as exc:
         # Keep training: the runs are in memory and the next save may succeed.
         errors.append(f"could not save the comparison to {out_dir}: {exc.strerror or exc}")
 
 
-def save_or_raise(report: ComparisonReport, out_dir: Path) -> None:
+def save_or_raise(report: ComparisonReport, out_dir: Path,
+                  notes: export.NoteWords | None = None) -> None:
     """Write the comparison's files; `SaveError` when they could not be written."""
     errors: list[str] = []
-    save(report, out_dir, errors)
+    save(report, out_dir, errors, notes)
     if errors:
         raise SaveError(errors[-1])
 

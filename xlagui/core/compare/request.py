@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from xlagui.core.protocol.interference import Preflight
     from xlagui.core.protocol.record import RunEntry
     from xlagui.core.protocol.spec import RunSpec
+    from xlagui.core.results.export import NoteWords
     from xlagui.core.results.report import ComparisonReport
 
 
@@ -72,6 +73,9 @@ class ComparisonRequest:
     # the runs' files: `xlagui.present.markdown.folder_markdown`), which the workflow writes to
     # `comparison.md` beside the JSON and the CSV, whoever asked; None: no Markdown.
     report_text: Callable[[ComparisonReport, Path], str] | None = None
+    # What the CSV's summary rows say of their figures, in the front end's words
+    # (`xlagui.present.csv_notes.note_words`); None: each note's code.
+    csv_notes: NoteWords | None = None
     inspect: bool = True
     worker: RunWorker | None = None
     worker_command: Callable[[RunSpec], Sequence[str] | None] | None = None

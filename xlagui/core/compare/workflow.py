@@ -147,6 +147,7 @@ def _run_phases(
         phases.inspect_after_measurement(
             report, request.scan, request.out_dir, state,
             transport=transport, command_for=request.worker_command,
+            notes=request.csv_notes,
         )
     if report.runs:
         if not stopped():  # after a stop this only records the runs as not run
@@ -163,6 +164,7 @@ def _run_phases(
             worker=request.worker,
             transport=transport,
             tensorboard_text=request.summary_text,
+            notes=request.csv_notes,
         )
 
 
@@ -240,6 +242,7 @@ def _measure(
             command_for=request.worker_command,
             transport=transport,
             history=request.history,
+            notes=request.csv_notes,
         )
     finally:
         for entry in report.measure_runs:

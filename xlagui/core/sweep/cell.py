@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from xlagui.core.compare import ComparisonObserver
     from xlagui.core.data.scan import DatasetScan, Problem
     from xlagui.core.protocol.spec import RunSpec
+    from xlagui.core.results.export import NoteWords
     from xlagui.core.results.report import ComparisonReport
 
 CELLS = "cells"  # the sweep folder's subfolder holding one comparison folder per cell
@@ -162,6 +163,8 @@ class CellJob:
     # How the scan's problems that refuse the dataset are said in a cell's reason: the front
     # end's words (`xlagui.present.scan_problems.problems_text`); their kinds without one.
     problem_words: Callable[[Sequence[Problem]], str] = _kinds
+    # What each cell's CSV says of its figures (`ComparisonRequest.csv_notes`).
+    csv_notes: NoteWords | None = None
 
 
 # Scans a sweep's cells share (`run_cell(scans=...)`), by folder, held-out share and seed.
@@ -206,7 +209,7 @@ def _measured(cell: Cell, job: CellJob, out: Path, state: TaskState,
     target = None if cell.host is None else replace(job.reach, host=cell.host)
     request = ComparisonRequest(scan=scan, config=cell.config, out_dir=out, demo=job.demo,
                                 exclusions=exclusions, target=target, inspect=False,
-                                worker_command=job.worker_command)
+                                worker_command=job.worker_command, csv_notes=job.csv_notes)
     report = run(request, observer, state)
     result.environment = dict(report.environment)
     if state.is_interruption_requested():

@@ -21,6 +21,7 @@ from xlagui.core.compare.inputs import left_out_problem
 from xlagui.core.protocol.events import ErrorEvent, Event
 from xlagui.core.protocol.identity import Role, RunStatus
 from xlagui.core.protocol.interference import Preflight
+from xlagui.present.csv_notes import note_words
 from xlagui.present.errors import error_hint
 from xlagui.present.levels import Level
 from xlagui.present.machine_load import preflight_words
@@ -253,7 +254,7 @@ class ComparisonController(QObject):
             only=frozenset(only) if only is not None else None,
             model_check=self._settings.model_panel.check_for_run(),
             target=target if remote else None, host_info=host_info if remote else None,
-            summary_text=summary_markdown, report_text=folder_markdown,
+            summary_text=summary_markdown, report_text=folder_markdown, csv_notes=note_words,
             worker=self.worker,
             worker_command=self.measure_command,
             history=self.history_root or paths.history_dir())
@@ -451,7 +452,8 @@ class ComparisonController(QObject):
         try:
             why = why_of(report, self.report_folder)
             written = export.export_report(
-                report, folder, lambda r, path: render_report_png(r, path, why), stem)
+                report, folder, lambda r, path: render_report_png(r, path, why), stem,
+                words=note_words)
         except OSError as exc:
             reason = exc.strerror or str(exc)
             log.warning("export to %s failed: %s", folder, reason)
