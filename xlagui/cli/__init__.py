@@ -65,7 +65,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConfigError as exc:
         from rich.markup import escape  # a message's brackets are text ("xlagui[ray]")
 
-        _console(stderr=True).print(f"[red]error:[/red] {escape(str(exc))}", soft_wrap=True)
+        from xlagui.present.model_files import refusal_text
+
+        _console(stderr=True).print(f"[red]error:[/red] {escape(refusal_text(exc))}",
+                                    soft_wrap=True)
         return EXIT_USAGE
     except MachineError as exc:
         from xlagui.present.hosts import error_text

@@ -40,6 +40,7 @@ from xlagui.present.format import ARM_COLUMNS, arm_table, comparison_rows
 from xlagui.present.intervals import block_words, pairs_noun
 from xlagui.present.limits import efficiency_rows, limit_verdict
 from xlagui.present.machine_load import is_busy, load_lines
+from xlagui.present.model_files import error_text
 from xlagui.present.notes import comparison_notes
 from xlagui.present.report import RUN_COLUMNS, run_name, run_rows, stopped_words
 from xlagui.present.sweep import arm_figure, cell_title, eta_words, reason_words
@@ -136,7 +137,7 @@ class RichProgress(_LiveDisplay):
         elif isinstance(event, CancelledEvent):
             self.progress.update(task, status="[yellow]cancelled[/yellow]")
         elif isinstance(event, ErrorEvent):
-            self.progress.update(task, status=f"[red]failed: {event.message[:60]}[/red]")
+            self.progress.update(task, status=f"[red]failed: {error_text(event)[:60]}[/red]")
 
     def _log_line(self, entry: RunEntry, event: Event) -> str:
         label = run_label(entry)
@@ -199,7 +200,7 @@ class MeasureProgress(_LiveDisplay):
                 f" s, then {min(event.warm_step_seconds):.2f} s per step)"
             )
         elif isinstance(event, ErrorEvent):
-            self.console.print(f"[red]{label} failed:[/red] {event.message}", soft_wrap=True)
+            self.console.print(f"[red]{label} failed:[/red] {error_text(event)}", soft_wrap=True)
             if hint := error_hint(event):
                 self.console.print(f"  {hint}", soft_wrap=True)
 

@@ -106,11 +106,9 @@ def _job(args: argparse.Namespace, console: Console) -> CellJob:
     out = (args.out or Path.cwd() / f"xlagui-sweep-{_dt.datetime.now():%Y%m%d-%H%M%S}").resolve()
     if out.is_relative_to(Path(dataset).resolve()):
         raise ConfigError("the sweep folder must not be inside the dataset folder")
-    from xlagui.present.csv_notes import note_words
-    from xlagui.present.scan_problems import problems_text
+    from xlagui.present.sweep import CELL_WORDS
 
-    return CellJob(dataset=dataset, folder=out, demo=demo, reach=reach(args),
-                   problem_words=problems_text, csv_notes=note_words)
+    return CellJob(dataset=dataset, folder=out, demo=demo, reach=reach(args), words=CELL_WORDS)
 
 
 def _ended(args: argparse.Namespace, result: SweepResult, folder: Path, console: Console

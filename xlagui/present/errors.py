@@ -78,6 +78,9 @@ HINTS: dict[Failure, Callable[[Facts], str]] = {
         "run the comparison again."
     ),
     Failure.PROTOCOL_MISMATCH: lambda _: "The worker and the app do not speak the same protocol.",
+    # Its line names the file, the line and the fix (`present/model_files.py`).
+    Failure.MODEL_FILE: lambda _: "Fix the model file as its line says, or choose a built-in "
+    "model.",
     Failure.NOT_AN_EVENT: lambda _: (
         "The worker's events did not decode; events.jsonl has what came before, the run's log "
         "the rest. Reinstall xlagui if the worker comes from another release."

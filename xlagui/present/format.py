@@ -26,6 +26,7 @@ from xlagui.present.intervals import (
     speed_words,
     step_interval,
 )
+from xlagui.present.model_files import error_text
 from xlagui.present.problems import arm_problems, comparison_problems
 
 if TYPE_CHECKING:
@@ -423,8 +424,8 @@ def arm_status(a: ArmResult, entry: RunEntry | None) -> str:
     its measuring worker (`entry`) ended in an error."""
     if entry is not None and entry.status == RunStatus.ERROR:
         error = entry.error
-        return "failed: " + (error.message if error is not None and error.message
-                             else "its worker ended in an error")
+        said = error_text(error) if error is not None else ""
+        return "failed: " + (said or "its worker ended in an error")
     if not a.valid:
         return "NOT VALID: " + "; ".join(arm_problems(a.problems))
     return "engaged"

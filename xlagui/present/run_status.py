@@ -14,6 +14,7 @@ from xlagui.present import format as fmt
 from xlagui.present.chips import LIVE_STATES as LIVE_STATES
 from xlagui.present.chips import ChipState as ChipState
 from xlagui.present.errors import error_hint
+from xlagui.present.model_files import error_text
 from xlagui.present.traces import RunTrace
 
 # Shown from the moment a speed-only comparison is planned: true before its warm-up too.
@@ -163,8 +164,8 @@ def training_words(trace: RunTrace, *, runs_planned: int, epochs_planned: int,
         return StatusWords(ChipState.CANCELLED, "Cancelled", eta="",
                            detail=run + f"stopped {when}{forced}")
     if isinstance(term, ErrorEvent):
-        return StatusWords(ChipState.ERROR, "Failed", detail=run + term.message,
-                           detail_tip=f"{term.message}\n{error_hint(term)}".strip(), eta="")
+        return StatusWords(ChipState.ERROR, "Failed", detail=run + error_text(term),
+                           detail_tip=f"{error_text(term)}\n{error_hint(term)}".strip(), eta="")
     if stopping or trace.started is None:
         return None
     if trace.first_batch_t is None:
@@ -199,8 +200,8 @@ def measuring_words(trace: RunTrace, *, uses_xla: bool, others: str,
                            detail=f"{why} after {block_words}{forced}; "
                                   f"{'it is' if blocks == 1 else 'they are'} kept")
     if isinstance(term, ErrorEvent):
-        return StatusWords(ChipState.ERROR, "Failed", detail=term.message,
-                           detail_tip=f"{term.message}\n{error_hint(term)}".strip())
+        return StatusWords(ChipState.ERROR, "Failed", detail=error_text(term),
+                           detail_tip=f"{error_text(term)}\n{error_hint(term)}".strip())
     if stopping:
         return None
     if trace.warmup is None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xlagui.core.protocol.settings import SETTING
-from xlagui.core.sweep.cell import CellFailure, CellResult, CellStatus
+from xlagui.core.sweep.cell import CellFailure, CellResult, CellStatus, CellWords
 from xlagui.core.sweep.flips import UNCLAIMED, Line, Verdict, lines, single
 from xlagui.core.sweep.plan import (
     ARMS,
@@ -22,8 +22,15 @@ from xlagui.core.sweep.plan import (
     SweepPlan,
 )
 from xlagui.core.sweep.result import SweepResult
+from xlagui.present.csv_notes import note_words
 from xlagui.present.format import DASH, duration
 from xlagui.present.machine_load import BUSY_MARK
+from xlagui.present.model_files import error_text, refusal_text
+from xlagui.present.scan_problems import problems_text
+
+# Every front end's words for what a cell's core returns as data (`CellJob.words`).
+CELL_WORDS = CellWords(problems=problems_text, refusal=refusal_text, error=error_text,
+                       csv_notes=note_words)
 
 VERDICT_WORDS = {Verdict.FASTER: "faster", Verdict.SLOWER: "slower", Verdict.TIES: "ties",
                  Verdict.UNKNOWN: "not measured", Verdict.BUSY: "measured on a busy machine"}

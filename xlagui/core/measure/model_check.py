@@ -56,7 +56,8 @@ def check_models(
         )
     for event in ran.events:
         if isinstance(event, ErrorEvent) and event is not ran.died:
-            raise ModelRefused(event.message + (f" ({event.hint})" if event.hint else ""))
+            raise ModelRefused(event.message + (f" ({event.hint})" if event.hint else ""),
+                               event)
     if len(answers) == len(specs):
         return answers
     tail = ran.tail.strip().splitlines()[-5:]

@@ -33,6 +33,7 @@ from xlagui.core.protocol.events import (
     ProtocolError,
     write_event,
 )
+from xlagui.core.protocol.failures import Failure
 from xlagui.core.protocol.jsoncodec import decode, plain
 from xlagui.core.protocol.precision import Precision
 
@@ -44,7 +45,13 @@ SUMMARY_LINES = 40
 
 class ModelRefused(ConfigError):
     """The chosen model cannot be trained here (a bad file, a wrong output size...): the
-    message says which file, which line and what to do. The command line exits with 2."""
+    message says which file, which line and what to do; `event`, the check's `ErrorEvent`
+    when it answered with one (a model file's problem is its kind and facts there:
+    `xlagui.present.model_files.refusal_text` words it). The command line exits with 2."""
+
+    def __init__(self, message: str, event: ErrorEvent | None = None) -> None:
+        super().__init__(message)
+        self.event = event
 
 
 @dataclass(frozen=True)
@@ -214,7 +221,11 @@ def _check_one(spec_path: str, events: TextIO) -> int:
     try:
         write_event(events, _check(spec))
         return 0
-    except (ModelFileError, ConfigError) as exc:
+    except ModelFileError as exc:
+        write_event(events, ErrorEvent(error_type=type(exc).__name__, message=str(exc),
+                                       kind=Failure.MODEL_FILE.value, facts=exc.event_facts))
+        return 2
+    except ConfigError as exc:
         write_event(events, ErrorEvent(error_type=type(exc).__name__, message=str(exc)))
         return 2
     except Exception as exc:

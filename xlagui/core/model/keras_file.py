@@ -11,7 +11,13 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from xlagui.core.model.cnn import classifier_head
-from xlagui.core.model.files import LoadedModel, ModelFileError, check_output, input_size
+from xlagui.core.model.files import (
+    LoadedModel,
+    ModelFileError,
+    ModelFileProblem,
+    check_output,
+    input_size,
+)
 from xlagui.core.model.source import FileSource
 from xlagui.core.protocol.config import ModelChoice
 
@@ -42,21 +48,12 @@ def load_keras(path: Path, num_classes: int, new_head: bool,
         model = keras.saving.load_model(str(path), safe_mode=True, compile=False)
     except ValueError as exc:
         if "Lambda" in str(exc) or "safe_mode" in str(exc):
-            raise ModelFileError(
-                f"{path}: it holds a Lambda layer, whose Python code xlagui will not run from a "
-                "saved file (Keras' safe mode). Replace the Lambda with a built-in layer and save "
-                "again, or give a .py file whose build_model(input_shape, num_classes) builds "
-                "the model"
-            ) from None
-        raise ModelFileError(f"{path}: Keras cannot load it: {exc}") from None
+            raise ModelFileError(ModelFileProblem.LAMBDA, path) from None
+        raise ModelFileError(ModelFileProblem.KERAS_CANNOT_LOAD, path, error=str(exc)) from None
     except TypeError as exc:  # a custom class Keras cannot find
-        raise ModelFileError(
-            f"{path}: Keras cannot load it ({exc}). A model with custom layers needs the code "
-            "that defines them: give a .py file whose build_model(input_shape, num_classes) "
-            "builds it"
-        ) from None
+        raise ModelFileError(ModelFileProblem.CUSTOM_CLASS, path, error=str(exc)) from None
     except OSError as exc:
-        raise ModelFileError(f"{path}: cannot read it: {exc}") from None
+        raise ModelFileError(ModelFileProblem.UNREADABLE, path, error=str(exc)) from None
     input_size(model, path)
     compile_config = (saved_compile or _saved_compile_config)(path)
     if new_head:

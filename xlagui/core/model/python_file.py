@@ -15,9 +15,9 @@ from typing import Any, ClassVar
 from xlagui.core.model.files import (
     LoadedModel,
     ModelFileError,
+    ModelFileProblem,
     check_output,
     input_size,
-    where,
 )
 from xlagui.core.model.source import FileSource
 from xlagui.core.protocol.config import ModelChoice
@@ -49,20 +49,17 @@ def _import(path: Path) -> Any:
     name = "xlagui_user_model"
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
-        raise ModelFileError(f"{path}: not a Python file Python can import")
+        raise ModelFileError(ModelFileProblem.NOT_PYTHON, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module  # dataclasses and pickling look the module up by name
     try:
         spec.loader.exec_module(module)
     except SyntaxError as exc:
-        raise ModelFileError(
-            f"{where(path, _user_line(exc, path))}: syntax error: {exc.msg}"
-        ) from None
+        raise ModelFileError(ModelFileProblem.SYNTAX, path, _user_line(exc, path),
+                             error=exc.msg) from None
     except Exception as exc:
-        raise ModelFileError(
-            f"{where(path, _user_line(exc, path))}: importing it raised "
-            f"{type(exc).__name__}: {exc}"
-        ) from None
+        raise ModelFileError(ModelFileProblem.IMPORT_RAISED, path, _user_line(exc, path),
+                             error_type=type(exc).__name__, error=str(exc)) from None
     return module
 
 
@@ -81,21 +78,16 @@ def load_python(path: Path, image_size: int, num_classes: int) -> LoadedModel:
     module = _import(path)
     build = getattr(module, "build_model", None)
     if not callable(build):
-        raise ModelFileError(
-            f"{path}: it defines no build_model(input_shape, num_classes) function"
-        )
+        raise ModelFileError(ModelFileProblem.NO_BUILDER, path)
     try:
         model = build((image_size, image_size, 3), num_classes)
     except Exception as exc:
-        raise ModelFileError(
-            f"{where(path, _user_line(exc, path) or _def_line(build))}: build_model raised "
-            f"{type(exc).__name__}: {exc}"
-        ) from None
+        raise ModelFileError(ModelFileProblem.BUILD_RAISED, path,
+                             _user_line(exc, path) or _def_line(build),
+                             error_type=type(exc).__name__, error=str(exc)) from None
     if not isinstance(model, keras.Model):
-        raise ModelFileError(
-            f"{where(path, _def_line(build))}: build_model returned a "
-            f"{type(model).__module__}.{type(model).__qualname__}, not a keras.Model"
-        )
+        raise ModelFileError(ModelFileProblem.NOT_A_MODEL, path, _def_line(build),
+                             returned=f"{type(model).__module__}.{type(model).__qualname__}")
     input_size(model, path)
     check_output(model, num_classes, path, _def_line(build))
     args_of = getattr(module, "compile_args", None)
@@ -104,16 +96,12 @@ def load_python(path: Path, image_size: int, num_classes: int) -> LoadedModel:
     try:
         args = args_of()
     except Exception as exc:
-        raise ModelFileError(
-            f"{where(path, _user_line(exc, path) or _def_line(args_of))}: compile_args raised "
-            f"{type(exc).__name__}: {exc}"
-        ) from None
+        raise ModelFileError(ModelFileProblem.COMPILE_ARGS_RAISED, path,
+                             _user_line(exc, path) or _def_line(args_of),
+                             error_type=type(exc).__name__, error=str(exc)) from None
     if not isinstance(args, dict) or set(args) - set(COMPILE_ARGS):
-        raise ModelFileError(
-            f"{where(path, _def_line(args_of))}: compile_args() must return a dict with "
-            f"{' and/or '.join(COMPILE_ARGS)} (xlagui sets the metrics and jit_compile itself), "
-            f"got {args!r}"
-        )
+        raise ModelFileError(ModelFileProblem.BAD_COMPILE_ARGS, path, _def_line(args_of),
+                             allowed=",".join(COMPILE_ARGS), got=repr(args))
     optimizer = args.get("optimizer")
     if isinstance(optimizer, str):
         optimizer = keras.optimizers.get(optimizer)

@@ -22,6 +22,9 @@ class Failure(StrEnum):
     UNREADABLE_IMAGE = "unreadable_image"
     SEE_LOG = "see_log"  # nothing more to say than the run's log
     UNKNOWN_XLA_FLAG = "unknown_xla_flag"  # facts: "flag" (the first refused), "variable"
+    # A model file it cannot train: facts `ModelFileError.event_facts` (the problem, the file,
+    # the line and what the problem names); `xlagui.present.model_files` words it.
+    MODEL_FILE = "model_file"
     # Said by the parent, for a worker that ended without its last word.
     DIED_OUT_OF_MEMORY = "died_out_of_memory"  # facts: `run_sizes`
     KILLED = "killed"  # by a signal; facts: `run_sizes`

@@ -32,6 +32,7 @@ from xlagui.core.sweep.plan import Cell
 if TYPE_CHECKING:
     from xlagui.core.compare import ComparisonObserver
     from xlagui.core.data.scan import DatasetScan, Problem
+    from xlagui.core.protocol.events import ErrorEvent
     from xlagui.core.protocol.spec import RunSpec
     from xlagui.core.results.export import NoteWords
     from xlagui.core.results.report import ComparisonReport
@@ -143,6 +144,24 @@ def _kinds(problems: Sequence[Problem]) -> str:
     return "; ".join(p.kind.replace("_", " ") for p in problems)
 
 
+def _message(event: ErrorEvent) -> str:
+    return event.message
+
+
+@dataclass(frozen=True)
+class CellWords:
+    """How the front end says what the core returns of a cell as data: the scan's problems
+    that refuse its dataset (`problems`), a refusal or a machine's failure (`refusal`), a
+    worker's error (`error`), and what its CSV says of its figures (`csv_notes`,
+    `ComparisonRequest.csv_notes`). `xlagui.present.sweep.CELL_WORDS` is every front end's;
+    without one, kinds and the exceptions' own lines."""
+
+    problems: Callable[[Sequence[Problem]], str] = _kinds
+    refusal: Callable[[BaseException], str] = str
+    error: Callable[[ErrorEvent], str] = _message
+    csv_notes: NoteWords | None = None
+
+
 @dataclass(frozen=True)
 class CellJob:
     """What every cell of a sweep shares besides its settings: the dataset folder (`demo`:
@@ -162,9 +181,7 @@ class CellJob:
     left_out: tuple[ProblemKey, ...] = ()
     # How the scan's problems that refuse the dataset are said in a cell's reason: the front
     # end's words (`xlagui.present.scan_problems.problems_text`); their kinds without one.
-    problem_words: Callable[[Sequence[Problem]], str] = _kinds
-    # What each cell's CSV says of its figures (`ComparisonRequest.csv_notes`).
-    csv_notes: NoteWords | None = None
+    words: CellWords = field(default_factory=CellWords)
 
 
 # Scans a sweep's cells share (`run_cell(scans=...)`), by folder, held-out share and seed.
@@ -187,9 +204,9 @@ def run_cell(cell: Cell, job: CellJob, state: TaskState,
     except Cancelled:
         result.status = CellStatus.INTERRUPTED
     except MachineError as exc:
-        result.failure, result.reason = CellFailure.MACHINE, str(exc)
+        result.failure, result.reason = CellFailure.MACHINE, job.words.refusal(exc)
     except (ConfigError, SaveError, ValueError) as exc:
-        result.failure, result.reason = CellFailure.SETTINGS, str(exc)
+        result.failure, result.reason = CellFailure.SETTINGS, job.words.refusal(exc)
     except Exception as exc:  # a cell's crash is its row; the sweep goes on
         result.failure, result.reason = CellFailure.CRASH, f"{type(exc).__name__}: {exc}"
     result.wall_seconds = time.monotonic() - started
@@ -209,13 +226,14 @@ def _measured(cell: Cell, job: CellJob, out: Path, state: TaskState,
     target = None if cell.host is None else replace(job.reach, host=cell.host)
     request = ComparisonRequest(scan=scan, config=cell.config, out_dir=out, demo=job.demo,
                                 exclusions=exclusions, target=target, inspect=False,
-                                worker_command=job.worker_command, csv_notes=job.csv_notes)
+                                worker_command=job.worker_command,
+                                csv_notes=job.words.csv_notes)
     report = run(request, observer, state)
     result.environment = dict(report.environment)
     if state.is_interruption_requested():
         result.status = CellStatus.INTERRUPTED
         return result
-    return _judged(report, result)
+    return _judged(report, result, job.words)
 
 
 def _scan(job: CellJob, cell: Cell, scans: Scans) -> DatasetScan:
@@ -228,11 +246,11 @@ def _scan(job: CellJob, cell: Cell, scans: Scans) -> DatasetScan:
     scans[key] = scan
     why = trainable_problem(scan)
     if why:
-        raise ConfigError(f"the dataset cannot be trained on: {job.problem_words(why)}")
+        raise ConfigError(f"the dataset cannot be trained on: {job.words.problems(why)}")
     return scan
 
 
-def _judged(report: ComparisonReport, result: CellResult) -> CellResult:
+def _judged(report: ComparisonReport, result: CellResult, words: CellWords) -> CellResult:
     """Done with each arm's ratio; failed with the first failed worker's message, or when no
     arm has a ratio."""
     failed = next((r for r in report.measure_runs if r.status == RunStatus.ERROR), None)
@@ -245,7 +263,7 @@ def _judged(report: ComparisonReport, result: CellResult) -> CellResult:
     if failed is not None:
         error = failed.error
         result.failure = CellFailure.WORKER
-        result.reason = error.message if error is not None else ""
+        result.reason = words.error(error) if error is not None else ""
         return result
     if not any(a.ratio is not None for a in arms):
         result.failure = CellFailure.NO_RATIO

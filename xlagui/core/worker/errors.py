@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import traceback
 
+from xlagui.core.model.files import ModelFileError
 from xlagui.core.protocol.config import RunConfig
 from xlagui.core.protocol.events import ErrorEvent, Fact
 from xlagui.core.protocol.failures import Failure, run_sizes
@@ -33,6 +34,8 @@ def failure(exc: BaseException, config: RunConfig) -> tuple[Failure, dict[str, F
     text = str(exc)
     if isinstance(exc, UnknownXlaFlag):
         return Failure.UNKNOWN_XLA_FLAG, {"flag": exc.flag, "variable": exc.variable}
+    if isinstance(exc, ModelFileError):
+        return Failure.MODEL_FILE, exc.event_facts
     if (
         name == "ResourceExhaustedError"
         or isinstance(exc, MemoryError)

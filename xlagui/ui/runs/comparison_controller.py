@@ -26,6 +26,7 @@ from xlagui.present.errors import error_hint
 from xlagui.present.levels import Level
 from xlagui.present.machine_load import preflight_words
 from xlagui.present.markdown import folder_markdown, report_markdown, summary_markdown
+from xlagui.present.model_files import error_text
 from xlagui.present.run_status import running_status
 from xlagui.present.verdicts import short_verdict
 from xlagui.present.why_data import why_of
@@ -332,7 +333,7 @@ class ComparisonController(QObject):
         err = self._run_errors.get(run_id)
         if err is not None:
             log.error("run %s failed: %s\n%s", run_id, err.message, err.details)
-            dialogs.show_error(self._window, title, err.message, error_hint(err), err.details)
+            dialogs.show_error(self._window, title, error_text(err), error_hint(err), err.details)
         else:
             dialogs.show_error(self._window, title, "the run ended without saying why",
                                "See its worker.log.")

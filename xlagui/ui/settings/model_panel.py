@@ -44,6 +44,7 @@ from xlagui.core.protocol.events import ModelEvent
 from xlagui.core.protocol.task import TaskState
 from xlagui.present import models as words
 from xlagui.present.levels import Level
+from xlagui.present.model_files import refusal_text
 from xlagui.ui.shared.tasks import TaskOwner
 from xlagui.ui.shared.theme import LEVEL_COLORS
 
@@ -385,7 +386,7 @@ class ModelPanel(QGroupBox):
     def _on_one_failed(self, exc: BaseException, details: str) -> None:
         self._checking = ""
         choice = self.choice()
-        message = str(exc) if isinstance(exc, (ModelRefused, ConfigError)) else (
+        message = refusal_text(exc) if isinstance(exc, (ModelRefused, ConfigError)) else (
             words.not_checked(choice.label, exc))
         self._refused[self._full_key(choice)] = message
         self._show()

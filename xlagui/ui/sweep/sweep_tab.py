@@ -34,9 +34,7 @@ from xlagui.core.sweep.runner import SweepRequest
 from xlagui.core.sweep.store import SWEEP_JSON, kept_cells, open_sweep
 from xlagui.present import sweep as sweep_words
 from xlagui.present import sweep_form as words
-from xlagui.present.csv_notes import note_words
 from xlagui.present.levels import Level
-from xlagui.present.scan_problems import problems_text
 from xlagui.ui.shared import dialogs
 from xlagui.ui.sweep.sweep_form import SweepForm
 from xlagui.ui.sweep.sweep_supervisor import SweepSupervisor
@@ -204,7 +202,7 @@ class SweepTab(QWidget):
         job = CellJob(dataset=dataset[0], folder=folder, demo=dataset[1],
                       worker_command=self.worker_command,
                       left_out=self._datasets.exclusions.portable(dataset[0]),
-                      problem_words=problems_text, csv_notes=note_words)
+                      words=sweep_words.CELL_WORDS)
         request = SweepRequest(plan=plan, job=job, markdown=sweep_words.sweep_markdown)
         self.plan, self.folder = plan, folder
         self._store.setValue(FOLDER_KEY, str(folder))
