@@ -30,7 +30,7 @@ def test_a_problem_is_said_with_its_file_line_and_fix() -> None:
         "/m/net.keras: the model's output has 5 unit(s) ((None, 5)), but this dataset has 3 "
         "classes, which need 3 (softmax): pass --new-head to replace the last layer")
     raised = ModelFileError(ModelFileProblem.BUILD_RAISED, Path("/m/net.py"), 3,
-                            error_type="ValueError", error="no model for 48 px")
+                            error_type="ValueError", said="no model for 48 px")
     assert error_text(_event(raised)) == (
         "/m/net.py, line 3: build_model raised ValueError: no model for 48 px")
     assert error_hint(_event(raised)).startswith("Fix the model file")
@@ -38,7 +38,7 @@ def test_a_problem_is_said_with_its_file_line_and_fix() -> None:
 
 def test_a_refusal_of_the_model_check_is_said_in_these_words() -> None:
     bad = ModelFileError(ModelFileProblem.SYNTAX, Path("/m/broken.py"), 2,
-                         error="'(' was never closed")
+                         said="'(' was never closed")
     refused = ModelRefused(str(bad), _event(bad))
     assert refusal_text(refused) == "/m/broken.py, line 2: syntax error: '(' was never closed"
     assert refusal_text(ModelRefused("building net.py took over 60 s")) == (

@@ -27,12 +27,12 @@ def _output(f: Facts) -> str:
 # What is wrong, after "FILE, line N: ".
 SENTENCES: dict[P, Callable[[Facts], str]] = {
     P.NOT_PYTHON: lambda _: "not a Python file Python can import",
-    P.SYNTAX: lambda f: f"syntax error: {f['error']}",
-    P.IMPORT_RAISED: lambda f: f"importing it raised {f['error_type']}: {f['error']}",
+    P.SYNTAX: lambda f: f"syntax error: {f['said']}",
+    P.IMPORT_RAISED: lambda f: f"importing it raised {f['error_type']}: {f['said']}",
     P.NO_BUILDER: lambda _: f"it defines no {BUILDER} function",
-    P.BUILD_RAISED: lambda f: f"build_model raised {f['error_type']}: {f['error']}",
+    P.BUILD_RAISED: lambda f: f"build_model raised {f['error_type']}: {f['said']}",
     P.NOT_A_MODEL: lambda f: f"build_model returned a {f['returned']}, not a keras.Model",
-    P.COMPILE_ARGS_RAISED: lambda f: f"compile_args raised {f['error_type']}: {f['error']}",
+    P.COMPILE_ARGS_RAISED: lambda f: f"compile_args raised {f['error_type']}: {f['said']}",
     P.BAD_COMPILE_ARGS: lambda f: "compile_args() must return a dict with "
     f"{' and/or '.join(str(f['allowed']).split(','))} (xlagui sets the metrics and jit_compile "
     f"itself), got {f['got']}",
@@ -44,10 +44,10 @@ SENTENCES: dict[P, Callable[[Facts], str]] = {
     P.LAMBDA: lambda _: "it holds a Lambda layer, whose Python code xlagui will not run from a "
     "saved file (Keras' safe mode). Replace the Lambda with a built-in layer and save again, "
     f"or give a .py file whose {BUILDER} builds the model",
-    P.KERAS_CANNOT_LOAD: lambda f: f"Keras cannot load it: {f['error']}",
-    P.CUSTOM_CLASS: lambda f: f"Keras cannot load it ({f['error']}). A model with custom layers "
+    P.KERAS_CANNOT_LOAD: lambda f: f"Keras cannot load it: {f['said']}",
+    P.CUSTOM_CLASS: lambda f: f"Keras cannot load it ({f['said']}). A model with custom layers "
     f"needs the code that defines them: give a .py file whose {BUILDER} builds it",
-    P.UNREADABLE: lambda f: f"cannot read it: {f['error']}",
+    P.UNREADABLE: lambda f: f"cannot read it: {f['said']}",
 }
 
 

@@ -24,20 +24,20 @@ class ModelFileProblem(StrEnum):
     """What is wrong with a model file; the facts each names follow it."""
 
     NOT_PYTHON = "not_python"  # Python cannot import a file of that name
-    SYNTAX = "syntax"  # error (the compiler's words)
-    IMPORT_RAISED = "import_raised"  # error_type, error
+    SYNTAX = "syntax"  # said (the compiler's words)
+    IMPORT_RAISED = "import_raised"  # error_type, said (the exception's words)
     NO_BUILDER = "no_builder"  # no build_model(input_shape, num_classes)
-    BUILD_RAISED = "build_raised"  # error_type, error
+    BUILD_RAISED = "build_raised"  # error_type, said
     NOT_A_MODEL = "not_a_model"  # returned (the type's dotted name)
-    COMPILE_ARGS_RAISED = "compile_args_raised"  # error_type, error
+    COMPILE_ARGS_RAISED = "compile_args_raised"  # error_type, said
     BAD_COMPILE_ARGS = "bad_compile_args"  # allowed (the keys, comma-separated), got (its repr)
     OUTPUT_UNITS = "output_units"  # got, shape, classes, want, new_head (whether it may help)
     INPUT_SHAPE = "input_shape"  # shape (the model's inputs)
     NOT_SQUARE = "not_square"  # height, width
     LAMBDA = "lambda"  # a Lambda layer Keras' safe mode will not run
-    KERAS_CANNOT_LOAD = "keras_cannot_load"  # error
-    CUSTOM_CLASS = "custom_class"  # error (a class Keras cannot find)
-    UNREADABLE = "unreadable"  # error
+    KERAS_CANNOT_LOAD = "keras_cannot_load"  # said (Keras' words)
+    CUSTOM_CLASS = "custom_class"  # said (a class Keras cannot find)
+    UNREADABLE = "unreadable"  # said (the system's words)
 
 
 class ModelFileError(ValueError):

@@ -49,11 +49,11 @@ def load_keras(path: Path, num_classes: int, new_head: bool,
     except ValueError as exc:
         if "Lambda" in str(exc) or "safe_mode" in str(exc):
             raise ModelFileError(ModelFileProblem.LAMBDA, path) from None
-        raise ModelFileError(ModelFileProblem.KERAS_CANNOT_LOAD, path, error=str(exc)) from None
+        raise ModelFileError(ModelFileProblem.KERAS_CANNOT_LOAD, path, said=str(exc)) from None
     except TypeError as exc:  # a custom class Keras cannot find
-        raise ModelFileError(ModelFileProblem.CUSTOM_CLASS, path, error=str(exc)) from None
+        raise ModelFileError(ModelFileProblem.CUSTOM_CLASS, path, said=str(exc)) from None
     except OSError as exc:
-        raise ModelFileError(ModelFileProblem.UNREADABLE, path, error=str(exc)) from None
+        raise ModelFileError(ModelFileProblem.UNREADABLE, path, said=str(exc)) from None
     input_size(model, path)
     compile_config = (saved_compile or _saved_compile_config)(path)
     if new_head:

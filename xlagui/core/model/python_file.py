@@ -56,10 +56,10 @@ def _import(path: Path) -> Any:
         spec.loader.exec_module(module)
     except SyntaxError as exc:
         raise ModelFileError(ModelFileProblem.SYNTAX, path, _user_line(exc, path),
-                             error=exc.msg) from None
+                             said=exc.msg) from None
     except Exception as exc:
         raise ModelFileError(ModelFileProblem.IMPORT_RAISED, path, _user_line(exc, path),
-                             error_type=type(exc).__name__, error=str(exc)) from None
+                             error_type=type(exc).__name__, said=str(exc)) from None
     return module
 
 
@@ -84,7 +84,7 @@ def load_python(path: Path, image_size: int, num_classes: int) -> LoadedModel:
     except Exception as exc:
         raise ModelFileError(ModelFileProblem.BUILD_RAISED, path,
                              _user_line(exc, path) or _def_line(build),
-                             error_type=type(exc).__name__, error=str(exc)) from None
+                             error_type=type(exc).__name__, said=str(exc)) from None
     if not isinstance(model, keras.Model):
         raise ModelFileError(ModelFileProblem.NOT_A_MODEL, path, _def_line(build),
                              returned=f"{type(model).__module__}.{type(model).__qualname__}")
@@ -98,7 +98,7 @@ def load_python(path: Path, image_size: int, num_classes: int) -> LoadedModel:
     except Exception as exc:
         raise ModelFileError(ModelFileProblem.COMPILE_ARGS_RAISED, path,
                              _user_line(exc, path) or _def_line(args_of),
-                             error_type=type(exc).__name__, error=str(exc)) from None
+                             error_type=type(exc).__name__, said=str(exc)) from None
     if not isinstance(args, dict) or set(args) - set(COMPILE_ARGS):
         raise ModelFileError(ModelFileProblem.BAD_COMPILE_ARGS, path, _def_line(args_of),
                              allowed=",".join(COMPILE_ARGS), got=repr(args))
