@@ -201,16 +201,10 @@ def test_the_recipe_one_registered_source_is_a_model_option_a_file_type_a_drop_a
     throwaway module, is a `--model` of `compare` (in its help, parsed to its source), a file
     type of the window's "Open model file…" dialog, a model when dropped on the window, and a
     value of a sweep's model axis, with no other file touched."""
-    import json
-    import subprocess
-    import sys
+    from tests.helpers.recipes import seen_after_registering
 
-    (tmp_path / "throwaway_source.py").write_text(THROWAWAY, encoding="utf-8")
     (tmp_path / "net.json").write_text("{}", encoding="utf-8")
-    done = subprocess.run([sys.executable, "-c", SEEN, str(tmp_path)], capture_output=True,
-                          text=True, timeout=120, check=False)
-    assert done.returncode == 0, done.stderr
-    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    seen = seen_after_registering(tmp_path, "throwaway_source", THROWAWAY, SEEN)
     assert ".json" in seen["help"]
     assert seen["model"] == "json_architecture"
     assert "*.json" in seen["filter"]

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers.levers import KNOB, VARIABLE, register_knob
+from tests.helpers.recipes import seen_after_registering
 from xlagui.core.protocol.arms import (
     BASELINE,
     Arm,
@@ -167,14 +168,7 @@ def test_the_recipe_one_registered_lever_is_an_arm_a_box_a_sweep_axis_and_a_work
     module, is an arm of `compare` (in `--arms`' help, parsed), a box under "Also measure" in
     the window, a runtime axis of a sweep (`--set`, the Sweep tab's field) and a `tf.config`
     call of the worker, with no other file touched."""
-    import subprocess
-    import sys
-
-    (tmp_path / "throwaway_lever.py").write_text(THROWAWAY, encoding="utf-8")
-    done = subprocess.run([sys.executable, "-c", SEEN, str(tmp_path)], capture_output=True,
-                          text=True, timeout=120, check=False)
-    assert done.returncode == 0, done.stderr
-    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    seen = seen_after_registering(tmp_path, "throwaway_lever", THROWAWAY, SEEN)
     assert "inter1" in seen["help"]
     assert seen["arms"] == ["inter1"] and seen["levers"] == {"inter": "1"}
     assert seen["box"] is not None and "inter" in seen["box"]

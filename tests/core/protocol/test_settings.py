@@ -155,17 +155,11 @@ def test_the_recipe_one_registered_entry_is_an_option_a_field_and_a_sweep_axis(
     box in its group of the window with its label and range, and a sweep axis with a field of
     its own in the Sweep tab, with no other file touched. (`RunConfig` needs a field of its
     name before a comparison can carry its value: the recipe's second file.)"""
-    import json
-    import subprocess
-    import sys
     from pathlib import Path
 
-    folder = Path(str(tmp_path))
-    (folder / "throwaway_setting.py").write_text(THROWAWAY, encoding="utf-8")
-    done = subprocess.run([sys.executable, "-c", SEEN, str(folder)], capture_output=True,
-                          text=True, timeout=120, check=False)
-    assert done.returncode == 0, done.stderr
-    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    from tests.helpers.recipes import seen_after_registering
+
+    seen = seen_after_registering(Path(str(tmp_path)), "throwaway_setting", THROWAWAY, SEEN)
     assert "--warmup-steps WARMUP_STEPS steps before timing (default: 3)" in seen["help"]
     assert seen["parsed"] == 7
     assert seen["box"] == [1, 50, 3] and seen["group"] == "Measurement"
