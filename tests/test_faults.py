@@ -81,7 +81,7 @@ def test_kill_9_of_a_worker_mid_epoch(tmp_path: Path) -> None:
     data = tiny_split_dataset(tmp_path / "d")
     out = tmp_path / "out"
     proc = start_cli(
-        [str(data), "--epochs", "20", "--batch", "8", "--image-size", "48", "--budget", "10",
+        [str(data), "--epochs", "4", "--batch", "8", "--image-size", "48", "--budget", "10",
          "--no-explain", "--out", str(out)]
     )
     seen = events_until(proc, lambda e: e["type"] == "epoch")

@@ -243,8 +243,8 @@ def _sweep_parser(sub: Any) -> argparse.ArgumentParser:
     w.add_argument("--budget", type=int, default=None,
                    help="seconds for the whole sweep, each cell's measuring budget planned from "
                    f"it (default: no limit, each cell the budget of its arms: {_BUDGET_WORDS})")
-    w.add_argument("--out", type=Path, help="the sweep folder (default: ./xlagui-sweep-<date>); "
-                   "the same folder again resumes it")
+    w.add_argument("--out", type=Path, help="the sweep folder (default: "
+                   "./xlagui-sweep-<date-time>); the same folder again resumes it")
     w.add_argument("--png", action="store_true",
                    help="also draw sweep.png: the speed-up plot of one or two swept settings, "
                    "with the sentences (offscreen Qt)")

@@ -148,7 +148,8 @@ SETTINGS: tuple[Setting, ...] = (
     # The interleaved speed measurement that starts every comparison: at most this long, or
     # until the interval is within ± `target_percent`. Its option's default is planned from
     # the arms (`arms.default_budget`).
-    Setting("budget_seconds", 120, "budget", "seconds of interleaved measuring at most",
+    Setting("budget_seconds", 120, "budget", "seconds of interleaved measuring at most, for this "
+            "comparison (a sweep's --budget is for its whole grid)",
             "--budget", "Speed budget", " s", low=10, high=3600, group="measurement"),
     Setting("target_percent", 3.0, "target", "stop measuring once the 95%% interval is "
             "within ± this percent", "--target", "Precision goal", " %",
