@@ -31,3 +31,24 @@ def test_the_cluster_s_failures_read_as_every_cell_s() -> None:
                          failure=CellFailure.NODE_OUT_OF_MEMORY)
     assert reason_words(starved) == ("a worker failed: Ray's memory monitor ended the cell's "
                                      "task: its node ran out of memory")
+
+
+def test_a_cell_s_refusal_is_said_in_the_front_end_s_words() -> None:
+    """A machine that could not take a cell is said as `present.hosts` says it (not the
+    error's kind and facts); a model file's refusal as `present.model_files` does."""
+    from pathlib import Path
+
+    from xlagui.core.measure.transports import MachineError, MachineFailure
+    from xlagui.core.model.check import ModelRefused
+    from xlagui.core.model.files import ModelFileError, ModelFileProblem
+    from xlagui.core.protocol.events import ErrorEvent
+    from xlagui.present.sweep import CELL_WORDS
+
+    lost = MachineError(MachineFailure.NO_CLIENT, client="ssh")
+    assert CELL_WORDS.refusal(lost) == "no ssh command on this computer"
+    bad = ModelFileError(ModelFileProblem.NO_BUILDER, Path("/m/net.py"))
+    event = ErrorEvent(message=str(bad), kind="model_file", facts=bad.event_facts)
+    assert CELL_WORDS.refusal(ModelRefused(str(bad), event)) == (
+        "/m/net.py: it defines no build_model(input_shape, num_classes) function")
+    assert CELL_WORDS.refusal(ValueError("batch 64 is larger than 25 images")) == (
+        "batch 64 is larger than 25 images")

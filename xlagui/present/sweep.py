@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from xlagui.core.measure.transports import MachineError
 from xlagui.core.protocol.settings import SETTING
 from xlagui.core.sweep.cell import CellFailure, CellResult, CellStatus, CellWords
 from xlagui.core.sweep.flips import UNCLAIMED, Line, Verdict, lines, single
@@ -24,12 +25,22 @@ from xlagui.core.sweep.plan import (
 from xlagui.core.sweep.result import SweepResult
 from xlagui.present.csv_notes import note_words
 from xlagui.present.format import DASH, duration
+from xlagui.present.hosts import error_message as machine_error_message
 from xlagui.present.machine_load import BUSY_MARK
 from xlagui.present.model_files import error_text, refusal_text
 from xlagui.present.scan_problems import problems_text
 
+
+def cell_refusal(exc: BaseException) -> str:
+    """Why a cell could not run, in one line: a machine's failure as `present.hosts` says it,
+    a model file's as `present.model_files` does, any other refusal as it says it."""
+    if isinstance(exc, MachineError):
+        return machine_error_message(exc)
+    return refusal_text(exc)
+
+
 # Every front end's words for what a cell's core returns as data (`CellJob.words`).
-CELL_WORDS = CellWords(problems=problems_text, refusal=refusal_text, error=error_text,
+CELL_WORDS = CellWords(problems=problems_text, refusal=cell_refusal, error=error_text,
                        csv_notes=note_words)
 
 VERDICT_WORDS = {Verdict.FASTER: "faster", Verdict.SLOWER: "slower", Verdict.TIES: "ties",

@@ -179,8 +179,7 @@ class CellJob:
     # The problems whose files the user left out (the Dataset tab's `Exclusions`), their paths
     # relative to the dataset folder (`Exclusions.portable`): no cell trains on those files.
     left_out: tuple[ProblemKey, ...] = ()
-    # How the scan's problems that refuse the dataset are said in a cell's reason: the front
-    # end's words (`xlagui.present.scan_problems.problems_text`); their kinds without one.
+    # How the front end words what the core returns of a cell as data (`CellWords`).
     words: CellWords = field(default_factory=CellWords)
 
 
