@@ -51,6 +51,24 @@ def load_average() -> str:
         return "unknown"
 
 
+def cpu_ticks() -> tuple[int, int] | None:
+    """(steal, all) CPU ticks since boot (/proc/stat), None where there is none: steal is the
+    time a virtual machine's CPUs were ready but its hypervisor ran something else."""
+    try:
+        fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    except (OSError, ValueError):
+        return None
+    return (fields[7] if len(fields) > 7 else 0), sum(fields[:8])
+
+
+def steal_words(before: tuple[int, int] | None, after: tuple[int, int] | None) -> str:
+    """The share of CPU time the hypervisor took between two `cpu_ticks`: a VM's own load
+    average does not see it, and it slows every figure measured meanwhile."""
+    if before is None or after is None or after[1] <= before[1]:
+        return "steal not measured"
+    return f"CPU steal {(after[0] - before[0]) / (after[1] - before[1]):.1%}"
+
+
 def today() -> str:
     return datetime.date.today().isoformat()
 

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from xlagui.core.protocol.events import CompiledEvent, WarmupEvent
 from xlagui.present.explain import arm_words
-from xlagui.present.format import DASH
+from xlagui.present.units import DASH
 from xlagui.present.why_data import Compilation, CompileReason, RunCompilations
 
 COMPILE_COLUMNS = ("run", "function", "input shapes", "time", "reason")

@@ -6,11 +6,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from xlagui.core.analysis.stats import CompileBasis
+from xlagui.present.units import DASH as DASH  # re-exported
 
 if TYPE_CHECKING:
     from xlagui.core.analysis.pairs import ArmResult
 
-DASH = "—"
 
 # What the extra is over, by what it was measured on.
 OVER: dict[str, str] = {

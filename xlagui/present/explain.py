@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 from xlagui.core.protocol.arms import parse_arm
 from xlagui.core.protocol.identity import Role
-from xlagui.present.format import DASH
 from xlagui.present.levers import arm_label
+from xlagui.present.units import DASH
 from xlagui.present.why_data import BASELINE, NOT_TRACED, ArmProfile, Difference, Explain
 
 COVERAGE_GOAL = 0.80  # the goal for every arm

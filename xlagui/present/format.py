@@ -28,6 +28,9 @@ from xlagui.present.intervals import (
 )
 from xlagui.present.model_files import error_text
 from xlagui.present.problems import arm_problems, comparison_problems
+from xlagui.present.units import created as created  # re-exported, as `seconds`
+from xlagui.present.units import duration as duration
+from xlagui.present.units import size_bytes as size_bytes
 
 if TYPE_CHECKING:
     from xlagui.core.analysis.pairs import ArmResult
@@ -35,19 +38,6 @@ if TYPE_CHECKING:
     from xlagui.core.protocol.events import RunSummary
     from xlagui.core.protocol.record import RunEntry
     from xlagui.core.results.report import ComparisonReport
-
-def created(stamp: str) -> str:
-    """An ISO time stamp in the reader's local time: 2024-05-01 14:03."""
-    import datetime as _dt
-
-    try:
-        when = _dt.datetime.fromisoformat(stamp)
-    except ValueError:
-        return stamp or "?"
-    if when.tzinfo is not None:
-        when = when.astimezone()
-    return when.strftime("%Y-%m-%d %H:%M")
-
 
 def runs_done(finished: int, interrupted: int, *, pairs: int | None = None) -> str:
     """Saved training runs: "2", "1 + 1 interrupted", or none: "speed only, 8 pairs"."""
@@ -63,30 +53,6 @@ def mode_words(variant: str, xla_mode: str) -> str:
     if variant != Role.XLA:
         return lever_words.arm_label(parse_arm(variant))  # another arm: what it changes
     return lever_words.mode_words(XlaMode(xla_mode)).words
-
-
-def duration(value: float | None) -> str:
-    """A clock-like duration for an ETA: 42 s, 3:07, 1:02:03."""
-    if value is None or value < 0:
-        return DASH
-    total = round(value)
-    if total < 60:
-        return f"{total} s"
-    hours, rest = divmod(total, 3600)
-    minutes, secs = divmod(rest, 60)
-    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
-
-
-def size_bytes(value: float | None) -> str:
-    if value is None or value <= 0:
-        return DASH
-    units = ("B", "KB", "MB", "GB", "TB")
-    size = float(value)
-    unit = 0
-    while size >= 1024 and unit < len(units) - 1:
-        size /= 1024
-        unit += 1
-    return f"{size:.0f} {units[unit]}" if unit == 0 or size >= 100 else f"{size:.1f} {units[unit]}"
 
 
 def overhead(value: float | None) -> str:

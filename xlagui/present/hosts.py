@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from xlagui.core.machine.device import Device, DeviceKind
 from xlagui.core.measure.transports.base import MachineFailure as F
-from xlagui.present.format import DASH, created, interval_words, seconds, size_bytes
+from xlagui.present.units import DASH, created, size_bytes
 
 if TYPE_CHECKING:  # the window imports this at start-up: the records only where used
     from xlagui.core.machine.host import HostInfo
@@ -203,6 +203,9 @@ def error_text(exc: MachineError) -> str:
 def side_by_side_rows(items: list[HistoryItem]) -> list[tuple[str, ...]]:
     """(machine, device, XLA's speed-up there with its interval, baseline step, XLA step,
     when) for each machine: every figure is that machine's own."""
+    # The Machine group words hosts from the first screen; these figures only with a history.
+    from xlagui.present.format import interval_words, seconds
+
     rows: list[tuple[str, ...]] = []
     for item in items:
         speed = (

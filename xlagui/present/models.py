@@ -18,9 +18,9 @@ from xlagui.core.model.check import MemoryGuard
 from xlagui.core.model.source import ModelFacts, ModelSource
 from xlagui.core.protocol.config import ConfigError, RunConfig
 from xlagui.core.protocol.events import ModelEvent
-from xlagui.present.format import size_bytes
 from xlagui.present.levels import Level
 from xlagui.present.limits import flop_count
+from xlagui.present.units import size_bytes
 
 # What each built-in model is (`xlagui models`, the window's list and its caption).
 BUILTIN_WORDS = {

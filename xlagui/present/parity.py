@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from xlagui.present.explain import arm_short, arm_words, sentence_start
-from xlagui.present.format import DASH
 from xlagui.present.levels import Level
+from xlagui.present.units import DASH
 from xlagui.present.why_data import ParityView
 
 KIND_WORDS = {

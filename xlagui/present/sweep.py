@@ -24,11 +24,11 @@ from xlagui.core.sweep.plan import (
 )
 from xlagui.core.sweep.result import SweepResult
 from xlagui.present.csv_notes import note_words
-from xlagui.present.format import DASH, duration
 from xlagui.present.hosts import error_message as machine_error_message
 from xlagui.present.machine_load import BUSY_MARK
 from xlagui.present.model_files import error_text, refusal_text
 from xlagui.present.scan_problems import problems_text
+from xlagui.present.units import DASH, duration
 
 
 def cell_refusal(exc: BaseException) -> str:

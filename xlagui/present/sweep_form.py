@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xlagui.core.protocol.settings import Setting
-from xlagui.present import format as fmt
+from xlagui.present.units import duration
 
 
 @dataclass(frozen=True)
@@ -56,8 +56,8 @@ def cell_progress(settings: str, measured: float | None, budget: float | None) -
     first round."""
     if measured is None:
         return f"{settings}: starting its workers"
-    of = f" of {fmt.duration(budget)}" if budget else ""
-    return f"{settings}: measuring, {fmt.duration(measured)}{of}"
+    of = f" of {duration(budget)}" if budget else ""
+    return f"{settings}: measuring, {duration(measured)}{of}"
 
 
 STOPPED = ("Stopped. The cells that finished are kept in {folder}: run the same sweep into it "

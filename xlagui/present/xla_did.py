@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 
 from xlagui.core.xla.hlo import DiffRow, Fusion, HeavyOp, ModuleReport, XlaReport
 from xlagui.core.xla.steps import StepKind, step_kind
-from xlagui.present.format import DASH, size_bytes
 from xlagui.present.report import run_name
+from xlagui.present.units import DASH, size_bytes
 
 if TYPE_CHECKING:
     from xlagui.core.results.report import ComparisonReport

@@ -274,16 +274,16 @@ def test_a_sweep_never_trains_on_a_file_the_user_left_out(tmp_path: Path) -> Non
 
 def test_a_sweep_scans_its_folder_once_not_once_per_cell(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from xlagui.core.sweep import cell as cell_module
+    from xlagui.core.compare import inputs
 
     scanned: list[str] = []
-    real = cell_module.open_dataset  # the front door's scan (`core.compare.inputs`)
+    real = inputs.open_dataset  # the front door's scan, which a cell imports when it runs
 
     def counting(root: str, **kwargs: int) -> object:
         scanned.append(root)
         return real(root, **kwargs)
 
-    monkeypatch.setattr(cell_module, "open_dataset", counting)
+    monkeypatch.setattr(inputs, "open_dataset", counting)
     data = tiny_split_dataset(tmp_path / "d", train=8, test=2)
     base = RunConfig(image_size=48, extra={"fake": {"step": 0.01}})
     plan = plan_sweep(base, [Axis("batch_size", ("2", "4"))], 2 * (CELL_OVERHEAD_SECONDS + 10))

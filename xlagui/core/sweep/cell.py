@@ -20,8 +20,6 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from xlagui.core.compare import ComparisonRequest, SaveError, Watcher, run
-from xlagui.core.compare.inputs import dataset_folder, open_dataset, trainable_problem
 from xlagui.core.data.exclusions import Exclusions, ProblemKey
 from xlagui.core.measure.transports import MachineError, Target
 from xlagui.core.protocol.config import ConfigError
@@ -193,6 +191,10 @@ def run_cell(cell: Cell, job: CellJob, state: TaskState,
     """Measure `cell` (quick, without the why) in fresh workers; never raises for a cell that
     failed: its result says so. `scans`: the sweep's scans so far, which this cell uses and
     adds to (a sweep scans its folder once, not once per cell)."""
+    # The workflow is imported when a cell runs, not with this module: the window's Sweep tab
+    # names cells and their results from its first screen, long before one runs.
+    from xlagui.core.compare import SaveError, Watcher
+
     started = time.monotonic()
     out = Path(job.folder) / CELLS / cell.key
     result = CellResult(key=cell.key, status=CellStatus.FAILED, node=cell.host or platform.node(),
@@ -214,6 +216,8 @@ def run_cell(cell: Cell, job: CellJob, state: TaskState,
 
 def _measured(cell: Cell, job: CellJob, out: Path, state: TaskState,
               observer: ComparisonObserver, result: CellResult, scans: Scans) -> CellResult:
+    from xlagui.core.compare import ComparisonRequest, run
+
     if cell.problem:
         result.failure, result.reason = CellFailure.SETTINGS, cell.problem
         return result
@@ -238,6 +242,8 @@ def _measured(cell: Cell, job: CellJob, out: Path, state: TaskState,
 def _scan(job: CellJob, cell: Cell, scans: Scans) -> DatasetScan:
     """The cell's scan through the front door (`core.compare.inputs`), shared by every cell of
     the same folder, held-out share and seed."""
+    from xlagui.core.compare.inputs import dataset_folder, open_dataset, trainable_problem
+
     demo = job.demo and not job.dataset  # a sweep of the demo set draws it where it runs
     root = str(dataset_folder(None if demo else job.dataset)[0])
     key = (root, cell.config.holdout_percent, cell.config.seed)

@@ -22,7 +22,6 @@ from xlagui.core.protocol.task import TaskState
 from xlagui.present.exclusions import left_out
 from xlagui.present.levels import Level
 from xlagui.present.problem_kinds import KIND_WORDS
-from xlagui.present.scan_problems import problem_text
 from xlagui.ui.dataset.dataset_panel import DatasetPanel
 from xlagui.ui.settings.settings_panel import SettingsPanel
 from xlagui.ui.shared import dialogs
@@ -174,6 +173,8 @@ class DatasetController(QObject):
                              else excl.Exclusions())
         self.status.emit(f"Scanned {scan.scanned_files:,} files in {scan.seconds:.1f} s", 5000)
         if not scan.ok:
+            from xlagui.present.scan_problems import problem_text
+
             first = problem_text(scan.errors[0])
             self.message.emit(
                 Level.ERROR, f"<b>This folder cannot be trained on.</b> {html.escape(first)}", 0)

@@ -9,7 +9,7 @@ from PySide6.QtCore import Qt, QThreadPool
 from PySide6.QtGui import QImage, QPixmap
 from PySide6.QtWidgets import QFrame, QLabel, QVBoxLayout, QWidget
 
-from xlagui.present import format as fmt
+from xlagui.present.units import size_bytes
 from xlagui.ui.dataset.thumbnails import decode_image
 from xlagui.ui.shared.tasks import TaskOwner
 from xlagui.ui.shared.widgets import ImageLabel
@@ -57,7 +57,7 @@ class ImagePreview(QFrame):
         self.name.setText(os.path.basename(f.path))
         self.info.setText(
             f"{f.width} × {f.height} px · {f.format} · {f.color or f.mode} · "
-            f"{fmt.size_bytes(f.size_bytes)}\n{f.split} / {f.label} · {f.rel}"
+            f"{size_bytes(f.size_bytes)}\n{f.split} / {f.label} · {f.rel}"
         )
         self.image.clear_image("Loading…")
 

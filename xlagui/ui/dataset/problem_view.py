@@ -23,10 +23,10 @@ from PySide6.QtWidgets import (
 
 from xlagui.core.data import exclusions as excl
 from xlagui.core.protocol.identity import Split
-from xlagui.present import format as fmt
 from xlagui.present.exclusions import leave_out_rule, left_out
 from xlagui.present.levels import level_of
 from xlagui.present.scan_problems import problem_text
+from xlagui.present.units import size_bytes
 from xlagui.ui.dataset.thumbnails import decode_image
 from xlagui.ui.shared.tasks import BackgroundTask, TaskKeeper
 from xlagui.ui.shared.theme import LEVEL_COLORS
@@ -84,7 +84,7 @@ class FileCard(QFrame):
         self.path.setTextFormat(Qt.TextFormat.PlainText)
         self.info = QLabel(
             f"{f.width} × {f.height} px · {f.format} · {f.color or f.mode} · "
-            f"{fmt.size_bytes(f.size_bytes)}"
+            f"{size_bytes(f.size_bytes)}"
         )
         self.info.setObjectName("Caption")
         layout.addWidget(self.image, 1)

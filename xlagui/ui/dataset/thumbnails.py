@@ -30,7 +30,7 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QColor, QImage, QPainter, QPixmap
 from PySide6.QtWidgets import QListView, QWidget
 
-from xlagui.present import format as fmt
+from xlagui.present.units import size_bytes
 from xlagui.ui.shared.tasks import TaskOwner
 
 if TYPE_CHECKING:
@@ -139,7 +139,7 @@ class ThumbnailModel(QAbstractListModel):
             return self._cache.get(f.path, self._placeholder)
         if role == Qt.ItemDataRole.ToolTipRole:
             return (f"{f.rel}\n{f.width} × {f.height} px, {f.format}, {f.color or f.mode}, "
-                    f"{fmt.size_bytes(f.size_bytes)}")
+                    f"{size_bytes(f.size_bytes)}")
         if role == ImageFileRole:
             return f
         return None

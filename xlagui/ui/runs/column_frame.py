@@ -17,7 +17,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from xlagui.present import format as fmt
 from xlagui.present.run_status import (
     LOSS_WAITING,
     SPEED_ONLY_NOTE,
@@ -27,6 +26,7 @@ from xlagui.present.run_status import (
     StatusWords,
     Waiting,
 )
+from xlagui.present.units import DASH
 from xlagui.ui.shared import plots
 from xlagui.ui.shared.theme import VARIANT_TITLES, chip_style
 from xlagui.ui.shared.widgets import ElidedLabel
@@ -208,7 +208,7 @@ class ColumnFrame(QFrame):
             # The device and the evidence have a row each and change once a run: they wrap
             # (a narrow column cut "…log: “Compiled cluster usi…"); the live figures elide.
             wide = key in ("evidence", "device")
-            value = QLabel(fmt.DASH) if wide else ElidedLabel(fmt.DASH)
+            value = QLabel(DASH) if wide else ElidedLabel(DASH)
             if wide:
                 value.setWordWrap(True)
                 value.setTextFormat(Qt.TextFormat.PlainText)

@@ -17,19 +17,9 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QObject, QSettings, Qt, QUrl, Signal
 from PySide6.QtWidgets import QApplication, QFileDialog, QWidget
 
-from xlagui.core.compare.inputs import left_out_problem
 from xlagui.core.protocol.events import ErrorEvent, Event
 from xlagui.core.protocol.identity import Role, RunStatus
-from xlagui.core.protocol.interference import Preflight
-from xlagui.present.csv_notes import note_words
-from xlagui.present.errors import error_hint
 from xlagui.present.levels import Level
-from xlagui.present.machine_load import preflight_words
-from xlagui.present.markdown import folder_markdown, report_markdown, summary_markdown
-from xlagui.present.model_files import error_text
-from xlagui.present.run_status import running_status
-from xlagui.present.verdicts import short_verdict
-from xlagui.present.why_data import why_of
 from xlagui.ui.dataset.dataset_controller import DatasetController
 from xlagui.ui.history.history_panel import HistoryPanel
 from xlagui.ui.runs.machine_look import MachineLookGate
@@ -46,6 +36,7 @@ if TYPE_CHECKING:
     from xlagui.core.compare import ComparisonRequest, RunWorker
     from xlagui.core.data.scan import DatasetScan
     from xlagui.core.protocol.config import RunConfig
+    from xlagui.core.protocol.interference import Preflight
     from xlagui.core.results.report import ComparisonReport
     from xlagui.ui.runs.supervisor import ComparisonSupervisor
 
@@ -141,6 +132,8 @@ class ComparisonController(QObject):
             return "Scanning the dataset…"
         if not scan.ok:
             return "The dataset has errors (see Problems)."
+        from xlagui.core.compare.inputs import left_out_problem
+
         why = left_out_problem(scan, self._datasets.exclusions)
         if why:
             return why[0].upper() + why[1:] + ": put some back (Dataset tab)."
@@ -229,6 +222,8 @@ class ComparisonController(QObject):
         self.report = None
         self.report_folder = folder
         self.supervisor.start()
+        from xlagui.present.run_status import running_status
+
         what = "comparison" if only is None else f"{VARIANT_TITLES[next(iter(only))]} run"
         target = self._settings.machine_panel.target()
         # The status bar, not the message bar: a bar appearing or going away mid-run would lay
@@ -245,6 +240,8 @@ class ComparisonController(QObject):
         out, the model panel's check, the Machine group's host with what its preflight found."""
         from xlagui.core.compare import ComparisonRequest
         from xlagui.core.files import paths
+        from xlagui.present.csv_notes import note_words
+        from xlagui.present.markdown import folder_markdown, summary_markdown
 
         machine = self._settings.machine_panel
         target, host_info = machine.target(), machine.host_info()
@@ -332,6 +329,9 @@ class ComparisonController(QObject):
         title = f"The {VARIANT_WORDS.get(variant, variant or 'training')} run failed"
         err = self._run_errors.get(run_id)
         if err is not None:
+            from xlagui.present.errors import error_hint
+            from xlagui.present.model_files import error_text
+
             log.error("run %s failed: %s\n%s", run_id, err.message, err.details)
             dialogs.show_error(self._window, title, error_text(err), error_hint(err), err.details)
         else:
@@ -352,6 +352,8 @@ class ComparisonController(QObject):
     def _on_supervisor_preflight(self, preflight: Preflight, final: bool) -> None:
         """While waiting for a quiet machine, the status bar says so; a machine still busy when
         measuring starts is said in the message bar (the answer will say it too)."""
+        from xlagui.present.machine_load import preflight_words
+
         words = preflight_words(preflight, final)
         if not final:
             self.status.emit(words, 0)
@@ -377,6 +379,8 @@ class ComparisonController(QObject):
         if self._why_panel is not None:
             self._why_panel.show_report(report, supervisor.out_dir)
         self._history_panel.refresh(select=supervisor.out_dir)
+        from xlagui.present.verdicts import short_verdict
+
         c = report.comparison
         if stopped:
             self.message.emit(Level.WARNING, "Stopped. Runs that finished before the stop are "
@@ -446,6 +450,8 @@ class ComparisonController(QObject):
                 return None
             folder = Path(chosen)
         from xlagui.core.results import export
+        from xlagui.present.csv_notes import note_words
+        from xlagui.present.why_data import why_of
         from xlagui.ui.report_png import render_report_png
 
         stem = export.export_stem(report, folder)
@@ -484,6 +490,9 @@ class ComparisonController(QObject):
             self.message.emit(Level.WARNING, "Nothing to copy yet: run a comparison or reopen one "
                                          "from the history.", 6000)
             return None
+        from xlagui.present.markdown import report_markdown
+        from xlagui.present.why_data import why_of
+
         text = report_markdown(report, why_of(report, self.report_folder))
         QApplication.clipboard().setText(text)
         self.message.emit(Level.OK, "Copied the comparison as Markdown: paste it into an issue or "

@@ -36,7 +36,6 @@ from PySide6.QtWidgets import (
 
 from xlagui.core.protocol.identity import Role
 from xlagui.present.levels import Level
-from xlagui.present.report import comparison_title
 from xlagui.present.sweep_form import CLOSE_QUESTION, SWEEP_RUNNING
 from xlagui.ui.dataset.dataset_controller import DatasetController
 from xlagui.ui.dataset.dataset_panel import DatasetPanel
@@ -367,6 +366,8 @@ class MainWindow(QMainWindow):
         if problems:
             self.message_bar.show_message(Level.WARNING, html.escape(" ".join(problems)))
         else:
+            from xlagui.present.report import comparison_title
+
             self.statusBar().showMessage(f"Settings of “{comparison_title(report)}” set", 5000)
 
     def _on_drops_model_file_dropped(self, path: Path) -> None:

@@ -29,11 +29,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from xlagui.core.results import dumps
 from xlagui.core.worker import tensorboard as tboard
 from xlagui.core.xla import hlo
 from xlagui.present import xla_did as did
-from xlagui.present.format import created
+from xlagui.present.units import created
 
 if TYPE_CHECKING:
     from xlagui.core.results.report import ComparisonReport
@@ -283,6 +282,8 @@ class XlaDidPanel(QWidget):
     def show_report(self, report: ComparisonReport, folder: Path | None) -> None:
         """Show the XLA runs of a `ComparisonReport` kept in `folder` (None: not on disk)."""
         self._folder = folder
+        from xlagui.core.results import dumps
+
         self._runs = [(did.run_label(report, run_id), r)
                       for run_id, r in dumps.xla_runs(report, folder)]
         self.run_combo.blockSignals(True)
@@ -365,7 +366,7 @@ class XlaDidPanel(QWidget):
         self._fit_views()
 
     def _on_history_clicked(self) -> None:
-        from xlagui.core.results import history
+        from xlagui.core.results import dumps, history
 
         others: list[tuple[str, hlo.XlaReport]] = []
         for item in history.list_items(self._history_root):

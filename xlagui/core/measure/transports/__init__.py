@@ -22,6 +22,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Mapping
 from types import ModuleType
+from typing import TYPE_CHECKING
 
 from xlagui.core.machine.host import DEFAULT_PYTHON as DEFAULT_PYTHON
 from xlagui.core.machine.host import HostInfo as HostInfo
@@ -32,9 +33,11 @@ from xlagui.core.measure.transports.base import Target as Target
 from xlagui.core.measure.transports.base import Transport as Transport
 from xlagui.core.measure.transports.base import TransportOption as TransportOption
 from xlagui.core.measure.transports.base import TransportOptions as TransportOptions
-from xlagui.core.measure.transports.local import LOCAL as LOCAL
 from xlagui.core.protocol.config import ConfigError
 from xlagui.core.protocol.task import TaskState
+
+if TYPE_CHECKING:
+    from xlagui.core.measure.transports.local import LOCAL as LOCAL
 
 # The registry: a transport's name (`Target.transport`) → its module.
 TRANSPORTS: dict[str, str] = {
@@ -61,6 +64,8 @@ def connect(target: Target | None, *, info: HostInfo | None = None,
     preflighted (not again when `info` is what its preflight answered moments ago). Raises the
     `MachineError` that says why not. `close` it when the comparison is over."""
     if target is None:
+        from xlagui.core.measure.transports.local import LOCAL
+
         return LOCAL
     transport: Transport = module_of(target).connect(target, info=info, state=state)
     return transport
@@ -92,3 +97,13 @@ def options() -> tuple[TransportOption, ...]:
     for name in TRANSPORTS:
         found += getattr(importlib.import_module(TRANSPORTS[name]), "OPTIONS", ())
     return tuple(found)
+
+
+def __getattr__(name: str) -> object:
+    """`LOCAL`, imported when first asked for: this computer's transport brings the workers'
+    jobs (the model check, the probes) that a window or a command does not need to start."""
+    if name == "LOCAL":
+        from xlagui.core.measure.transports.local import LOCAL
+
+        return LOCAL
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
