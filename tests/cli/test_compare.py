@@ -369,7 +369,9 @@ def test_compare_writes_and_prints_the_markdown(
     args = ["compare", str(data), "--quick", "--batch", "4", "--image-size", "48",
             "--budget", "30", "--arms", "bf16", "--out", str(out)]
     assert main([*args, "--markdown", "--events"]) == 2
-    assert "--markdown and --json both print on stdout" in capsys.readouterr().err
+    assert "--markdown and --events both print on stdout" in capsys.readouterr().err
+    assert main([*args, "--markdown", "--json", "--events"]) == 2
+    assert "--markdown, --json and --events all print on stdout" in capsys.readouterr().err
     assert main([*args, "--markdown"]) == 0
     printed = capsys.readouterr()
     written = (out / "comparison.md").read_text(encoding="utf-8")
@@ -384,6 +386,25 @@ def test_compare_writes_and_prints_the_markdown(
     assert "Comparison (baseline vs XLA)" in printed.err and "comparison.md" in printed.err
     assert sorted(p.name for p in out.iterdir() if p.is_file()) == [
         "comparison.csv", "comparison.json", "comparison.md"]  # no temporary file left
+
+
+def test_compare_json_prints_the_comparison_document_as_the_other_commands_do(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--json`: comparison.json alone on stdout when it ends (one document, as `scan`,
+    `inspect`, `hosts` and `sweep` print theirs); the progress and summary on stderr."""
+    import json
+
+    measure_with_fakes(monkeypatch)
+    data = tiny_split_dataset(tmp_path / "d", train=8, test=2)
+    out = tmp_path / "o"
+    assert main(["compare", str(data), "--quick", "--batch", "4", "--image-size", "48",
+                 "--budget", "30", "--out", str(out), "--json"]) == 0
+    printed = capsys.readouterr()
+    assert printed.out == (out / "comparison.json").read_text(encoding="utf-8")
+    document = json.loads(printed.out)  # one document, not a line per event
+    assert document["comparison"]["interleaved"]["pairs"] > 0
+    assert "Comparison (baseline vs XLA)" in printed.err
 
 
 def test_the_model_is_a_compare_setting() -> None:

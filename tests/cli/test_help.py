@@ -1,5 +1,5 @@
 """`xlagui CMD -h` (issue 31): every option has help and shows a real default as "(default: X)";
-every command has a description and examples; `compare --json` is `--events`."""
+every command has a description and examples; `--json` is one document in every command."""
 
 from __future__ import annotations
 
@@ -105,14 +105,20 @@ def test_every_command_has_a_description_and_examples(name: str) -> None:
         build_parser().parse_args(words)
 
 
-def test_compare_json_and_events_are_one_option() -> None:
+def test_json_is_one_document_in_every_command_and_events_the_stream() -> None:
+    """`--json` means the same in every command that has it: one document when it ends; the
+    stream of events while a comparison runs is `--events`, an option of its own."""
     parser = build_parser()
-    assert parser.parse_args(["compare", "--json"]).events is True
+    for name, action in COMMANDS.items():
+        for a in action._actions:
+            if "--json" in a.option_strings:
+                assert a.option_strings == ["--json"], name
+                assert "JSON line" not in (a.help or ""), name
+    assert parser.parse_args(["compare", "--json"]).json is True
+    assert parser.parse_args(["compare", "--json"]).events is False
     assert parser.parse_args(["compare", "--events"]).events is True
-    assert parser.parse_args(["compare"]).events is False
-    (action,) = [a for a in COMMANDS["compare"]._actions if "--json" in a.option_strings]
-    assert "--events" in action.option_strings
-    assert "JSON line" in (action.help or "")
+    (events,) = [a for a in COMMANDS["compare"]._actions if "--events" in a.option_strings]
+    assert events.option_strings == ["--events"] and "JSON line" in (events.help or "")
 
 
 def test_compare_help_as_a_user_runs_it() -> None:

@@ -28,7 +28,7 @@ def test_figures_in_words() -> None:
     c = Comparison(speedup=Interval(0.98, 0.9, 1.05, "pairs"))
     assert fmt.speedup(c).startswith("no clear difference")
     c = Comparison(total_time_ratio=0.75, xla_total_seconds=3.0, baseline_total_seconds=4.0)
-    assert fmt.total_time(c) == "3.00 s with XLA vs 4.00 s without (0.75×, 25% less)"
+    assert fmt.total_time(c) == "3.00 s with XLA vs 4.00 s without (25% less)"
     none = RunSummary(xla_evidence=XlaEvidence(compiled=False))
     assert fmt.evidence(none) == "none: XLA compiled nothing"
     assert fmt.evidence(None) == fmt.DASH

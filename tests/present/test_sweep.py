@@ -10,6 +10,7 @@ from xlagui.core.sweep.flips import Verdict, lines
 from xlagui.core.sweep.plan import CELL_OVERHEAD_SECONDS, Axis, SweepPlan, plan_sweep
 from xlagui.core.sweep.result import SweepResult
 from xlagui.present.sweep import (
+    arm_figure,
     eta_words,
     plan_words,
     reason_words,
@@ -114,7 +115,10 @@ def test_rows_reasons_plan_and_markdown() -> None:
     results = [done("b16", jit=FASTER), failed]
     header, rows = table(plan, results)
     assert header == ["batch size", "jit speed-up", "status", "reason"]
-    assert rows[0] == ["16", "1.25× (1.18–1.33×)", "done", ""]
+    assert rows[0] == ["16", "1.25× faster (1.18–1.33× faster)", "done", ""]
+    # Slower and tied cells in words too, never a bare ratio below 1 with "×".
+    assert arm_figure(done("b16", jit=SLOWER), "jit") == "1.20× slower (1.15–1.25× slower)"
+    assert arm_figure(done("b16", jit=TIES), "jit") == "1.00× faster (1.05× slower to 1.05× faster)"
     assert rows[1] == ["500", "—", "failed", "cannot run with these settings: batch size 500 "
                        "is larger than the training set (40 images)"]
     assert reason_words(results[0]) == ""

@@ -50,7 +50,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     config = compare_config(args)
     target = _target(args)
     _refuse_conflicting_flags(args)
-    console = _console(stderr=args.events or args.markdown)
+    console = _console(stderr=args.events or args.markdown or args.json)
     demo = args.demo or args.dataset is None
     root = _dataset_root(args, demo, console)
     scan = _scan(root, config.holdout_percent, config.seed)
@@ -148,8 +148,12 @@ def compare_config(args: argparse.Namespace) -> RunConfig:
 def _refuse_conflicting_flags(args: argparse.Namespace) -> None:
     if args.quick and args.only:
         raise ConfigError("--quick measures both sides against each other; drop --only")
-    if args.markdown and args.events:
-        raise ConfigError("--markdown and --json both print on stdout: choose one")
+    on_stdout = [flag for flag, on in (("--markdown", args.markdown), ("--json", args.json),
+                                        ("--events", args.events)) if on]
+    if len(on_stdout) > 1:
+        flags = f"{', '.join(on_stdout[:-1])} and {on_stdout[-1]}"
+        both = "both" if len(on_stdout) == 2 else "all"
+        raise ConfigError(f"{flags} {both} print on stdout: choose one")
 
 
 def _output_folder(args: argparse.Namespace, root: str | Path) -> Path:
@@ -224,8 +228,8 @@ def _write_reports(
     console: Console,
 ) -> bool:
     """The PNG (with --png) beside the CSV, the JSON and the Markdown (the workflow wrote
-    those), the Markdown on stdout with --markdown; False, said, when the PNG could not be
-    written."""
+    those), the Markdown on stdout with --markdown, the JSON with --json; False, said, when
+    the PNG could not be written."""
     if render_report_png is not None:
         try:
             png = render_report_png(report, out / "comparison.png", why_of(report, out))
@@ -235,8 +239,9 @@ def _write_reports(
         console.print(f"PNG report: {png}")
     markdown = out / MARKDOWN_FILE  # written by the workflow (`ComparisonRequest.report_text`)
     console.print(f"Written: {out / 'comparison.csv'}, {out / 'comparison.json'}, {markdown}")
-    if args.markdown:
-        sys.stdout.write(markdown.read_text(encoding="utf-8"))
+    if args.markdown or args.json:
+        printed = markdown if args.markdown else out / "comparison.json"
+        sys.stdout.write(printed.read_text(encoding="utf-8"))
         sys.stdout.flush()
     return True
 

@@ -351,13 +351,18 @@ def _model_and_output_arguments(c: argparse.ArgumentParser) -> None:
         help="a .keras model whose output does not fit the class count: keep its body, "
         "replace its last layer",
     )
-    # `--events` was the name before every command's machine output became `--json`.
+    # Two machine outputs, two names: `--json` is one document at the end, as in every other
+    # command (`scan`, `inspect`, `hosts`, `sweep`); `--events` is the stream while it runs.
     c.add_argument(
         "--json",
-        "--events",
-        dest="events",
         action="store_true",
-        help="print every event as a JSON line on stdout instead of progress bars",
+        help="print comparison.json on stdout when it ends, as scan, inspect, hosts and sweep "
+        "print theirs (the progress and summary go to stderr)",
+    )
+    c.add_argument(
+        "--events",
+        action="store_true",
+        help="print every event as a JSON line on stdout while it runs, instead of progress bars",
     )
     c.add_argument(
         "--markdown",

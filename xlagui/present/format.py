@@ -69,10 +69,6 @@ def percent(value: float | None) -> str:
     return DASH if value is None else f"{value:.1%}"
 
 
-def ratio(value: float | None) -> str:
-    return DASH if value is None else f"{value:.2f}×"
-
-
 def evidence(summary: RunSummary | None) -> str:
     """What shows that XLA compiled (or did not) in one run, in words."""
     return evidence_words(summary.xla_evidence) if summary is not None else DASH
@@ -175,7 +171,7 @@ def total_time(c: Comparison) -> str:
     change = f"{abs(pct):.0f}% {'less' if pct >= 0 else 'more'}"
     return (
         f"{seconds(c.xla_total_seconds)} with XLA vs {seconds(c.baseline_total_seconds)} "
-        f"without ({c.total_time_ratio:.2f}×, {change})"
+        f"without ({change})"
     )
 
 
@@ -191,10 +187,12 @@ def compile_cost(c: Comparison) -> str:
 
 def memory(c: Comparison) -> str:
     parts = []
+    # A share of the baseline's, never a bare ratio below 1 with "×" (one convention: "×" is
+    # for speed, said as faster or slower).
     if c.memory_ratio is not None:
-        parts.append(f"RAM {c.memory_ratio:.2f}× the baseline's")
+        parts.append(f"RAM {c.memory_ratio:.0%} of the baseline's")
     if c.device_memory_ratio is not None:
-        parts.append(f"GPU memory {c.device_memory_ratio:.2f}×")
+        parts.append(f"GPU memory {c.device_memory_ratio:.0%} of the baseline's")
     return ", ".join(parts) or DASH
 
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 from xlagui.core.analysis.pairs import InterleavedSummary
 from xlagui.core.analysis.stats import Comparison, Interval, IntervalBasis
 from xlagui.core.protocol.identity import Role
+from xlagui.present.units import speed_range as speed_range  # re-exported
+from xlagui.present.units import speed_words as speed_words
 
 
 def block_words(i: InterleavedSummary) -> str:
@@ -15,22 +17,6 @@ def block_words(i: InterleavedSummary) -> str:
     if not b or b == a:
         return f"{a}-step blocks"
     return f"blocks of {b} (baseline) and {a} steps"
-
-
-def speed_words(value: float) -> str:
-    """A speed-up (baseline ÷ arm time: above 1 faster) the one way every plot and table says
-    it: "2.00× faster", "1.46× slower", never a ratio below 1."""
-    return f"{value:.2f}× faster" if value >= 1 else f"{1 / value:.2f}× slower"
-
-
-def speed_range(low: float, high: float) -> str:
-    """An interval of speed-ups in the same words: "1.90–2.10× faster", "1.38–1.56× slower",
-    "1.10× slower to 1.05× faster" for one that includes no difference."""
-    if low >= 1:
-        return f"{low:.2f}–{high:.2f}× faster"
-    if high <= 1:
-        return f"{1 / high:.2f}–{1 / low:.2f}× slower"
-    return f"{1 / low:.2f}× slower to {high:.2f}× faster"
 
 
 def pairs_noun(n: int) -> str:

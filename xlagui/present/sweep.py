@@ -28,7 +28,7 @@ from xlagui.present.hosts import error_message as machine_error_message
 from xlagui.present.machine_load import BUSY_MARK
 from xlagui.present.model_files import error_text, refusal_text
 from xlagui.present.scan_problems import problems_text
-from xlagui.present.units import DASH, duration
+from xlagui.present.units import DASH, duration, speed_range, speed_words
 
 
 def cell_refusal(exc: BaseException) -> str:
@@ -105,14 +105,15 @@ def cell_title(cell: Cell) -> str:
 
 
 def arm_figure(result: CellResult, arm: str) -> str:
-    """An arm's speed-up in the cell (baseline ÷ arm step time) with its 95% interval:
-    "1.25× (1.20–1.31×)"; — when it has none."""
+    """An arm's speed per step in the cell (baseline ÷ arm step time) in words, with its 95%
+    interval: "1.25× faster (1.20–1.31× faster)", "1.52× slower (1.47–1.56× slower)"; — when
+    it has none."""
     found = result.arm(arm)
     if found is None or not found.ratio:
         return DASH
-    text = f"{1 / found.ratio:.2f}×"
+    text = speed_words(1 / found.ratio)
     if found.low and found.high:
-        text += f" ({1 / found.high:.2f}–{1 / found.low:.2f}×)"
+        text += f" ({speed_range(1 / found.high, 1 / found.low)})"
     if not found.valid:
         text += " not valid"
     if found.busy:

@@ -1,5 +1,6 @@
-"""Durations, sizes and time stamps in words, with no other import: what an empty window's
-first screen may word (a sweep's progress, a file's size) without loading `present.format`."""
+"""Durations, sizes, time stamps and speed-ups in words, with no other import: what an empty
+window's first screen may word (a sweep's progress, a file's size) without loading
+`present.format` and the analysis it words."""
 
 from __future__ import annotations
 
@@ -42,3 +43,19 @@ def created(stamp: str) -> str:
     if when.tzinfo is not None:
         when = when.astimezone()
     return when.strftime("%Y-%m-%d %H:%M")
+
+
+def speed_words(value: float) -> str:
+    """A speed-up (baseline ÷ arm time: above 1 faster) the one way every plot and table says
+    it: "2.00× faster", "1.46× slower", never a ratio below 1."""
+    return f"{value:.2f}× faster" if value >= 1 else f"{1 / value:.2f}× slower"
+
+
+def speed_range(low: float, high: float) -> str:
+    """An interval of speed-ups in the same words: "1.90–2.10× faster", "1.38–1.56× slower",
+    "1.10× slower to 1.05× faster" for one that includes no difference."""
+    if low >= 1:
+        return f"{low:.2f}–{high:.2f}× faster"
+    if high <= 1:
+        return f"{1 / high:.2f}–{1 / low:.2f}× slower"
+    return f"{1 / low:.2f}× slower to {high:.2f}× faster"

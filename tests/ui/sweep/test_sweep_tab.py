@@ -62,7 +62,7 @@ def test_a_two_cell_sweep_set_up_with_clicks_fills_the_table_and_the_plot(
     assert table.texts("batch size") == ["4", "8"]
     assert table.texts("status") == ["done", "done"]
     # The fake XLA side takes half the baseline's step time: 2× faster, with an interval.
-    assert all(t.startswith("2.00× (") for t in table.texts("jit speed-up"))
+    assert all(t.startswith("2.00× faster (") for t in table.texts("jit speed-up"))
     assert tab.plot.kind == "lines"
     line = tab.plot._arm_lines["jit"]
     xs, ys = line.curve.getData()

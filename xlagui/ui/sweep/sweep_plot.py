@@ -20,6 +20,7 @@ from xlagui.core.sweep.flips import sorted_values
 from xlagui.present import sweep_rows as rows
 from xlagui.present.levels import Level
 from xlagui.present.sweep import axis_noun
+from xlagui.present.units import speed_words
 from xlagui.ui.shared.plots import color, legend, make_plot
 from xlagui.ui.shared.theme import LEVEL_COLORS
 
@@ -170,7 +171,7 @@ class SweepPlot(QWidget):
         for r, row in enumerate(grid.values):
             for c, value in enumerate(row):
                 if value == value:  # not NaN
-                    label = pg.TextItem(f"{value:.2f}×", color="#222222", anchor=(0.5, 0.5))
+                    label = pg.TextItem(speed_words(value), color="#222222", anchor=(0.5, 0.5))
                     label.setPos(c + 0.5, r + 0.5)
                     item.addItem(label)
                     self._labels.append(label)
