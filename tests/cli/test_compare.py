@@ -255,6 +255,45 @@ def test_compare_leaves_out_problem_files(
     assert tree_snapshot(data) == before
 
 
+def test_a_full_comparison_says_how_long_its_training_runs_will_take(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before its training runs start, a full comparison says how long they should take: each
+    run's epochs × full batches × its side's steady step, as the speed measurement just
+    measured them (the figures comparison.json keeps)."""
+    from tests.helpers.streams import FakeWorker, run_events
+    from xlagui.present.units import duration
+
+    monkeypatch.setenv("COLUMNS", "200")
+    fake = FakeWorker({
+        "baseline": run_events(variant="baseline", epoch_seconds=(3.0, 1.0, 1.0)),
+        "xla": run_events(variant="xla", xla_mode="jit", epoch_seconds=(6.0, 0.5, 0.5)),
+    })
+    monkeypatch.setattr(phases, "run_worker", fake)
+
+    def slow_steps(spec: RunSpec) -> list[str]:  # a baseline step of 0.5 s, XLA's 0.25 s
+        return [*fake_measure_command(spec), json.dumps({"step": 0.5})]
+
+    from xlagui.cli import compare as command
+
+    monkeypatch.setattr(command, "ComparisonRequest", functools.partial(
+        ComparisonRequest, worker_command=slow_steps))
+    data = tiny_split_dataset(tmp_path / "d", train=4, test=2)  # 8 images: 4 batches of 2
+    out = tmp_path / "out"
+    assert main(["compare", str(data), "--epochs", "3", "--batch", "2", "--image-size", "48",
+                 "--budget", "20", "--out", str(out)]) == 0
+    printed = " ".join(capsys.readouterr().out.split())
+    measured = json.loads((out / "comparison.json").read_text())["comparison"]["interleaved"]
+    steps = [measured["baseline"]["steady_step_seconds"], measured["xla"]["steady_step_seconds"]]
+    assert steps == pytest.approx([0.5, 0.25], rel=0.05)
+    expected = duration(3 * 4 * sum(steps))
+    said = (f"The 2 training runs (3 epochs of 4 steps each) should take about {expected} by the "
+            "step times just measured, plus each epoch's evaluation and each run's start and "
+            "compiles.")
+    assert said in printed
+    assert printed.index(said) < printed.index("Comparison (baseline vs XLA)")
+
+
 def test_ctrl_c_saves_the_run_in_progress_as_interrupted(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

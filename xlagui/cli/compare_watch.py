@@ -26,6 +26,7 @@ from xlagui.core.protocol.identity import Split
 from xlagui.core.protocol.task import TaskState
 from xlagui.present.hosts import dataset_line, host_line
 from xlagui.present.machine_load import preflight_words
+from xlagui.present.run_status import training_estimate
 from xlagui.present.verdicts import recommendation_sentence
 
 if TYPE_CHECKING:
@@ -103,6 +104,9 @@ class ConsoleWatcher(Watcher):
         elif phase is Phase.INSPECTING and report is not None and self.summarised:
             self._inspecting(report)
         elif phase is Phase.TRAINING and report is not None and not self.events:
+            estimate = training_estimate(report, len(self.trained.files_for(Split.TRAIN)))
+            if estimate:
+                self.console.print(estimate, soft_wrap=True)
             self._show(RichProgress(self.console, report))
 
     def on_answered(self, report: ComparisonReport) -> None:

@@ -7,6 +7,7 @@ can say the same.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from xlagui.core.protocol.events import CancelledEvent, ErrorEvent, FinishedEvent
 from xlagui.core.protocol.identity import RunStatus, StrEnum
@@ -17,11 +18,41 @@ from xlagui.present.errors import error_hint
 from xlagui.present.model_files import error_text
 from xlagui.present.traces import RunTrace
 
+if TYPE_CHECKING:
+    from xlagui.core.results.report import ComparisonReport
+
 # Shown from the moment a speed-only comparison is planned: true before its warm-up too.
 SPEED_ONLY_NOTE = (
     "Speed only: this side is timed in blocks of steps and is not trained, so there are no "
     "loss or wall-time curves. Its blocks go to the speed-up plot below."
 )
+
+
+def training_estimate(report: ComparisonReport, train_images: int) -> str:
+    """Before a full comparison's training runs start, how long they will take: each run's
+    epochs × full batches × its arm's steady step, as just measured ("" when a run's arm has
+    no measured step). Evaluation, compiles and the workers' start are not in it, and it says
+    so: the training runs take longer, never less."""
+    c = report.comparison
+    summary = c.interleaved if c is not None else None
+    runs = [r for r in report.runs if r.status == RunStatus.QUEUED]
+    steps = train_images // report.config.batch_size  # full batches only (drop_remainder)
+    if summary is None or summary.baseline is None or not runs or steps < 1:
+        return ""
+    step_of = {summary.baseline.arm: summary.baseline.steady_step_seconds,
+               **{a.variant: a.steady_step_seconds for a in summary.arms}}
+    if any(not step_of.get(r.variant) for r in runs):
+        return ""
+    epochs = report.config.epochs
+    total = sum(epochs * steps * (step_of[r.variant] or 0.0) for r in runs)
+    n = len(runs)
+
+    def many(count: int, noun: str) -> str:
+        return f"{count} {noun}{'' if count == 1 else 's'}"
+
+    return (f"The {many(n, 'training run')} ({many(epochs, 'epoch')} of {many(steps, 'step')} "
+            f"each) should take about {fmt.duration(total)} by the step times just measured, "
+            "plus each epoch's evaluation and each run's start and compiles.")
 
 
 
