@@ -173,6 +173,13 @@ def mode_words(mode: XlaMode) -> ValueWords:
     return value_words(XLA, XLA.of(mode))
 
 
+def comparison_line(mode: XlaMode) -> str:
+    """What "Run comparison" switches on, in the XLA group's one line: the same model trained
+    with XLA off on one side and in `mode` on the other."""
+    return (f"Run comparison trains the model twice: the baseline with "
+            f"{mode_words(XlaMode.OFF).how}, and XLA with {mode_words(mode).words}.")
+
+
 def arm_label(arm: Arm) -> str:
     """What a person reads in a column heading or a table: "XLA jit_compile + mixed_bfloat16"."""
     if arm.is_baseline:

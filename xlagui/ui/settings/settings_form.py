@@ -39,7 +39,13 @@ from xlagui.core.protocol.config import (
 from xlagui.core.protocol.levers import XLA
 from xlagui.core.protocol.settings import Setting
 from xlagui.present.levels import Level
-from xlagui.present.levers import LEVER_WORDS, arm_description, arm_label, xla_choices
+from xlagui.present.levers import (
+    LEVER_WORDS,
+    arm_description,
+    arm_label,
+    comparison_line,
+    xla_choices,
+)
 from xlagui.ui.settings.device_box import DeviceBox
 from xlagui.ui.settings.machine_panel import HostChecker, MachinePanel
 from xlagui.ui.settings.model_panel import ModelChecker, ModelPanel
@@ -173,6 +179,11 @@ class SettingsForm(QWidget):
         chosen beside that button, in the sidebar.)"""
         xla = QGroupBox(LEVER_WORDS[XLA.words])
         xv = QVBoxLayout(xla)
+        # What "Run comparison" switches on, with the mode chosen below: on the first screen.
+        self.xla_line = QLabel()
+        self.xla_line.setObjectName("XlaLine")
+        self.xla_line.setWordWrap(True)
+        xv.addWidget(self.xla_line)
         self.advanced_button = QToolButton()
         self.advanced_button.setText("Advanced")
         self.advanced_button.setCheckable(True)
@@ -192,6 +203,7 @@ class SettingsForm(QWidget):
             self.mode_group.addButton(button)
             av.addWidget(button)
             self.mode_buttons[mode] = button
+            button.toggled.connect(self._on_mode_button_toggled)
         self.choose_mode(DEFAULT_MODE)
         self.advanced.setVisible(False)
         xv.addWidget(self.advanced)
@@ -348,6 +360,10 @@ class SettingsForm(QWidget):
     def choose_mode(self, mode: XlaMode) -> None:
         """Tick `mode` (the default's button for a mode the window does not offer)."""
         self.mode_buttons.get(mode, self.mode_buttons[DEFAULT_MODE]).setChecked(True)
+
+    def _on_mode_button_toggled(self, on: bool) -> None:
+        if on:  # the button ticked, not the one it replaced
+            self.xla_line.setText(comparison_line(self.xla_mode))
 
     def values(self) -> dict[str, Any]:
         """Every field's value under its setting's name (the spin and tick boxes from the

@@ -68,6 +68,7 @@ class ImageLabel(QLabel):
         super().__init__(text, parent)
         self._source = QPixmap()
         self.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.setWordWrap(True)  # its placeholder text, in a pane narrower than one line of it
         self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Ignored)
 
     def set_image(self, pixmap: QPixmap) -> None:
