@@ -8,6 +8,7 @@ import argparse
 import datetime
 import os
 import platform
+import shlex
 import sys
 import tempfile
 from collections.abc import Callable, Iterable
@@ -98,16 +99,28 @@ def add_image_size_and_batch(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--batch", type=int, default=DEFAULTS["batch_size"])
 
 
+def command_line() -> str:
+    """How this benchmark was run, as a user types it: `python bench/NAME.py ARGS`."""
+    script = Path(sys.argv[0])
+    try:
+        script = script.resolve().relative_to(Path.cwd())
+    except ValueError:
+        script = Path("bench") / script.name
+    return " ".join(["python", str(script), *(shlex.quote(a) for a in sys.argv[1:])])
+
+
 def section_text(lines: Iterable[str], load: str, *extra: str, before: str = "") -> str:
-    """A section's text: `lines`, a blank line, and the machine it was measured on (`extra`:
-    more to name, such as library versions), the load average `before` the measurement and the
-    date."""
+    """A section's text: `lines`, a blank line, and its stamp (`STAMP_PARTS`, checked by
+    tests/test_benchmarks_stamps.py): the machine it was measured on (`extra`: more to name,
+    such as library versions), the load average `before` the measurement and now, after it,
+    the date, and the command that wrote it."""
     when = f"{before} " if before else ""
     return "\n".join(
         [
             *lines,
             "",
-            f"Machine: {machine(*extra)}; load average before {when}{load}. Measured {today()}.",
+            f"Machine: {machine(*extra)}; load average before {when}{load}, after "
+            f"{load_average()}. Measured {today()}. Command: `{command_line()}`.",
         ]
     )
 

@@ -23,9 +23,8 @@ from _common import (
     add_image_size_and_batch,
     add_write,
     load_average,
-    machine,
     publish,
-    today,
+    section_text,
 )
 
 from xlagui.core.machine import peak
@@ -70,8 +69,6 @@ def main() -> None:
     lines = [
         f"## How far from the limit: demo, {args.image_size} px, batch {args.batch}",
         "",
-        f"{today()} · {machine()} · load before: {load}",
-        "",
         f"- Work per training step, counted from the layer shapes (`core/model/flops.py`): "
         f"{e['flops_per_step'] / 1e9:.1f} GFLOP (forward {count.forward_per_sample / 1e6:.0f} "
         f"MFLOP and training {count.train_per_sample / 1e6:.0f} MFLOP per image, Adam "
@@ -100,7 +97,7 @@ def main() -> None:
         f"`xlagui compare --demo --quick --image-size {args.image_size} --budget {args.budget}`: "
         f"{i['pairs']} interleaved pairs, stopped by {i['stopped_by']}.",
     ]
-    publish("peak", "\n".join(lines), args.write)
+    publish("peak", section_text(lines, load), args.write)
 
 
 if __name__ == "__main__":
