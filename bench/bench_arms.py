@@ -170,6 +170,8 @@ def main() -> None:
     p.add_argument("--seconds", type=int, default=120)
     p.add_argument("--budget", type=int, help="xlagui's --budget (default: its own, 120 s)")
     p.add_argument("--no-augment", action="store_true", help="both sides without augmentation")
+    p.add_argument("--tag", default="", help="a label for the section (another machine, say), "
+                   "so that it does not replace an earlier one")
     add_write(p)
     args = p.parse_args()
     arms = [parse_arm(a).name for a in args.arms.split(",")]
@@ -195,7 +197,8 @@ def main() -> None:
     budget = f" --budget {args.budget}" if args.budget else ""
     budget += " --no-augment" if args.no_augment else ""
     lines = [
-        f"## Arms on this machine: {name}, {args.image_size} px, `--arms {args.arms}{budget}`",
+        f"## Arms on this machine: {name}, {args.image_size} px, `--arms {args.arms}{budget}`"
+        + (f", {args.tag}" if args.tag else ""),
         "",
         f"`python bench/bench_arms.py --arms {args.arms} --image-size {args.image_size} "
         f"--runs {args.runs} --seconds {args.seconds}{budget}"
@@ -239,6 +242,7 @@ def main() -> None:
         spread = f"{(max(got) - min(got)) / min(got):.1%}" if len(got) > 1 else "—"
         lines.append(f"| {k} | {est.ratio:.3f} ({est.low:.3f}–{est.high:.3f}) | {off} | {spread} |")
     suffix = budget.replace(" --budget ", "-b").replace(" --no-augment", "-noaug")
+    suffix += f"-{args.tag}" if args.tag else ""
     publish(f"arms-{name}-{args.image_size}{suffix}", section_text(lines, load), args.write)
 
 

@@ -191,7 +191,7 @@ def main() -> None:
                     if warm is not None and base_warm is not None
                     else ""
                 )
-                + (f", steady step {est.ratio:.3f}× no dump" if est is not None else "")
+                + (f", steady step ÷ no dump's {est.ratio:.3f}" if est is not None else "")
                 + "."
             )
     parse = med("text", "parse")

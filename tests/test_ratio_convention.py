@@ -2,8 +2,8 @@
 words ("2.00× faster", "1.46× slower"), so no output shows a bare ratio below 1 followed by
 "×" ("jit 0.66× (0.64–0.68×)" once read as a speed-up by some and as a time by others).
 
-The outputs of `xlagui compare`, `xlagui sweep` and `xlagui inspect` are scanned as a user
-gets them: the terminal's text and the files each writes (Markdown, CSV), with every arm
+The project's pages are scanned, and the outputs of `xlagui compare`, `xlagui sweep` and
+`xlagui inspect` as a user gets them: the terminal's text and the files each writes (Markdown, CSV), with every arm
 slower than the baseline, where a bare ratio would be below 1. The workers are the fakes that
 speak the protocol (tests/helpers/fake_measure_worker.py), told the arms' step time ratios."""
 
@@ -50,6 +50,15 @@ def test_the_scan_finds_a_bare_ratio_and_nothing_else() -> None:
     assert bare_ratios("RAM 0.85 × the baseline's") == ["0.85 ×"]
     assert bare_ratios("1.52× slower (1.47–1.56× slower); 10.5× faster; 150×150 images; "
                        "op×2; 0.85 of the baseline's") == []
+
+
+def test_the_pages_say_no_bare_ratio_below_1() -> None:
+    """The README, BENCHMARKS.md and the guides: a figure below 1 is a ratio with its direction
+    said beside it ("baseline ÷ jit step time, below 1: slower"), never "0.66×"."""
+    root = Path(__file__).resolve().parents[1]
+    pages = [root / "README.md", root / "BENCHMARKS.md", *sorted((root / "docs").glob("*.md"))]
+    found = {p.name: bare_ratios(p.read_text(encoding="utf-8")) for p in pages}
+    assert {name: ratios for name, ratios in found.items() if ratios} == {}
 
 
 def test_compare_says_slower_arms_in_words(
