@@ -3,9 +3,10 @@ words ("2.00× faster", "1.46× slower"), so no output shows a bare ratio below 
 "×" ("jit 0.66× (0.64–0.68×)" once read as a speed-up by some and as a time by others).
 
 The project's pages are scanned, and the outputs of `xlagui compare`, `xlagui sweep` and
-`xlagui inspect` as a user gets them: the terminal's text and the files each writes (Markdown, CSV), with every arm
-slower than the baseline, where a bare ratio would be below 1. The workers are the fakes that
-speak the protocol (tests/helpers/fake_measure_worker.py), told the arms' step time ratios."""
+`xlagui inspect` as a user gets them: the terminal's text and the files each writes (Markdown,
+CSV), with every arm slower than the baseline, where a bare ratio would be below 1. The workers
+are the fakes that speak the protocol (tests/helpers/fake_measure_worker.py), told the arms'
+step time ratios."""
 
 from __future__ import annotations
 

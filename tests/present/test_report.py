@@ -90,3 +90,15 @@ def test_the_settings_line_of_a_speed_only_comparison_says_no_epochs() -> None:
         "speed only: 120 s budget, 8 pairs, batch 8, 48 px, augmentation on, seed 0")
     trained = comparison_report(training=True)
     assert report_words.settings_words(trained).startswith(f"{trained.config.epochs} epochs, ")
+
+
+def test_the_reports_machine_is_its_cpu_as_history_names_it() -> None:
+    """The Environment's machine row names the CPU (as History does), the computer's name
+    after it; a record without a CPU still says its name."""
+    report = comparison_report()
+    report.environment.update(hostname="vm", platform="Linux-6.18", cpu_count=2,
+                              cpu="AMD EPYC 7B13 64-Core Processor")
+    rows = dict(report_words.environment_words(report))
+    assert rows["Machine"] == "AMD EPYC 7B13, Linux-6.18, 2 CPUs (computer: vm)"
+    report.environment.pop("cpu")
+    assert dict(report_words.environment_words(report))["Machine"] == "vm, Linux-6.18, 2 CPUs"

@@ -240,7 +240,7 @@ def instrument_check(k: InstrumentCheck) -> str:
         return (f"identical baseline ÷ baseline {k.ratio:.3f} after {k.pairs} "
                 f"{pairs_noun(k.pairs)} (no interval)")
     verdict = (
-        "covers 1.00: no position or order effect seen"
+        "it covers 1.00, so no position or order effect was seen"
         if k.covers_one
         else "does NOT cover 1.00: the instrument favours one worker; treat the ratios with care"
     )

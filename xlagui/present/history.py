@@ -4,7 +4,6 @@ window's History tab and `bench/snapshot_words.py` show these rows."""
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
 
 from xlagui.core.analysis.stats import NOT_COMPARED
@@ -12,6 +11,7 @@ from xlagui.core.protocol.identity import Role
 from xlagui.present.format import DASH, created, runs_done
 from xlagui.present.intervals import pairs_noun
 from xlagui.present.machine_load import busy_mark, is_busy, load_lines
+from xlagui.present.report import cpu_words as cpu_words  # re-exported: History's words
 from xlagui.present.report import history_title
 from xlagui.present.verdicts import history_verdict, recommendation_sentence
 
@@ -21,16 +21,6 @@ if TYPE_CHECKING:
     from xlagui.core.results.history import HistoryItem
 
 HISTORY_COLUMNS = ("When", "Comparison", "Machine", "Runs", "Verdict")
-
-# What a CPU's model name carries that tells no machine apart: trademarks, the word "CPU",
-# the base clock ("Intel(R) Xeon(R) Platinum 8480+ CPU @ 2.00GHz" → "Intel Xeon Platinum 8480+").
-_CPU_NOISE = re.compile(r"\((?:R|TM|tm|r)\)|\bCPU\b|@\s*[\d.]+\s*[GM]Hz|\b\d+-Core Processor\b")
-
-
-def cpu_words(cpu: str) -> str:
-    """A CPU's model name as a person reads it: trademarks, "CPU" and the clock left out."""
-    return " ".join(_CPU_NOISE.sub(" ", cpu).split())
-
 
 def machine(item: HistoryItem) -> str:
     """The machine a comparison was measured on, by what tells it apart to a person: its CPU

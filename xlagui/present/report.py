@@ -4,6 +4,7 @@ the settings as (what, value) rows. The CLI, the window, the PNG and the Markdow
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -111,6 +112,16 @@ def dataset_words(report: ComparisonReport) -> list[tuple[str, str]]:
     ]
 
 
+# What a CPU's model name carries that tells no machine apart: trademarks, the word "CPU",
+# the base clock ("Intel(R) Xeon(R) Platinum 8480+ CPU @ 2.00GHz" → "Intel Xeon Platinum 8480+").
+_CPU_NOISE = re.compile(r"\((?:R|TM|tm|r)\)|\bCPU\b|@\s*[\d.]+\s*[GM]Hz|\b\d+-Core Processor\b")
+
+
+def cpu_words(cpu: str) -> str:
+    """A CPU's model name as a person reads it: trademarks, "CPU" and the clock left out."""
+    return " ".join(_CPU_NOISE.sub(" ", cpu).split())
+
+
 def environment_words(report: ComparisonReport) -> list[tuple[str, str]]:
     """The machine, the software and the settings, as (what, value) rows."""
     e = report.environment
@@ -119,11 +130,20 @@ def environment_words(report: ComparisonReport) -> list[tuple[str, str]]:
         ("Device", device_words(report)),
         ("Software", f"TensorFlow {e.get('tensorflow', '?')}, Keras {e.get('keras', '?')}, "
                      f"Python {e.get('python', '?')}"),
-        ("Machine", f"{e.get('hostname', '?')}, {e.get('platform', '?')}, "
-                    f"{e.get('cpu_count', '?')} CPUs"),
+        ("Machine", machine_words(e)),
         ("Settings", settings_words(report)),
         ("XLA side", mode_words(Role.XLA, c.xla.value)),
     ]
+
+
+def machine_words(environment: dict[str, object]) -> str:
+    """The machine as History names it, by its CPU ("AMD EPYC, 2 CPUs, Linux-6.18…"), the
+    computer's name after it; its name first only where the record has no CPU."""
+    e = environment
+    cpu = cpu_words(str(e.get("cpu") or ""))
+    name = str(e.get("hostname") or "?")
+    rest = f"{e.get('platform', '?')}, {e.get('cpu_count', '?')} CPUs"
+    return f"{cpu}, {rest} (computer: {name})" if cpu else f"{name}, {rest}"
 
 
 def device_words(report: ComparisonReport) -> str:
