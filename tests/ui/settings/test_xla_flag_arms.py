@@ -19,7 +19,7 @@ def test_the_named_flags_that_change_speed_are_offered_with_their_line(qtbot: Qt
     qtbot.addWidget(panel)
     panel.show()
     offered = [n for n in xla_flags.NAMED if n.offered]
-    assert offered  # FLAGS-FINDINGS.md: at least one flag changed speed here
+    assert offered  # docs/flags-findings.md: at least one flag changed speed here
     flag_arms = [name for name in panel.arm_boxes if parse_arm(name).levers.get("xla_flags")]
     assert flag_arms == [f"jit+{n.part}" for n in offered]
     for named in offered:

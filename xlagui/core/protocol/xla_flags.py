@@ -33,7 +33,7 @@ TF_VARIABLE = "TF_XLA_FLAGS"
 @dataclass(frozen=True)
 class NamedFlag:
     """A flag with a short part of its own in an arm's name (`xnnpack`), and whether the window
-    offers it (measured to change speed here: FLAGS-FINDINGS in BENCHMARKS.md)."""
+    offers it (measured to change speed here: docs/flags-findings.md)."""
 
     part: str
     flag: str  # its name, without dashes
@@ -43,7 +43,7 @@ class NamedFlag:
 
 # TF 2.21's XLA defaults (xla/debug_options_flags.cc): XNNPACK on, oneDNN off, YNNPACK for
 # single dots ("individual_dot"), vectors of 256 bits, no fast math, Eigen multi-threaded.
-# Each named flag moves one of them. Measured interleaved against jit once (FLAGS-FINDINGS.md,
+# Each named flag moves one of them. Measured interleaved against jit once (docs/flags-findings.md,
 # the CNN at 64 px on a shared 2-core Xeon): only `ynndot` changed speed (1.30x slower than
 # jit, 95% CI 1.18-1.43); the others stayed within about +-9% of jit, the interval's width
 # there. The window offers the flags that changed speed (`offered`).
