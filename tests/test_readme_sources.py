@@ -70,6 +70,7 @@ def unsourced(readme: str, benchmarks: str) -> list[str]:
     held = sections(benchmarks)
     missing = []
     for number, text, cited in blocks(readme):
+        cited = [" ".join(c.split()) for c in cited]  # a title may wrap over two lines
         named = [body for title, body in held.items() for c in cited if title.startswith(c)]
         for figure in figures(text):
             if not cited:
