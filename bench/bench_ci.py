@@ -66,10 +66,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--run", type=int, default=1, help="which run this is (its section)")
     parser.add_argument("--log", type=Path, help="read this .ci/run log instead of running")
+    parser.add_argument("--commit", default="HEAD",
+                        help="with --log: the commit the logged run ran (default: HEAD)")
     add_write(parser)
     args = parser.parse_args()
     load = load_average()
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, text=True,
+    commit = subprocess.run(["git", "rev-parse", "--short", args.commit], cwd=ROOT, text=True,
                             capture_output=True, check=True).stdout.strip()
     if args.log:
         text, how = args.log.read_text(encoding="utf-8"), f"read from {args.log.name}"
