@@ -40,7 +40,10 @@ def _quick(
     budget: int | None = None,
     augment: bool = True,
 ) -> dict[str, Any]:
-    cmd = [sys.executable, "-m", "xlagui", "compare", "--quick", "--image-size", str(size)]
+    # The answer alone, as before the why existed (this bench's figures are speeds and wall
+    # times to the answer; the why's untimed workers would add minutes to every run).
+    cmd = [sys.executable, "-m", "xlagui", "compare", "--quick", "--no-explain",
+           "--image-size", str(size)]
     cmd += ["--budget", str(budget)] if budget else []
     cmd += [] if augment else ["--no-augment"]
     cmd += ["--arms", arms, "--out", str(out)]
@@ -203,11 +206,11 @@ def main() -> None:
         f"`python bench/bench_arms.py --arms {args.arms} --image-size {args.image_size} "
         f"--runs {args.runs} --seconds {args.seconds}{budget}"
         f"{' --dataset ' + args.dataset if args.dataset else ''}`: `xlagui compare --quick "
-        f"--arms {args.arms}` {args.runs} times in a row, then an independent interleaved "
-        "reference (one process per arm, `image_dataset_from_directory`, the CNN written out "
-        "again, blocks of 4 `train_on_batch` steps, every order of the arms in turn; the "
-        "article's augmentation in tf.data like xlagui's unless `--no-augment`). Ratio = arm ÷ "
-        "baseline step time (below 1: faster).",
+        f"--no-explain --arms {args.arms}` {args.runs} times in a row, then an independent "
+        "interleaved reference (one process per arm, `image_dataset_from_directory`, the CNN "
+        "written out again, blocks of 4 `train_on_batch` steps, every order of the arms in "
+        "turn; the article's augmentation in tf.data like xlagui's unless `--no-augment`). "
+        "Ratio = arm ÷ baseline step time (below 1: faster).",
         "",
         "| run | arm | ratio | 95% CI | half-width | pairs | speed | recommended | wall |",
         "|---|---|---|---|---|---|---|---|---|",
