@@ -243,7 +243,9 @@ def main() -> None:
         got = [r["arms"][k]["ratio"] for r in runs if r["arms"].get(k, {}).get("ratio")]
         off = ", ".join(f"{abs(g / est.ratio - 1):.1%}" for g in got)
         spread = f"{(max(got) - min(got)) / min(got):.1%}" if len(got) > 1 else "—"
-        lines.append(f"| {k} | {est.ratio:.3f} ({est.low:.3f}–{est.high:.3f}) | {off} | {spread} |")
+        ci = (f"{est.low:.3f}–{est.high:.3f}" if est.low is not None and est.high is not None
+              else "no interval: too few rounds in --seconds")
+        lines.append(f"| {k} | {est.ratio:.3f} ({ci}) | {off} | {spread} |")
     suffix = budget.replace(" --budget ", "-b").replace(" --no-augment", "-noaug")
     suffix += f"-{args.tag}" if args.tag else ""
     publish(f"arms-{name}-{args.image_size}{suffix}", section_text(lines, load), args.write)

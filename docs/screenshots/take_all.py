@@ -183,13 +183,21 @@ def main() -> int:
             window.comparison_finished.disconnect(finished)
             later(1500, lambda: (end(report), then()))
 
+        def started(_report: Any) -> None:
+            # A comparison measured here first looks at the machine for a second (issue 37):
+            # its supervisor exists once it has started, not when the button was clicked.
+            window.comparisons.started.disconnect(started)
+            supervisor = window.comparisons.supervisor
+            assert supervisor is not None
+            supervisor.measurement_updated.connect(on_update)
+            supervisor.event_received.connect(on_event)
+
         window.comparison_finished.connect(finished)
+        window.comparisons.started.connect(started)
         window.tabs.setCurrentIndex(TAB_RUNS)
         click(window.run_button)
-        supervisor = window.comparisons.supervisor
-        assert supervisor is not None, window.cannot_run_reason()
-        supervisor.measurement_updated.connect(on_update)
-        supervisor.event_received.connect(on_event)
+        assert window.comparisons.supervisor is not None or window.comparisons.preflight_pending, (
+            window.cannot_run_reason())
 
     def arms_end(report: Any) -> None:
         shot("arms")
