@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from xlagui.core.protocol.interference import Interference, Preflight, ProcessShare
-from xlagui.present.machine_load import preflight_words
+from xlagui.present.machine_load import busy_question, preflight_words
 
 SPINNER = ProcessShare(name="python", pid=5261, share=0.5)
 
@@ -21,6 +21,13 @@ def test_a_busy_machine_before_measuring_names_who_and_what_to_do() -> None:
                            "the 2 cores (python (pid 5261) 50%).")
     assert said.endswith("To measure on a quiet machine, close them, or wait for one "
                          "(--wait-quiet SECONDS).")
+
+
+def test_the_windows_busy_question_says_who_in_one_sentence_each() -> None:
+    asked = busy_question(look(0.5))
+    assert asked.startswith("The machine is busy before measuring: other programs use 50% of the "
+                            "2 cores (python (pid 5261) 50%).\n\nMeasured now, rounds")
+    assert ".." not in asked  # it once ended "of the 2 cores.."
 
 
 def test_waiting_and_then_measuring_anyway_or_quiet_are_each_said() -> None:

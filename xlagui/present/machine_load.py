@@ -107,6 +107,17 @@ def processes_line(c: Comparison) -> str:
             "alone.")
 
 
+def busy_question(p: Preflight) -> str:
+    """The window's question before measuring on a busy machine (its buttons: measure anyway,
+    wait for it to go quiet): what keeps it busy, and what measuring now means."""
+    look = p.look
+    who = f" ({processes_words(look.busiest)})" if look.busiest else ""
+    return (f"The machine is busy before measuring: other programs use {_share(look.other_share)}"
+            f" of {cores_words(look.cores)}{who}.\n\nMeasured now, rounds something else "
+            "disturbs are set aside; with too few undisturbed rounds the answer is marked as "
+            "measured on a busy machine.")
+
+
 def preflight_words(p: Preflight, final: bool = True) -> str:
     """The preflight in a sentence: "The machine is busy before measuring: other programs use
     48% of the 2 cores (…). Measuring anyway: …" or that it is quiet."""

@@ -3,12 +3,11 @@ the watcher, waited on when asked, ended by a stop, and off where it should be."
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from collections.abc import Iterator
 
 import pytest
 
+from tests.helpers.spinner import spinning_elsewhere
 from xlagui.core.compare import Watcher
 from xlagui.core.compare.workflow import preflight
 from xlagui.core.protocol.interference import Preflight
@@ -25,10 +24,9 @@ class Told(Watcher):
 
 @pytest.fixture
 def spinner() -> Iterator[None]:
-    process = subprocess.Popen([sys.executable, "-c", "while True: pass"])
-    yield
-    process.kill()
-    process.wait()
+    """Another program spinning on one core (not this process's child: that is its own)."""
+    with spinning_elsewhere():
+        yield
 
 
 def test_a_busy_machine_is_waited_on_up_to_the_limit_then_measured_anyway(spinner: None) -> None:

@@ -12,6 +12,7 @@ import time
 
 import pytest
 
+from tests.helpers.spinner import spinning_elsewhere
 from xlagui.core.machine.interference import (
     CpuReading,
     busiest_processes,
@@ -83,8 +84,7 @@ def test_the_rule_is_the_threshold_and_a_reading_never_exceeds_the_machine() -> 
 def test_readings_from_this_machine_see_a_spinning_process_and_name_it() -> None:
     """The real readers (psutil): a process spinning on one core while this one sleeps is most
     of what else used the machine, and is named with its share."""
-    spinner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
-    try:
+    with spinning_elsewhere() as spinner:
         time.sleep(0.3)
         before = read_cpu()
         time.sleep(0.5)
@@ -97,8 +97,25 @@ def test_readings_from_this_machine_see_a_spinning_process_and_name_it() -> None
         assert seen.own_share < 0.05  # this process slept
         assert seen.disturbed == (seen.other_share * 100 > THRESHOLD)
         named = busiest_processes()
-        assert spinner.pid in [p.pid for p in named], named
-        assert next(p for p in named if p.pid == spinner.pid).share >= 0.2 / cores
+        assert spinner in [p.pid for p in named], named
+        assert next(p for p in named if p.pid == spinner).share >= 0.2 / cores
+
+
+def test_this_processs_own_children_are_its_own_work_not_other_programs() -> None:
+    """A child of this process (the window's model check, its device probe) spinning while
+    this one sleeps is this process's own work: not other programs' load, not named as one."""
+    child = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        time.sleep(0.3)
+        before = read_cpu()
+        time.sleep(0.5)
+        after = read_cpu()
+        seen = interference_between(before, after, THRESHOLD, busiest_processes)
+        cores = os.cpu_count() or 1
+        assert seen.own_share >= 0.2 / cores  # the child's core, counted as this process's
+        assert child.pid not in [p.pid for p in busiest_processes()]
     finally:
-        spinner.kill()
-        spinner.wait()
+        child.kill()
+        child.wait()
+    ended = read_cpu()  # once waited for, its seconds stay this process's
+    assert ended.own >= after.own

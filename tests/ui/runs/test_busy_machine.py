@@ -4,14 +4,14 @@ before measuring is said first, with the choice to measure anyway or not start."
 
 from __future__ import annotations
 
-import subprocess
-import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from pytestqt.qtbot import QtBot
 
 from tests.helpers.clicks import ModalAnswerer, click, wait_until, watching
+from tests.helpers.spinner import spinning_elsewhere
 from tests.ui.conftest import WindowFactory, load_small
 from tests.ui.runs.test_arms import set_by_typing
 from tests.ui.runs.test_runs import run_to_end
@@ -71,12 +71,11 @@ def test_a_quiet_threshold_keeps_every_round_and_says_the_machine_was_quiet(
 
 
 @pytest.fixture
-def spinner() -> object:
-    """A process spinning on one core, as a user's busy program would."""
-    process = subprocess.Popen([sys.executable, "-c", "while True: pass"])
-    yield process
-    process.kill()
-    process.wait()
+def spinner() -> Iterator[int]:
+    """A process spinning on one core, as a user's busy program would (not this process's
+    child: the window's own children are its own work)."""
+    with spinning_elsewhere() as pid:
+        yield pid
 
 
 @pytest.mark.parametrize("answer", [MEASURE_ANYWAY, "Cancel"])

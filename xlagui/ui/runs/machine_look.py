@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QWidget
 
 from xlagui.core.machine.interference import MachineLook, preflight_seconds
 from xlagui.core.protocol.interference import Preflight
-from xlagui.present.machine_load import preflight_words
+from xlagui.present.machine_load import busy_question
 from xlagui.ui.shared import dialogs
 
 BUSY_TITLE = "The machine is busy"
@@ -72,12 +72,8 @@ class MachineLookGate(QObject):
         if not found.busy:
             go(None)
             return
-        said = preflight_words(found).split(" Measuring anyway")[0]
-        answer = dialogs.choose(
-            self._window(), BUSY_TITLE,
-            f"{said}.\n\nMeasured now, rounds something else disturbs are set aside; with too "
-            "few undisturbed rounds the answer is marked as measured on a busy machine.",
-            [MEASURE_ANYWAY, WAIT_FOR_QUIET])
+        answer = dialogs.choose(self._window(), BUSY_TITLE, busy_question(found),
+                                [MEASURE_ANYWAY, WAIT_FOR_QUIET])
         if answer is None:
             self.declined.emit()
             return
