@@ -18,7 +18,7 @@ boxes), in this order:
    same pages from any comparison folder).
 8. `history.png`: the History tab with the three comparisons.
 9. `sweep.png`: a small real sweep (`xlagui sweep --demo --batch 16,64 --image-size 48 --arms
-   jit --budget 30`, about two minutes) opened in the Sweep tab (`take_sweep.py` does the same
+   jit --budget 100`, about three minutes) opened in the Sweep tab (`take_sweep.py` does the same
    for any sweep folder). Not with `--fake`.
 
 The defaults are settings where the demo set learns (96 px, 6 epochs: the loss falls and the
@@ -45,7 +45,7 @@ ROOT = HERE.parents[1]
 SHOTS = ("empty", "problem", "dataset", "measuring", "speed", "arms", "arms-report", "running",
          "done", "xla-did", "why", "why-compiles", "why-parity", "history")
 WHY_PAGES = ("why", "why-compiles", "why-parity")  # the Why tab's pages, in their order
-SWEEP = ["--demo", "--batch", "16,64", "--image-size", "48", "--arms", "jit", "--budget", "30"]
+SWEEP = ["--demo", "--batch", "16,64", "--image-size", "48", "--arms", "jit", "--budget", "100"]
 
 
 def main() -> int:
