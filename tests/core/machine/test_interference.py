@@ -81,15 +81,21 @@ def test_the_rule_is_the_threshold_and_a_reading_never_exceeds_the_machine() -> 
     assert none.seconds == 0 and not none.disturbed
 
 
+def _half_a_second_asleep() -> tuple[CpuReading, Interference]:
+    """The real readers over half a second this process sleeps through (after a moment for a
+    new process to start spinning): the last reading, and what it saw."""
+    time.sleep(0.3)
+    before = read_cpu()
+    time.sleep(0.5)
+    after = read_cpu()
+    return after, interference_between(before, after, THRESHOLD, busiest_processes)
+
+
 def test_readings_from_this_machine_see_a_spinning_process_and_name_it() -> None:
     """The real readers (psutil): a process spinning on one core while this one sleeps is most
     of what else used the machine, and is named with its share."""
     with spinning_elsewhere() as spinner:
-        time.sleep(0.3)
-        before = read_cpu()
-        time.sleep(0.5)
-        after = read_cpu()
-        seen = interference_between(before, after, THRESHOLD, busiest_processes)
+        _, seen = _half_a_second_asleep()
         cores = os.cpu_count() or 1
         assert seen.cores == cores
         # At least a fifth of a core (CI runs another test beside this one), of the machine's.
@@ -106,11 +112,7 @@ def test_this_processs_own_children_are_its_own_work_not_other_programs() -> Non
     this one sleeps is this process's own work: not other programs' load, not named as one."""
     child = subprocess.Popen([sys.executable, "-c", "while True: pass"])
     try:
-        time.sleep(0.3)
-        before = read_cpu()
-        time.sleep(0.5)
-        after = read_cpu()
-        seen = interference_between(before, after, THRESHOLD, busiest_processes)
+        after, seen = _half_a_second_asleep()
         cores = os.cpu_count() or 1
         assert seen.own_share >= 0.2 / cores  # the child's core, counted as this process's
         assert child.pid not in [p.pid for p in busiest_processes()]
