@@ -31,7 +31,9 @@ from xlagui.present.levers import comparison_line
 from xlagui.ui.shared.widgets import ElidedLabel
 from xlagui.ui.window.main_window import MainWindow
 
-SIZES = ((1440, 900), (1280, 800))  # MainWindow's own size, and a small laptop's
+# A small laptop's screen first, as a user there meets it (the window is made to fit it before
+# any tab is shown), then MainWindow's own size.
+SIZES = ((1280, 800), (1440, 900))
 
 
 @pytest.fixture
@@ -90,7 +92,8 @@ def every_tab_cut(qtbot: QtBot, window: MainWindow) -> dict[str, list[str]]:
     found = {}
     for size in SIZES:
         window.resize(*size)
-        wait_until(qtbot, lambda size=size: window.size().toTuple() == size, f"size {size}")
+        wait_until(qtbot, lambda size=size: window.size().toTuple() == size,
+                   f"size {size} (the window's least: {window.minimumSizeHint().toTuple()})")
         for index in range(window.tabs.count()):
             title = window.tabs.tabText(index)
             click_tab(qtbot, window.tabs, title)

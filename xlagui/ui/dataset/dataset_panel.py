@@ -50,6 +50,7 @@ from xlagui.ui.dataset.problem_view import ProblemView
 from xlagui.ui.dataset.thumbnails import ThumbnailModel, ThumbnailView
 from xlagui.ui.shared import dialogs
 from xlagui.ui.shared.theme import LEVEL_COLORS
+from xlagui.ui.shared.widgets import ElidedLabel
 
 if TYPE_CHECKING:
     from xlagui.core.data.scan import DatasetScan, ImageFile, Problem
@@ -94,7 +95,9 @@ class DatasetPanel(QWidget):
         titles.setSpacing(0)
         self.heading = QLabel("No dataset")
         self.heading.setObjectName("Heading")
-        self.path_label = QLabel("Drop a folder of images anywhere on this window")
+        # Shortened with "…" (the whole path in its tooltip): a long folder path must not make
+        # the window wider than a laptop's screen (it once needed 1323 px with one).
+        self.path_label = ElidedLabel("Drop a folder of images anywhere on this window")
         self.path_label.setObjectName("SubHeading")
         self.path_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         titles.addWidget(self.heading)
