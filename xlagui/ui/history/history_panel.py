@@ -24,6 +24,7 @@ from xlagui.present import history as words
 from xlagui.present.hosts import SIDE_BY_SIDE_COLUMNS, side_by_side_rows
 from xlagui.present.report import history_title
 from xlagui.ui.shared.tasks import TaskOwner
+from xlagui.ui.shared.widgets import ElidedLabel
 
 if TYPE_CHECKING:
     from xlagui.core.results.history import HistoryItem
@@ -79,7 +80,7 @@ class HistoryPanel(QWidget):
         titles.setSpacing(0)
         heading = QLabel("History")
         heading.setObjectName("Heading")
-        self.where = QLabel()
+        self.where = ElidedLabel()  # a long folder must not widen the window: "…", tooltip
         self.where.setObjectName("SubHeading")
         self.where.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         titles.addWidget(heading)
