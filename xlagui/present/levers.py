@@ -120,18 +120,27 @@ VALUE_WORDS: dict[str, ValueWords] = {
     "xla_flags.vec512": ValueWords(
         short="512-bit vectors", how="XLA_FLAGS=--xla_cpu_prefer_vector_width=512: LLVM "
         "prefers AVX-512's full width (256 by default)"),
+    "backend.jax": ValueWords(
+        label="Keras on JAX (jax.jit, XLA)",
+        short="Keras on JAX",
+        words="KERAS_BACKEND=jax, jit_compile=True",
+        how="the same Keras model on JAX (KERAS_BACKEND=jax) with its compiled training step "
+        "(jax.jit, so XLA), from the baseline's initial weights on the same batches",
+        brief="JAX (XLA)",
+    ),
 }
 # A lever's heading in the settings (`Lever.words`); the precisions are offered as arms
 # under "Also measure" and have none yet.
 LEVER_WORDS: dict[str, str] = {
     "xla": "XLA", "precision": "", "threads": "Threads", "onednn": "oneDNN",
-    "spe": "Steps per execution", "xla_flags": "XLA flags",
+    "spe": "Steps per execution", "xla_flags": "XLA flags", "backend": "Keras backend",
 }
 # One of a lever's values, in a sentence ("one XLA mode and one precision"); a lever without a
 # row is called by its name.
 LEVER_NOUNS: dict[str, str] = {
     "xla": "XLA mode", "precision": "precision", "threads": "thread count",
     "onednn": "oneDNN setting", "spe": "steps_per_execution", "xla_flags": "set of XLA flags",
+    "backend": "Keras backend",
 }
 
 BASELINE_LABEL = "Baseline (XLA off, float32)"

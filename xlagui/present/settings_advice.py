@@ -129,9 +129,23 @@ def _budget_note(draft: SettingsDraft) -> Note | None:
 
 
 def arm_note(name: str, device_kind: str) -> str:
-    """The note under an "Also measure" arm the hardware runs poorly ("" when none)."""
+    """The note under an "Also measure" arm this Python cannot run (its backend is not
+    installed: the line that installs it) or the hardware runs poorly ("" when none)."""
+    missing = arm_missing(name)
+    if missing:
+        return missing
     note = hardware_note(arm_kinds.parse_arm(name), device_kind)
     return note[:1].upper() + note[1:] + "." if note else ""
+
+
+def arm_missing(name: str) -> str:
+    """Why an arm cannot run on this computer, with the line that installs what it needs
+    ("Needs JAX: pip install 'xlagui[jax]'"); "" when it can."""
+    arm = arm_kinds.parse_arm(name)
+    missing = arm_kinds.missing_backend_of(arm)
+    if missing is None:
+        return ""
+    return f"Needs {arm_kinds.BACKEND_NAMES.get(arm.backend, missing[0])}: {missing[1]}"
 
 
 def left_out_line(count: int, detail: str) -> str:

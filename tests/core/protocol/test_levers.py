@@ -13,7 +13,7 @@ from xlagui.core.protocol.precision import Precision
 
 def test_the_arms_offered_come_from_the_table_in_their_order() -> None:
     assert offered_arms() == (
-        "autocluster", "bf16", "fp16", "jit+bf16", "jit+fp16", "jit+ynndot")
+        "autocluster", "bf16", "fp16", "jax", "jit+bf16", "jit+fp16", "jit+ynndot")
     assert [sorted(c) for c in offered_choices()][-2] == ["precision", "xla"]
     assert [sorted(c) for c in offered_choices()][-1] == ["xla", "xla_flags"]
 
@@ -26,7 +26,7 @@ def test_every_lever_starts_with_the_baselines_value_and_names_each_other_value(
         for value in one.values:
             assert one.of(value.value) is value and isinstance(value.value, one.kind)
     assert [p.part for _l, p in parts()] == [
-        "jit", "autocluster", "auto", "bf16", "fp16", "dnn", "nodnn", "ynndot"]
+        "jit", "autocluster", "auto", "bf16", "fp16", "dnn", "nodnn", "ynndot", "jax"]
     with pytest.raises(KeyError):
         lever("warp")
     with pytest.raises(ValueError, match="not a value of the xla lever"):
@@ -50,8 +50,8 @@ def test_an_arm_is_built_by_position_or_by_lever_name() -> None:
     assert Arm().value(PRECISION).value is Precision.FLOAT32
     with pytest.raises(TypeError, match="no lever called 'warp'"):
         Arm(warp="4")
-    with pytest.raises(TypeError, match="at most 6 values"):
-        Arm("jit", "float32", "4", "off", "8", "", "x")
+    with pytest.raises(TypeError, match="at most 7 values"):
+        Arm("jit", "float32", "4", "off", "8", "", "tf", "x")
     with pytest.raises(ValueError):
         Arm("warp")
 

@@ -56,7 +56,8 @@ def test_xla_flags_free_and_named() -> None:
     ("spe1", "steps per execution must be a whole number from 2 to 4096, got '1'"),
     ("jit+t1+t2", "names two thread counts"),
     ("jit+dnn+nodnn", "names two oneDNN settings"),
-    ("noxnnpack", "need one of the XLA modes: join it with one (for example jit+noxnnpack)"),
+    ("noxnnpack", "need one of the XLA modes or Keras backends: join it with one (for example "
+                  "jit+noxnnpack)"),
     ("jit+xla_cpu_use_xnnpack", "needs a value: write it as xla_cpu_use_xnnpack=VALUE"),
     ("jit+xla_cpu_use_xnnpack=(1)", "write a flag as name=value"),
     ("jit+noxnnpack+xla_cpu_use_xnnpack=true", "XLA flag xla_cpu_use_xnnpack is given twice"),

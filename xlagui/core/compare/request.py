@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from xlagui.core.protocol.arms import check_backends_here
 from xlagui.core.protocol.config import RunConfig
 from xlagui.core.protocol.identity import StrEnum
 
@@ -87,6 +88,12 @@ class ComparisonRequest:
     # comparison whose `out_dir` is elsewhere (the command line's) is kept there too (its
     # JSON), for the next. None: neither (a sweep's cells, a test that says so).
     history: Path | None = None
+
+    def __post_init__(self) -> None:
+        if self.target is None:
+            # An arm on a backend this Python lacks (JAX) is refused before anything starts,
+            # with its install line; a host's Python answers for itself, in its worker.
+            check_backends_here(self.config, self.config.arms)
 
 
 class ComparisonObserver(Protocol):

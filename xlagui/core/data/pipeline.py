@@ -122,14 +122,21 @@ def augmentation(seed: int) -> Any:
     flip, zoom 0.2, shear 0.2."""
     import keras  # lazy: the window imports this module; Keras is for the worker
 
-    return keras.Sequential(
-        [
-            keras.layers.RandomFlip("horizontal", seed=seed),
-            keras.layers.RandomZoom(0.2, seed=seed + 1),
-            keras.layers.RandomShear(x_factor=0.2, seed=seed + 2),
-        ],
-        name="augmentation",
+    # Called layer by layer, not as a `keras.Sequential`: each preprocessing layer runs on
+    # TensorFlow inside tf.data whatever the process's Keras backend (a Sequential runs its
+    # layers on the backend's own ops, and JAX's cannot take tf.data's symbolic tensors).
+    layers = (
+        keras.layers.RandomFlip("horizontal", seed=seed),
+        keras.layers.RandomZoom(0.2, seed=seed + 1),
+        keras.layers.RandomShear(x_factor=0.2, seed=seed + 2),
     )
+
+    def augment(x: Any, training: bool = True) -> Any:
+        for layer in layers:
+            x = layer(x, training=training)
+        return x
+
+    return augment
 
 
 def training_batches(

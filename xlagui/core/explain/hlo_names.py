@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from xlagui.core.explain.ops import JAX_GROUPED, JAX_WEIGHTS, is_jax_op
 from xlagui.core.xla.hlo import Computation, Instruction, parse_computations
 
 _AFTER_RE = re.compile(r"^module_\d+\.(.+?)\.(?:cpu_|gpu_)?after_optimizations\.txt$")
@@ -31,6 +32,12 @@ def _called_op(ins: Instruction, by_name: dict[str, Computation], depth: int = 0
     if called is None or depth > 8:
         return ""
     roots = [i for i in called.instructions if i.name == (called.instructions[-1].name)]
+    # On JAX, XLA fuses a weight gradient's convolution or dot into the optimizer's update of
+    # that weight (the fusion's root is Adam's): the heavy instruction is what it computes.
+    heavy = [i.attr("op_name") for i in called.instructions if i.opcode in HEAVY]
+    jax_heavy = next((op for op in heavy if is_jax_op(op)), "")
+    if jax_heavy:
+        return jax_heavy
     for candidate in roots + called.instructions:
         op = candidate.attr("op_name") or _called_op(candidate, by_name, depth + 1)
         if op:
@@ -108,6 +115,57 @@ def _computation_ops(comp: Computation, by_name: dict[str, Computation],
     return out
 
 
+# JAX names the entry's parameters by where they sit in the step's arguments: `state[0][k]` are
+# the trainable weights (Keras' JAX state tuple: trainable, non-trainable, optimizer, metrics).
+_TRAINABLE_PREFIX = "state[0]"
+_GROUPS_RE = re.compile(r"feature_group_count=(\d+)")
+
+
+def _dims(ins: Instruction) -> tuple[int, ...]:
+    m = _DIMS_RE.search(ins.shape)
+    return tuple(sorted(int(d) for d in m.group(1).split(",") if d)) if m else ()
+
+
+def _grouped(ins: Instruction, by_name: dict[str, Computation], depth: int = 0) -> bool:
+    """Whether `ins` is (or fuses) a convolution of more than one feature group."""
+    m = _GROUPS_RE.search(ins.attrs) if ins.opcode == "convolution" else None
+    if m and int(m.group(1)) > 1:
+        return True
+    called = by_name.get(ins.attr("calls"))
+    return called is not None and depth < 8 and any(
+        _grouped(i, by_name, depth + 1) for i in called.instructions)
+
+
+def _jax_marked(ops: dict[str, str], comps: list[Computation],
+                by_name: dict[str, Computation]) -> dict[str, str]:
+    """JAX's op names with what the primitive does not say (`ops.where_jax`): a grouped
+    convolution, and a gradient whose result has a trainable weight's shape (the weights')."""
+    weights = {_dims(i) for c in comps for i in c.instructions
+               if i.opcode == "parameter" and i.attr("op_name").startswith(_TRAINABLE_PREFIX)}
+    every = {i.name: i for c in comps for i in c.instructions}
+    ops = dict(ops)
+    for one in every.values():
+        # A fusion around a convolution or dot is that op's (XLA:CPU's YNNPACK fusions hold
+        # a weight gradient's convolution, stripped of its metadata and matched above, whose
+        # user is the optimizer's update).
+        called = by_name.get(one.attr("calls"))
+        heavy = [ops.get(i.name, "") for i in called.instructions
+                 if i.opcode in HEAVY] if called is not None else []
+        found = next((op for op in heavy if is_jax_op(op)), "")
+        if found:
+            ops[one.name] = found
+    out = {}
+    for name, op in ops.items():
+        ins = every.get(name)
+        if ins is not None and is_jax_op(op):
+            if _grouped(ins, by_name):
+                op += JAX_GROUPED
+            if "transpose(" in op and _dims(ins) in weights:
+                op += JAX_WEIGHTS
+        out[name] = op
+    return out
+
+
 def op_names(text: str, before_text: str = "") -> dict[str, str]:
     """{instruction name: op_name} of an optimized HLO module's text (`before_text`: the same
     module before optimization, where a rewritten convolution's op is found); an instruction
@@ -118,7 +176,7 @@ def op_names(text: str, before_text: str = "") -> dict[str, str]:
     out: dict[str, str] = {}
     for comp in comps:
         out.update(_computation_ops(comp, by_name, before))
-    return out
+    return _jax_marked(out, comps, by_name)
 
 
 def qualified(module: str, instruction: str) -> str:

@@ -1,4 +1,4 @@
-"""A TensorFlow op path, or an XLA instruction name, → (layer, pass, op kind).
+"""A TensorFlow op path, a JAX trace path, or an XLA instruction name, → (layer, pass, op kind).
 
 TensorFlow names a kernel by its op's path and its kernel type:
 `StatefulPartitionedCall/gradient_tape/mobilenetv2_1/block_1_depthwise_1/depthwise/
@@ -213,13 +213,106 @@ def where_tf(op: str, names: Names = NO_NAMES) -> Where:
     return Where(layer, pass_, kind)
 
 
+# --- JAX ---------------------------------------------------------------------------------------
+# JAX names an instruction's op by the trace that made it: the jitted function, then each
+# transformation around a named scope, then the primitive:
+# `jit(train_step)/transpose(jvp(conv2d_1))/conv_general_dilated`. Keras on JAX scopes each layer
+# call by the layer's name (`jvp(conv2d_1)`, the forward pass differentiated), and the backward
+# pass is the transpose of that (`transpose(jvp(conv2d_1))`). The optimizer's update is under its
+# name (`adam/…`), the loss under `compile_loss`. `hlo_names` adds what the primitive does not
+# say, read from the instruction: `JAX_GROUPED` (a convolution with one group per channel: the
+# depthwise convolution's) and `JAX_WEIGHTS` (a gradient whose result has a trainable weight's
+# shape: the weights' gradient, not the input's).
+JAX_PREFIX = "jit("
+JAX_GROUPED = "[grouped]"
+JAX_WEIGHTS = "[weights]"
+_JAX_WRAP_RE = re.compile(r"^(\w+)\((.*)\)$")
+# JAX primitives by kind (the lower-cased primitive's name contains the word); first match wins.
+_JAX_KINDS: tuple[tuple[OpKind, tuple[str, ...]], ...] = (
+    (OpKind.POOLING, ("reduce_window", "select_and_scatter", "select_and_gather")),
+    (OpKind.CONVOLUTION, ("conv_general_dilated",)),
+    (OpKind.MATMUL, ("dot_general",)),
+    (OpKind.SCATTER_GATHER, ("scatter", "gather", "dynamic_slice", "dynamic_update_slice")),
+    (OpKind.REDUCTION, ("reduce_", "argmax", "argmin", "cumsum")),
+    (OpKind.DATA_MOVEMENT, ("transpose", "reshape", "concatenate", "pad", "slice", "broadcast",
+                            "squeeze", "expand_dims", "rev", "copy", "convert_element_type",
+                            "iota")),
+)
+
+
+def is_jax_op(op_name: str) -> bool:
+    """Whether an instruction's op name is JAX's trace path (not a TensorFlow op path)."""
+    return op_name.startswith(JAX_PREFIX)
+
+
+def _unwrap(component: str) -> tuple[list[str], str]:
+    """`transpose(jvp(conv2d))` → (["transpose", "jvp"], "conv2d")."""
+    wrappers = []
+    m = _JAX_WRAP_RE.match(component)
+    while m:
+        wrappers.append(m.group(1))
+        component = m.group(2)
+        m = _JAX_WRAP_RE.match(component)
+    return wrappers, component
+
+
+def jax_op_kind(primitive: str, grouped: bool, scopes: list[str]) -> OpKind:
+    """The op kind of a JAX primitive; a grouped convolution is depthwise; an element-wise or
+    reducing primitive inside a normalization's scope is the normalization's."""
+    name = primitive.lower()
+    if grouped and "conv" in name:
+        return OpKind.DEPTHWISE_CONVOLUTION
+    for kind, words in _JAX_KINDS[:3]:
+        if any(w in name for w in words):
+            return kind
+    if any(w in c.lower() for c in scopes for w in _NORM_SCOPES):
+        return OpKind.NORMALIZATION
+    for kind, words in _JAX_KINDS[3:]:
+        if any(w in name for w in words):
+            return kind
+    return OpKind.ELEMENTWISE if name else OpKind.OTHER
+
+
+def where_jax(op: str, names: Names = NO_NAMES) -> Where:
+    """(layer, pass, op kind) of an XLA instruction whose op JAX named `op` (with
+    `hlo_names`' marks)."""
+    grouped, weights = JAX_GROUPED in op, JAX_WEIGHTS in op
+    op = op.replace(JAX_GROUPED, "").replace(JAX_WEIGHTS, "")
+    parts = [p for p in op.split("/") if p]
+    if parts and parts[0].startswith(JAX_PREFIX):
+        parts = parts[1:]  # the jitted step itself
+    primitive = parts[-1] if parts else ""
+    scopes: list[str] = []
+    gradient = False
+    for part in parts[:-1]:
+        wrappers, inner = _unwrap(part)
+        gradient = gradient or "transpose" in wrappers
+        if inner:
+            scopes.append(inner)
+    kind = jax_op_kind(_unwrap(primitive)[1], grouped, scopes)
+    optimizers = OPTIMIZER_SCOPES | {_bare(names.optimizer)} - {""}
+    if scopes and _bare(scopes[0]) in optimizers:
+        return Where(OPTIMIZER_LAYER, Pass.OPTIMIZER, kind)
+    pass_ = (Pass.WEIGHT_GRADIENT if weights else Pass.INPUT_GRADIENT) if gradient \
+        else Pass.FORWARD
+    if scopes and _bare(scopes[0]) in LOSS_SCOPES:
+        return Where(LOSS_LAYER, pass_, kind)
+    # JAX's scopes are the layers' own names (no `_N` a graph's reuse adds): matched exactly,
+    # past the models' scopes; without the model's names, the first scope.
+    known = names.layers or frozenset(scopes[:1])
+    layer = next((c for c in scopes if c not in names.models and c in known), None)
+    if layer is None:
+        return Where(FRAMEWORK_LAYER, pass_ if gradient else Pass.OTHER, kind)
+    return Where(layer, pass_, kind)
+
+
 def where_hlo(instruction: str, op_name: str | None, names: Names = NO_NAMES) -> Where:
-    """(layer, pass, op kind) of an XLA instruction that came from TensorFlow op `op_name`
-    (None when the dump says nothing of it): the op's, its kind from the instruction's name
-    where the op's own says nothing."""
+    """(layer, pass, op kind) of an XLA instruction that came from TensorFlow op `op_name`, or
+    from a JAX primitive whose trace path it is (None when the dump says nothing of it): the
+    op's, its kind from the instruction's name where the op's own says nothing."""
     if not op_name:
         return Where(FRAMEWORK_LAYER, Pass.OTHER, hlo_op_kind(instruction))
-    w = where_tf(op_name, names)
+    w = where_jax(op_name, names) if is_jax_op(op_name) else where_tf(op_name, names)
     if w.op_kind is OpKind.OTHER:
         return Where(w.layer, w.pass_, hlo_op_kind(instruction))
     return w

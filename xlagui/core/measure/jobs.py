@@ -97,6 +97,9 @@ class ChildSettings:
     dump: DumpChoice = DumpChoice.NONE
     quiet: bool = True
     env: tuple[tuple[str, str], ...] = ()
+    # Its step is compiled by XLA on a backend that always compiles (JAX), with the XLA mode
+    # off: its dump and compile log are its evidence as an XLA mode's are.
+    compiles: bool = False
 
 
 @dataclass(frozen=True)
@@ -172,7 +175,8 @@ class WorkerJob(ChildJob):
         # The arm as this comparison applies it: its levers for every worker, the arm's winning.
         applied = self.spec.arm.effective(self.spec.config)
         return ChildSettings(self.spec.config.device, self.spec.xla_mode, self.spec.xla_dump,
-                             quiet=False, env=tuple(applied.environment().items()))
+                             quiet=False, env=tuple(applied.environment().items()),
+                             compiles=applied.compiles_with_xla)
 
     def homeward(self) -> tuple[Path, ...]:
         tensorboard = (Path(self.spec.tensorboard_dir),) if self.spec.tensorboard_dir else ()

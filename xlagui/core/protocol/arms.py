@@ -27,12 +27,17 @@ from typing import Any, Protocol
 
 from xlagui.core.protocol.identity import Role, StrEnum
 from xlagui.core.protocol.levers import (
+    BACKEND,
     PRECISION,
+    TF_BACKEND,
     XLA,
     XLA_LEVERS,
     Lever,
     LeverValue,
+    backend_of,
     lever,
+    missing_backend,
+    off_backend,
     offered_choices,
     satisfied,
 )
@@ -41,6 +46,9 @@ from xlagui.core.protocol.levers import registered as registered_levers
 from xlagui.core.protocol.modes import XlaMode
 from xlagui.core.protocol.precision import Precision as Precision  # re-exported: its old home
 from xlagui.core.protocol.settings import ConfigError, default_budget_seconds
+
+# A backend's name in a refusal ("an arm on JAX cannot change ...").
+BACKEND_NAMES = {"tf": "TensorFlow", "jax": "JAX"}
 
 
 @dataclass(frozen=True, init=False)
@@ -71,10 +79,21 @@ class Arm:
                 if typed != one.default.value:
                     changes.append((one.name, typed))
         if not satisfied(dict(changes)):
-            needs = [f"{one.name} needs {one.needs}" for one in table
+            needs = [f"{one.name} needs {' or '.join(one.needs)}" for one in table
                      if one.needs and one.name in dict(changes)]
             raise ConfigError(f"an arm with {', '.join(needs)}: join it with an XLA mode "
                               "(for example jit+xla_cpu_use_xnnpack=false)")
+        refused = off_backend(dict(changes))
+        if refused:
+            backend = backend_of(dict(changes))
+            takes = [one.plural for one in table
+                     if one.name != BACKEND.name and backend in one.backends]
+            raise ConfigError(
+                f"an arm on {BACKEND_NAMES.get(backend, backend)} cannot change "
+                f"{' or '.join(one.plural for one in refused)}: "
+                f"{'they are' if len(refused) > 1 else 'it is'} TensorFlow's (on "
+                f"{BACKEND_NAMES.get(backend, backend)} an arm may change "
+                f"{', '.join(takes) or 'nothing else'})")
         object.__setattr__(self, "changes", tuple(changes))
 
     def value(self, lever: Lever) -> LeverValue:
@@ -105,6 +124,17 @@ class Arm:
     @property
     def precision(self) -> Precision:
         return Precision(self.value(PRECISION).value)
+
+    @property
+    def backend(self) -> str:
+        """Its Keras backend (`levers.BACKEND`'s value: "tf", "jax")."""
+        return self.value(BACKEND).value
+
+    @property
+    def compiles_with_xla(self) -> bool:
+        """Whether its training step is compiled by XLA: an XLA mode on TensorFlow, or a
+        backend that always compiles (JAX's `jax.jit`)."""
+        return self.xla.asks_for_xla or self.backend != TF_BACKEND
 
     @property
     def name(self) -> str:
@@ -180,6 +210,25 @@ def shared_levers(given: Mapping[str, str]) -> dict[str, str]:
     return {name: out[name] for name in names if name in out}
 
 
+def missing_backend_of(arm: Arm) -> tuple[str, str] | None:
+    """(the module, its install line) when `arm` runs on a Keras backend this Python cannot
+    import (`levers.missing_backend`: nothing is imported); None when it can run here."""
+    return missing_backend(dict(arm.changes))
+
+
+def check_backends_here(config: HasLevers, arms: Iterable[str]) -> None:
+    """`ConfigError` naming the first of `arms` (canonical names) whose backend this Python
+    lacks, with the line that installs it: asked of a comparison that runs on this computer
+    before anything starts (a host's Python answers for itself, in its worker)."""
+    for name in arms:
+        arm = parse_arm(name).effective(config)
+        missing = missing_backend_of(arm)
+        if missing is not None:
+            module, install = missing
+            raise ConfigError(f"the {name} arm needs {BACKEND_NAMES.get(arm.backend, module)}, "
+                              f"which this Python does not have: {install}")
+
+
 BASELINE = Arm()
 # The variant of the A/A check's second baseline worker (`--check`): measured like an arm (it
 # is the baseline again), never ranked, charted or counted as one.
@@ -253,10 +302,11 @@ def parse_arm(text: str) -> Arm:
             chosen[one.name] = value.value
     for one in registered_levers():
         if one.needs and one.name in chosen and not satisfied(chosen):
-            needed = lever(one.needs)
+            needed = [lever(name) for name in one.needs]
             raise ConfigError(
-                f"arm {text!r} changes {one.plural}, which need one of the {needed.plural}: "
-                f"join it with one (for example {needed.values[1].part}+{raw})"
+                f"arm {text!r} changes {one.plural}, which need one of the "
+                f"{' or '.join(n.plural for n in needed)}: join it with one (for example "
+                f"{needed[0].values[1].part}+{raw})"
             )
     return Arm(**chosen)
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from xlagui.core.protocol.arms import parse_arms, shared_levers
+from xlagui.core.protocol.arms import parse_arm, parse_arms, shared_levers
 
 # Re-exported: the modes, ranges and defaults live below `arms`, which needs them; everyone
 # else keeps importing them from here.
@@ -223,6 +223,8 @@ class RunConfig:
             raise ConfigError(f"arms must be a list of arm names, got {self.arms!r}")
         object.__setattr__(self, "arms", parse_arms(self.arms))
         object.__setattr__(self, "levers", shared_levers(self.levers))
+        for name in self.arms:  # each arm as its worker applies it: a lever its backend takes
+            parse_arm(name).effective(self)
 
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)

@@ -97,9 +97,14 @@ class Lever:
     # Several parts of it in one arm's name join into one value ("jit+xnnpack+fastmath": the
     # XLA flags); "" refuses a second part ("names two precisions").
     joins: str = ""
-    # A lever whose values mean nothing unless this lever is off its baseline's value (XLA's
-    # flags without XLA): such an arm is refused, and never offered.
-    needs: str = ""
+    # Levers one of which must be off its baseline's value for this lever's values to mean
+    # anything (XLA's flags without XLA, from TensorFlow or from JAX): such an arm is refused,
+    # and never offered.
+    needs: tuple[str, ...] = ()
+    # The Keras backends (`BACKEND`'s values) on which the worker applies this lever's values
+    # off its baseline's: an arm on another backend that changes it is refused by name. A new
+    # backend lists itself in the levers it takes.
+    backends: tuple[str, ...] = ("tf",)
 
     @property
     def default(self) -> LeverValue:
@@ -169,6 +174,7 @@ XLA = Lever(
     ),
     plural="XLA modes",
     record_field="xla_mode",
+    # JAX always compiles its step with XLA: its arm is `jax` alone (the backend lever).
     colour="xla",
     words="xla",
 )
@@ -182,6 +188,7 @@ PRECISION = Lever(
     ),
     plural="precisions",
     record_field="precision",
+    backends=("tf", "jax"),  # a Keras dtype policy: every backend's
     colour="precision",
     words="precision",
 )
@@ -287,6 +294,7 @@ SPE = Lever(
     name="spe",
     values=(_ONE_STEP,),
     plural="steps-per-execution values",
+    backends=("tf", "jax"),  # `model.compile`'s: every backend's
     colour="spe",
     words="spe",
     open=OpenValues(_steps_per_execution,
@@ -302,14 +310,48 @@ XLA_FLAGS = Lever(
     words="xla_flags",
     open=OpenValues(_flags, xla_flags.flag_of_part),
     joins=" ",
-    needs="xla",
+    needs=("xla", "backend"),
+    backends=("tf", "jax"),  # XLA_FLAGS is read by JAX's XLA too
+)
+
+# --- the Keras backend: the same model on another framework's path into XLA -------------------
+
+# Keras 3 reads its backend from this variable when it is first imported, once per process: each
+# arm's worker is its own process, so an arm can run on another backend.
+KERAS_BACKEND_VARIABLE = "KERAS_BACKEND"
+TF_BACKEND = "tf"
+JAX_BACKEND = "jax"
+# What `pip install` adds for a backend, and the module whose presence says it is installed.
+BACKEND_REQUIRES = {JAX_BACKEND: ("jax", "pip install 'xlagui[jax]'")}
+
+BACKEND = Lever(
+    name="backend",
+    values=(
+        # Sets nothing: a child's environment never inherits `KERAS_BACKEND` (`variables`), and
+        # its KERAS_HOME is xlagui's own folder, whose keras.json is Keras' default: TensorFlow.
+        LeverValue(TF_BACKEND),
+        # Keras on JAX with its own compiled training step (`jax.jit`, so XLA): the backend
+        # and the mode together. `jit_compile=False` would run JAX eagerly, which nobody asks.
+        # This lever is after XLA's in the registry, so its `jit_compile` wins.
+        LeverValue(JAX_BACKEND, part="jax", offered=True,
+                   env=((KERAS_BACKEND_VARIABLE, "jax"),),
+                   compile=(("jit_compile", True),), colour="jax", words="backend.jax"),
+        # A PyTorch arm would be one more entry here (KERAS_BACKEND=torch, `jit_compile` for
+        # torch.compile), the levers it takes listing "torch" in their `backends`, and its
+        # stepper in `xlagui.core.worker.backends` (ARCHITECTURE.md).
+    ),
+    plural="Keras backends",
+    colour="backend",
+    words="backend",
+    backends=("tf", "jax"),
 )
 
 # The registry: an arm's name lists its values in this order.
-LEVERS: tuple[Lever, ...] = (XLA, PRECISION, THREADS, ONEDNN, SPE, XLA_FLAGS)
-# The levers a comparison's settings may give every worker, the baseline too
-# (`RunConfig.levers`): not XLA's own, which make the question.
-XLA_LEVERS = ("xla", "xla_flags")
+LEVERS: tuple[Lever, ...] = (XLA, PRECISION, THREADS, ONEDNN, SPE, XLA_FLAGS, BACKEND)
+# The levers a comparison's settings may not give every worker, the baseline too
+# (`RunConfig.levers`): XLA's own and the backend, which make the question. A sweep's
+# `--set backend=tf,jax` measures the JAX arm in the cells that name it.
+XLA_LEVERS = ("xla", "xla_flags", "backend")
 
 
 def registered() -> tuple[Lever, ...]:
@@ -361,10 +403,34 @@ def satisfied(values: dict[str, str]) -> bool:
     (`Lever.needs`) changed too."""
     for one in registered():
         if one.needs and values.get(one.name, one.default.value) != one.default.value:
-            needed = lever(one.needs)
-            if values.get(needed.name, needed.default.value) == needed.default.value:
+            needed = [lever(name) for name in one.needs]
+            if all(values.get(n.name, n.default.value) == n.default.value for n in needed):
                 return False
     return True
+
+
+def backend_of(values: dict[str, str]) -> str:
+    """The backend of an arm whose levers take `values` (lever name -> value)."""
+    return values.get(BACKEND.name, BACKEND.default.value)
+
+
+def off_backend(values: dict[str, str]) -> list[Lever]:
+    """The levers `values` changes that its backend does not take (`Lever.backends`)."""
+    backend = backend_of(values)
+    return [one for one in registered() if one.name in values and one.name != BACKEND.name
+            and values[one.name] != one.default.value and backend not in one.backends]
+
+
+def missing_backend(values: dict[str, str]) -> tuple[str, str] | None:
+    """(the backend, its install line) when an arm of `values` needs a backend this Python
+    cannot import; None when it is here (`importlib.util.find_spec`: nothing is imported)."""
+    import importlib.util  # lazy: only an arm off TensorFlow asks
+
+    needed = BACKEND_REQUIRES.get(backend_of(values))
+    if needed is None:
+        return None
+    module, install = needed
+    return None if importlib.util.find_spec(module) is not None else (module, install)
 
 
 def variables() -> tuple[str, ...]:

@@ -24,8 +24,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from xlagui.core.model.sources import parse_model
-from xlagui.core.protocol.arms import default_budget, parse_arm, parse_arms, shared_levers
+from xlagui.core.protocol.arms import (
+    Arm,
+    check_backends_here,
+    default_budget,
+    parse_arm,
+    parse_arms,
+    shared_levers,
+)
 from xlagui.core.protocol.config import RANGES, SETTINGS, ConfigError, RunConfig, XlaMode
+from xlagui.core.protocol.levers import BACKEND, TF_BACKEND
 
 BATCH_SIZE, IMAGE_SIZE, MODEL, ARMS, HOST = "batch_size", "image_size", "model", "arms", "host"
 # The settings a sweep may vary (their entries in the settings table say `sweep`), then the
@@ -167,8 +175,21 @@ def _canonical(axis: Axis) -> Axis:
         return Axis(ARMS, tuple(",".join(parse_arms([v])) or "jit" for v in axis.values))
     if is_lever_axis(axis.name):  # a lever that is not one, or a value it refuses: ConfigError
         name = axis.name[len(LEVER_PREFIX):]
+        if name == BACKEND.name:
+            return Axis(axis.name, tuple(_backend_value(v) for v in axis.values))
         return Axis(axis.name, tuple(shared_levers({name: v})[name] for v in axis.values))
     return axis
+
+
+def _backend_value(text: str) -> str:
+    """A value of the backend axis as the lever stores it ("tf", "jax"; "tensorflow" too)."""
+    word = text.strip().lower()
+    word = TF_BACKEND if word == "tensorflow" else word
+    try:
+        return BACKEND.of(word).value
+    except ValueError:
+        raise ConfigError(f"backend takes {', '.join(v.value for v in BACKEND.values)}, "
+                          f"got {text!r}") from None
 
 
 def _cell_budget(base: RunConfig, axes: tuple[Axis, ...], cells: int, total: int | None) -> int:
@@ -207,6 +228,8 @@ def _cell(base: RunConfig, settings: tuple[tuple[str, str], ...]) -> Cell:
     host = None if host in (None, LOCAL_HOST) else host
     try:
         config = _configured(base, settings)
+        if host is None:  # an arm on a backend this Python lacks: the cell says so, untried
+            check_backends_here(config, config.arms)
     except ConfigError as exc:
         return Cell(key=key, settings=settings, config=base, host=host, problem=str(exc))
     return Cell(key=key, settings=settings, config=config, host=host)
@@ -215,6 +238,7 @@ def _cell(base: RunConfig, settings: tuple[tuple[str, str], ...]) -> Cell:
 def _configured(base: RunConfig, settings: tuple[tuple[str, str], ...]) -> RunConfig:
     changes: dict[str, Any] = {}
     levers: dict[str, str] = {}
+    backend_arm = Arm()
     for name, value in settings:
         if name in SETTING_AXES:  # its range: RunConfig's check below
             changes[name] = _whole(name, value)
@@ -222,8 +246,14 @@ def _configured(base: RunConfig, settings: tuple[tuple[str, str], ...]) -> RunCo
             changes["model"] = parse_model(value, base.model.new_head)
         elif name == ARMS:
             changes["xla"], changes["arms"] = arms_config(value)
+        elif name == LEVER_PREFIX + BACKEND.name:
+            # Not every worker's (the baseline is TensorFlow's, XLA off): the cell measures the
+            # backend's arm beside TF+XLA and the baseline ("tf": those two alone).
+            backend_arm = Arm(backend=value)
         elif is_lever_axis(name):
             levers[name[len(LEVER_PREFIX):]] = value
+    if not backend_arm.is_baseline:
+        changes["arms"] = (*changes.get("arms", base.arms), backend_arm.name)
     if levers:
         changes["levers"] = {**base.levers, **levers}
     # `replace` runs RunConfig's checks on the whole: an image too small for the model, a

@@ -31,6 +31,7 @@ lines the environment turns on): `tests/core/worker/test_compiles_tf.py`.
 
 from __future__ import annotations
 
+import functools
 import statistics
 import time
 from collections.abc import Callable
@@ -127,9 +128,12 @@ class CompileWatch:
             method = getattr(model, name)
             state = self._functions[fn]
 
-            def traced(data: Any, _method: Any = method, _state: _Function = state) -> Any:
+            # `(data)` on TensorFlow, `(state, data)` on JAX: either traces only. Named as the
+            # method: JAX names its compiled module after it (`jit_train_step`).
+            @functools.wraps(method)
+            def traced(*args: Any, _method: Any = method, _state: _Function = state) -> Any:
                 _state.traces += 1
-                return _method(data)
+                return _method(*args)
 
             # Past Keras' attribute tracking: a function is nothing it should track.
             object.__setattr__(model, name, traced)

@@ -57,7 +57,7 @@ def explain(spec: RunSpec, setup: Setup, sink: EventSink) -> None:
         permuted = _part(OmissionKind.PARITY, omissions, functools.partial(steps, permute=True))
         if permuted is not None:
             references.append(permuted)
-    dump = spec.run_dir / "xla" if spec.xla_mode.asks_for_xla else None
+    dump = spec.run_dir / "xla" if spec.arm.effective(spec.config).compiles_with_xla else None
     profile = _part(OmissionKind.PROFILE, omissions, lambda: explain_steps(
         setup, DEFAULT_STEPS, spec.run_dir / PROFILE_FOLDER, dump))
     sink.emit(ExplainedEvent(profile=profile, parity=parity, references=tuple(references)))

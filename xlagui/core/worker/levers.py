@@ -16,9 +16,10 @@ from collections.abc import Callable
 from typing import Any
 
 from xlagui.core.protocol.arms import Arm
-from xlagui.core.protocol.levers import LeverValue
+from xlagui.core.protocol.levers import TF_BACKEND, LeverValue
 from xlagui.core.protocol.modes import XlaMode
 from xlagui.core.protocol.precision import Precision
+from xlagui.core.worker.backends import current_backend
 
 # A lever's check: (tf, the compiled model, the arm's value of the lever) -> facts for the
 # `started` event (its fields by name); raises to refuse a run that did not get its value.
@@ -60,6 +61,8 @@ def check_levers(tf: Any, model: Any, arm: Arm) -> dict[str, Any]:
 def _xla_in_effect(tf: Any, model: Any, value: LeverValue) -> dict[str, Any]:
     """Whether XLA is on, read back from what Keras and TensorFlow say (for "auto": what
     Keras resolved it to). A baseline with XLA on is refused: it would be no baseline."""
+    if current_backend() != TF_BACKEND:
+        return {}  # the XLA modes are TensorFlow's; the backend's check reads JAX's
     mode = XlaMode(value.value)
     facts = mode.facts
     if facts.jit_compile:
@@ -132,6 +135,22 @@ def _environment_in_effect(tf: Any, model: Any, value: LeverValue) -> dict[str, 
     return {}
 
 
+def _backend_in_effect(tf: Any, model: Any, value: LeverValue) -> dict[str, Any]:
+    """The worker runs on the backend asked for (the parent sets `KERAS_BACKEND`; Keras reads
+    it once, at its first import), and an arm off TensorFlow compiles its step (on JAX,
+    `jit_compile=False` would run it eagerly: not the arm anyone asked for)."""
+    got = current_backend()
+    if got != value.value:
+        raise RuntimeError(f"the run asked for the {value.value} backend but Keras runs on "
+                           f"{got}; refusing to measure it")
+    if got == TF_BACKEND:
+        return {}
+    if not model.jit_compile:
+        raise RuntimeError(f"the run asked for Keras on {got} with its compiled step, but "
+                           "jit_compile is off; refusing to measure it")
+    return {"xla_in_effect": True}
+
+
 # The checks, by lever name: a lever whose data is enough has none.
 CHECKS: dict[str, Check] = {
     "xla": _xla_in_effect,
@@ -140,4 +159,5 @@ CHECKS: dict[str, Check] = {
     "spe": _steps_in_effect,
     "onednn": _environment_in_effect,
     "xla_flags": _environment_in_effect,
+    "backend": _backend_in_effect,
 }

@@ -83,7 +83,7 @@ class Stepper:
     def __init__(self, setup: Setup, cancel: threading.Event) -> None:
         self.model = setup.model
         self.compiles = setup.compiles
-        self.model.make_train_function()
+        self._train = setup.steps  # Keras' compiled train function, on this backend
         self._batches = iter(setup.datasets.stream)
         self._cancel = cancel
         # Batches one call trains (Keras keeps it on the compiled model; 1 unless asked).
@@ -101,7 +101,7 @@ class Stepper:
         not yet waited for."""
         if self._cancel.is_set():
             raise Stopped()
-        logs = self.model.train_function(self._batches)
+        logs = self._train(self._batches)
         self.steps_done += self.per_call
         return logs
 
@@ -177,6 +177,7 @@ def finish_measuring(
         logs = stepper.step()
     if catch_up_steps:
         stepper.synced(logs)
+    setup.steps_synced()
     val_accuracy, val_loss = evaluate(stepper.model, setup.datasets.val, cancel,
                                       [setup.compiles.callback()])
     if cancel.is_set():

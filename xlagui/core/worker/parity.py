@@ -66,13 +66,14 @@ def parity_steps(spec: RunSpec, setup: Setup, n: int = PARITY_STEPS,
         digest = weights_digest(model)
         if nudge:
             _nudge(model, spec.config.seed * 1000 + nudge_seed)
-        losses = _train(setup.tf, model, images, labels, watch)
+        losses = _train(setup, images, labels, watch)
         if watch is not None:
             watch.begin(StepFunction.PREDICT)
         outputs = np.asarray(model.predict_on_batch(fixed), dtype=np.float64).reshape(-1)
         if watch is not None:
             watch.end(StepFunction.PREDICT, 0)
     finally:
+        setup.steps_synced()  # then put back: the steps' state is the model's again
         _restore(saved)
         model.reset_metrics()
     return ParityTrace(tuple(losses), tuple(float(v) for v in outputs), digest,
@@ -134,21 +135,23 @@ def _iterators(tf: Any, model: Any, images: Any, labels: Any) -> Iterator[Any]:
                                                                           strict=True))
 
 
-def _train(tf: Any, model: Any, images: Any, labels: Any,
+def _train(setup: Setup, images: Any, labels: Any,
            watch: CompileWatch | None = None) -> list[float]:
     """One step per batch through Keras' own train function (the arm's: jit_compile, the
     policy's loss scaling), each step's loss read after resetting the running mean
     (`_iterators`: what each call reads)."""
-    model.make_train_function()
+    model, train = setup.model, setup.steps
     losses = []
-    for batch in _iterators(tf, model, images, labels):
+    for batch in _iterators(setup.tf, model, images, labels):
+        train.sync()  # the metrics are the model's to reset (on JAX, in its state)
         model.reset_metrics()
         if watch is not None:
             watch.begin(StepFunction.TRAIN)
-        logs = model.train_function(batch)
+        logs = train(batch)
         losses.append(float(logs["loss"]))
         if watch is not None:  # every parity batch is a full one: the pass's first size
             watch.end(StepFunction.TRAIN, 0)
+    train.sync()  # what the steps trained, on the model (its outputs are read next)
     return losses
 
 

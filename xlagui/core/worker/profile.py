@@ -21,6 +21,7 @@ from xlagui.core.explain.hlo_names import dump_op_names
 from xlagui.core.explain.ops import Names
 from xlagui.core.explain.trace import STEP_NAME, read_xspace
 from xlagui.core.protocol.why import ArmProfile
+from xlagui.core.worker.backends import profiler, step_window
 from xlagui.core.worker.setup import Setup
 
 STEPS_FILE = "steps.json"
@@ -49,22 +50,19 @@ def profile_steps(setup: Setup, steps: int, folder: Path) -> Path:
     """Profile `steps` training steps into `folder`; the `.xplane.pb` written."""
     tf = setup.tf
     model = setup.model
-    model.make_train_function()
+    train = setup.steps
     stream = iter(setup.datasets.stream)
     walls: list[float] = []
     folder.mkdir(parents=True, exist_ok=True)
-    tf.profiler.experimental.start(str(folder))
-    try:
+    with profiler(tf, folder):
         # The profiler's own first step is slower (its tracers warming up): one step under it,
         # outside the windows, that no figure counts.
-        float(model.train_function(stream)["loss"])
+        float(train(stream)["loss"])
         for i in range(steps):
             t0 = time.perf_counter()
-            with tf.profiler.experimental.Trace(STEP_NAME, step_num=i, _r=1):
-                float(model.train_function(stream)["loss"])  # waits for the step
+            with step_window(tf, STEP_NAME, i):
+                float(train(stream)["loss"])  # waits for the step
             walls.append(time.perf_counter() - t0)
-    finally:
-        tf.profiler.experimental.stop()
     names = model_names(model)
     (folder / STEPS_FILE).write_text(json.dumps({
         "wall_seconds": walls,

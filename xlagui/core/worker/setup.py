@@ -16,16 +16,27 @@ from xlagui.core.data.pipeline import build_datasets, warm_cache
 from xlagui.core.machine.cpu import cpu_name
 from xlagui.core.machine.device import Device, DeviceKind
 from xlagui.core.model.build import build_compiled
-from xlagui.core.protocol.arms import record_fields
+from xlagui.core.protocol.arms import parse_arm, record_fields
 from xlagui.core.protocol.events import PROTOCOL_VERSION, RunSummary, StartedEvent
 from xlagui.core.protocol.identity import WorkerMode
+from xlagui.core.protocol.levers import JAX_BACKEND, TF_BACKEND
 from xlagui.core.protocol.spec import RunSpec
+from xlagui.core.worker.backends import (
+    TrainSteps,
+    current_backend,
+    share_initial_weights,
+    train_steps,
+    watch_jax_compiles,
+)
 from xlagui.core.worker.compiles import CompileWatch, XlaCompiling, watch_compiles
 from xlagui.core.worker.flags import check_flags
 from xlagui.core.worker.io import EventSink
 from xlagui.core.worker.levers import apply_before_build, check_levers
 from xlagui.core.xla import evidence as xla_evidence
 from xlagui.core.xla import hlo
+
+# The modules of Keras' jitted step functions in a JAX worker's dump.
+JAX_STEP_MODULES = frozenset({"jit_train_step", "jit_test_step", "jit_predict_step"})
 
 
 class Setup:
@@ -41,6 +52,22 @@ class Setup:
         self.facts = facts
         # A setup built without one (a test's) watches nothing and sends nothing.
         self.compiles = compiles or CompileWatch(None, None, XlaCompiling.NONE)
+        self._steps: TrainSteps | None = None
+
+    @property
+    def steps(self) -> TrainSteps:
+        """The model's train steps on this backend, called outside `fit` (built once: on JAX
+        they carry the model's state from call to call, `TrainSteps.sync`)."""
+        if self._steps is None:
+            sample = next(iter(self.datasets.train.take(1))) \
+                if current_backend() != TF_BACKEND else None
+            self._steps = train_steps(self.model, sample)
+        return self._steps
+
+    def steps_synced(self) -> None:
+        """What the train steps trained, put back on the model (before evaluating or saving)."""
+        if self._steps is not None:
+            self._steps.sync()
 
     @property
     def in_effect(self) -> bool:
@@ -60,6 +87,9 @@ def set_up(spec: RunSpec, sink: EventSink, mode: WorkerMode) -> Setup:
 
     config = spec.config
     device = Device.parse(config.device)
+    backend = current_backend()
+    if backend == JAX_BACKEND:
+        watch_jax_compiles()
     apply_arm(tf, keras, spec)
     gpus = tf.config.list_physical_devices("GPU")
     if device.is_gpu and not gpus:
@@ -83,6 +113,9 @@ def set_up(spec: RunSpec, sink: EventSink, mode: WorkerMode) -> Setup:
     )
     warm_cache(datasets)
     model = _build_model(tf, spec, device)
+    if shares_weights(spec):
+        # Before anything trains it: the same starting weights on every backend.
+        share_initial_weights(model, spec.run_dir.parent.parent, backend)
     facts = check_levers(tf, model, spec.arm.effective(config))
     sink.emit(_started(spec, mode, tf, keras, device, gpus, datasets, facts, sink.now()))
     # Before Keras builds its step functions: the watch counts their traces.
@@ -96,6 +129,13 @@ def apply_arm(tf: Any, keras: Any, spec: RunSpec) -> None:
     it (`Arm.effective`: the comparison's levers for every worker, the arm's own winning)."""
     apply_before_build(tf, keras, spec.arm.effective(spec.config))
     keras.utils.set_random_seed(spec.config.seed)
+
+
+def shares_weights(spec: RunSpec) -> bool:
+    """Whether this comparison has an arm on another backend than TensorFlow: its workers then
+    share the baseline's initial weights (`backends.share_initial_weights`)."""
+    arms = [spec.arm, *(parse_arm(name) for name in spec.config.arms)]
+    return any(arm.effective(spec.config).backend != TF_BACKEND for arm in arms)
 
 
 def _xla_compiling(spec: RunSpec, facts: dict[str, Any]) -> XlaCompiling:
@@ -121,6 +161,7 @@ def _started(spec: RunSpec, mode: WorkerMode, tf: Any, keras: Any, device: Devic
             "tensorflow": tf.__version__,
             "keras": keras.__version__,
             "platform": platform.platform(),
+            **_backend_versions(),
         },
         config=config,
         seed=config.seed,
@@ -133,6 +174,17 @@ def _started(spec: RunSpec, mode: WorkerMode, tf: Any, keras: Any, device: Devic
         **record_fields(spec.arm),  # the arm asked for: every lever's value
         **facts,  # what the levers' checks read back
     )
+
+
+def _backend_versions() -> dict[str, str]:
+    """The Keras backend this worker ran on, and its framework's version where it is not
+    TensorFlow's."""
+    backend = current_backend()
+    if backend == JAX_BACKEND:
+        import jax  # lazy: only a JAX worker has it
+
+        return {"backend": backend, "jax": str(jax.__version__)}
+    return {"backend": backend}
 
 
 def _build_model(tf: Any, spec: RunSpec, device: Device) -> Any:
@@ -170,6 +222,11 @@ def finish_summary(spec: RunSpec, setup: Setup, summary: RunSummary) -> RunSumma
     asked and as read back, the evidence that XLA compiled, and what XLA did."""
     run_dir = spec.run_dir
     sys.stderr.flush()
+    setup.steps_synced()
+    arm = spec.arm.effective(spec.config)
+    # On JAX every eager op compiles a module of its own (initializers, conversions): the
+    # step functions' modules are what XLA did for training.
+    modules = JAX_STEP_MODULES if arm.backend == JAX_BACKEND else None
     return dataclasses.replace(
         summary,
         peak_rss_bytes=peak_rss_bytes(),
@@ -177,11 +234,11 @@ def finish_summary(spec: RunSpec, setup: Setup, summary: RunSummary) -> RunSumma
         cache=setup.datasets.cache,
         xla_mode=spec.xla_mode,
         xla_in_effect=setup.in_effect,
-        xla_evidence=xla_evidence.collect(run_dir / "xla", run_dir / "worker.log"),
+        xla_evidence=xla_evidence.collect(run_dir / "xla", run_dir / "worker.log", modules),
         # What XLA did, read from the dump (about 20 ms for this CNN), kept in the summary so a
         # reopened comparison has it when the dump folder is gone.
-        xla_did=hlo.read_dump(run_dir / "xla", run_dir / "worker.log")
-        if spec.xla_mode.asks_for_xla
+        xla_did=hlo.read_dump(run_dir / "xla", run_dir / "worker.log", modules)
+        if arm.compiles_with_xla
         else None,
     )
 

@@ -163,9 +163,8 @@ def train(
 def inspect(spec: RunSpec, setup: Setup, sink: EventSink) -> None:
     """One training step, compiled with XLA's dump on, outside every timed run: what "What XLA
     did" reads, without the dump's cost in any figure (BENCHMARKS.md)."""
-    setup.model.make_train_function()
     setup.compiles.begin(StepFunction.TRAIN)
-    logs = setup.model.train_function(iter(setup.datasets.stream))
+    logs = setup.steps(iter(setup.datasets.stream))
     float(logs["loss"])  # waits for the step
     setup.compiles.end(StepFunction.TRAIN, 0)
     setup.compiles.flush()  # its cost: the whole step (no steady one to take away)

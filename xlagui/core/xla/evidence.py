@@ -7,6 +7,7 @@ run reads back what happened instead of trusting the setting.
 from __future__ import annotations
 
 import re
+from collections.abc import Container
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,8 +38,9 @@ class XlaEvidence:
         object.__setattr__(self, "compiled", self.compiled or seen)
 
 
-def count_dump(dump_dir: Path) -> tuple[int, int]:
-    """(number of compiled HLO modules, number of fusion instructions after optimisation)."""
+def count_dump(dump_dir: Path, names: Container[str] | None = None) -> tuple[int, int]:
+    """(number of compiled HLO modules, number of fusion instructions after optimisation);
+    `names`: only the modules of these names."""
     if not dump_dir.is_dir():
         return 0, 0
     modules: set[str] = set()
@@ -48,6 +50,8 @@ def count_dump(dump_dir: Path) -> tuple[int, int]:
         # "module_N.<name>.after_optimizations.txt" on GPU builds of old, and
         # "module_N.<name>.cpu_after_optimizations.txt" on the CPU backend.
         if not m or not f.name.endswith("after_optimizations.txt"):
+            continue
+        if names is not None and f.name.split(".")[1] not in names:
             continue
         modules.add(m.group(1))
         with f.open(encoding="utf-8", errors="replace") as fh:
@@ -63,13 +67,17 @@ def log_has_compiled_line(log_path: Path) -> bool:
         return False
 
 
-def collect(dump_dir: Path, log_path: Path) -> XlaEvidence:
-    modules, fusions = count_dump(dump_dir)
+def collect(dump_dir: Path, log_path: Path, names: Container[str] | None = None
+            ) -> XlaEvidence:
+    """What a run's dump and log say XLA compiled (`names`: only the modules of these names,
+    and their compile lines: a JAX worker's step functions)."""
+    modules, fusions = count_dump(dump_dir, names)
+    times = compile_times(log_path)
     return XlaEvidence(
         hlo_modules=modules,
         fusions=fusions,
         compiled_log_line=log_has_compiled_line(log_path),
         dump_dir=str(dump_dir),
-        compilations=len(compile_times(log_path)),
+        compilations=len([t for t in times if names is None or t[0] in names]),
     )
 

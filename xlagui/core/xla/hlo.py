@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Container
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -363,8 +364,14 @@ def _base_name(name: str) -> str:
     return name.strip("_")
 
 
+# JAX's line for each compile, with `jax_log_compiles` on (`worker.backends`): "Finished XLA
+# compilation of jit(train_step) in 1.398219585 sec"; its module is dumped as `jit_train_step`.
+_JAX_COMPILED_RE = re.compile(r"Finished XLA compilation of jit\((\w+)\) in ([0-9.eE+-]+) sec")
+
+
 def compile_times(log_path: Path) -> list[tuple[str, float]]:
-    """(function name, seconds) of every XLA compilation the worker's log records, in order."""
+    """(function name, seconds) of every XLA compilation the worker's log records, in order
+    (TensorFlow's or JAX's lines)."""
     out: list[tuple[str, float]] = []
     try:
         with log_path.open(encoding="utf-8", errors="replace") as fh:
@@ -372,6 +379,10 @@ def compile_times(log_path: Path) -> list[tuple[str, float]]:
                 m = _COMPILED_RE.search(line)
                 if m:
                     out.append((m.group(1), int(m.group(3)) / 1e6))
+                    continue
+                j = _JAX_COMPILED_RE.search(line)
+                if j:
+                    out.append((f"jit_{j.group(1)}", float(j.group(2))))
     except OSError:
         pass
     return out
@@ -391,14 +402,16 @@ def _match_compile_times(modules: list[ModuleReport], times: list[tuple[str, flo
                 break
 
 
-def read_dump(dump_dir: Path, log_path: Path | None = None) -> XlaReport:
-    """The `XlaReport` of a run's dump folder (empty when XLA compiled nothing)."""
+def read_dump(dump_dir: Path, log_path: Path | None = None,
+              modules: Container[str] | None = None) -> XlaReport:
+    """The `XlaReport` of a run's dump folder (empty when XLA compiled nothing); `modules`:
+    only the modules of these names (a JAX worker's step functions)."""
     report = XlaReport(dump_dir=str(dump_dir))
     if not dump_dir.is_dir():
         return report
     for path in sorted(dump_dir.iterdir()):
         m = _FILE_RE.match(path.name)
-        if not m:
+        if not m or (modules is not None and m.group(2) not in modules):
             continue
         module = analyse_module(
             path.read_text(encoding="utf-8", errors="replace"),

@@ -46,6 +46,7 @@ from xlagui.present.levers import (
     comparison_line,
     xla_choices,
 )
+from xlagui.present.settings_advice import arm_missing
 from xlagui.ui.settings.device_box import DeviceBox
 from xlagui.ui.settings.machine_panel import HostChecker, MachinePanel
 from xlagui.ui.settings.model_panel import ModelChecker, ModelPanel
@@ -224,6 +225,10 @@ class SettingsForm(QWidget):
             box = QCheckBox(name)
             box.setObjectName(f"arm:{name}")
             box.setToolTip(f"{arm_label(arm)}: {arm_description(arm)}")
+            missing = arm_missing(name)
+            if missing:  # listed, greyed, with the line that installs what it needs
+                box.setEnabled(False)
+                box.setToolTip(f"{arm_label(arm)}: {arm_description(arm)}. {missing}")
             note = QLabel()
             note.setObjectName("Note")
             note.setWordWrap(True)

@@ -21,6 +21,7 @@ VALUE_COLORS = {
     "fp16": "#8e44ad",
     "dnn": "#546e7a",
     "nodnn": "#827717",
+    "jax": "#6a1b9a",
 }
 VARIANT_COLORS: dict[str, str] = {
     Role.BASELINE: "#3b6ea8",

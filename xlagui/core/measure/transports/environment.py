@@ -60,9 +60,9 @@ def child_settings(settings: ChildSettings, folder: PurePath, keras_home: PurePa
         if visible is not None:  # "" hides every GPU (the CPU), "N" shows GPU N alone
             env["CUDA_VISIBLE_DEVICES"] = visible
     env.update(settings.env)  # the arm's levers' (TF_XLA_FLAGS for auto-clustering)
-    if settings.xla_mode is not XlaMode.OFF:
+    if settings.xla_mode is not XlaMode.OFF or settings.compiles:
         # The compiled HLO modules are the evidence that XLA did compile (after any flags of
-        # the arm's own).
+        # the arm's own); JAX's XLA reads XLA_FLAGS too.
         flags = xla_flags(folder, settings.dump)
         if flags:
             env["XLA_FLAGS"] = f"{env['XLA_FLAGS']} {flags}" if env.get("XLA_FLAGS") else flags
