@@ -57,6 +57,16 @@ mkdir "$work/quick" && cd "$work/quick"
 step "xlagui compare --demo --quick" xlagui compare --demo --quick
 step "check quick" python "$ROOT/.ci/check_comparison.py" quick "$(ls -d "$work"/quick/xlagui-*)"
 
+# Issue 39: the JAX arm on the plain install (no JAX): one line with its install command, exit 2.
+refused_without_jax() {
+  local out rc=0
+  out=$(xlagui compare --demo --quick --arms jax --out "$work/jax" 2>&1) || rc=$?
+  [ "$rc" = 2 ] && grep -q "pip install 'xlagui\[jax\]'" <<<"$out" \
+    && ! grep -q Traceback <<<"$out" && [ ! -e "$work/jax" ] \
+    || { echo "ci: --arms jax without JAX exited $rc: $out"; return 1; }
+}
+step "xlagui compare --arms jax without JAX (exit 2)" refused_without_jax
+
 mkdir "$work/train" && cd "$work/train"
 step "xlagui compare --demo --epochs 1 --image-size 48 --no-explain --budget 10" \
   xlagui compare --demo --epochs 1 --image-size 48 --no-explain --budget 10 --out "$work/train/out"

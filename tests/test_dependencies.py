@@ -31,7 +31,8 @@ COMPANIONS = {
 
 # Optional extras: a distribution the app uses only behind its extra, and the one room of xlagui
 # that may import it (which says how to install it when it is missing, `RayMissing`).
-OPTIONAL = {"ray": ("ray", "xlagui/core/sweep/cluster/")}
+OPTIONAL = {"ray": ("ray", "xlagui/core/sweep/cluster/"),
+            "jax": ("jax", "xlagui/core/worker/backends.py")}
 
 
 def _pyproject() -> dict[str, object]:

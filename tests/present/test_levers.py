@@ -86,8 +86,8 @@ def test_the_xla_sides_modes_offered_are_the_values_with_a_choice() -> None:
 def test_the_arms_help_is_built_from_the_levers_word_for_word() -> None:
     # `xlagui compare --arms`'s help, as it read when it was written by hand.
     assert arms_words() == (
-        "jit, autocluster, bf16 (mixed_bfloat16), fp16 (mixed_float16), jax, or one XLA mode and one "
-        "precision joined with + (jit+bf16); runtime settings join any arm: tN (N intra-op "
+        "jit, autocluster, bf16 (mixed_bfloat16), fp16 (mixed_float16), jax, or one XLA mode and "
+        "one precision joined with + (jit+bf16); runtime settings join any arm: tN (N intra-op "
         "threads), dnn or nodnn (oneDNN on or off), speN (Keras steps_per_execution N, N >= 2), "
         "and with an XLA mode XLA flags written name=value (jit+xla_cpu_use_xnnpack=false) or "
         "by name (noxnnpack, xladnn, dnncall, noynn, ynndot, fastmath, noeigenmt, vec512)")

@@ -24,6 +24,7 @@ from xlagui.core.compare import ComparisonRequest, SaveError, run
 from xlagui.core.compare.workflow import MARKDOWN_FILE
 from xlagui.core.files import paths
 from xlagui.core.model.sources import parse_model
+from xlagui.core.protocol.arms import check_backends_here
 from xlagui.core.protocol.config import (
     SETTINGS,
     ConfigError,
@@ -49,6 +50,8 @@ if TYPE_CHECKING:
 def cmd_compare(args: argparse.Namespace) -> int:
     config = compare_config(args)
     target = _target(args)
+    if target is None:  # before the dataset is drawn or scanned: the front door says it too
+        check_backends_here(config, config.arms)
     _refuse_conflicting_flags(args)
     console = _console(stderr=args.events or args.markdown or args.json)
     demo = args.demo or args.dataset is None

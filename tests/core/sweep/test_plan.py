@@ -132,3 +132,15 @@ def test_a_saved_plan_is_planned_again_the_same() -> None:
         assert plan_from_dict(json.loads(json.dumps(plan.to_dict()))) == plan
     with pytest.raises(ConfigError, match="could not be read"):
         plan_from_dict({"axes": []})
+
+
+def test_the_backend_axis_measures_the_backends_arm_in_its_cells() -> None:
+    plan = plan_sweep(RunConfig(image_size=48, arms=("bf16",)),
+                      [Axis("lever:backend", ("tensorflow", "JAX"))], None)
+    assert plan.axes[0].values == ("tf", "jax")  # canonical
+    tf, jax = plan.cells
+    assert (tf.key, tf.config.arms, tf.config.levers) == ("backend-tf", ("bf16",), {})
+    # not every worker's: the baseline stays TensorFlow's; the cell adds the JAX arm
+    assert (jax.key, jax.config.arms, jax.config.levers) == ("backend-jax", ("bf16", "jax"), {})
+    with pytest.raises(ConfigError, match="backend takes tf, jax, got 'torch'"):
+        plan_sweep(RunConfig(), [Axis("lever:backend", ("torch",))], None)

@@ -125,3 +125,30 @@ def test_dump_settings_reach_the_environment(tmp_path: Path) -> None:
     assert "--xla_dump_disable_metadata" in xla_flags(tmp_path, "nometa")
     with pytest.raises(ValueError, match="unknown XLA dump"):
         xla_flags(tmp_path, "everything")
+
+
+def test_jaxs_compile_lines_and_its_step_modules_are_read(tmp_path: Path) -> None:
+    """A JAX worker's log (`jax_log_compiles`) and dump: the step functions' modules and their
+    compile times; the eager ops' own little modules are not what XLA did for training."""
+    log = tmp_path / "worker.log"
+    log.write_text(
+        "WARNING:jax._src.dispatch:Finished XLA compilation of jit(convert_element_type) in "
+        "0.004 sec\n"
+        "WARNING:jax._src.dispatch:Finished XLA compilation of jit(train_step) in 1.398219585 "
+        "sec\n", encoding="utf-8")
+    assert hlo.compile_times(log) == [("jit_convert_element_type", 0.004),
+                                      ("jit_train_step", 1.398219585)]
+    dump = tmp_path / "xla"
+    dump.mkdir()
+    module = ("HloModule {name}\n\nENTRY %main.1 (a: f32[2]) -> f32[2] {{\n"
+              "  ROOT %a = f32[2]{{0}} parameter(0)\n}}\n")
+    for i, name in ((0, "jit_convert_element_type"), (42, "jit_train_step")):
+        (dump / f"module_{i:04d}.{name}.cpu_after_optimizations.txt").write_text(
+            module.format(name=name), encoding="utf-8")
+    steps = {"jit_train_step"}
+    report = hlo.read_dump(dump, log, steps)
+    assert [(m.name, m.compile_seconds) for m in report.modules] == [
+        ("jit_train_step", 1.398219585)]
+    assert len(hlo.read_dump(dump, log).modules) == 2
+    found = evidence.collect(dump, log, steps)
+    assert (found.hlo_modules, found.compilations, found.compiled) == (1, 1, True)

@@ -39,6 +39,7 @@ from xlagui.core.machine import cpu as machine_cpu
 from xlagui.core.protocol.arms import Arm, HardwareFit, Precision, hardware_fit, parse_arm
 from xlagui.core.protocol.events import BlockEvent, FinishedEvent, RunSummary, StartedEvent
 from xlagui.core.protocol.identity import Role, RunStatus, WorkerMode
+from xlagui.core.protocol.levers import TF_BACKEND
 from xlagui.core.protocol.problems import Problem, policy_problems, xla_problem
 
 if TYPE_CHECKING:
@@ -72,7 +73,8 @@ def engagement_problems(entry: RunEntry) -> list[Problem]:
     # Only a run that reported its evidence is judged on it (a stream from before it did says
     # nothing); `stats` judges the XLA question's sides with the same check.
     if summary is not None and summary.xla_evidence is not None:
-        problem = xla_problem(entry.run_id, arm.xla, summary.xla_evidence.compiled)
+        problem = xla_problem(entry.run_id, arm.xla, summary.xla_evidence.compiled,
+                              by=arm.backend if arm.backend != TF_BACKEND else "")
         if problem is not None:
             problems.append(problem)
     return problems

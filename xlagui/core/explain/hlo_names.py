@@ -118,12 +118,18 @@ def _computation_ops(comp: Computation, by_name: dict[str, Computation],
 # JAX names the entry's parameters by where they sit in the step's arguments: `state[0][k]` are
 # the trainable weights (Keras' JAX state tuple: trainable, non-trainable, optimizer, metrics).
 _TRAINABLE_PREFIX = "state[0]"
-_GROUPS_RE = re.compile(r"feature_group_count=(\d+)")
+_BATCH_INPUT = "data[0]"  # the batch's images: its first dimension is the batch
+_FIRST_DIM_RE = re.compile(r"\[(\d+)")
+# A depthwise convolution: its forward pass and input gradient group the features, its filter
+# gradient the batch.
+_GROUPS_RE = re.compile(r"(?:feature|batch)_group_count=(\d+)")
 
 
 def _dims(ins: Instruction) -> tuple[int, ...]:
+    """Its result's dimensions in any order, 1s aside (XLA reshapes a depthwise filter's
+    [3,3,C,1] gradient to [3,3,C] and lays out others transposed)."""
     m = _DIMS_RE.search(ins.shape)
-    return tuple(sorted(int(d) for d in m.group(1).split(",") if d)) if m else ()
+    return tuple(sorted(int(d) for d in m.group(1).split(",") if d and d != "1")) if m else ()
 
 
 def _grouped(ins: Instruction, by_name: dict[str, Computation], depth: int = 0) -> bool:
@@ -136,12 +142,31 @@ def _grouped(ins: Instruction, by_name: dict[str, Computation], depth: int = 0) 
         _grouped(i, by_name, depth + 1) for i in called.instructions)
 
 
+def _contains(outer: tuple[int, ...], inner: tuple[int, ...]) -> bool:
+    """Whether the multiset of dimensions `inner` is within `outer`."""
+    rest = list(outer)
+    for d in inner:
+        if d not in rest:
+            return False
+        rest.remove(d)
+    return True
+
+
 def _jax_marked(ops: dict[str, str], comps: list[Computation],
-                by_name: dict[str, Computation]) -> dict[str, str]:
+                by_name: dict[str, Computation], before_text: str = "") -> dict[str, str]:
     """JAX's op names with what the primitive does not say (`ops.where_jax`): a grouped
-    convolution, and a gradient whose result has a trainable weight's shape (the weights')."""
-    weights = {_dims(i) for c in comps for i in c.instructions
-               if i.opcode == "parameter" and i.attr("op_name").startswith(_TRAINABLE_PREFIX)}
+    convolution (its own group count, or its op's before optimization: XLA:CPU rewrites a
+    depthwise filter gradient into a dense C × C convolution), and a gradient that computes a
+    trainable weight's gradient: its result has the weight's shape, or holds it without the
+    batch (the rewritten depthwise filter gradient's [C,3,3,C] for a [3,3,C,1] filter)."""
+    params = [i for c in comps if c.entry for i in c.instructions if i.opcode == "parameter"]
+    weights = {_dims(i) for i in params if i.attr("op_name").startswith(_TRAINABLE_PREFIX)}
+    batches = {int(m.group(1)) for i in params if i.attr("op_name") == _BATCH_INPUT
+               and (m := _FIRST_DIM_RE.search(i.shape))}
+    grouped = {i.attr("op_name") for c in parse_computations(before_text)[1]
+               for i in c.instructions if i.opcode == "convolution"
+               and (m := _GROUPS_RE.search(i.attrs)) and int(m.group(1)) > 1} \
+        if before_text else set()
     every = {i.name: i for c in comps for i in c.instructions}
     ops = dict(ops)
     for one in every.values():
@@ -158,9 +183,12 @@ def _jax_marked(ops: dict[str, str], comps: list[Computation],
     for name, op in ops.items():
         ins = every.get(name)
         if ins is not None and is_jax_op(op):
-            if _grouped(ins, by_name):
+            if op in grouped or _grouped(ins, by_name):
                 op += JAX_GROUPED
-            if "transpose(" in op and _dims(ins) in weights:
+            dims = _dims(ins)
+            if "transpose(" in op and (dims in weights or (
+                    not batches & set(dims) and any(len(w) > 1 and _contains(dims, w)
+                                                    for w in weights))):
                 op += JAX_WEIGHTS
         out[name] = op
     return out
@@ -176,7 +204,7 @@ def op_names(text: str, before_text: str = "") -> dict[str, str]:
     out: dict[str, str] = {}
     for comp in comps:
         out.update(_computation_ops(comp, by_name, before))
-    return _jax_marked(out, comps, by_name)
+    return _jax_marked(out, comps, by_name, before_text)
 
 
 def qualified(module: str, instruction: str) -> str:

@@ -265,7 +265,10 @@ def jax_op_kind(primitive: str, grouped: bool, scopes: list[str]) -> OpKind:
     for kind, words in _JAX_KINDS[:3]:
         if any(w in name for w in words):
             return kind
-    if any(w in c.lower() for c in scopes for w in _NORM_SCOPES):
+    # JAX's scopes are the layers' names, not the ops' (TensorFlow's `…/batchnorm/mul`): a
+    # normalization layer by Keras' names for them, or Keras applications' `…_BN`.
+    if any(w in c.lower() for c in scopes for w in _NORM_SCOPES) or any(
+            c.lower().endswith("_bn") for c in scopes):
         return OpKind.NORMALIZATION
     for kind, words in _JAX_KINDS[3:]:
         if any(w in name for w in words):

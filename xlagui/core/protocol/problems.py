@@ -68,9 +68,14 @@ class Problem:
         return decode(cls, data, "problem")
 
 
-def xla_problem(run_id: str, asked: XlaMode, compiled: bool) -> Problem | None:
+def xla_problem(run_id: str, asked: XlaMode, compiled: bool, *, by: str = "") -> Problem | None:
     """Whether XLA engaged as asked in a run: it must compile when asked for and must not when
-    off (None: it did as asked)."""
+    off (None: it did as asked). `by`: an arm whose step XLA compiles whatever its mode (its
+    backend: "jax"), which must compile."""
+    if by and not compiled:
+        return Problem(ProblemKind.XLA_COMPILED_NOTHING, run_id, asked=by)
+    if by:
+        return None
     if asked is not XlaMode.OFF and not compiled:
         return Problem(ProblemKind.XLA_COMPILED_NOTHING, run_id, asked=asked.value)
     if asked is XlaMode.OFF and compiled:

@@ -36,6 +36,16 @@ def current_backend() -> str:
     return TF_BACKEND if name == "tensorflow" else name
 
 
+def framework_version() -> str:
+    """The version of this process's backend's framework where it is not TensorFlow ("" for
+    TensorFlow's, which every worker reports anyway)."""
+    if current_backend() == JAX_BACKEND:
+        import jax  # lazy: only a JAX worker has it
+
+        return str(jax.__version__)
+    return ""
+
+
 class TrainSteps:
     """Keras' compiled train function of `model`, called one call at a time on an iterator of
     batches, as `fit` calls it (TensorFlow: `model.train_function(iterator)`, the model's

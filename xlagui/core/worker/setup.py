@@ -24,6 +24,7 @@ from xlagui.core.protocol.spec import RunSpec
 from xlagui.core.worker.backends import (
     TrainSteps,
     current_backend,
+    framework_version,
     share_initial_weights,
     train_steps,
     watch_jax_compiles,
@@ -180,11 +181,8 @@ def _backend_versions() -> dict[str, str]:
     """The Keras backend this worker ran on, and its framework's version where it is not
     TensorFlow's."""
     backend = current_backend()
-    if backend == JAX_BACKEND:
-        import jax  # lazy: only a JAX worker has it
-
-        return {"backend": backend, "jax": str(jax.__version__)}
-    return {"backend": backend}
+    version = framework_version()
+    return {"backend": backend, **({backend: version} if version else {})}
 
 
 def _build_model(tf: Any, spec: RunSpec, device: Device) -> Any:
