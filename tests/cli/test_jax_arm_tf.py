@@ -1,4 +1,4 @@
-"""Keras on JAX for real (issue 39): `xlagui compare --quick --arms jax` on a tiny set at 32 px,
+"""Keras on JAX for real (issue 39): `xlagui compare --quick --arms jax` on a tiny set at 40 px,
 with the why: JAX measured beside TF+XLA and the baseline, from the baseline's initial weights,
 its compiles, parity and per-layer attribution, and the three-way table in the Markdown."""
 
@@ -19,7 +19,7 @@ def test_jax_is_measured_beside_tf_xla_and_the_baseline_with_its_why(tmp_path: P
     data = tiny_split_dataset(tmp_path / "d")
     out = tmp_path / "out"
     result = cli("compare", str(data), "--quick", "--arms", "jax", "--batch", "8",
-                 "--image-size", "32", "--budget", "30", "--out", str(out), timeout=900)
+                 "--image-size", "40", "--budget", "30", "--out", str(out), timeout=900)
     assert_ran(result.returncode, out, result.stdout + result.stderr)
     report = json.loads((out / "comparison.json").read_text(encoding="utf-8"))
 
