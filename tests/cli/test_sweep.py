@@ -115,3 +115,40 @@ def test_a_real_two_cell_sweep_at_48_px(
         assert report["config"]["batch_size"] == int(cell["settings"]["batch_size"])
         assert report["config"]["quick"] and not report["config"]["explain"]
         assert not report["runs"] and not report["inspect_runs"]  # quick, no why
+
+
+@pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
+def test_a_backend_axis_sweep_runs_resumes_and_plots(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 39: `--set backend=tf,jax`: the jax cell measures the JAX arm beside TF+XLA and
+    the baseline; a rerun after the first cell resumes with the second alone; --png plots."""
+    from xlagui.cli import sweep
+
+    monkeypatch.setattr(sweep, "CellJob", functools.partial(CellJob, worker_command=fake_command))
+    data = tiny_split_dataset(tmp_path / "d", train=8, test=2)
+    out = tmp_path / "s"
+    args = ["sweep", str(data), "--batch", "8", "--image-size", "48", "--set", "backend=tf,jax",
+            "--budget", "120", "--out", str(out)]
+    assert main([*args, "--json"]) == 0
+    saved = json.loads(capsys.readouterr().out)
+    tf, jax = saved["cells"]
+    assert tf["settings"]["lever:backend"] == "tf"
+    assert jax["settings"]["lever:backend"] == "jax"
+    assert [a["arm"] for a in tf["arms"]] == ["jit"]
+    assert [a["arm"] for a in jax["arms"]] == ["jit", "jax"]
+    assert all(c["status"] == "done" for c in saved["cells"])
+
+    # Resume: the jax cell as if the sweep had stopped before it, run again alone.
+    saved_file = out / "sweep.json"
+    data_now = json.loads(saved_file.read_text())
+    data_now["cells"] = data_now["cells"][:1]
+    saved_file.write_text(json.dumps(data_now))
+    assert main(args) == 0
+    said = capsys.readouterr().out
+    assert "Sweep: 2 cells (1 finished already)" in said
+    again = json.loads(saved_file.read_text())
+    assert [c["status"] for c in again["cells"]] == ["done", "done"]
+
+    assert main([*args, "--png"]) == 0
+    assert (out / "sweep.png").is_file()

@@ -71,7 +71,7 @@ def measure_entry(index: int, variant: str, step: float, *, rounds: int = 8,
     draw = random.Random(f"{variant}-{rounds}-{jitter}")
     events: list[Event] = [
         StartedEvent(t=1.0, protocol=6, mode="measure", run_id=run_id, variant=variant,
-                     xla_mode=arm.xla.value, xla_in_effect=arm.xla is not XlaMode.OFF,
+                     xla_mode=arm.xla.value, xla_in_effect=arm.compiles_with_xla,
                      device_name="Test CPU", device_kind="CPU", train_count=24, val_count=100,
                      steps_per_epoch=3, **read_back(arm)),  # type: ignore[arg-type]
         WarmupEvent(t=2.0, first_step_seconds=step * 3, warm_step_seconds=[step] * 3),
@@ -80,7 +80,7 @@ def measure_entry(index: int, variant: str, step: float, *, rounds: int = 8,
         events.append(ErrorEvent(t=3.0, error_type="ResourceExhaustedError",
                                  message="out of memory"))
         return RunEntry(run_id, variant, 1, arm.xla.value, "error", events,
-                        arm.precision.value)
+                        arm.precision.value, levers=arm.levers)
     for seq in range(rounds):
         scale = 1 + jitter * draw.uniform(-1, 1)
         seconds = STEPS * step * scale
@@ -92,12 +92,13 @@ def measure_entry(index: int, variant: str, step: float, *, rounds: int = 8,
                                 busiest=[BUSY_SPINNER] if busy else [])
         events.append(BlockEvent(t=3.0 + seq, seq=seq, steps=STEPS, seconds=seconds, loss=0.5,
                                  interference=read))
-    compiled = XlaEvidence(compiled=True, fusions=40) if arm.xla is not XlaMode.OFF else (
+    compiled = XlaEvidence(compiled=True, fusions=40) if arm.compiles_with_xla else (
         XlaEvidence())
     events.append(FinishedEvent(t=4.0 + rounds, summary=RunSummary(
         mode="measure", steps_done=4 + rounds * STEPS, final_val_accuracy=0.75,
         xla_evidence=compiled)))
-    return RunEntry(run_id, variant, 1, arm.xla.value, "finished", events, arm.precision.value)
+    return RunEntry(run_id, variant, 1, arm.xla.value, "finished", events, arm.precision.value,
+                    levers=arm.levers)
 
 
 def training_entry(index: int, variant: str, epoch_seconds: Sequence[float]) -> RunEntry:
@@ -106,7 +107,8 @@ def training_entry(index: int, variant: str, epoch_seconds: Sequence[float]) -> 
     events = run_events(variant=variant, xla_mode=arm.xla.value, epoch_seconds=epoch_seconds,
                         run_id=run_id)
     events[0] = dataclasses.replace(events[0], **read_back(arm))  # type: ignore[arg-type]
-    return RunEntry(run_id, variant, 1, arm.xla.value, "finished", events, arm.precision.value)
+    return RunEntry(run_id, variant, 1, arm.xla.value, "finished", events, arm.precision.value,
+                    levers=arm.levers)
 
 
 def comparison_report(*, arms: Sequence[str] = (), steps: dict[str, float] | None = None,

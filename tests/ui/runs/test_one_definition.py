@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv as pycsv
 import io
 
+import pytest
 from PySide6.QtWidgets import QLabel
 from pytestqt.qtbot import QtBot
 from rich.console import Console
@@ -18,10 +19,12 @@ from xlagui.ui.report_png import ReportFigure
 from xlagui.ui.runs.comparison_panel import ComparisonPanel
 
 
-def test_every_row_reads_the_same_in_the_window_png_markdown_and_cli(qtbot: QtBot) -> None:
+@pytest.mark.parametrize("arm", ["bf16", "jax"])  # jax: Keras on JAX (issue 39)
+def test_every_row_reads_the_same_in_the_window_png_markdown_and_cli(qtbot: QtBot,
+                                                                      arm: str) -> None:
     # Per step XLA is 1.5× slower (0.3 s against 0.2 s, with noise), per epoch 2× faster: the
     # two must not stand bare side by side, the epoch row says why they differ.
-    report = comparison_report(arms=("bf16",), steps={"xla": 0.3}, training=True, jitter=0.05)
+    report = comparison_report(arms=(arm,), steps={"xla": 0.3}, training=True, jitter=0.05)
     c = report.comparison
     rows = dict(fmt.comparison_rows(c))
     epoch = rows["Speed per steady epoch"]
@@ -52,6 +55,7 @@ def test_every_row_reads_the_same_in_the_window_png_markdown_and_cli(qtbot: QtBo
     assert all("Bonferroni-adjusted for 2 arms" in row[2] for row in table)
     assert panel.arm_rows == table
     assert all(row[2] in cli for row in table)
+    assert any(row[1].startswith(arm) for row in table)
 
 
 def test_xla_has_one_interval_on_a_page_with_arms() -> None:
