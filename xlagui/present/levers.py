@@ -125,7 +125,9 @@ VALUE_WORDS: dict[str, ValueWords] = {
         short="Keras on JAX",
         words="KERAS_BACKEND=jax, jit_compile=True",
         how="the same Keras model on JAX (KERAS_BACKEND=jax) with its compiled training step "
-        "(jax.jit, so XLA), from the baseline's initial weights on the same batches",
+        "(jax.jit, so XLA), from the baseline's initial weights on the same batches; its "
+        "worker's memory includes TensorFlow's runtime too (Keras and the tf.data pipeline "
+        "import it)",
         brief="JAX (XLA)",
     ),
 }

@@ -12,6 +12,7 @@ and after the last child lets the machine go (`Transport.close`).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -19,8 +20,10 @@ from xlagui.core.compare.request import ComparisonObserver, ComparisonRequest, P
 from xlagui.core.measure import transports
 from xlagui.core.measure.model_check import check_models
 from xlagui.core.measure.transports import MachineError, Transport
-from xlagui.core.model.check import ModelCheckSpec
+from xlagui.core.model.check import ModelCheckSpec, ModelRefused
+from xlagui.core.protocol.arms import BACKEND_NAMES, parse_arm
 from xlagui.core.protocol.config import ConfigError
+from xlagui.core.protocol.levers import TF_BACKEND
 from xlagui.core.protocol.task import TaskState
 
 if TYPE_CHECKING:
@@ -43,9 +46,6 @@ def check_model(
     of a model that cannot be trained, `Cancelled` on a stop. None for the article's CNN (known
     from its shapes)."""
     config = request.config
-    if request.model_check is not None or config.model.is_article_cnn:
-        return request.model_check
-    observer.on_phase(Phase.CHECKING_MODEL, None)
     spec = ModelCheckSpec(
         model=config.model,
         image_size=config.image_size,
@@ -53,9 +53,35 @@ def check_model(
         batch_size=config.batch_size,
         seed=config.seed,
     )
-    check = check_models([spec], state=state, transport=transport)[0]
-    observer.on_model_checked(check)
+    if request.model_check is not None or config.model.is_article_cnn:
+        check = request.model_check
+    else:
+        observer.on_phase(Phase.CHECKING_MODEL, None)
+        check = check_models([spec], state=state, transport=transport)[0]
+        observer.on_model_checked(check)
+    _check_on_other_backends(request, dataclasses.replace(spec, count_flops=False), state,
+                             transport)
     return check
+
+
+def _check_on_other_backends(request: ComparisonRequest, spec: ModelCheckSpec,
+                             state: TaskState, transport: Transport) -> None:
+    """An arm on another Keras backend (JAX) trains a model file only if it is that backend's
+    too: one training step of it there, in a child of its own, before anything is measured. A
+    model that uses TensorFlow's own ops is refused by the arm's name (a ConfigError). The
+    built-in models are Keras layers alone, and run on every backend."""
+    config = request.config
+    if not config.model.file:
+        return
+    arms = [(name, parse_arm(name).effective(config)) for name in config.arms]
+    for backend in dict.fromkeys(a.backend for _n, a in arms if a.backend != TF_BACKEND):
+        name = next(n for n, a in arms if a.backend == backend)
+        try:
+            check_models([spec], state=state, transport=transport, backend=backend)
+        except ModelRefused as exc:
+            raise ConfigError(f"the {name} arm cannot run this model on "
+                              f"{BACKEND_NAMES.get(backend, backend)}: {exc} (a model for "
+                              "another backend uses Keras layers and keras.ops alone)") from None
 
 
 @contextlib.contextmanager

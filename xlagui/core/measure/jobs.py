@@ -22,6 +22,7 @@ from xlagui.core.model.check import ModelCheckSpec
 from xlagui.core.protocol.config import XlaMode
 from xlagui.core.protocol.events import TERMINAL_TYPES, Event
 from xlagui.core.protocol.identity import DumpChoice, EventType, WorkerMode
+from xlagui.core.protocol.levers import BACKEND, TF_BACKEND
 from xlagui.core.protocol.precision import Precision
 from xlagui.core.protocol.spec import SPEC_FILE, RunSpec
 
@@ -189,17 +190,20 @@ class CheckJob(ChildJob):
     refused)."""
 
     specs: tuple[ModelCheckSpec, ...] = field(kw_only=True)
+    # The Keras backend it builds on ("tf"; "jax": the JAX arm's check, issue 39).
+    backend: str = field(default=TF_BACKEND, kw_only=True)
 
     def describe(self) -> str:
-        return "the model check"
+        return "the model check" + ("" if self.backend == TF_BACKEND else f" on {self.backend}")
 
     def request(self, place: Place) -> Request:
         lines = "".join(place.check_spec(s).to_json() + "\n" for s in self.specs)
         return Request(["--check-model", "-"], lines, end_input=True)
 
     def settings(self) -> ChildSettings:
-        # As a training worker's log, on the CPU: a model is checked, not timed.
-        return ChildSettings("cpu", quiet=False)
+        # As a training worker's log, on the CPU: a model is checked, not timed; on the
+        # backend's environment (`KERAS_BACKEND`).
+        return ChildSettings("cpu", quiet=False, env=BACKEND.of(self.backend).env)
 
     def is_last(self, event: Event, before: Sequence[Event]) -> bool:
         answered = sum(1 for e in [*before, event] if e.type == EventType.MODEL)

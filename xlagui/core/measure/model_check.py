@@ -13,6 +13,7 @@ from xlagui.core.measure.transports.base import Transport
 from xlagui.core.measure.transports.local import LOCAL
 from xlagui.core.model.check import ModelCheckSpec, ModelRefused
 from xlagui.core.protocol.events import PROTOCOL_VERSION, ErrorEvent, Event, ModelEvent
+from xlagui.core.protocol.levers import TF_BACKEND
 from xlagui.core.protocol.task import TaskState
 
 CHECK_TIMEOUT_SECONDS = 600.0
@@ -31,6 +32,7 @@ def check_models(
     state: TaskState | None = None,
     *,
     transport: Transport = LOCAL,
+    backend: str = TF_BACKEND,
 ) -> list[ModelEvent]:
     """`check_model` for several models in one child process (TensorFlow loads once).
 
@@ -48,7 +50,8 @@ def check_models(
                 state.set_partial((len(answers) - 1, answers[-1]))
 
     with child_folder("xlagui-check-") as folder:
-        ran = run_child(CheckJob(folder, specs=tuple(specs)), transport, timeout=timeout,
+        ran = run_child(CheckJob(folder, specs=tuple(specs), backend=backend), transport,
+                        timeout=timeout,
                         state=state, on_event=on_event)
     if ran.timed_out:
         raise ModelRefused(

@@ -25,6 +25,7 @@ from xlagui.core.model.cnn import compile_model, default_loss, head_units
 from xlagui.core.model.files import ModelFileError
 from xlagui.core.model.flops import article_cnn_shapes, hlo_flops
 from xlagui.core.model.sources import source_of
+from xlagui.core.protocol.arms import BACKEND_NAMES
 from xlagui.core.protocol.config import ConfigError, ModelChoice
 from xlagui.core.protocol.events import (
     PROTOCOL_VERSION,
@@ -157,6 +158,7 @@ def _check(spec: ModelCheckSpec) -> ModelEvent:
 
     # The value, not the enum: Keras reads an enum's `.name` as the dtype's name (FLOAT32).
     keras.mixed_precision.set_global_policy(Precision.FLOAT32.value)
+    on_tensorflow = keras.backend.backend() == "tensorflow"
     tf.config.optimizer.set_jit(False)
     keras.utils.set_random_seed(spec.seed)
     choice = spec.model
@@ -172,7 +174,12 @@ def _check(spec: ModelCheckSpec) -> ModelEvent:
     flops: tuple[float, float] | None = None
     note = ""
     parts: dict[str, int] = {}
-    if spec.count_flops:
+    if not on_tensorflow:
+        # Another backend (an arm's, issue 39): one training step on it, where a model that
+        # uses TensorFlow's own ops fails; FLOPs are counted from TensorFlow's HLO, not here.
+        x = np.zeros((1, size, size, 3), "float32")
+        model.train_on_batch(x, np.zeros((1,), dtype))
+    elif spec.count_flops:
         x = np.zeros((spec.batch_size, size, size, 3), "float32")
         y = np.zeros((spec.batch_size,), dtype)
         model.train_on_batch(x[:1], y[:1])  # builds the optimizer's and the metrics' variables
@@ -234,11 +241,20 @@ def _check_one(spec_path: str, events: TextIO) -> int:
             events,
             ErrorEvent(
                 error_type=type(exc).__name__,
-                message=f"{spec.model.label} could not be built: {type(exc).__name__}: {exc}",
+                message=f"{spec.model.label} could not be built{_on_backend()}: "
+                f"{type(exc).__name__}: {exc}",
                 details=traceback.format_exc(),
             ),
         )
         return 2
+
+
+def _on_backend() -> str:
+    """" on JAX" in a check on another Keras backend than TensorFlow's; "" on TensorFlow."""
+    import keras  # lazy: worker side only
+
+    name = str(keras.backend.backend())
+    return "" if name == "tensorflow" else f" on {BACKEND_NAMES.get(name, name)}"
 
 
 # --- Memory guard (parent side) ---------------------------------------------------------------
