@@ -53,5 +53,5 @@ def test_jax_is_measured_beside_tf_xla_and_the_baseline_with_its_why(tmp_path: P
         "jit_train_step", "jit_test_step", "jit_predict_step"}
 
     markdown = (out / "comparison.md").read_text(encoding="utf-8")
-    assert "| baseline | XLA | Keras on JAX |" in markdown.replace("  ", " ")
+    assert "| baseline | TF+XLA | Keras on JAX |" in markdown.replace("  ", " ")
     assert "Where TF+XLA differs most from the baseline" in markdown

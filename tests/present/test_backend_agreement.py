@@ -54,7 +54,8 @@ def test_the_sentence_and_the_three_columns_are_in_the_why() -> None:
     explain = _explain(xla=2.10, jax=2.00)
     assert agreement_sentence(backend_agreement(explain)) in explain_lines(explain)  # type: ignore[arg-type]
     table = attribution_table(explain)
-    assert table.columns[3:6] == ("baseline", "XLA", "Keras on JAX")
+    assert table.columns[3:6] == ("baseline", "TF+XLA", "Keras on JAX")
+    assert table.columns[6:] == ("TF+XLA − baseline", "Keras on JAX − baseline")
 
 
 def test_without_a_jax_arm_nothing_is_said() -> None:

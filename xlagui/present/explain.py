@@ -206,6 +206,8 @@ def group_sentence(g: GroupDifference) -> str:
             "the baseline.")
 
 
+TF_XLA = "TF+XLA"  # the XLA side beside an arm on another backend
+
 # How much of TF+XLA's difference from the baseline an arm on another backend must share for the
 # cost to be XLA's own (at least this share), or TensorFlow's path into XLA (at most 1 minus it).
 SHARED_COST = 0.75
@@ -287,7 +289,7 @@ def agreement_sentence(a: BackendAgreement) -> str:
         verdict = "that cost is TensorFlow's path into XLA, not XLA's"
     else:
         verdict = "that cost is partly XLA's and partly TensorFlow's path into XLA"
-    sentence = (f"Where TF+XLA differs most from the baseline, {where} ({_signed(a.xla_change)} "
+    sentence = (f"Where {TF_XLA} differs most from the baseline, {where} ({_signed(a.xla_change)} "
                 f"a step), {other} differs by {_signed(a.arm_change)} ({a.share:.0%} of it): "
                 f"{verdict}")
     if (a.apart_pass, a.apart_op_kind) != (a.pass_, a.op_kind):
@@ -346,8 +348,11 @@ def attribution_table(explain: Explain, limit: int | None = None) -> Attribution
     others = [p for p in profiles if p.arm != BASELINE]
     base = explain.baseline
     keys = list(dict.fromkeys(r.key for p in profiles for r in p.rows))
-    columns = ("layer", "pass", "op kind", *(arm_short(p.arm) for p in profiles),
-               *(f"{arm_short(p.arm)} − baseline" for p in others if base is not None))
+    # Beside an arm on another backend, the XLA side is TensorFlow's: "TF+XLA" (issue 39).
+    short = {p.arm: TF_XLA if p.arm == XLA_SIDE and backend_arm(explain) is not None
+             else arm_short(p.arm) for p in profiles}
+    columns = ("layer", "pass", "op kind", *(short[p.arm] for p in profiles),
+               *(f"{short[p.arm]} − baseline" for p in others if base is not None))
     scored: list[tuple[float, float, tuple[str, ...], dict[int, float]]] = []
     for key in keys:
         values = [p.seconds(key) for p in profiles]
