@@ -88,6 +88,25 @@ def cut_texts(root: QWidget) -> list[str]:
     return cut
 
 
+SETTLE_MS = 3000  # how long a layout may take to settle before a cut text counts
+
+
+def settled_cut_texts(qtbot: QtBot, root: QWidget) -> list[str]:
+    """The texts under `root` still cut once its layout has settled. A resize reaches a word-
+    wrapped label over several passes of the event loop (the scroll area's width, then its
+    scroll bar, then the label's height for the new width), and on a busy machine a fixed 50 ms
+    wait read one midway: in CI, beside the other lanes, the float16 note was 41 px high and
+    needed 54 for a moment; with four busy loops beside it here, every run. A text cut for
+    longer than `SETTLE_MS` is cut as a user sees it."""
+    cut = cut_texts(root)
+    waited = 0
+    while cut and waited < SETTLE_MS:
+        qtbot.wait(50)
+        waited += 50
+        cut = cut_texts(root)
+    return cut
+
+
 def every_tab_cut(qtbot: QtBot, window: MainWindow) -> dict[str, list[str]]:
     found = {}
     for size in SIZES:
@@ -97,8 +116,7 @@ def every_tab_cut(qtbot: QtBot, window: MainWindow) -> dict[str, list[str]]:
         for index in range(window.tabs.count()):
             title = window.tabs.tabText(index)
             click_tab(qtbot, window.tabs, title)
-            qtbot.wait(50)  # its layout settles
-            cut = cut_texts(window)
+            cut = settled_cut_texts(qtbot, window)
             if cut:
                 found[f"{size}, {title}"] = cut
     return found
