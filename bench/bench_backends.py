@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from _common import ROOT, add_write, load_average, publish, repeat, section_text
+from _memory import run_sampled
 
 from xlagui.present.explain import agreement_sentence, backend_agreement
 from xlagui.present.units import size_bytes, speed_range, speed_words
@@ -30,13 +31,14 @@ from xlagui.present.why_data import Explain
 ARMS = "jax"
 
 
-def _compare(model: str, size: int, why: bool, budget: int | None, out: Path) -> dict[str, Any]:
-    cmd = [sys.executable, "-m", "xlagui", "compare", "--demo", "--quick", "--arms", ARMS,
+def _compare(model: str, size: int, why: bool, budget: int | None, out: Path,
+             arms_asked: str = ARMS) -> dict[str, Any]:
+    cmd = [sys.executable, "-m", "xlagui", "compare", "--demo", "--quick", "--arms", arms_asked,
            "--model", model, "--image-size", str(size), "--out", str(out)]
     cmd += [] if why else ["--no-explain"]
     cmd += ["--budget", str(budget)] if budget else []
     t0 = time.perf_counter()
-    subprocess.run(cmd, check=False, cwd=ROOT, stdout=subprocess.DEVNULL)
+    _code, memory = run_sampled(cmd, cwd=ROOT, stdout=subprocess.DEVNULL)
     wall = time.perf_counter() - t0
     data = json.loads((out / "comparison.json").read_text(encoding="utf-8"))
     i = data["comparison"]["interleaved"]
@@ -54,7 +56,7 @@ def _compare(model: str, size: int, why: bool, budget: int | None, out: Path) ->
         peaks[name] = summary.get("peak_rss_bytes")
     explain = Explain.read(data.get("explain"))
     agreement = backend_agreement(explain) if explain is not None else None
-    return {"wall": wall, "arms": arms, "peaks": peaks,
+    return {"wall": wall, "arms": arms, "peaks": peaks, "memory": memory,
             "agreement": agreement_sentence(agreement) if agreement is not None else "",
             "busy": data["comparison"].get("disturbed_epochs"),
             "stopped_by": i["stopped_by"]}
@@ -71,6 +73,12 @@ def _speed(a: dict[str, Any]) -> str:
     return words
 
 
+def _who(process: str) -> str:
+    """A sampled process in words: its worker's folder (`m3-jax`) or the command."""
+    folder = process.split("/runs/")[1].split("/")[0] if "/runs/" in process else ""
+    return f"worker {folder}" if folder else "the command"
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--model", default="cnn")
@@ -78,27 +86,38 @@ def main() -> None:
     p.add_argument("--runs", type=int, default=2)
     p.add_argument("--budget", type=int, default=None)
     p.add_argument("--why", action="store_true", help="with the why (the per-layer agreement)")
+    p.add_argument("--arms", default=ARMS,
+                   help="the arms beside the baseline and jit (jax+memsched: with XLA's "
+                        "memory-saving schedule)")
     add_write(p)
     args = p.parse_args()
     load = load_average()
     runs = repeat(
         args.runs, "run",
-        lambda out: _compare(args.model, args.image_size, args.why, args.budget, out),
+        lambda out: _compare(args.model, args.image_size, args.why, args.budget, out,
+                             args.arms),
         lambda r: f"{r['wall']:.0f} s, " + ", ".join(
             f"{k} {_speed(a)}" for k, a in r["arms"].items() if k != "baseline"),
     )
     why = " --why" if args.why else ""
     budget = f" --budget {args.budget}" if args.budget else ""
+    arms = f" --arms {args.arms}" if args.arms != ARMS else ""
     lines = [
         f"## Keras on JAX beside TensorFlow (issue 39): {args.model}, {args.image_size} px",
         "",
         f"`python bench/bench_backends.py --model {args.model} --image-size {args.image_size} "
-        f"--runs {args.runs}{why}{budget}`: `xlagui compare --demo --quick --arms jax` "
+        f"--runs {args.runs}{why}{budget}{arms}`: `xlagui compare --demo --quick --arms "
+        f"{args.arms}` "
         f"{args.runs} times in a row{' with the why' if args.why else ', without the why'}; "
         "the baseline (TensorFlow, XLA off), TF+XLA (jit) and Keras on JAX (its jitted step) "
         "in the same interleaved rounds, from the same initial weights on the same batches. "
         "Peak memory is each measuring worker's whole process (peak RSS): the JAX worker loads "
-        "TensorFlow's runtime too (Keras and the tf.data pipeline import it).",
+        "TensorFlow's runtime too (Keras and the tf.data pipeline import it). The workers are "
+        "alive together, so the comparison's own peak is \"all at once\": the largest sum over "
+        "its processes (the command and every worker) of their PSS, each shared page split "
+        "among the processes that map it, sampled every 0.25 s (`bench/_memory.py`); the sum "
+        "of the workers' own peaks counts TensorFlow's libraries once per worker and adds "
+        "peaks that need not coincide.",
         "",
         "| run | arm | speed per step (95% CI) | steady step | compile | peak RSS | pairs | wall |",
         "|---|---|---|---|---|---|---|---|",
@@ -113,12 +132,17 @@ def main() -> None:
                 f"{f'{comp:.1f} s' if comp is not None else '—'} | "
                 f"{size_bytes(r['peaks'].get(k))} | {a.get('pairs', '—')} | {r['wall']:.0f} s |")
         total = [v for v in r["peaks"].values() if v]
-        lines.append(f"| {n} | all three workers | | | | {size_bytes(sum(total))} (sum of "
-                     "peaks) | | |")
+        memory = r["memory"]
+        held = ", ".join(f"{_who(k)} {size_bytes(v)}" for k, v in sorted(
+            memory.at_peak.items(), key=lambda kv: -kv[1]) if v >= 10**8)
+        lines.append(f"| {n} | all at once | | | | **{size_bytes(memory.peak_pss)}** (PSS; "
+                     f"{held}); RSS summed {size_bytes(memory.peak_rss)}; the workers' own "
+                     f"peaks add to {size_bytes(sum(total))} | | |")
     said = [f"- run {n}: {r['agreement']}" for n, r in enumerate(runs, start=1) if r["agreement"]]
     if said:
         lines += ["", "Where TF+XLA and JAX agree, from the why's per-layer table:", "", *said]
-    tag = f"backends-{args.model}-{args.image_size}{'-why' if args.why else ''}"
+    extra = "" if args.arms == ARMS else "-" + args.arms.replace(",", "-").replace("+", "-")
+    tag = f"backends-{args.model}-{args.image_size}{'-why' if args.why else ''}{extra}"
     publish(tag, section_text(lines, load), args.write)
 
 

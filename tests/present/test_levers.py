@@ -90,7 +90,8 @@ def test_the_arms_help_is_built_from_the_levers_word_for_word() -> None:
         "one precision joined with + (jit+bf16); runtime settings join any arm: tN (N intra-op "
         "threads), dnn or nodnn (oneDNN on or off), speN (Keras steps_per_execution N, N >= 2), "
         "and with an XLA mode XLA flags written name=value (jit+xla_cpu_use_xnnpack=false) or "
-        "by name (noxnnpack, xladnn, dnncall, noynn, ynndot, fastmath, noeigenmt, vec512)")
+        "by name (noxnnpack, xladnn, dnncall, noynn, ynndot, fastmath, noeigenmt, vec512, "
+        "memsched)")
 
 
 def test_a_comparisons_levers_for_every_worker_in_a_line() -> None:

@@ -120,6 +120,11 @@ VALUE_WORDS: dict[str, ValueWords] = {
     "xla_flags.vec512": ValueWords(
         short="512-bit vectors", how="XLA_FLAGS=--xla_cpu_prefer_vector_width=512: LLVM "
         "prefers AVX-512's full width (256 by default)"),
+    "xla_flags.memsched": ValueWords(
+        short="memory-saving schedule", how="XLA_FLAGS=--xla_cpu_enable_concurrency_"
+        "optimized_scheduler=false: XLA orders the step's work to hold the least memory "
+        "instead of running independent work at once (its default), for a model that does "
+        "not fit"),
     "backend.jax": ValueWords(
         label="Keras on JAX (jax.jit, XLA)",
         short="Keras on JAX",
