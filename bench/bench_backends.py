@@ -113,11 +113,13 @@ def main() -> None:
         "in the same interleaved rounds, from the same initial weights on the same batches. "
         "Peak memory is each measuring worker's whole process (peak RSS): the JAX worker loads "
         "TensorFlow's runtime too (Keras and the tf.data pipeline import it). The workers are "
-        "alive together, so the comparison's own peak is \"all at once\": the largest sum over "
-        "its processes (the command and every worker) of their PSS, each shared page split "
-        "among the processes that map it, sampled every 0.25 s (`bench/_memory.py`); the sum "
-        "of the workers' own peaks counts TensorFlow's libraries once per worker and adds "
-        "peaks that need not coincide.",
+        "alive together, so the comparison's own peak is \"all at once\": in bold, the "
+        "kernel's high-water mark of a memory cgroup the command ran in (every page its "
+        "processes held at once, exact, with the page cache of the files they wrote), where "
+        "one could be made; then the largest sum over its processes of their PSS (each shared "
+        "page split among the processes that map it), sampled every 0.25 s, which misses a "
+        "peak shorter than that (`bench/_memory.py`). The sum of the workers' own peaks counts "
+        "TensorFlow's libraries once per worker and adds peaks that need not coincide.",
         "",
         "| run | arm | speed per step (95% CI) | steady step | compile | peak RSS | pairs | wall |",
         "|---|---|---|---|---|---|---|---|",
@@ -135,9 +137,11 @@ def main() -> None:
         memory = r["memory"]
         held = ", ".join(f"{_who(k)} {size_bytes(v)}" for k, v in sorted(
             memory.at_peak.items(), key=lambda kv: -kv[1]) if v >= 10**8)
-        lines.append(f"| {n} | all at once | | | | **{size_bytes(memory.peak_pss)}** (PSS; "
-                     f"{held}); RSS summed {size_bytes(memory.peak_rss)}; the workers' own "
-                     f"peaks add to {size_bytes(sum(total))} | | |")
+        kernel = ("" if memory.peak_cgroup is None else
+                  f"**{size_bytes(memory.peak_cgroup)}** (the kernel's high-water mark); ")
+        lines.append(f"| {n} | all at once | | | | {kernel}{size_bytes(memory.peak_pss)} "
+                     f"sampled (PSS; {held}); RSS summed {size_bytes(memory.peak_rss)}; the "
+                     f"workers' own peaks add to {size_bytes(sum(total))} | | |")
     said = [f"- run {n}: {r['agreement']}" for n, r in enumerate(runs, start=1) if r["agreement"]]
     if said:
         lines += ["", "Where TF+XLA and JAX agree, from the why's per-layer table:", "", *said]
