@@ -103,7 +103,8 @@ def main() -> None:
     budget = f" --budget {args.budget}" if args.budget else ""
     arms = f" --arms {args.arms}" if args.arms != ARMS else ""
     lines = [
-        f"## Keras on JAX beside TensorFlow (issue 39): {args.model}, {args.image_size} px",
+        f"## Keras on JAX beside TensorFlow (issue 39): {args.model}, {args.image_size} px"
+        + (f", `--arms {args.arms}`" if arms else ""),
         "",
         f"`python bench/bench_backends.py --model {args.model} --image-size {args.image_size} "
         f"--runs {args.runs}{why}{budget}{arms}`: `xlagui compare --demo --quick --arms "
@@ -114,10 +115,12 @@ def main() -> None:
         "Peak memory is each measuring worker's whole process (peak RSS): the JAX worker loads "
         "TensorFlow's runtime too (Keras and the tf.data pipeline import it). The workers are "
         "alive together, so the comparison's own peak is \"all at once\": in bold, the "
-        "kernel's high-water mark of a memory cgroup the command ran in (every page its "
-        "processes held at once, exact, with the page cache of the files they wrote), where "
-        "one could be made; then the largest sum over its processes of their PSS (each shared "
-        "page split among the processes that map it), sampled every 0.25 s, which misses a "
+        "kernel's high-water mark of a memory cgroup the command ran in, where one could be "
+        "made (exact for what it counts: every page charged to its processes at once, the "
+        "files they wrote included, but not the pages of libraries another process had "
+        "loaded first, such as TensorFlow's, so it reads lower than the PSS); then the "
+        "largest sum over its processes of their PSS (each shared page split among the "
+        "processes that map it, libraries included), sampled every 0.25 s, which misses a "
         "peak shorter than that (`bench/_memory.py`). The sum of the workers' own peaks counts "
         "TensorFlow's libraries once per worker and adds peaks that need not coincide.",
         "",

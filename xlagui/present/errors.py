@@ -23,25 +23,35 @@ def _sizes(facts: Facts) -> str:
     )
 
 
+def _lean(facts: Facts) -> str:
+    """For an arm XLA compiles: the same arm with XLA's memory-saving schedule, as a clause."""
+    lean = facts.get("lean_arm")
+    if not lean:
+        return ""
+    return (f", or measure it as {lean} (XLA orders the step to hold the least memory instead "
+            "of running independent work at once)")
+
+
 def _out_of_memory(facts: Facts) -> str:
     return (
         f"The run ran out of memory training {facts.get('model')} with batch size "
         f"{facts.get('batch_size')} and image size {facts.get('image_size')}. Try a smaller "
-        "batch size or image size."
+        f"batch size or image size{_lean(facts)}."
     )
 
 
 def _died_out_of_memory(facts: Facts) -> str:
     return (
         f"The images, the batch and the model did not fit in memory with {_sizes(facts)}: try "
-        "a smaller batch size or image size (memory grows with batch × image size²)."
+        f"a smaller batch size or image size (memory grows with batch × image size²){_lean(facts)}."
     )
 
 
 def _killed(facts: Facts) -> str:
     return (
         "If nobody killed it on purpose, the system probably ran out of memory and the "
-        f"kernel stopped it with {_sizes(facts)}: try a smaller batch size or image size."
+        f"kernel stopped it with {_sizes(facts)}: try a smaller batch size or image size"
+        f"{_lean(facts)}."
     )
 
 

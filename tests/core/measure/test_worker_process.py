@@ -215,6 +215,10 @@ def test_a_worker_dead_of_out_of_memory_is_named_with_the_runs_sizes(
     assert "measuring worker of xla, XLA jit" in error.message
     assert "batch size 32" in error.message and "image size 600" in error.message
     assert "batch size 32 and image size 600" in error_hint(error)
+    # XLA compiles this arm: the hint names it with XLA's memory-saving schedule too.
+    assert error_hint(error).endswith(
+        "or measure it as jit+memsched (XLA orders the step to hold the least memory instead "
+        "of running independent work at once).")
     assert worker.returncode == (-signal.SIGKILL if how == "sigkill" else 1)
     if how == "memoryerror":
         assert "MemoryError" in error.details  # the log's tail

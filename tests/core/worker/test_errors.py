@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+from xlagui.core.protocol.arms import parse_arm
 from xlagui.core.protocol.config import ModelChoice, RunConfig
 from xlagui.core.protocol.failures import Failure
+from xlagui.core.protocol.levers import XLA_FLAGS
 from xlagui.core.worker.errors import error_event, error_message, failure
 from xlagui.present.errors import error_hint
 
@@ -46,6 +48,34 @@ def test_out_of_memory_names_the_sizes_to_change() -> None:
         "The run ran out of memory training resnet50 with batch size 32 and image size 600. "
         "Try a smaller batch size or image size."
     )
+
+
+@pytest.mark.parametrize(
+    ("arm", "lean"),
+    [
+        ("jax", "memsched+jax"),  # an arm XLA compiles: the same with the memory schedule
+        ("jit+bf16", "jit+bf16+memsched"),
+        ("off", None),  # no XLA: nothing of XLA's to change
+        ("bf16", None),
+        ("jax+memsched", None),  # has it already
+        ("jit+xla_cpu_enable_concurrency_optimized_scheduler=true", None),  # chose the other
+    ],
+)
+def test_out_of_memory_of_an_arm_xla_compiles_names_it_with_the_memory_schedule(
+        arm: str, lean: str | None) -> None:
+    exc = ResourceExhaustedError("OOM when allocating tensor x")
+    event = error_event(exc, CONFIG, parse_arm(arm))
+    assert event.facts.get("lean_arm") == lean
+    hint = error_hint(event)
+    assert hint.startswith("The run ran out of memory training resnet50 with batch size 32")
+    if lean is None:
+        assert hint.endswith("Try a smaller batch size or image size.")
+    else:
+        assert hint.endswith(
+            f"Try a smaller batch size or image size, or measure it as {lean} (XLA orders the "
+            "step to hold the least memory instead of running independent work at once).")
+        assert parse_arm(lean).value(XLA_FLAGS).value == (
+            "--xla_cpu_enable_concurrency_optimized_scheduler=false")
 
 
 def test_the_message_skips_tensorflows_empty_first_lines() -> None:

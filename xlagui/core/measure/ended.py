@@ -50,7 +50,7 @@ def died_event(returncode: int, log_path: Path, spec: RunSpec) -> ErrorEvent:
     """
     tail = log_tail(log_path)
     run = run_words(spec)
-    sizes = run_sizes(spec.config)
+    sizes = run_sizes(spec.config, spec.arm)
     if any(marker in tail for marker in OOM_MARKERS):
         return ErrorEvent(
             error_type="OutOfMemory",

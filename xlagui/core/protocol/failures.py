@@ -7,9 +7,11 @@ transport's `died`) name the kind; `xlagui.present.errors` words it. No sentence
 
 from __future__ import annotations
 
+from xlagui.core.protocol.arms import Arm, parse_arm
 from xlagui.core.protocol.config import RunConfig
 from xlagui.core.protocol.events import Fact
 from xlagui.core.protocol.identity import StrEnum
+from xlagui.core.protocol.settings import ConfigError
 
 
 class Failure(StrEnum):
@@ -38,10 +40,23 @@ class Failure(StrEnum):
         return str(self.value)
 
 
-def run_sizes(config: RunConfig) -> dict[str, Fact]:
-    """The sizes a memory failure's words name: the model, the batch size, the image size."""
-    return {
+# The named XLA flag that orders a compiled step to hold the least memory
+# (`xla_flags.NAMED`): a memory failure of an arm that XLA compiles names the arm with it.
+MEMORY_SCHEDULE_PART = "memsched"
+
+
+def run_sizes(config: RunConfig, arm: Arm | None = None) -> dict[str, Fact]:
+    """The sizes a memory failure's words name: the model, the batch size, the image size;
+    for an `arm` that XLA compiles, "lean_arm": the same arm with XLA's memory-saving schedule
+    (`jax+memsched`), unless it has it already."""
+    facts: dict[str, Fact] = {
         "model": config.model.label,
         "batch_size": config.batch_size,
         "image_size": config.image_size,
     }
+    if arm is not None and arm.compiles_with_xla:
+        try:
+            facts["lean_arm"] = parse_arm(f"{arm.name}+{MEMORY_SCHEDULE_PART}").name
+        except ConfigError:  # the arm sets that flag already, either way: nothing to add
+            pass
+    return facts

@@ -91,7 +91,7 @@ def run(
         if cancel.is_set() and not isinstance(exc, MemoryError):
             sink.emit(CancelledEvent(epochs_done=state.epochs_done))
             return
-        sink.emit(error_event(exc, spec.config))
+        sink.emit(error_event(exc, spec.config, spec.arm))
         raise
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import traceback
 
 from xlagui.core.model.files import ModelFileError
+from xlagui.core.protocol.arms import Arm
 from xlagui.core.protocol.config import RunConfig
 from xlagui.core.protocol.events import ErrorEvent, Fact
 from xlagui.core.protocol.failures import Failure, run_sizes
@@ -28,8 +29,9 @@ def error_message(exc: BaseException) -> str:
     return type(exc).__name__
 
 
-def failure(exc: BaseException, config: RunConfig) -> tuple[Failure, dict[str, Fact]]:
-    """What kind of failure `exc` is, and the facts its advice names."""
+def failure(exc: BaseException, config: RunConfig,
+            arm: Arm | None = None) -> tuple[Failure, dict[str, Fact]]:
+    """What kind of failure `exc` is, and the facts its advice names (`arm`: the run's)."""
     name = type(exc).__name__
     text = str(exc)
     if isinstance(exc, UnknownXlaFlag):
@@ -42,7 +44,7 @@ def failure(exc: BaseException, config: RunConfig) -> tuple[Failure, dict[str, F
         or "OOM" in text
         or "bad_alloc" in text
     ):
-        return Failure.OUT_OF_MEMORY, run_sizes(config)
+        return Failure.OUT_OF_MEMORY, run_sizes(config, arm)
     if "XLA" in text or "xla" in name.lower() or "jit" in text.lower():
         return Failure.XLA_FAILED, {}
     if "GPU" in text or "CUDA" in text:
@@ -52,9 +54,10 @@ def failure(exc: BaseException, config: RunConfig) -> tuple[Failure, dict[str, F
     return Failure.SEE_LOG, {}
 
 
-def error_event(exc: BaseException, config: RunConfig) -> ErrorEvent:
-    """The event a run that raised `exc` ends with (called inside its `except`)."""
-    kind, facts = failure(exc, config)
+def error_event(exc: BaseException, config: RunConfig, arm: Arm | None = None) -> ErrorEvent:
+    """The event a run that raised `exc` ends with (called inside its `except`; `arm`: the
+    run's)."""
+    kind, facts = failure(exc, config, arm)
     return ErrorEvent(
         error_type=type(exc).__name__,
         message=error_message(exc),
