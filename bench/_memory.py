@@ -15,7 +15,8 @@ of its ten. Where this user may make a memory cgroup (root, cgroup v1 or v2), th
 in one of its own and the kernel's own high-water mark is read too (`peak_cgroup`): exact for
 what it counts, every page charged to the command's processes at once, with the page cache of
 the files they were first to read or write (their outputs), but not the pages of libraries
-another process had loaded first (TensorFlow's: about 0.5 GB less than the PSS sum here).
+another process had loaded first (TensorFlow's): here it read 0.5 GB under the PSS sum,
+and once 0.1 GB over it, where the samples had missed the peak.
 """
 
 from __future__ import annotations
