@@ -58,9 +58,9 @@ NAMED: tuple[NamedFlag, ...] = (
     NamedFlag("vec512", "xla_cpu_prefer_vector_width", "512"),
     # Memory, not speed: XLA:CPU orders a program's instructions to run independent ones at
     # once by default, which keeps more buffers alive together; off, it orders them to hold
-    # the least memory. Measured on the article's CNN at 150 px, batch 64 (BENCHMARKS.md,
-    # "Keras on JAX beside TensorFlow ... cnn, 150 px"): a JAX step's peak 6.3 GB -> 4.2 GB,
-    # a TF+XLA step's 4.1 GB -> 3.5 GB.
+    # the least memory. On the article's CNN at 150 px, batch 64, the JAX worker's peak fell
+    # from 6.5-6.8 GB to 4.8 GB (BENCHMARKS.md, "Keras on JAX beside TensorFlow (issue 39):
+    # cnn, 150 px" and its `--arms jax+memsched` section); TF+XLA takes the flag too.
     NamedFlag("memsched", "xla_cpu_enable_concurrency_optimized_scheduler", "false"),
 )
 
