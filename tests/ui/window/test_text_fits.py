@@ -98,13 +98,11 @@ def settled_cut_texts(qtbot: QtBot, root: QWidget) -> list[str]:
     wait read one midway: in CI, beside the other lanes, the float16 note was 41 px high and
     needed 54 for a moment; with four busy loops beside it here, every run. A text cut for
     longer than `SETTLE_MS` is cut as a user sees it."""
-    cut = cut_texts(root)
-    waited = 0
-    while cut and waited < SETTLE_MS:
-        qtbot.wait(50)
-        waited += 50
-        cut = cut_texts(root)
-    return cut
+    try:
+        qtbot.waitUntil(lambda: not cut_texts(root), timeout=SETTLE_MS)
+    except qtbot.TimeoutError:
+        pass  # still cut: said below
+    return cut_texts(root)
 
 
 def every_tab_cut(qtbot: QtBot, window: MainWindow) -> dict[str, list[str]]:
