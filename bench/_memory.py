@@ -38,6 +38,7 @@ class TreeMemory:
     peak_pss: int = 0
     peak_rss: int = 0
     at_peak: dict[str, int] = field(default_factory=dict)  # "name pid" → PSS at peak_pss
+    own_peak: dict[str, int] = field(default_factory=dict)  # "name pid" → its largest PSS
     samples: int = 0
     peak_cgroup: int | None = None  # the kernel's high-water mark (None: no cgroup made)
 
@@ -93,7 +94,9 @@ def sample_tree(root_pid: int, stop: threading.Event, into: TreeMemory,
                 continue
             pss += info.pss
             rss += info.rss
-            held[f"{name} ({p.pid})"] = info.pss
+            key = f"{name} ({p.pid})"
+            held[key] = info.pss
+            into.own_peak[key] = max(into.own_peak.get(key, 0), info.pss)
         if held:
             into.samples += 1
             into.peak_rss = max(into.peak_rss, rss)

@@ -79,6 +79,14 @@ def _who(process: str) -> str:
     return f"worker {folder}" if folder else "the command"
 
 
+def _why_runs(memory: Any) -> str:
+    """The why's runs, which train one at a time after the measuring: each one's own largest
+    PSS (empty without the why)."""
+    runs = [f"{_who(k)} {size_bytes(v)}" for k, v in memory.own_peak.items() if "/runs/i-" in k]
+    return f"; the why's runs, one at a time, each at its own peak (PSS): {', '.join(runs)}" \
+        if runs else ""
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--model", default="cnn")
@@ -145,7 +153,7 @@ def main() -> None:
                   f"**{size_bytes(memory.peak_cgroup)}** (the kernel's high-water mark); ")
         lines.append(f"| {n} | all at once | | | | {kernel}{size_bytes(memory.peak_pss)} "
                      f"sampled (PSS; {held}); RSS summed {size_bytes(memory.peak_rss)}; the "
-                     f"workers' own peaks add to {size_bytes(sum(total))} | | |")
+                     f"workers' own peaks add to {size_bytes(sum(total))}{_why_runs(memory)} | | |")
     said = [f"- run {n}: {r['agreement']}" for n, r in enumerate(runs, start=1) if r["agreement"]]
     if said:
         lines += ["", "Where TF+XLA and JAX agree, from the why's per-layer table:", "", *said]

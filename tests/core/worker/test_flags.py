@@ -51,3 +51,17 @@ def test_the_refusal_names_the_flag_in_the_error_event_and_its_words(
     assert "--xla_cpu_bogus=1" in event.message
     assert error_hint(event).startswith(
         "The installed XLA does not know the flag xla_cpu_bogus (XLA_FLAGS)")
+
+
+def test_an_arm_on_jax_asks_jaxlibs_xla_not_tensorflows(monkeypatch: pytest.MonkeyPatch) -> None:
+    refuses = f"import sys; sys.stderr.write({XLA_SAYS!r}); raise SystemExit(1)"
+    monkeypatch.setattr(flags, "PROBE", refuses)  # TensorFlow's XLA refuses the flag
+    monkeypatch.setattr(flags, "JAX_PROBE", "raise SystemExit(0)")  # jaxlib's takes it
+    check_flags(parse_arm("jax+xla_cpu_bogus=1"))
+    with pytest.raises(UnknownXlaFlag):
+        check_flags(parse_arm("jit+xla_cpu_bogus=1"))
+    monkeypatch.setattr(flags, "PROBE", "raise SystemExit(0)")  # and the other way round
+    monkeypatch.setattr(flags, "JAX_PROBE", refuses)
+    check_flags(parse_arm("jit+xla_cpu_bogus=1"))
+    with pytest.raises(UnknownXlaFlag):
+        check_flags(parse_arm("jax+xla_cpu_bogus=1"))
