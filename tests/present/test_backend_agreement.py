@@ -61,3 +61,12 @@ def test_the_sentence_and_the_three_columns_are_in_the_why() -> None:
 def test_without_a_jax_arm_nothing_is_said() -> None:
     only = Explain.read({"arms": {"baseline": {"rows": []}, "xla": {"rows": []}}})
     assert only is not None and backend_agreement(only) is None
+
+
+def test_a_saving_only_tensorflows_xla_makes_is_said_as_a_saving_and_no_negative_share() -> None:
+    a = backend_agreement(_explain(xla=0.0, jax=0.30))  # TF+XLA −0.10 s, JAX +0.20 s
+    assert a is not None and a.share < 0
+    assert agreement_sentence(a).startswith(
+        "Where TF+XLA differs most from the baseline, the depthwise convolutions' input "
+        "gradients (−0.10 s a step), Keras on JAX differs by +0.20 s (the other way): that "
+        "saving is TensorFlow's path into XLA, not XLA's")

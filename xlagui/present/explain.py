@@ -283,15 +283,18 @@ def agreement_sentence(a: BackendAgreement) -> str:
     TensorFlow's path into XLA; the two differ most in …" """
     other = arm_words(a.arm)
     where = _group_words(a.pass_, a.op_kind)
+    # TF+XLA may differ by taking less time than the baseline: a saving, not a cost; and the
+    # other backend may differ the other way, which no share of it says.
+    noun = "cost" if a.xla_change >= 0 else "saving"
     if a.share >= SHARED_COST:
-        verdict = "that cost is XLA's own, not TensorFlow's path into XLA"
+        verdict = f"that {noun} is XLA's own, not TensorFlow's path into XLA"
     elif a.share <= 1 - SHARED_COST:
-        verdict = "that cost is TensorFlow's path into XLA, not XLA's"
+        verdict = f"that {noun} is TensorFlow's path into XLA, not XLA's"
     else:
-        verdict = "that cost is partly XLA's and partly TensorFlow's path into XLA"
+        verdict = f"that {noun} is partly XLA's and partly TensorFlow's path into XLA"
+    share = f"{a.share:.0%} of it" if a.share >= 0 else "the other way"
     sentence = (f"Where {TF_XLA} differs most from the baseline, {where} ({_signed(a.xla_change)} "
-                f"a step), {other} differs by {_signed(a.arm_change)} ({a.share:.0%} of it): "
-                f"{verdict}")
+                f"a step), {other} differs by {_signed(a.arm_change)} ({share}): {verdict}")
     if (a.apart_pass, a.apart_op_kind) != (a.pass_, a.op_kind):
         sentence += (f"; TF+XLA and {other} differ most in "
                      f"{_group_words(a.apart_pass, a.apart_op_kind)}: "
