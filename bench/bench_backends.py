@@ -112,7 +112,7 @@ def main() -> None:
     arms = f" --arms {args.arms}" if args.arms != ARMS else ""
     lines = [
         f"## Keras on JAX beside TensorFlow (issue 39): {args.model}, {args.image_size} px"
-        + (f", `--arms {args.arms}`" if arms else ""),
+        + (f", `--arms {args.arms}`" if arms else "") + (", with the why" if args.why else ""),
         "",
         f"`python bench/bench_backends.py --model {args.model} --image-size {args.image_size} "
         f"--runs {args.runs}{why}{budget}{arms}`: `xlagui compare --demo --quick --arms "
