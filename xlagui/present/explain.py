@@ -286,12 +286,15 @@ def agreement_sentence(a: BackendAgreement) -> str:
     # TF+XLA may differ by taking less time than the baseline: a saving, not a cost; and the
     # other backend may differ the other way, which no share of it says.
     noun = "cost" if a.xla_change >= 0 else "saving"
+    # TensorFlow carries its own copy of XLA, of another version than jaxlib's: what only TF+XLA
+    # has may be its path into XLA or that copy (docs/guide.md, "Keras on JAX is an arm too").
     if a.share >= SHARED_COST:
         verdict = f"that {noun} is XLA's own, not TensorFlow's path into XLA"
     elif a.share <= 1 - SHARED_COST:
-        verdict = f"that {noun} is TensorFlow's path into XLA, not XLA's"
+        verdict = f"that {noun} is TensorFlow's: its path into XLA, or its own copy of XLA"
     else:
-        verdict = f"that {noun} is partly XLA's and partly TensorFlow's path into XLA"
+        verdict = (f"that {noun} is partly XLA's and partly TensorFlow's (its path into XLA, or "
+                   "its own copy of XLA)")
     share = f"{a.share:.0%} of it" if a.share >= 0 else "the other way"
     sentence = (f"Where {TF_XLA} differs most from the baseline, {where} ({_signed(a.xla_change)} "
                 f"a step), {other} differs by {_signed(a.arm_change)} ({share}): {verdict}")
